@@ -1,0 +1,55 @@
+"""fastplay: Monte Carlo Go playouts at C speed, driven by GNU Go 3.8's 3x3 pattern databases.
+
+The public API, re-exported here and loaded lazily so that ``import fastplay``
+stays cheap for command-line use:
+
+* :class:`Board` -- a Go board with incremental liberty tracking (Cython core),
+  SGF in/out, undo, area scoring; :class:`IllegalMoveError`, :class:`SGFError`.
+* :class:`PatternDatabase` -- GNU Go's Monte Carlo ``.db`` language, compiled to
+  a ``uint32[1108, 256]`` value table; :class:`PatternSyntaxError`.
+* :func:`playout`, :func:`playouts` -- pattern-driven Monte Carlo playouts,
+  GIL-free and reproducible from one seed.
+* :mod:`fastplay.mcts` -- UCT/PUCT tree search in Python on top.
+
+Colours are the strings ``"B"`` and ``"W"`` (:data:`BLACK`, :data:`WHITE`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+BLACK = "B"
+WHITE = "W"
+
+# public name -> module that defines it
+_LAZY = {
+    "Board": "fastplay.board",
+    "IllegalMoveError": "fastplay.board",
+    "parse_vertex": "fastplay.board",
+    "format_vertex": "fastplay.board",
+    "SGFError": "fastplay.sgf",
+    "PatternDatabase": "fastplay.patterns",
+    "PatternSyntaxError": "fastplay.patterns",
+    "playout": "fastplay.playout",
+    "playouts": "fastplay.playout",
+    "PlayoutResult": "fastplay.playout",
+    "PlayoutStats": "fastplay.playout",
+}
+
+__all__ = ["BLACK", "WHITE", "__version__", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'fastplay' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

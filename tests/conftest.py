@@ -1,0 +1,30 @@
+"""Shared fixtures: where the read-only data in ``../shared`` lives.
+
+The oracle (GNU Go 3.8's values), the regression games and the bug-report
+cases sit beside the checkout, in ``<repo>/../shared``; CI lays them out the
+same way.  ``FASTPLAY_SHARED`` overrides the location.  If the folder is
+missing the tests fail loudly instead of skipping: it is required input.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("FASTPLAY_SHARED", REPO.parent / "shared")).resolve()
+
+
+def shared_path(*parts: str) -> Path:
+    """Path inside ``../shared``; fails the test (not skips) when it is absent."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.fail(f"required test data missing: {path} (set FASTPLAY_SHARED)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    return shared_path()
