@@ -1,0 +1,1214 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""fastplay's compiled core: the board, local contexts and the playout engine.
+
+A tour, top to bottom:
+
+1. **Board** (``BoardState``): a padded one-dimensional board (one off-board
+   frame around the ``size x size`` points, row stride ``W = size + 2``).
+   Strings are circular linked lists of stones with a head point; each head
+   keeps the string's size, its exact liberty count and a liberty bitset, so
+   merging is a bitwise OR and captures add liberties bit by bit.  Nothing is
+   flood-filled per move.  A Zobrist hash of the stones is kept up to date.
+2. **Local contexts** (``point_ctx``): GNU Go 3.8's 24-bit context of an empty
+   point -- the 3x3 neighbourhood code plus capture counts, self-atari and
+   suicide for both colours (spec ``mc-patterns.md`` section 4.3, oracle README).
+3. **Update set** (``QSet``): the points whose context a move can change,
+   exactly GNU Go's update queue (spec 6.3).  It is also what "near the
+   previous move" means (spec 6.4).
+4. **Playout engine** (``PState``, ``PlayoutEngine``): per-colour move values
+   kept in Fenwick trees of 64-bit sums, updated only on the update set;
+   near re-weighting and ko zeroing applied per draw (spec 6.4-6.6); three
+   consecutive passes or the move cap end a playout (6.7); GNU Go's scoring
+   (6.8) or Tromp-Taylor area scoring.  Each playout ``i`` draws from its own
+   xoshiro256** stream seeded from ``(seed, i)``, so results do not depend
+   on the number of threads.  All of it runs without the GIL.
+
+Everything below the Python classes trusts its arguments: ``CoreBoard`` and
+``PlayoutEngine`` check them once at the boundary.
+"""
+
+from libc.stdint cimport uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t
+from libc.stdlib cimport malloc, free, calloc
+from libc.string cimport memcpy, memset
+
+import threading
+
+import numpy as np
+cimport numpy as cnp
+
+cnp.import_array()
+
+cdef extern from *:
+    """
+    static inline int fp_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
+    static inline int fp_popcount64(unsigned long long x) { return __builtin_popcountll(x); }
+    static inline unsigned long long fp_mulhi64(unsigned long long a, unsigned long long b) {
+        return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+    }
+    """
+    int fp_ctz64(unsigned long long x) nogil
+    int fp_popcount64(unsigned long long x) nogil
+    unsigned long long fp_mulhi64(unsigned long long a, unsigned long long b) nogil
+
+EMPTY = EMPTY_C
+WHITE = WHITE_C
+BLACK = BLACK_C
+OFFBOARD = OFF_C
+PASS = -1
+MIN_SIZE = 2
+MAX_SIZE = MAX_SIZE_C
+
+_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+
+# Zobrist keys for (colour, padded point); filled once from a fixed seed so
+# hashes are the same in every process.
+cdef uint64_t ZOBRIST[3][MAX_PTS]
+
+
+cdef inline uint64_t splitmix64(uint64_t* x) noexcept nogil:
+    x[0] += <uint64_t>0x9E3779B97F4A7C15
+    cdef uint64_t z = x[0]
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
+    return z ^ (z >> 31)
+
+
+cdef void _init_zobrist():
+    cdef uint64_t s = 0x66617374706C6179  # "fastplay"
+    cdef int c, p
+    for c in range(3):
+        for p in range(MAX_PTS):
+            ZOBRIST[c][p] = splitmix64(&s)
+
+
+_init_zobrist()
+
+
+# ---------------------------------------------------------------------------
+# 1. Board
+# ---------------------------------------------------------------------------
+
+cdef inline int other(int c) noexcept nogil:
+    return 3 - c
+
+
+cdef inline bint lib_test(BoardState* b, int h, int p) noexcept nogil:
+    return (b.libs[h * b.nwords + (p >> 6)] >> (p & 63)) & 1
+
+
+cdef inline void lib_set(BoardState* b, int h, int p) noexcept nogil:
+    b.libs[h * b.nwords + (p >> 6)] |= (<uint64_t>1) << (p & 63)
+
+
+cdef inline void lib_clear(BoardState* b, int h, int p) noexcept nogil:
+    b.libs[h * b.nwords + (p >> 6)] &= ~((<uint64_t>1) << (p & 63))
+
+
+cdef void board_layout(BoardState* b) noexcept nogil:
+    cdef size_t off = 0
+    b.libs = <uint64_t*>(b.block + off)
+    off += sizeof(uint64_t) * b.npts * b.nwords
+    b.sid = <int16_t*>(b.block + off)
+    off += sizeof(int16_t) * b.npts
+    b.nxt = <int16_t*>(b.block + off)
+    off += sizeof(int16_t) * b.npts
+    b.ssize = <int16_t*>(b.block + off)
+    off += sizeof(int16_t) * b.npts
+    b.nlibs = <int16_t*>(b.block + off)
+    off += sizeof(int16_t) * b.npts
+    b.color = <uint8_t*>(b.block + off)
+
+
+cdef int board_alloc(BoardState* b, int size) noexcept nogil:
+    """Allocate an empty board; returns -1 when out of memory."""
+    b.size = size
+    b.W = size + 2
+    b.npts = b.W * b.W
+    b.nwords = (b.npts + 63) >> 6
+    b.blocksize = (sizeof(uint64_t) * b.npts * b.nwords + 4 * sizeof(int16_t) * b.npts
+                   + b.npts)
+    b.block = <char*>calloc(b.blocksize, 1)
+    if b.block == NULL:
+        return -1
+    board_layout(b)
+    cdef int p, i, j
+    for p in range(b.npts):
+        b.color[p] = OFF_C
+    for i in range(size):
+        for j in range(size):
+            b.color[(i + 1) * b.W + j + 1] = EMPTY_C
+    b.ko = 0
+    b.ko_color = 0
+    b.passes = 0
+    b.captures[0] = b.captures[1] = b.captures[2] = 0
+    b.hash = 0
+    return 0
+
+
+cdef void board_free(BoardState* b) noexcept nogil:
+    if b.block != NULL:
+        free(b.block)
+        b.block = NULL
+
+
+cdef void board_copy(BoardState* dst, const BoardState* src) noexcept nogil:
+    """Copy a position into ``dst``, allocated for the same size."""
+    memcpy(dst.block, src.block, src.blocksize)
+    dst.ko = src.ko
+    dst.ko_color = src.ko_color
+    dst.passes = src.passes
+    dst.captures[0] = src.captures[0]
+    dst.captures[1] = src.captures[1]
+    dst.captures[2] = src.captures[2]
+    dst.hash = src.hash
+
+
+cdef inline void add_lib(BoardState* b, int h, int p) noexcept nogil:
+    if not lib_test(b, h, p):
+        lib_set(b, h, p)
+        b.nlibs[h] += 1
+
+
+cdef int string_other_lib(BoardState* b, int h, int p) noexcept nogil:
+    """A liberty of string ``h`` other than ``p`` (0 if none)."""
+    cdef int w
+    cdef uint64_t word
+    for w in range(b.nwords):
+        word = b.libs[h * b.nwords + w]
+        if (p >> 6) == w:
+            word &= ~((<uint64_t>1) << (p & 63))
+        if word:
+            return (w << 6) + fp_ctz64(word)
+    return 0
+
+
+cdef int merge_strings(BoardState* b, int ha, int hb) noexcept nogil:
+    """Merge two distinct strings; returns the surviving head."""
+    cdef int big = ha, small = hb, s, t, w
+    if b.ssize[ha] < b.ssize[hb]:
+        big = hb
+        small = ha
+    s = small
+    while True:
+        b.sid[s] = big
+        s = b.nxt[s]
+        if s == small:
+            break
+    t = b.nxt[big]
+    b.nxt[big] = b.nxt[small]
+    b.nxt[small] = t
+    b.ssize[big] += b.ssize[small]
+    cdef int n = 0
+    for w in range(b.nwords):
+        b.libs[big * b.nwords + w] |= b.libs[small * b.nwords + w]
+        n += fp_popcount64(b.libs[big * b.nwords + w])
+    b.nlibs[big] = n
+    return big
+
+
+cdef int remove_string(BoardState* b, int h, int16_t* kbuf, int nk) noexcept nogil:
+    """Remove string ``h``; freed points go to ``kbuf[nk:]``; returns the new nk."""
+    cdef int s = h, c = b.color[h], d, q, W = b.W
+    cdef int dirs[4]
+    dirs[0] = W
+    dirs[1] = -1
+    dirs[2] = -W
+    dirs[3] = 1
+    while True:
+        b.color[s] = EMPTY_C
+        b.hash ^= ZOBRIST[c][s]
+        if kbuf != NULL:
+            kbuf[nk] = s
+            nk += 1
+        s = b.nxt[s]
+        if s == h:
+            break
+    # Every string next to a removed stone gains that point as a liberty.
+    s = h
+    while True:
+        for d in range(4):
+            q = s + dirs[d]
+            if b.color[q] == WHITE_C or b.color[q] == BLACK_C:
+                add_lib(b, b.sid[q], s)
+        s = b.nxt[s]
+        if s == h:
+            break
+    return nk
+
+
+cdef inline void q_reset(QSet* q) noexcept nogil:
+    q.n = 0
+    q.stamp += 1
+    if q.stamp == 0:
+        memset(q.mark, 0, sizeof(q.mark))
+        q.stamp = 1
+
+
+cdef inline void q_add(QSet* q, int p) noexcept nogil:
+    if q.mark[p] != q.stamp:
+        q.mark[p] = q.stamp
+        q.pts[q.n] = p
+        q.n += 1
+
+
+cdef void q_add_libs(QSet* q, BoardState* b, int h) noexcept nogil:
+    cdef int w
+    cdef uint64_t word
+    for w in range(b.nwords):
+        word = b.libs[h * b.nwords + w]
+        while word:
+            q_add(q, (w << 6) + fp_ctz64(word))
+            word &= word - 1
+
+
+cdef void q_add_empty_ring(QSet* q, BoardState* b, int p) noexcept nogil:
+    """Add the empty points of the 8-neighbourhood of ``p``."""
+    cdef int W = b.W
+    cdef int k, n
+    cdef int ring[8]
+    ring[0] = W
+    ring[1] = -1
+    ring[2] = -W
+    ring[3] = 1
+    ring[4] = W - 1
+    ring[5] = -W - 1
+    ring[6] = -W + 1
+    ring[7] = W + 1
+    for k in range(8):
+        n = p + ring[k]
+        if b.color[n] == EMPTY_C:
+            q_add(q, n)
+
+
+cdef bint would_be_suicide(BoardState* b, int p, int c) noexcept nogil:
+    """True when a ``c`` stone at empty ``p`` would have no liberty and capture nothing."""
+    cdef int W = b.W, d, n, col
+    cdef int dirs[4]
+    dirs[0] = W
+    dirs[1] = -1
+    dirs[2] = -W
+    dirs[3] = 1
+    for d in range(4):
+        n = p + dirs[d]
+        col = b.color[n]
+        if col == EMPTY_C:
+            return False
+        if col == c:
+            if b.nlibs[b.sid[n]] > 1:
+                return False
+        elif col == other(c):
+            if b.nlibs[b.sid[n]] == 1:
+                return False
+    return True
+
+
+cdef bint has_friendly_neighbour(BoardState* b, int p, int c) noexcept nogil:
+    cdef int W = b.W
+    return (b.color[p + W] == c or b.color[p - 1] == c or b.color[p - W] == c
+            or b.color[p + 1] == c)
+
+
+cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
+    """Play ``c`` at ``p`` (0 = pass); the caller has checked legality.
+
+    Multi-stone suicide (allowed only when the caller says so) removes the
+    string.  When ``q`` is given it receives GNU Go's update set of the move
+    (spec 6.3, clauses Q1-Q7).  Returns the number of stones captured.
+    """
+    cdef int W = b.W, o = other(c), d, n, h, s, k, i, j, nk = 0, captured = 0
+    cdef int dirs[4]
+    cdef int16_t kbuf[MAX_PTS]
+    cdef int caps[4]
+    cdef int ncaps = 0
+    cdef int q6[64]
+    cdef int nq6 = 0
+    cdef int opp[4]
+    cdef int nopp = 0
+    dirs[0] = W
+    dirs[1] = -1
+    dirs[2] = -W
+    dirs[3] = 1
+    b.ko = 0
+    b.ko_color = 0
+    if q != NULL:
+        q_reset(q)
+    if p == 0:
+        b.passes += 1
+        return 0
+    b.passes = 0
+    if q != NULL:
+        q_add(q, p)                                          # Q1
+        for d in range(4):                                   # Q4, on B0
+            n = p + dirs[d]
+            if b.color[n] == c and b.nlibs[b.sid[n]] == 2:
+                q_add(q, string_other_lib(b, b.sid[n], p))
+    # Place the stone as a string of its own, then merge with friends.
+    b.color[p] = c
+    b.hash ^= ZOBRIST[c][p]
+    b.sid[p] = p
+    b.nxt[p] = p
+    b.ssize[p] = 1
+    b.nlibs[p] = 0
+    for i in range(b.nwords):
+        b.libs[p * b.nwords + i] = 0
+    for d in range(4):
+        n = p + dirs[d]
+        if b.color[n] == EMPTY_C:
+            lib_set(b, p, n)
+            b.nlibs[p] += 1
+    h = p
+    for d in range(4):
+        n = p + dirs[d]
+        if b.color[n] == c and b.sid[n] != h:
+            lib_clear(b, b.sid[n], p)
+            b.nlibs[b.sid[n]] -= 1
+            h = merge_strings(b, h, b.sid[n])
+    # Take the liberty away from the opponent's strings; collect captures.
+    for d in range(4):
+        n = p + dirs[d]
+        if b.color[n] == o:
+            s = b.sid[n]
+            if lib_test(b, s, p):
+                lib_clear(b, s, p)
+                b.nlibs[s] -= 1
+                if b.nlibs[s] == 0:
+                    caps[ncaps] = s
+                    ncaps += 1
+                else:
+                    opp[nopp] = s
+                    nopp += 1
+    if q != NULL and ncaps > 0:
+        # Q6 needs liberty counts on B1: our strings touching a captured stone.
+        for i in range(ncaps):
+            s = caps[i]
+            while True:
+                for d in range(4):
+                    n = s + dirs[d]
+                    if b.color[n] == c and b.nlibs[b.sid[n]] <= 2:
+                        for j in range(nq6):
+                            if q6[j] == b.sid[n]:
+                                break
+                        else:
+                            if nq6 < 64:
+                                q6[nq6] = b.sid[n]
+                                nq6 += 1
+                s = b.nxt[s]
+                if s == caps[i]:
+                    break
+    for i in range(ncaps):
+        k = nk
+        nk = remove_string(b, caps[i], kbuf, nk)
+        captured += nk - k
+    b.captures[c] += captured
+    h = b.sid[p]
+    if captured == 1 and b.ssize[h] == 1 and b.nlibs[h] == 1:
+        b.ko = kbuf[0]
+        b.ko_color = o
+    if b.nlibs[h] == 0:
+        # Multi-stone suicide (only reached when the rules allow it).
+        s = b.ssize[h]
+        remove_string(b, h, NULL, 0)
+        b.captures[o] += s
+        return captured
+    if q != NULL:
+        q_add_empty_ring(q, b, p)                            # Q2
+        for i in range(nk):                                  # Q3
+            q_add(q, kbuf[i])
+            q_add_empty_ring(q, b, kbuf[i])
+        for i in range(nopp):                                # Q5
+            if b.color[opp[i]] == o and b.nlibs[b.sid[opp[i]]] <= 2:
+                q_add_libs(q, b, b.sid[opp[i]])
+        for i in range(nq6):                                 # Q6
+            q_add_libs(q, b, b.sid[q6[i]])
+        if b.nlibs[h] <= 2:                                  # Q7
+            q_add_libs(q, b, h)
+    return captured
+
+
+cdef uint64_t hash_after(BoardState* b, int p, int c, bint allow_suicide) noexcept nogil:
+    """The Zobrist hash of the position after a legal move, without playing it."""
+    cdef uint64_t hsh = b.hash ^ ZOBRIST[c][p]
+    cdef int W = b.W, o = other(c), d, n, s, k, seen_n = 0, capt = 0
+    cdef int dirs[4]
+    cdef int seen[4]
+    dirs[0] = W
+    dirs[1] = -1
+    dirs[2] = -W
+    dirs[3] = 1
+    for d in range(4):
+        n = p + dirs[d]
+        if b.color[n] == o and b.nlibs[b.sid[n]] == 1:
+            s = b.sid[n]
+            for k in range(seen_n):
+                if seen[k] == s:
+                    break
+            else:
+                seen[seen_n] = s
+                seen_n += 1
+                while True:
+                    hsh ^= ZOBRIST[o][s]
+                    capt += 1
+                    s = b.nxt[s]
+                    if s == seen[seen_n - 1]:
+                        break
+    if capt == 0 and allow_suicide and would_be_suicide(b, p, c):
+        # The whole string, new stone included, leaves the board.
+        hsh ^= ZOBRIST[c][p]
+        seen_n = 0
+        for d in range(4):
+            n = p + dirs[d]
+            if b.color[n] == c:
+                s = b.sid[n]
+                for k in range(seen_n):
+                    if seen[k] == s:
+                        break
+                else:
+                    seen[seen_n] = s
+                    seen_n += 1
+                    while True:
+                        hsh ^= ZOBRIST[c][s]
+                        s = b.nxt[s]
+                        if s == seen[seen_n - 1]:
+                            break
+    return hsh
+
+
+# Legality codes of board_legality.
+cdef enum:
+    LEGAL = 0
+    ILL_OCCUPIED = 1
+    ILL_SUICIDE = 2
+    ILL_KO = 3
+
+
+cdef int board_legality(BoardState* b, int p, int c, bint allow_suicide) noexcept nogil:
+    if b.color[p] != EMPTY_C:
+        return ILL_OCCUPIED
+    if p == b.ko and c == b.ko_color:
+        return ILL_KO
+    if would_be_suicide(b, p, c):
+        if not (allow_suicide and has_friendly_neighbour(b, p, c)):
+            return ILL_SUICIDE
+    return LEGAL
+
+
+# ---------------------------------------------------------------------------
+# 2. Local contexts (spec 4.3)
+# ---------------------------------------------------------------------------
+
+cdef int eval_move(BoardState* b, int p, int d, int nempty, int* cap) noexcept nogil:
+    """For a ``d`` stone at empty ``p``: stones captured (into ``cap``) and
+    min(2, liberties after the move and its captures)."""
+    cdef int W = b.W, o = other(d), k, n, h, s, t, m, w, cnt
+    cdef int dirs[4]
+    cdef int fr[4]
+    cdef int cp[4]
+    cdef int nfr = 0, ncp = 0, captured = 0
+    cdef bint friendly_big = False
+    cdef uint64_t acc[MAX_WORDS]
+    dirs[0] = W
+    dirs[1] = -1
+    dirs[2] = -W
+    dirs[3] = 1
+    for k in range(4):
+        n = p + dirs[k]
+        if b.color[n] == d:
+            h = b.sid[n]
+            for m in range(nfr):
+                if fr[m] == h:
+                    break
+            else:
+                fr[nfr] = h
+                nfr += 1
+                if b.nlibs[h] >= 3:
+                    friendly_big = True
+        elif b.color[n] == o:
+            h = b.sid[n]
+            if b.nlibs[h] == 1:
+                for m in range(ncp):
+                    if cp[m] == h:
+                        break
+                else:
+                    cp[ncp] = h
+                    ncp += 1
+                    captured += b.ssize[h]
+    cap[0] = captured
+    if nempty >= 2 or friendly_big:
+        return 2
+    # The exact count: union of the friends' liberties, the empty neighbours,
+    # and captured stones that touch the new string.
+    for w in range(b.nwords):
+        acc[w] = 0
+    for m in range(nfr):
+        h = fr[m]
+        for w in range(b.nwords):
+            acc[w] |= b.libs[h * b.nwords + w]
+    for k in range(4):
+        n = p + dirs[k]
+        if b.color[n] == EMPTY_C:
+            acc[n >> 6] |= (<uint64_t>1) << (n & 63)
+    for m in range(ncp):
+        s = cp[m]
+        while True:
+            for k in range(4):
+                t = s + dirs[k]
+                if t == p:
+                    acc[s >> 6] |= (<uint64_t>1) << (s & 63)
+                    break
+                if b.color[t] == d:
+                    h = b.sid[t]
+                    if (nfr > 0 and fr[0] == h) or (nfr > 1 and fr[1] == h) or \
+                       (nfr > 2 and fr[2] == h) or (nfr > 3 and fr[3] == h):
+                        acc[s >> 6] |= (<uint64_t>1) << (s & 63)
+                        break
+            s = b.nxt[s]
+            if s == cp[m]:
+                break
+    acc[p >> 6] &= ~((<uint64_t>1) << (p & 63))
+    cnt = 0
+    for w in range(b.nwords):
+        cnt += fp_popcount64(acc[w])
+        if cnt >= 2:
+            return 2
+    return cnt
+
+
+cdef uint32_t point_ctx(BoardState* b, int p) noexcept nogil:
+    """GNU Go's 24-bit local context of the empty point ``p`` (oracle README)."""
+    cdef int W = b.W
+    cdef uint32_t g
+    cdef int nempty = 0, capw, capb, lw, lb
+    g = (b.color[p + W] | (b.color[p - 1] << 2) | (b.color[p - W] << 4) | (b.color[p + 1] << 6)
+         | (b.color[p + W - 1] << 8) | (b.color[p - W - 1] << 10) | (b.color[p - W + 1] << 12)
+         | (b.color[p + W + 1] << 14))
+    if b.color[p + W] == EMPTY_C:
+        nempty += 1
+    if b.color[p - 1] == EMPTY_C:
+        nempty += 1
+    if b.color[p - W] == EMPTY_C:
+        nempty += 1
+    if b.color[p + 1] == EMPTY_C:
+        nempty += 1
+    lw = eval_move(b, p, WHITE_C, nempty, &capw)
+    lb = eval_move(b, p, BLACK_C, nempty, &capb)
+    if capw > 3:
+        capw = 3
+    if capb > 3:
+        capb = 3
+    g |= (<uint32_t>capw << 16) | (<uint32_t>capb << 18)
+    if lw <= 1:
+        g |= 1 << 20
+    if lb <= 1:
+        g |= 1 << 21
+    if lw == 0:
+        g |= 1 << 22
+    if lb == 0:
+        g |= 1 << 23
+    return g
+
+
+cdef inline uint32_t ctx_index(const uint16_t* geometry, uint32_t ctx, int c) noexcept nogil:
+    """Table index (near bit clear) of a move by ``c`` from its context."""
+    cdef uint32_t g = ctx & 0xFFFF, props
+    if c == BLACK_C:
+        g = ((g & 0x5555) << 1) | ((g & 0xAAAA) >> 1)
+        props = (((ctx >> 16) & 3) << 1 | ((ctx >> 18) & 3) << 3 | ((ctx >> 20) & 1) << 5
+                 | ((ctx >> 21) & 1) << 6 | ((ctx >> 22) & 1) << 7)
+    else:
+        props = (((ctx >> 18) & 3) << 1 | ((ctx >> 16) & 3) << 3 | ((ctx >> 21) & 1) << 5
+                 | ((ctx >> 20) & 1) << 6 | ((ctx >> 23) & 1) << 7)
+    return (<uint32_t>geometry[g] << 8) | props
+
+
+cdef inline bint ctx_suicide(uint32_t ctx, int c) noexcept nogil:
+    if c == WHITE_C:
+        return (ctx >> 22) & 1
+    return (ctx >> 23) & 1
+
+
+
+# ---------------------------------------------------------------------------
+# Python-facing board
+# ---------------------------------------------------------------------------
+
+class IllegalMoveError(ValueError):
+    """A move that breaks a rule of Go, or that names no point of the board.
+
+    Attributes: ``rule`` -- one of :attr:`RULES`; ``vertex`` -- the move as
+    given (flat index, GTP text or tuple); ``color`` -- the colour that tried.
+    """
+
+    RULES = ("occupied", "suicide", "ko", "superko", "off-board", "bad vertex")
+
+    def __init__(self, message, rule, vertex=None, color=None):
+        super().__init__(message)
+        self.rule = rule
+        self.vertex = vertex
+        self.color = color
+
+
+_RULE_TEXT = {
+    ILL_OCCUPIED: ("occupied", "the point is already occupied"),
+    ILL_SUICIDE: ("suicide", "the stone would have no liberty and capture nothing"),
+    ILL_KO: ("ko", "retaking the ko at once is forbidden (simple ko)"),
+}
+
+
+def _gtp(int v, int size):
+    if v < 0:
+        return "pass"
+    return f"{_COLUMNS[v % size]}{size - v // size}"
+
+
+cdef class CoreBoard:
+    """The compiled board.  Use :class:`fastplay.Board`, which adds vertex parsing.
+
+    Flat indices ``row * size + col`` (row 0 at the top), ``-1`` for a pass;
+    colour codes ``WHITE`` = 1, ``BLACK`` = 2.
+    """
+
+    cdef BoardState st
+    cdef QSet* q
+    cdef int _to_move
+    cdef public double komi
+    cdef bint _superko
+    cdef bint _suicide
+    cdef list _snapshots
+    cdef list _moves
+    cdef list _hashes
+    cdef dict _hash_count
+
+    def __cinit__(self, *args, **kwargs):
+        self.st.block = NULL
+        self.q = <QSet*>calloc(1, sizeof(QSet))
+        if self.q == NULL:
+            raise MemoryError()
+
+    def __init__(self, size=19, komi=7.5, superko=False, suicide=False):
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
+            raise TypeError(f"board size must be an integer, not {type(size).__name__}")
+        if not MIN_SIZE <= size <= MAX_SIZE_C:
+            raise ValueError(f"board size must be between {MIN_SIZE} and {MAX_SIZE_C}, not {size}")
+        try:
+            komi = float(komi)
+        except (TypeError, ValueError):
+            raise TypeError(f"komi must be a number, not {komi!r}") from None
+        if komi != komi or komi in (float("inf"), float("-inf")):
+            raise ValueError("komi must be finite")
+        self._reset(int(size))
+        self.komi = komi
+        self._superko = bool(superko)
+        self._suicide = bool(suicide)
+
+    cdef _reset(self, int size):
+        board_free(&self.st)
+        if board_alloc(&self.st, size) != 0:
+            raise MemoryError()
+        self.q.n = 0
+        self._to_move = BLACK_C
+        self._snapshots = []
+        self._moves = []
+        self._hashes = [self.st.hash]
+        self._hash_count = {self.st.hash: 1}
+
+    def __dealloc__(self):
+        board_free(&self.st)
+        if self.q != NULL:
+            free(self.q)
+            self.q = NULL
+
+    # -- conversions -------------------------------------------------------
+    cdef inline int _pad(self, int v) noexcept:
+        return (v // self.st.size + 1) * self.st.W + v % self.st.size + 1
+
+    cdef inline int _flat(self, int p) noexcept:
+        return (p // self.st.W - 1) * self.st.size + p % self.st.W - 1
+
+    cdef int _check_index(self, v) except -2:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise IllegalMoveError(f"bad vertex {v!r}: expected an integer index", "bad vertex", v)
+        if v == -1:
+            return -1
+        if not 0 <= v < self.st.size * self.st.size:
+            raise IllegalMoveError(
+                f"vertex index {v} is off the {self.st.size}x{self.st.size} board", "off-board", v)
+        return v
+
+    cdef int _check_color(self, color) except -1:
+        if isinstance(color, bool) or color not in (WHITE_C, BLACK_C):
+            raise ValueError(f"colour code must be WHITE (1) or BLACK (2), not {color!r}")
+        return color
+
+    # -- properties --------------------------------------------------------
+    @property
+    def size(self):
+        """Points per side (int, 2..25)."""
+        return self.st.size
+
+    @property
+    def superko(self):
+        """Whether positional superko is enforced (bool)."""
+        return self._superko
+
+    @property
+    def suicide(self):
+        """Whether multi-stone suicide is allowed (bool)."""
+        return self._suicide
+
+    @property
+    def to_move_code(self):
+        """The side to move as a colour code (``WHITE`` 1, ``BLACK`` 2)."""
+        return self._to_move
+
+    @property
+    def ko_index(self):
+        """Flat index of the simple-ko point, or -1 when there is none."""
+        return self._flat(self.st.ko) if self.st.ko else -1
+
+    @property
+    def zobrist_hash(self):
+        """64-bit Zobrist hash of the stones (positional: colour to move excluded)."""
+        return self.st.hash
+
+    @property
+    def move_number(self):
+        """Moves, passes included, played since the starting position."""
+        return len(self._moves)
+
+    @property
+    def consecutive_passes(self):
+        """Passes played in a row at the end of the history."""
+        return self.st.passes
+
+    def captures_of(self, int color):
+        """Stones captured by ``color`` (a colour code) so far."""
+        self._check_color(color)
+        return self.st.captures[color]
+
+    def color_at(self, v):
+        """Colour code at flat index ``v`` (EMPTY 0, WHITE 1, BLACK 2)."""
+        cdef int i = self._check_index(v)
+        if i < 0:
+            raise IllegalMoveError("a pass has no colour", "bad vertex", v)
+        return self.st.color[self._pad(i)]
+
+    def ko_forbidden_for(self, int color):
+        """True when the ko point exists and ``color`` may not retake it now."""
+        self._check_color(color)
+        return self.st.ko != 0 and self.st.ko_color == color
+
+    def set_to_move(self, int color):
+        """Set the side to move (colour code)."""
+        self._check_color(color)
+        self._to_move = color
+
+    def history_moves(self):
+        """``[(colour code, flat index or -1), ...]`` since the starting position."""
+        return list(self._moves)
+
+    # -- moves -------------------------------------------------------------
+    def legality(self, v, int color):
+        """The rule a move by ``color`` at flat index ``v`` would break, or None.
+
+        Rules: ``"occupied"``, ``"suicide"``, ``"ko"``, ``"superko"``.  A pass is
+        always legal.  Raises :class:`IllegalMoveError` for an index that is
+        not on the board.
+        """
+        cdef int i = self._check_index(v)
+        self._check_color(color)
+        if i < 0:
+            return None
+        cdef int p = self._pad(i)
+        cdef int code = board_legality(&self.st, p, color, self._suicide)
+        if code != LEGAL:
+            return _RULE_TEXT[code][0]
+        if self._superko and self._hash_count.get(
+                hash_after(&self.st, p, color, self._suicide), 0):
+            return "superko"
+        return None
+
+    def play_index(self, v, int color):
+        """Play ``color`` at flat index ``v`` (-1 = pass) and give the turn to the other colour.
+
+        Raises :class:`IllegalMoveError` (a ``ValueError``) naming the rule:
+        occupied, suicide, ko (simple ko), superko (positional), off-board.
+        """
+        cdef int i = self._check_index(v)
+        self._check_color(color)
+        cdef int p = 0 if i < 0 else self._pad(i)
+        cdef int code
+        cdef uint64_t h
+        if p:
+            code = board_legality(&self.st, p, color, self._suicide)
+            if code != LEGAL:
+                rule, why = _RULE_TEXT[code]
+                raise IllegalMoveError(
+                    f"illegal move {'BW'[color == WHITE_C]} {_gtp(i, self.st.size)}: {rule} ({why})",
+                    rule, v, color)
+            if self._superko:
+                h = hash_after(&self.st, p, color, self._suicide)
+                if self._hash_count.get(h, 0):
+                    raise IllegalMoveError(
+                        f"illegal move {'BW'[color == WHITE_C]} {_gtp(i, self.st.size)}: superko "
+                        "(the position would repeat an earlier one)", "superko", v, color)
+        self._snapshots.append(self._snapshot())
+        board_play(&self.st, p, color, self.q)
+        self._moves.append((color, i))
+        self._hashes.append(self.st.hash)
+        self._hash_count[self.st.hash] = self._hash_count.get(self.st.hash, 0) + 1
+        self._to_move = other(color)
+
+    cdef tuple _snapshot(self):
+        return (self.st.block[:self.st.blocksize], self.st.ko, self.st.ko_color, self.st.passes,
+                self.st.captures[1], self.st.captures[2], self.st.hash, self._to_move,
+                (<char*>self.q.pts)[:self.q.n * sizeof(int16_t)])
+
+    cdef _restore(self, tuple snap):
+        cdef bytes block = snap[0]
+        cdef bytes qpts = snap[8]
+        memcpy(self.st.block, <char*>block, self.st.blocksize)
+        self.st.ko, self.st.ko_color, self.st.passes = snap[1], snap[2], snap[3]
+        self.st.captures[1], self.st.captures[2] = snap[4], snap[5]
+        self.st.hash = snap[6]
+        self._to_move = snap[7]
+        q_reset(self.q)
+        self.q.n = len(qpts) // sizeof(int16_t)
+        memcpy(self.q.pts, <char*>qpts, len(qpts))
+
+    def undo(self):
+        """Take back the last move, restoring the exact previous state and hash.
+
+        Raises ``IndexError`` when there is no move to undo.
+        """
+        if not self._moves:
+            raise IndexError("no move to undo")
+        self._restore(self._snapshots.pop())
+        self._moves.pop()
+        h = self._hashes.pop()
+        n = self._hash_count[h] - 1
+        if n:
+            self._hash_count[h] = n
+        else:
+            del self._hash_count[h]
+
+    def place_setup(self, v, int color):
+        """Put a stone (``color`` WHITE/BLACK) or EMPTY (0) on flat index ``v``
+        without captures, and start a new history from the result.
+
+        Raises ``ValueError`` if a string would be left without liberties.
+        """
+        cdef int i = self._check_index(v)
+        if i < 0:
+            raise IllegalMoveError("cannot place a stone on 'pass'", "bad vertex", v)
+        if color not in (EMPTY_C, WHITE_C, BLACK_C):
+            raise ValueError(f"bad colour code {color!r}")
+        cdef int p = self._pad(i), x
+        stones = [(self._flat(x), self.st.color[x]) for x in range(self.st.npts)
+                  if self.st.color[x] in (WHITE_C, BLACK_C) and x != p]
+        if color != EMPTY_C:
+            stones.append((i, color))
+        self._rebuild(stones)
+
+    def setup_stones(self, black, white):
+        """Replace the position by the given stones (iterables of flat indices).
+
+        Clears the history, the ko point and the captures.  Raises ``ValueError``
+        if a point is given twice or a string would have no liberty.
+        """
+        stones = [(int(v), BLACK_C) for v in black] + [(int(v), WHITE_C) for v in white]
+        seen = set()
+        for v, _ in stones:
+            self._check_index(v)
+            if v < 0:
+                raise IllegalMoveError("cannot place a stone on 'pass'", "bad vertex", v)
+            if v in seen:
+                raise ValueError(f"setup names point {_gtp(v, self.st.size)} twice")
+            seen.add(v)
+        self._rebuild(stones)
+
+    cdef _rebuild(self, list stones):
+        cdef int to_move = self._to_move
+        cdef int v, c, p, d
+        cdef BoardState* b
+        self._reset(self.st.size)
+        self._to_move = to_move
+        b = &self.st
+        # Place each stone as its own string, then merge and count liberties
+        # once everything is down (setup stones capture nothing).
+        for v, c in stones:
+            p = self._pad(v)
+            b.color[p] = c
+            b.hash ^= ZOBRIST[c][p]
+            b.sid[p] = p
+            b.nxt[p] = p
+            b.ssize[p] = 1
+        for p in range(b.npts):
+            if b.color[p] == WHITE_C or b.color[p] == BLACK_C:
+                for d in (b.W, 1):
+                    if b.color[p + d] == b.color[p] and b.sid[p + d] != b.sid[p]:
+                        merge_strings(b, b.sid[p], b.sid[p + d])
+        for p in range(b.npts):
+            if b.color[p] == WHITE_C or b.color[p] == BLACK_C:
+                for d in (b.W, -1, -b.W, 1):
+                    if b.color[p + d] == EMPTY_C:
+                        add_lib(b, b.sid[p], p + d)
+        for p in range(b.npts):
+            if (b.color[p] == WHITE_C or b.color[p] == BLACK_C) and b.nlibs[b.sid[p]] == 0:
+                bad = _gtp(self._flat(p), b.size)
+                self._reset(b.size)
+                self._to_move = to_move
+                raise ValueError(f"setup leaves the string at {bad} without a liberty")
+        self._hashes = [b.hash]
+        self._hash_count = {b.hash: 1}
+
+    def set_ko_index(self, v, int color):
+        """Set the simple-ko point (flat index, -1 to clear) forbidden to ``color``."""
+        cdef int i = self._check_index(v)
+        self._check_color(color)
+        if i < 0:
+            self.st.ko = 0
+            self.st.ko_color = 0
+            return
+        if self.st.color[self._pad(i)] != EMPTY_C:
+            raise ValueError("the ko point must be empty")
+        self.st.ko = self._pad(i)
+        self.st.ko_color = color
+
+    def legal_indices(self, int color):
+        """Flat indices of the legal non-pass moves of ``color``: ``int32[k]``, board order."""
+        self._check_color(color)
+        cdef int i, n = self.st.size * self.st.size
+        out = []
+        for i in range(n):
+            if self.legality(i, color) is None:
+                out.append(i)
+        return np.asarray(out, dtype=np.int32)
+
+    def copy(self):
+        """An independent copy (same class), history and undo stack included."""
+        cdef CoreBoard other_b = type(self).__new__(type(self))
+        other_b._reset(self.st.size)
+        board_copy(&other_b.st, &self.st)
+        other_b.q.n = self.q.n
+        memcpy(other_b.q.pts, self.q.pts, self.q.n * sizeof(int16_t))
+        other_b._to_move = self._to_move
+        other_b.komi = self.komi
+        other_b._superko = self._superko
+        other_b._suicide = self._suicide
+        other_b._snapshots = list(self._snapshots)
+        other_b._moves = list(self._moves)
+        other_b._hashes = list(self._hashes)
+        other_b._hash_count = dict(self._hash_count)
+        other_b._copy_extra(self)
+        return other_b
+
+    def _copy_extra(self, source):
+        """Hook for subclasses to copy their own attributes in :meth:`copy`."""
+
+    # -- queries -----------------------------------------------------------
+    def liberty_count(self, v):
+        """Exact liberties of the string at flat index ``v`` (0 for an empty point)."""
+        cdef int i = self._check_index(v)
+        if i < 0:
+            raise IllegalMoveError("a pass has no liberties", "bad vertex", v)
+        cdef int p = self._pad(i)
+        if self.st.color[p] == EMPTY_C:
+            return 0
+        return self.st.nlibs[self.st.sid[p]]
+
+    def string_indices(self, v):
+        """Flat indices of the string at ``v``, sorted: ``int32[k]`` (empty for an empty point)."""
+        cdef int i = self._check_index(v)
+        if i < 0:
+            raise IllegalMoveError("a pass has no string", "bad vertex", v)
+        cdef int p = self._pad(i), s
+        out = []
+        if self.st.color[p] != EMPTY_C:
+            s = p
+            while True:
+                out.append(self._flat(s))
+                s = self.st.nxt[s]
+                if s == p:
+                    break
+        return np.sort(np.asarray(out, dtype=np.int32))
+
+    def string_liberty_indices(self, v):
+        """Flat indices of the liberties of the string at ``v``, sorted: ``int32[k]``."""
+        cdef int i = self._check_index(v)
+        if i < 0:
+            raise IllegalMoveError("a pass has no liberties", "bad vertex", v)
+        cdef int p = self._pad(i), x
+        if self.st.color[p] == EMPTY_C:
+            return np.zeros(0, dtype=np.int32)
+        h = self.st.sid[p]
+        return np.asarray([self._flat(x) for x in range(self.st.npts) if lib_test(&self.st, h, x)],
+                          dtype=np.int32)
+
+    def liberty_array(self):
+        """Liberties of the string on each point: ``int16[size, size]``, 0 where empty."""
+        cdef int n = self.st.size, i, j, p
+        out = np.zeros((n, n), dtype=np.int16)
+        cdef int16_t[:, :] o = out
+        for i in range(n):
+            for j in range(n):
+                p = (i + 1) * self.st.W + j + 1
+                if self.st.color[p] != EMPTY_C:
+                    o[i, j] = self.st.nlibs[self.st.sid[p]]
+        return out
+
+    def to_numpy(self):
+        """The stones as ``int8[size, size]``: 1 Black, -1 White, 0 empty; row 0 is the top row."""
+        cdef int n = self.st.size, i, j, c
+        out = np.zeros((n, n), dtype=np.int8)
+        cdef cnp.int8_t[:, :] o = out
+        for i in range(n):
+            for j in range(n):
+                c = self.st.color[(i + 1) * self.st.W + j + 1]
+                o[i, j] = 1 if c == BLACK_C else (-1 if c == WHITE_C else 0)
+        return out
+
+    def area_counts(self):
+        """Tromp-Taylor area ``(black, white)``: stones plus empty regions that reach only that colour."""
+        out = np.zeros(self.st.size * self.st.size, dtype=np.int8)
+        cdef cnp.int8_t[:] o = out
+        cdef int nb, nw
+        with nogil:
+            tromp_taylor_owner(&self.st, &o[0], &nb, &nw)
+        return nb, nw
+
+    def area_owner(self):
+        """Tromp-Taylor owner per point: ``int8[size, size]``, 1 Black, -1 White, 0 neutral."""
+        out = np.zeros(self.st.size * self.st.size, dtype=np.int8)
+        cdef cnp.int8_t[:] o = out
+        cdef int nb, nw
+        with nogil:
+            tromp_taylor_owner(&self.st, &o[0], &nb, &nw)
+        return out.reshape(self.st.size, self.st.size)
+
+    def contexts(self):
+        """GNU Go's 24-bit local context of every point: ``int64[size*size]``, -1 on stones.
+
+        Bits 0-15 neighbourhood code (White's view), 16-17 / 18-19 stones a
+        White / Black move here captures (capped at 3), 20 / 21 White / Black
+        self-atari, 22 / 23 White / Black suicide (oracle README, spec 4.3).
+        """
+        cdef int n = self.st.size, i, p
+        out = np.full(n * n, -1, dtype=np.int64)
+        cdef cnp.int64_t[:] o = out
+        for i in range(n * n):
+            p = self._pad(i)
+            if self.st.color[p] == EMPTY_C:
+                o[i] = point_ctx(&self.st, p)
+        return out
+
+    def near_mask(self):
+        """1 where a point is "near" the last move for the side to move: ``uint8[size*size]``.
+
+        The update set of the last move (spec 6.3), restricted to empty points
+        that are not suicide for the side to move (6.4).  All zero after a
+        pass, at the start of a history, or when the last move was not played
+        by the opponent of the side to move.
+        """
+        cdef int n = self.st.size, k, p
+        out = np.zeros(n * n, dtype=np.uint8)
+        if not self._moves or self._moves[-1][1] < 0 or self._moves[-1][0] == self._to_move:
+            return out
+        for k in range(self.q.n):
+            p = self.q.pts[k]
+            if self.st.color[p] == EMPTY_C and not would_be_suicide(&self.st, p, self._to_move):
+                out[self._flat(p)] = 1
+        return out
+
+    def check_integrity(self):
+        """Recount every string and liberty from scratch; raise ``AssertionError`` on a mismatch."""
+        cdef int p, h, s, d, n
+        cdef BoardState* b = &self.st
+        for p in range(b.npts):
+            if b.color[p] != WHITE_C and b.color[p] != BLACK_C:
+                continue
+            h = b.sid[p]
+            assert b.color[h] == b.color[p], "string head colour"
+            if h != p:
+                continue
+            libs = set()
+            stones = 0
+            s = p
+            while True:
+                assert b.sid[s] == h, "stone labelled with another head"
+                stones += 1
+                for d in (b.W, -1, -b.W, 1):
+                    if b.color[s + d] == EMPTY_C:
+                        libs.add(s + d)
+                    elif b.color[s + d] == b.color[h]:
+                        assert b.sid[s + d] == h, "adjacent stones in different strings"
+                s = b.nxt[s]
+                if s == h:
+                    break
+            assert stones == b.ssize[h], "string size"
+            assert len(libs) == b.nlibs[h], "liberty count"
+            for n in range(b.npts):
+                assert bool(lib_test(b, h, n)) == (n in libs), "liberty bitset"
+
+    def __getstate__(self):
+        raise TypeError("pickle a Board through board.to_sgf(); core state is not picklable")
+
+
+cdef void tromp_taylor_owner(BoardState* b, cnp.int8_t* owner, int* nb, int* nw) noexcept nogil:
+    """Owner per on-board point (row-major): stones, and empty regions reaching one colour."""
+    cdef int W = b.W, size = b.size, p, q, d, k, top, reach, i, j
+    cdef int dirs[4]
+    cdef int16_t stack[MAX_PTS]
+    cdef int16_t region[MAX_PTS]
+    cdef uint8_t seen[MAX_PTS]
+    cdef int nregion
+    cdef cnp.int8_t val
+    dirs[0] = W
+    dirs[1] = -1
+    dirs[2] = -W
+    dirs[3] = 1
+    memset(seen, 0, sizeof(seen))
+    nb[0] = 0
+    nw[0] = 0
+    for i in range(size):
+        for j in range(size):
+            p = (i + 1) * W + j + 1
+            if b.color[p] == BLACK_C:
+                owner[i * size + j] = 1
+                nb[0] += 1
+            elif b.color[p] == WHITE_C:
+                owner[i * size + j] = -1
+                nw[0] += 1
+            elif not seen[p]:
+                reach = 0
+                top = 0
+                nregion = 0
+                stack[top] = p
+                top += 1
+                seen[p] = 1
+                while top:
+                    top -= 1
+                    q = stack[top]
+                    region[nregion] = q
+                    nregion += 1
+                    for d in range(4):
+                        k = q + dirs[d]
+                        if b.color[k] == EMPTY_C:
+                            if not seen[k]:
+                                seen[k] = 1
+                                stack[top] = k
+                                top += 1
+                        elif b.color[k] == BLACK_C:
+                            reach |= 1
+                        elif b.color[k] == WHITE_C:
+                            reach |= 2
+                val = 1 if reach == 1 else (-1 if reach == 2 else 0)
+                for k in range(nregion):
+                    q = region[k]
+                    owner[(q // W - 1) * size + q % W - 1] = val
+                if reach == 1:
+                    nb[0] += nregion
+                elif reach == 2:
+                    nw[0] += nregion
+
+
+include "_playout.pxi"

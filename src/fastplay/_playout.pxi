@@ -1,0 +1,582 @@
+# Included by _core.pyx: the playout engine (spec mc-patterns.md section 6).
+#
+# Per playout state: a board, every empty point's local context, and for each
+# colour its candidate set (empty, not suicide) with far values kept in a
+# Fenwick tree of 64-bit sums.  After a move only the update set Q of the
+# move is recomputed (spec 6.3); the same Q is the "near" set of the next
+# draw (6.4), so near re-weighting and ko zeroing are temporary Fenwick
+# deltas undone right after the draw.
+
+
+cdef struct PState:
+    BoardState b
+    QSet q
+    int fen_top                        # highest power of two <= npts
+    uint32_t ctx[MAX_PTS]
+    uint32_t idx[3][MAX_PTS]           # table index per mover colour, near bit clear
+    uint32_t val[3][MAX_PTS]           # far value in the tree (0 if not a candidate)
+    uint8_t cand[3][MAX_PTS]           # empty and not suicide for that colour
+    uint64_t fen[3][MAX_PTS + 1]       # Fenwick trees over val[c]
+    uint64_t total[3]
+    uint64_t rng[4]                    # xoshiro256** state
+    uint8_t first[MAX_PTS]             # AMAF: colour of the first play on each point
+
+
+# Error codes of a playout in debug mode.
+cdef enum:
+    DBG_OK = 0
+    DBG_CTX = 1
+    DBG_VALUE = 2
+    DBG_TOTAL = 3
+    DBG_BOARD = 4
+
+
+cdef inline uint64_t rotl64(uint64_t x, int k) noexcept nogil:
+    return (x << k) | (x >> (64 - k))
+
+
+cdef inline uint64_t rng_next(uint64_t* s) noexcept nogil:
+    # xoshiro256** (Blackman and Vigna, 2018).
+    cdef uint64_t result = rotl64(s[1] * 5, 7) * 9
+    cdef uint64_t t = s[1] << 17
+    s[2] ^= s[0]
+    s[3] ^= s[1]
+    s[1] ^= s[2]
+    s[0] ^= s[3]
+    s[2] ^= t
+    s[3] = rotl64(s[3], 45)
+    return result
+
+
+cdef inline void rng_seed(uint64_t* s, uint64_t key, uint64_t index) noexcept nogil:
+    # One stream per playout index: SplitMix64 expands (key, index) into the
+    # 256-bit state, as the xoshiro authors recommend for seeding.
+    cdef uint64_t x = key ^ (index * <uint64_t>0xD1B54A32D192ED03)
+    s[0] = splitmix64(&x)
+    s[1] = splitmix64(&x)
+    s[2] = splitmix64(&x)
+    s[3] = splitmix64(&x)
+
+
+cdef inline void fen_add(uint64_t* fen, int n, int i, uint64_t delta) noexcept nogil:
+    i += 1
+    while i <= n:
+        fen[i] += delta
+        i += i & (-i)
+
+
+cdef inline int fen_find(const uint64_t* fen, int n, int top, uint64_t r) noexcept nogil:
+    """The 0-based slot whose cumulative range contains ``r`` (< total)."""
+    cdef int pos = 0, step = top
+    while step:
+        if pos + step <= n and fen[pos + step] <= r:
+            pos += step
+            r -= fen[pos]
+        step >>= 1
+    return pos
+
+
+cdef inline void set_value(PState* s, const uint32_t* T, const uint16_t* G, int c, int p,
+                           uint32_t ctx) noexcept nogil:
+    cdef uint32_t v = 0, i
+    if ctx_suicide(ctx, c):
+        s.cand[c][p] = 0
+    else:
+        i = ctx_index(G, ctx, c)
+        s.idx[c][p] = i
+        v = T[i]
+        s.cand[c][p] = 1
+    if v != s.val[c][p]:
+        fen_add(s.fen[c], s.b.npts, p, <uint64_t>v - <uint64_t>s.val[c][p])
+        s.total[c] += <uint64_t>v - <uint64_t>s.val[c][p]
+        s.val[c][p] = v
+
+
+cdef inline void clear_value(PState* s, int c, int p) noexcept nogil:
+    s.cand[c][p] = 0
+    if s.val[c][p]:
+        fen_add(s.fen[c], s.b.npts, p, -(<uint64_t>s.val[c][p]))
+        s.total[c] -= s.val[c][p]
+        s.val[c][p] = 0
+
+
+cdef void pstate_init(PState* s, const uint32_t* T, const uint16_t* G) noexcept nogil:
+    """Compute every context and value of ``s.b`` from scratch (spec 6.9)."""
+    cdef int p, c, i, j, n = s.b.npts
+    s.q.n = 0
+    s.fen_top = 1
+    while s.fen_top * 2 <= n:
+        s.fen_top *= 2
+    for c in range(3):
+        s.total[c] = 0
+        for p in range(n):
+            s.val[c][p] = 0
+            s.cand[c][p] = 0
+            s.idx[c][p] = 0
+        for p in range(n + 1):
+            s.fen[c][p] = 0
+    for p in range(n):
+        s.ctx[p] = 0
+        s.first[p] = 0
+        if s.b.color[p] == EMPTY_C:
+            s.ctx[p] = point_ctx(&s.b, p)
+            for c in range(1, 3):
+                if not ctx_suicide(s.ctx[p], c):
+                    s.idx[c][p] = ctx_index(G, s.ctx[p], c)
+                    s.val[c][p] = T[s.idx[c][p]]
+                    s.cand[c][p] = 1
+                    s.total[c] += s.val[c][p]
+    # Linear-time Fenwick construction.
+    for c in range(1, 3):
+        for i in range(1, n + 1):
+            s.fen[c][i] += s.val[c][i - 1]
+            j = i + (i & (-i))
+            if j <= n:
+                s.fen[c][j] += s.fen[c][i]
+
+
+cdef void pstate_copy(PState* dst, const PState* src) noexcept nogil:
+    """Copy a ready state into ``dst`` (board block allocated for the same size)."""
+    cdef int n = src.b.npts, c
+    board_copy(&dst.b, &src.b)
+    dst.q.n = 0
+    dst.fen_top = src.fen_top
+    memcpy(dst.ctx, src.ctx, n * sizeof(uint32_t))
+    for c in range(1, 3):
+        memcpy(dst.idx[c], src.idx[c], n * sizeof(uint32_t))
+        memcpy(dst.val[c], src.val[c], n * sizeof(uint32_t))
+        memcpy(dst.cand[c], src.cand[c], n * sizeof(uint8_t))
+        memcpy(dst.fen[c], src.fen[c], (n + 1) * sizeof(uint64_t))
+        dst.total[c] = src.total[c]
+    memset(dst.first, 0, n)
+
+
+cdef int pstate_draw(PState* s, const uint32_t* T, int c) noexcept nogil:
+    """Draw the move of ``c`` with probability weight / total (spec 6.4-6.6); 0 = pass."""
+    cdef int k, p, nd = 0, n = s.b.npts, ko = s.b.ko
+    cdef int dp[MAX_Q]
+    cdef uint64_t dv[MAX_Q]
+    cdef uint64_t tot = s.total[c], w, r
+    cdef uint32_t nv
+    cdef uint64_t* fen = s.fen[c]
+    for k in range(s.q.n):
+        p = s.q.pts[k]
+        if s.cand[c][p]:
+            nv = T[s.idx[c][p] | 1]
+            if nv != s.val[c][p]:
+                w = <uint64_t>nv - <uint64_t>s.val[c][p]
+                fen_add(fen, n, p, w)
+                tot += w
+                dp[nd] = p
+                dv[nd] = w
+                nd += 1
+    if ko and s.b.ko_color == c and s.cand[c][ko]:
+        w = s.val[c][ko]
+        if s.q.n and s.q.mark[ko] == s.q.stamp:
+            w = T[s.idx[c][ko] | 1]
+        if w:
+            fen_add(fen, n, ko, -w)
+            tot -= w
+            dp[nd] = ko
+            dv[nd] = -w
+            nd += 1
+    if tot == 0:
+        p = 0
+    else:
+        r = fp_mulhi64(rng_next(s.rng), tot)
+        p = fen_find(fen, n, s.fen_top, r)
+    for k in range(nd):
+        fen_add(fen, n, dp[k], -dv[k])
+    return p
+
+
+cdef void pstate_update(PState* s, const uint32_t* T, const uint16_t* G) noexcept nogil:
+    """Recompute the contexts and values of the update set of the last move."""
+    cdef int k, p
+    cdef uint32_t ctx
+    for k in range(s.q.n):
+        p = s.q.pts[k]
+        if s.b.color[p] == EMPTY_C:
+            ctx = point_ctx(&s.b, p)
+            s.ctx[p] = ctx
+            set_value(s, T, G, WHITE_C, p, ctx)
+            set_value(s, T, G, BLACK_C, p, ctx)
+        else:
+            clear_value(s, WHITE_C, p)
+            clear_value(s, BLACK_C, p)
+
+
+cdef int pstate_check(PState* s, const uint32_t* T, const uint16_t* G) noexcept nogil:
+    """Debug mode: compare the incremental state with a recomputation from the position."""
+    cdef int p, c, n = s.b.npts
+    cdef uint32_t ctx, v
+    cdef uint64_t tot
+    for c in range(1, 3):
+        tot = 0
+        for p in range(n):
+            if s.b.color[p] == EMPTY_C:
+                ctx = point_ctx(&s.b, p)
+                if ctx != s.ctx[p]:
+                    return DBG_CTX
+                if ctx_suicide(ctx, c):
+                    if s.cand[c][p] or s.val[c][p]:
+                        return DBG_VALUE
+                else:
+                    v = T[ctx_index(G, ctx, c)]
+                    if not s.cand[c][p] or s.val[c][p] != v or s.idx[c][p] != ctx_index(G, ctx, c):
+                        return DBG_VALUE
+            elif s.cand[c][p] or s.val[c][p]:
+                return DBG_VALUE
+            tot += s.val[c][p]
+        if tot != s.total[c] or fen_prefix(s.fen[c], n) != tot:
+            return DBG_TOTAL
+    return DBG_OK
+
+
+cdef inline uint64_t fen_prefix(const uint64_t* fen, int n) noexcept nogil:
+    cdef uint64_t acc = 0
+    while n > 0:
+        acc += fen[n]
+        n -= n & (-n)
+    return acc
+
+
+cdef int gnugo_score(BoardState* b, cnp.int8_t* owner) noexcept nogil:
+    """Black minus White by GNU Go's playout rule (spec 6.8); owner +1/-1 per point."""
+    cdef int W = b.W, size = b.size, i, j, p, col, score = 0
+    cdef cnp.int8_t o
+    for i in range(size):
+        for j in range(size):
+            p = (i + 1) * W + j + 1
+            col = b.color[p]
+            if col == EMPTY_C:
+                # First stone among S, W, N, E decides; none at all: Black.
+                col = b.color[p + W]
+                if col != WHITE_C and col != BLACK_C:
+                    col = b.color[p - 1]
+                    if col != WHITE_C and col != BLACK_C:
+                        col = b.color[p - W]
+                        if col != WHITE_C and col != BLACK_C:
+                            col = b.color[p + 1]
+                            if col != WHITE_C and col != BLACK_C:
+                                col = BLACK_C
+            o = 1 if col == BLACK_C else -1
+            owner[i * size + j] = o
+            score += o
+    return score
+
+
+cdef struct Accum:
+    int64_t black_wins
+    int64_t draws
+    int64_t sum_len
+    int64_t capped
+    int64_t* hist            # [2 * size * size + 1], index score + size * size
+    int32_t* own_black       # [size * size]
+    int32_t* own_white
+    int32_t* amaf_count      # [3 * size * size], first plays by colour
+    int32_t* amaf_black_win  # [3 * size * size], of which Black won
+
+
+cdef int run_playouts_range(PState* s, const PState* tmpl, const uint32_t* T, const uint16_t* G,
+                            int start_color, uint64_t key, int64_t i0, int64_t i1,
+                            int max_moves, double komi, bint tromp_taylor, bint amaf,
+                            bint debug, Accum* acc, cnp.int8_t* owner,
+                            cnp.int8_t* final_stones, volatile int* stop) noexcept nogil:
+    """Play playouts ``i0 .. i1-1`` from ``tmpl``; returns a DBG_* code."""
+    cdef int64_t i
+    cdef int c, p, passes, moves, score, nb, nw, k, size = tmpl.b.size, npts = size * size
+    cdef int err
+    cdef double result
+    cdef bint bwin
+    for i in range(i0, i1):
+        if stop[0]:
+            return DBG_OK
+        pstate_copy(s, tmpl)
+        rng_seed(s.rng, key, <uint64_t>i)
+        c = start_color
+        passes = 0
+        moves = 0
+        while True:
+            if moves > max_moves:
+                p = 0
+            else:
+                p = pstate_draw(s, T, c)
+            board_play(&s.b, p, c, &s.q)
+            if p == 0:
+                passes += 1
+            else:
+                passes = 0
+                pstate_update(s, T, G)
+                if amaf and s.first[p] == 0:
+                    s.first[p] = c
+                if debug:
+                    err = pstate_check(s, T, G)
+                    if err != DBG_OK:
+                        return err
+            moves += 1
+            if passes >= 3:
+                break
+            c = other(c)
+        if moves > max_moves + 3:
+            acc.capped += 1
+        if tromp_taylor:
+            tromp_taylor_owner(&s.b, owner, &nb, &nw)
+            score = nb - nw
+        else:
+            score = gnugo_score(&s.b, owner)
+        result = score - komi
+        if result > 0:
+            acc.black_wins += 1
+            bwin = True
+        else:
+            bwin = False
+            if result == 0:
+                acc.draws += 1
+        acc.sum_len += moves
+        acc.hist[score + npts] += 1
+        for k in range(npts):
+            if owner[k] > 0:
+                acc.own_black[k] += 1
+            elif owner[k] < 0:
+                acc.own_white[k] += 1
+        if amaf:
+            for k in range(npts):
+                p = (k // size + 1) * s.b.W + k % size + 1
+                if s.first[p]:
+                    acc.amaf_count[s.first[p] * npts + k] += 1
+                    if bwin:
+                        acc.amaf_black_win[s.first[p] * npts + k] += 1
+        if final_stones != NULL and i == 0:
+            for k in range(npts):
+                p = s.b.color[(k // size + 1) * s.b.W + k % size + 1]
+                final_stones[k] = 1 if p == BLACK_C else (-1 if p == WHITE_C else 0)
+    return DBG_OK
+
+
+_DEBUG_TEXT = {
+    DBG_CTX: "an incrementally kept local context differs from a recomputation",
+    DBG_VALUE: "an incrementally kept move value differs from a recomputation",
+    DBG_TOTAL: "the kept total weight differs from the sum of the move values",
+}
+
+
+cdef class _Worker:
+    """One thread's playout state and integer accumulators (thread-count independent sums)."""
+
+    cdef PState* s
+    cdef Accum acc
+    cdef object hist, own_black, own_white, amaf_count, amaf_black_win, owner, final
+    cdef public int error
+
+    def __cinit__(self, int size, bint amaf, bint want_final):
+        cdef int npts = size * size
+        self.s = <PState*>calloc(1, sizeof(PState))
+        if self.s == NULL:
+            raise MemoryError()
+        if board_alloc(&self.s.b, size) != 0:
+            raise MemoryError()
+        self.hist = np.zeros(2 * npts + 1, dtype=np.int64)
+        self.own_black = np.zeros(npts, dtype=np.int32)
+        self.own_white = np.zeros(npts, dtype=np.int32)
+        self.amaf_count = np.zeros(3 * npts, dtype=np.int32)
+        self.amaf_black_win = np.zeros(3 * npts, dtype=np.int32)
+        self.owner = np.zeros(npts, dtype=np.int8)
+        self.final = np.zeros(npts, dtype=np.int8) if want_final else None
+        cdef cnp.int64_t[:] h = self.hist
+        cdef cnp.int32_t[:] ob = self.own_black
+        cdef cnp.int32_t[:] ow = self.own_white
+        cdef cnp.int32_t[:] ac = self.amaf_count
+        cdef cnp.int32_t[:] aw = self.amaf_black_win
+        self.acc.black_wins = self.acc.draws = self.acc.sum_len = self.acc.capped = 0
+        self.acc.hist = <int64_t*>&h[0]
+        self.acc.own_black = <int32_t*>&ob[0]
+        self.acc.own_white = <int32_t*>&ow[0]
+        self.acc.amaf_count = <int32_t*>&ac[0]
+        self.acc.amaf_black_win = <int32_t*>&aw[0]
+        self.error = DBG_OK
+
+    def __dealloc__(self):
+        if self.s != NULL:
+            board_free(&self.s.b)
+            free(self.s)
+
+
+cdef class PlayoutEngine:
+    """Runs pattern-driven playouts for one compiled pattern table.
+
+    ``table``: ``uint32[1108, 256]`` value table; ``geometry``: ``uint16[65536]``
+    neighbourhood code to geometry class (spec 5.1).  Use
+    :func:`fastplay.playouts`, which builds the engine from a
+    :class:`fastplay.PatternDatabase`.
+    """
+
+    cdef object _table
+    cdef object _geometry
+    cdef const uint32_t* T
+    cdef const uint16_t* G
+
+    def __init__(self, table, geometry):
+        t = np.ascontiguousarray(table, dtype=np.uint32)
+        g = np.ascontiguousarray(geometry, dtype=np.uint16)
+        if t.shape != (1108, 256):
+            raise ValueError(f"pattern table must have shape (1108, 256), not {t.shape}")
+        if g.shape != (65536,):
+            raise ValueError(f"geometry table must have shape (65536,), not {g.shape}")
+        if int(g.max()) > 1107:
+            raise ValueError("geometry table holds a class number above 1107")
+        self._table = t
+        self._geometry = g
+        cdef const uint32_t[:, ::1] tv = t
+        cdef const uint16_t[::1] gv = g
+        self.T = &tv[0, 0]
+        self.G = &gv[0]
+
+    def run(self, CoreBoard board not None, n, seed, threads=1, *, max_moves=600,
+            komi=None, tromp_taylor=False, amaf=False, debug_check=False, want_final=False):
+        """Play ``n`` playouts from ``board`` (unchanged) and return integer tallies.
+
+        Returns a dict: ``n``, ``black_wins``, ``draws``, ``sum_length`` (moves,
+        passes included), ``capped`` (playouts that reached the move cap),
+        ``hist`` (``int64[2*size*size+1]``, Black-minus-White area score + size*size),
+        ``own_black`` / ``own_white`` (``int32[size*size]``, playouts in which
+        the point counted for that colour), and with ``amaf`` the first-play
+        tallies ``amaf_count`` / ``amaf_black_win`` (``int32[3, size*size]``,
+        row = colour code).  Playout ``i`` uses its own random stream derived
+        from ``(seed, i)``, and all tallies are integer sums, so the result is
+        the same for every ``threads``.  Raises ``ValueError``/``TypeError``
+        for bad arguments, ``RuntimeError`` when ``debug_check`` finds the
+        incremental state wrong, ``KeyboardInterrupt`` promptly on Ctrl-C.
+        """
+        for name, val in (("n", n), ("threads", threads), ("max_moves", max_moves)):
+            if isinstance(val, bool) or not isinstance(val, (int, np.integer)):
+                raise TypeError(f"{name} must be an integer, not {type(val).__name__}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
+        if n < 0:
+            raise ValueError(f"n must be >= 0, not {n}")
+        if threads < 1:
+            raise ValueError(f"threads must be >= 1, not {threads}")
+        if max_moves < 0:
+            raise ValueError(f"max_moves must be >= 0, not {max_moves}")
+        if seed < 0:
+            raise ValueError(f"seed must be >= 0, not {seed}")
+        cdef double k = board.komi if komi is None else float(komi)
+        cdef uint64_t key = int(np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0])
+        cdef int size = board.st.size
+        cdef PState* tmpl = <PState*>calloc(1, sizeof(PState))
+        if tmpl == NULL:
+            raise MemoryError()
+        try:
+            if board_alloc(&tmpl.b, size) != 0:
+                raise MemoryError()
+            board_copy(&tmpl.b, &board.st)
+            pstate_init(tmpl, self.T, self.G)
+            return self._run(tmpl, board._to_move, key, int(n), int(threads), int(max_moves), k,
+                             bool(tromp_taylor), bool(amaf), bool(debug_check), bool(want_final))
+        finally:
+            board_free(&tmpl.b)
+            free(tmpl)
+
+    cdef dict _run(self, PState* tmpl, int start, uint64_t key, int64_t n, int threads,
+                   int max_moves, double komi, bint tt, bint amaf, bint debug, bint want_final):
+        cdef int size = tmpl.b.size
+        cdef _Batch batch = _Batch()
+        batch.eng = self
+        batch.tmpl = tmpl
+        batch.start = start
+        batch.key = key
+        batch.n = n
+        batch.chunk = 8 if size >= 13 else 32
+        batch.max_moves = max_moves
+        batch.komi = komi
+        batch.tt = tt
+        batch.amaf = amaf
+        batch.debug = debug
+        batch.lock = threading.Lock()
+        workers = [_Worker(size, amaf, want_final) for _ in range(min(threads, max(1, n)))]
+        if len(workers) == 1:
+            # In the calling thread, checking for Ctrl-C between chunks.
+            batch.work(workers[0], True)
+        else:
+            ts = [threading.Thread(target=batch.work, args=(w, False), daemon=True)
+                  for w in workers]
+            for t in ts:
+                t.start()
+            try:
+                for t in ts:
+                    while t.is_alive():
+                        t.join(0.05)
+            except BaseException:
+                batch.stop = 1
+                for t in ts:
+                    t.join()
+                raise
+        for w in workers:
+            if (<_Worker>w).error:
+                raise RuntimeError("playout debug check failed: "
+                                   + _DEBUG_TEXT[(<_Worker>w).error])
+        npts = size * size
+        out = {
+            "n": int(n),
+            "black_wins": sum(int((<_Worker>w).acc.black_wins) for w in workers),
+            "draws": sum(int((<_Worker>w).acc.draws) for w in workers),
+            "sum_length": sum(int((<_Worker>w).acc.sum_len) for w in workers),
+            "capped": sum(int((<_Worker>w).acc.capped) for w in workers),
+            "hist": np.sum([(<_Worker>w).hist for w in workers], axis=0, dtype=np.int64),
+            "own_black": np.sum([(<_Worker>w).own_black for w in workers], axis=0, dtype=np.int64),
+            "own_white": np.sum([(<_Worker>w).own_white for w in workers], axis=0, dtype=np.int64),
+        }
+        if amaf:
+            out["amaf_count"] = np.sum([(<_Worker>w).amaf_count for w in workers], axis=0,
+                                       dtype=np.int64).reshape(3, npts)
+            out["amaf_black_win"] = np.sum([(<_Worker>w).amaf_black_win for w in workers], axis=0,
+                                           dtype=np.int64).reshape(3, npts)
+        if want_final:
+            out["final"] = (<_Worker>workers[0]).final.copy()
+        return out
+
+
+cdef class _Batch:
+    """One call of :meth:`PlayoutEngine.run`: work is handed out in chunks of playout indices."""
+
+    cdef PlayoutEngine eng
+    cdef PState* tmpl
+    cdef int start, max_moves
+    cdef uint64_t key
+    cdef int64_t n, chunk, next_index
+    cdef double komi
+    cdef bint tt, amaf, debug
+    cdef volatile int stop
+    cdef object lock
+
+    def work(self, _Worker w, bint check_signals):
+        cdef cnp.int8_t[:] ov = w.owner
+        cdef cnp.int8_t[:] fv
+        cdef cnp.int8_t* fptr = NULL
+        cdef int64_t a, b
+        cdef int err
+        if w.final is not None:
+            fv = w.final
+            fptr = &fv[0]
+        while not self.stop:
+            with self.lock:
+                a = self.next_index
+                b = min(self.n, a + self.chunk)
+                self.next_index = b
+            if a >= b:
+                return
+            with nogil:
+                err = run_playouts_range(w.s, self.tmpl, self.eng.T, self.eng.G, self.start,
+                                         self.key, a, b, self.max_moves, self.komi, self.tt,
+                                         self.amaf, self.debug, &w.acc, &ov[0], fptr, &self.stop)
+            if err != DBG_OK:
+                w.error = err
+                self.stop = 1
+                return
+            if check_signals:
+                PyErr_CheckSignals()
+
+
+cdef extern from "Python.h":
+    int PyErr_CheckSignals() except -1

@@ -1,0 +1,320 @@
+"""The Go board of fastplay: the compiled core plus friendly vertices and colours.
+
+:class:`Board` subclasses :class:`fastplay._core.CoreBoard`, where the rules
+live (strings with exact liberty counts kept incrementally, captures, simple
+ko, optional positional superko, optional multi-stone suicide, Zobrist
+hash, undo).  This module adds what a person types: GTP vertices such as
+``"D4"``, ``(row, col)`` pairs and the colours ``"B"``/``"W"``.
+
+Orientation: row 0 is the *top* row as printed, the highest GTP row number;
+this is also row 0 of :meth:`Board.to_numpy`.  A flat index is
+``row * size + col``.  GTP columns skip the letter I (GTP 2, section 2.11).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Union
+
+import numpy as np
+import numpy.typing as npt
+
+from fastplay import _core
+from fastplay._core import BLACK as BLACK_CODE
+from fastplay._core import EMPTY as EMPTY_CODE
+from fastplay._core import WHITE as WHITE_CODE
+from fastplay._core import CoreBoard, IllegalMoveError
+
+__all__ = ["Board", "IllegalMoveError", "parse_vertex", "format_vertex", "parse_color",
+           "Vertex", "Color"]
+
+COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+PASS = -1
+
+Vertex = Union[str, int, tuple[int, int], None]
+Color = Union[str, int, None]
+
+_COLOR_NAMES = {"b": BLACK_CODE, "black": BLACK_CODE, "w": WHITE_CODE, "white": WHITE_CODE}
+
+
+def parse_color(color: Color) -> int:
+    """Colour code (``BLACK`` 2, ``WHITE`` 1) of ``"B"``, ``"w"``, ``"black"``, ``"White"`` or a code.
+
+    Raises ``ValueError`` for anything else.
+    """
+    if isinstance(color, str):
+        code = _COLOR_NAMES.get(color.strip().lower())
+        if code is not None:
+            return code
+    elif isinstance(color, (int, np.integer)) and not isinstance(color, bool):
+        if color in (BLACK_CODE, WHITE_CODE):
+            return int(color)
+    raise ValueError(f"bad colour {color!r}: expected 'B' or 'W'")
+
+
+def color_name(code: int) -> str:
+    """``"B"`` or ``"W"`` for a colour code."""
+    return "B" if code == BLACK_CODE else "W"
+
+
+def parse_vertex(move: Vertex, size: int) -> int:
+    """Flat index ``row * size + col`` of a move, or -1 for a pass.
+
+    Accepts GTP vertices (``"D4"``, any case, no column I; ``"pass"``),
+    ``(row, col)`` with row 0 at the top, and flat indices (``-1`` = pass).
+    Raises :class:`IllegalMoveError` with rule ``"bad vertex"`` when the move
+    cannot be read, ``"off-board"`` when it names a point outside the board.
+    """
+    if isinstance(move, str):
+        text = move.strip()
+        if text.lower() == "pass":
+            return PASS
+        if len(text) < 2 or not text[1:].isdigit() or not text[0].isalpha():
+            raise IllegalMoveError(f"bad vertex {move!r}: expected a GTP vertex such as 'D4' or "
+                                   "'pass'", "bad vertex", move)
+        letter = text[0].upper()
+        if letter == "I":
+            raise IllegalMoveError(f"bad vertex {move!r}: GTP skips the column letter I",
+                                   "bad vertex", move)
+        col = COLUMNS.find(letter)
+        number = int(text[1:])
+        if col < 0 or col >= size or not 1 <= number <= size:
+            raise IllegalMoveError(f"vertex {text.upper()} is off the {size}x{size} board",
+                                   "off-board", move)
+        return (size - number) * size + col
+    if isinstance(move, tuple):
+        if len(move) != 2 or not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+                                     for x in move):
+            raise IllegalMoveError(f"bad vertex {move!r}: expected (row, col)", "bad vertex", move)
+        row, col = int(move[0]), int(move[1])
+        if not (0 <= row < size and 0 <= col < size):
+            raise IllegalMoveError(f"vertex {move!r} is off the {size}x{size} board", "off-board",
+                                   move)
+        return row * size + col
+    if isinstance(move, (int, np.integer)) and not isinstance(move, bool):
+        if move == PASS:
+            return PASS
+        if not 0 <= move < size * size:
+            raise IllegalMoveError(f"vertex index {move} is off the {size}x{size} board",
+                                   "off-board", move)
+        return int(move)
+    raise IllegalMoveError(f"bad vertex {move!r}: expected a GTP string, (row, col) or an index",
+                           "bad vertex", move)
+
+
+def format_vertex(index: int, size: int) -> str:
+    """GTP vertex (``"D4"``) of a flat index; ``"pass"`` for -1."""
+    if index == PASS:
+        return "pass"
+    if not 0 <= index < size * size:
+        raise ValueError(f"index {index} is off the {size}x{size} board")
+    return f"{COLUMNS[index % size]}{size - index // size}"
+
+
+class Board(CoreBoard):
+    """A Go board of ``size x size`` points (2..25) with area scoring.
+
+    Rules: simple ko always; positional superko when ``superko=True``;
+    suicide illegal unless ``suicide=True``, which allows multi-stone suicide
+    (New Zealand / Tromp-Taylor); a single-stone suicide stays illegal
+    because it changes nothing but the turn.  Scores are Tromp-Taylor area
+    (stones plus empty regions that reach only one colour) minus ``komi``
+    (points), from Black's point of view.
+
+    Raises ``TypeError`` for a non-integer size, ``ValueError`` for a size
+    outside 2..25.  ``play`` raises :class:`IllegalMoveError` (a
+    ``ValueError``) whose ``rule`` is ``"occupied"``, ``"suicide"``,
+    ``"ko"``, ``"superko"``, ``"off-board"`` or ``"bad vertex"``.
+    """
+
+    #: SGF root properties kept from a loaded record (``HA``, ``PB``, ``RU``...).
+    sgf_properties: dict[str, str]
+
+    def __init__(self, size: int = 19, komi: float = 7.5, superko: bool = False,
+                 suicide: bool = False) -> None:
+        super().__init__(size, komi, superko, suicide)
+        self.sgf_properties = {}
+
+    def _copy_extra(self, source: Board) -> None:
+        self.sgf_properties = dict(getattr(source, "sgf_properties", {}))
+
+    # -- moves -------------------------------------------------------------
+    def _color(self, color: Color) -> int:
+        return self.to_move_code if color is None else parse_color(color)
+
+    def play(self, move: Vertex, color: Color = None) -> None:
+        """Play ``move`` for ``color`` (default: the side to move); the other colour moves next."""
+        self.play_index(parse_vertex(move, self.size), self._color(color))
+
+    def is_legal(self, move: Vertex, color: Color = None) -> bool:
+        """Whether ``color`` (default: the side to move) may play ``move`` now; a pass always may.
+
+        Raises :class:`IllegalMoveError` only when ``move`` is not a vertex of this board.
+        """
+        return self.legality(parse_vertex(move, self.size), self._color(color)) is None
+
+    def legal_moves(self, color: Color = None) -> list[str]:
+        """GTP vertices of every legal non-pass move of ``color``, top-left first."""
+        size = self.size
+        return [format_vertex(int(i), size) for i in self.legal_indices(self._color(color))]
+
+    def pass_move(self, color: Color = None) -> None:
+        """Pass (same as ``play("pass")``)."""
+        self.play_index(PASS, self._color(color))
+
+    def setup(self, black: Iterable[Vertex] = (), white: Iterable[Vertex] = (),
+              empty: Iterable[Vertex] = (), to_move: Color = None) -> None:
+        """Add Black and White stones and clear points, as SGF ``AB``/``AW``/``AE`` do.
+
+        Nothing is captured.  The result becomes a new starting position: the
+        history, undo stack, ko point and capture counts are cleared.  Raises
+        ``ValueError`` if a string is left without a liberty.
+        """
+        size = self.size
+        stones = {int(i): 0 for i in range(size * size)}
+        arr = self.to_numpy().reshape(-1)
+        for i in range(size * size):
+            stones[i] = BLACK_CODE if arr[i] > 0 else (WHITE_CODE if arr[i] < 0 else EMPTY_CODE)
+        for move, code in ((m, EMPTY_CODE) for m in empty):
+            stones[self._point(move)] = code
+        for move in black:
+            stones[self._point(move)] = BLACK_CODE
+        for move in white:
+            stones[self._point(move)] = WHITE_CODE
+        if to_move is not None:
+            self.set_to_move(parse_color(to_move))
+        self.setup_stones([i for i, c in stones.items() if c == BLACK_CODE],
+                          [i for i, c in stones.items() if c == WHITE_CODE])
+
+    def _point(self, move: Vertex) -> int:
+        index = parse_vertex(move, self.size)
+        if index == PASS:
+            raise IllegalMoveError("a setup stone cannot be 'pass'", "bad vertex", move)
+        return index
+
+    # -- queries -------------------------------------------------------------
+    def get(self, vertex: Vertex) -> str | None:
+        """``"B"``, ``"W"`` or ``None`` (empty) at ``vertex``."""
+        code = self.color_at(self._point(vertex))
+        return None if code == EMPTY_CODE else color_name(code)
+
+    def liberties(self, vertex: Vertex) -> int:
+        """Liberties (distinct empty neighbours) of the string at ``vertex``; 0 if empty."""
+        return int(self.liberty_count(self._point(vertex)))
+
+    def string(self, vertex: Vertex) -> list[str]:
+        """GTP vertices of the string at ``vertex`` (board order); ``[]`` if empty."""
+        return [format_vertex(int(i), self.size) for i in self.string_indices(self._point(vertex))]
+
+    @property
+    def to_move(self) -> str:
+        """The side to move, ``"B"`` or ``"W"``."""
+        return color_name(self.to_move_code)
+
+    @to_move.setter
+    def to_move(self, color: Color) -> None:
+        self.set_to_move(parse_color(color))
+
+    @property
+    def ko_point(self) -> str | None:
+        """The point that simple ko forbids to the side to move (GTP vertex), or ``None``."""
+        ko = self.ko_index
+        if ko < 0 or not self.ko_forbidden_for(self.to_move_code):
+            return None
+        return format_vertex(ko, self.size)
+
+    @property
+    def captures(self) -> dict[str, int]:
+        """Stones captured so far *by* each colour: ``{"B": n, "W": n}``."""
+        return {"B": int(self.captures_of(BLACK_CODE)), "W": int(self.captures_of(WHITE_CODE))}
+
+    @property
+    def history(self) -> list[tuple[str, str]]:
+        """``[(colour, GTP vertex or "pass"), ...]`` since the starting position."""
+        return [(color_name(c), format_vertex(v, self.size)) for c, v in self.history_moves()]
+
+    # -- scoring -------------------------------------------------------------
+    def area(self) -> tuple[int, int]:
+        """Tromp-Taylor area ``(black, white)`` in points: stones plus empty
+        regions that reach only that colour (Tromp-Taylor rules, rule 9)."""
+        black, white = self.area_counts()
+        return int(black), int(white)
+
+    def score(self, komi: float | None = None) -> float:
+        """Area score ``black - white - komi`` in points; positive means Black wins.
+
+        ``komi`` defaults to the board's komi.  Every stone on the board counts
+        as alive (Tromp-Taylor): remove dead stones first if the players agree.
+        """
+        black, white = self.area()
+        return black - white - (self.komi if komi is None else float(komi))
+
+    def result(self, komi: float | None = None) -> str:
+        """The SGF/GTP result string of :meth:`score`: ``"B+3.5"``, ``"W+0.5"`` or ``"0"``."""
+        s = self.score(komi)
+        if s == 0:
+            return "0"
+        return f"{'B' if s > 0 else 'W'}+{abs(s):.1f}"
+
+    # -- SGF -------------------------------------------------------------------
+    @classmethod
+    def from_sgf(cls, source: str | bytes | os.PathLike[str], move_number: int | None = None, *,
+                 superko: bool = False, suicide: bool = False) -> Board:
+        """Load an SGF record (path or SGF text) up to ``move_number`` moves (all by default).
+
+        See :func:`fastplay.sgf.load_board`; raises :class:`fastplay.SGFError`.
+        """
+        from fastplay.sgf import load_board
+
+        return load_board(source, move_number, superko=superko, suicide=suicide, board_cls=cls)
+
+    def to_sgf(self) -> str:
+        """The starting position and the moves played, as SGF text (:func:`fastplay.sgf.board_to_sgf`)."""
+        from fastplay.sgf import board_to_sgf
+
+        return board_to_sgf(self)
+
+    # -- dunder ----------------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CoreBoard):
+            return NotImplemented
+        return (self.size == other.size and self.to_move_code == other.to_move_code
+                and self.ko_index == other.ko_index
+                and self.ko_forbidden_for(self.to_move_code)
+                == other.ko_forbidden_for(other.to_move_code)
+                and bool(np.array_equal(self.to_numpy(), other.to_numpy())))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return (f"Board(size={self.size}, komi={self.komi}, to_move={self.to_move!r}, "
+                f"move_number={self.move_number})")
+
+    def __str__(self) -> str:
+        size = self.size
+        letters = COLUMNS[:size]
+        arr = self.to_numpy()
+        ko = self.ko_index if self.ko_point else -1
+        width = len(str(size))
+        lines = [" " * (width + 1) + " ".join(letters)]
+        for i in range(size):
+            cells = []
+            for j in range(size):
+                v = arr[i, j]
+                cells.append("X" if v > 0 else "O" if v < 0 else
+                             ("#" if i * size + j == ko else "."))
+            num = str(size - i).rjust(width)
+            lines.append(f"{num} {' '.join(cells)} {num}")
+        lines.append(lines[0])
+        lines.append(f"{self.to_move} to play; captures B {self.captures['B']} "
+                     f"W {self.captures['W']}; komi {self.komi:g}")
+        return "\n".join(lines)
+
+    def to_numpy(self) -> npt.NDArray[np.int8]:  # documented override for the stub
+        """The stones as ``int8[size, size]``: 1 Black, -1 White, 0 empty; row 0 is the top row."""
+        return super().to_numpy()
+
+
+# Re-exported for ``from fastplay.board import EMPTY`` style use.
+EMPTY = _core.EMPTY
