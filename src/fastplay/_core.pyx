@@ -1111,7 +1111,10 @@ cdef class CoreBoard:
         """
         cdef int n = self.st.size, k, p
         out = np.zeros(n * n, dtype=np.uint8)
-        if not self._moves or self._moves[-1][1] < 0 or self._moves[-1][0] == self._to_move:
+        if not self._moves:
+            return out
+        last_color, last_index = self._moves[len(self._moves) - 1]
+        if last_index < 0 or last_color == self._to_move:
             return out
         for k in range(self.q.n):
             p = self.q.pts[k]
