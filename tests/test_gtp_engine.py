@@ -1,0 +1,515 @@
+"""GTP engine unit tests with a deterministic stub search (no MCTS needed).
+
+Covers the GTP 2 framing rules (section 3), every command of
+``list_commands``, a complete scripted game against a stub opponent, and bad
+input of every kind: the engine must answer ``? message`` and carry on.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+
+from fastplay.board import Board
+from fastplay.gtp import GTPEngine, GTPError, parse_color, preprocess, run
+
+
+@dataclass
+class Child:
+    move: str
+    visits: int
+    winrate: float
+    prior: float
+    pv: list[str]
+
+
+@dataclass
+class Result:
+    best_move: str
+    winrate: float
+    children: list[Child]
+    ownership: np.ndarray
+    playouts: int = 1
+    seconds: float = 0.0
+
+
+@dataclass
+class StubSearch:
+    """Plays the first legal move in board order, or ``forced`` when set.
+
+    ``ownership`` (a constant or an array) is what every search reports.
+    """
+
+    forced: str | None = None
+    ownership: Any = 0.0
+    calls: list[tuple[str, Any]] = field(default_factory=list)
+
+    def run(self, board: Board, playouts: int | None = None, seconds: float | None = None) -> Result:
+        self.calls.append(("run", (board.to_move, playouts, seconds)))
+        legal = board.legal_moves()
+        move = self.forced or (legal[0] if legal else "pass")
+        own = np.broadcast_to(np.asarray(self.ownership, dtype=np.float32),
+                              (board.size, board.size)).copy()
+        children = [Child(m, 10 - i, 0.5, 0.1, [m]) for i, m in enumerate(legal[:3])]
+        return Result(move, 0.5, children, own)
+
+    def new_game(self) -> None:
+        self.calls.append(("new_game", None))
+
+    def set_time(self, main_time: float, byo_yomi_time: float, byo_yomi_stones: int) -> None:
+        self.calls.append(("set_time", (main_time, byo_yomi_time, byo_yomi_stones)))
+
+    def time_left(self, color: str, seconds: float, stones: int) -> None:
+        self.calls.append(("time_left", (color, seconds, stones)))
+
+    def ponder_start(self, board: Board) -> None:
+        self.calls.append(("ponder_start", board.move_number))
+
+    def ponder_stop(self) -> None:
+        self.calls.append(("ponder_stop", None))
+
+
+@pytest.fixture
+def stub() -> StubSearch:
+    return StubSearch()
+
+
+@pytest.fixture
+def engine(stub: StubSearch) -> GTPEngine:
+    return GTPEngine(stub)
+
+
+def ask(engine: GTPEngine, line: str) -> str:
+    """The response to one command, checked for GTP framing, without the final blank line."""
+    response = engine.handle(line)
+    assert response is not None, line
+    assert response.endswith("\n\n") and "\n\n" not in response[:-2], repr(response)
+    assert response[0] in "=?"
+    return response[:-2]
+
+
+def ok(engine: GTPEngine, line: str) -> str:
+    """The result text of a command that must succeed."""
+    response = ask(engine, line)
+    assert response.startswith("="), f"{line!r} -> {response!r}"
+    return response[1:].strip()
+
+
+def fails(engine: GTPEngine, line: str) -> str:
+    response = ask(engine, line)
+    assert response.startswith("?"), f"{line!r} -> {response!r}"
+    return response[1:].strip()
+
+
+# -- framing --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("raw", "clean"), [
+    ("play b d4", "play b d4"),
+    ("play b d4\r", "play b d4"),
+    (b"play b d4\r\n", "play b d4"),
+    ("play\tb\td4", "play b d4"),
+    ("na\x01me", "name"),
+    ("name # a comment", "name"),
+    ("# only a comment", ""),
+    ("   \t ", ""),
+    ("", ""),
+    ("12 name\x7f", "12 name"),
+])
+def test_preprocess(raw: str | bytes, clean: str) -> None:
+    assert preprocess(raw) == clean
+
+
+def test_ids_are_echoed(engine: GTPEngine) -> None:
+    assert engine.handle("1 protocol_version") == "=1 2\n\n"
+    assert engine.handle("42 boardsize 9") == "=42\n\n"
+    assert engine.handle("7 foo") == "?7 unknown command\n\n"
+    assert engine.handle("protocol_version") == "= 2\n\n"
+    assert engine.handle("foo") == "? unknown command\n\n"
+
+
+def test_empty_and_comment_lines_get_no_response(engine: GTPEngine) -> None:
+    for line in ("", "\n", "  \t \r", "# comment", "   # comment"):
+        assert engine.handle(line) is None
+
+
+def test_command_names_are_case_sensitive(engine: GTPEngine) -> None:
+    # GTP 2 §2.6: command names are lower case; "NAME" is another, unknown, command.
+    assert fails(engine, "NAME") == "unknown command"
+
+
+def test_id_without_command(engine: GTPEngine) -> None:
+    assert ask(engine, "5").startswith("?5 ")
+
+
+def test_multiline_response_has_no_empty_line(engine: GTPEngine) -> None:
+    ok(engine, "boardsize 5")
+    ok(engine, "play b c3")
+    text = ask(engine, "3 showboard")
+    assert text.startswith("=3\n")
+    assert "X" in text and "\n\n" not in text
+
+
+def test_run_loop_stops_at_quit_and_at_eof(stub: StubSearch) -> None:
+    out = io.StringIO()
+    script = b"1 name\r\n\n# c\n2 quit\n3 name\n"
+    assert run(io.BytesIO(script), out, GTPEngine(stub)) == 0
+    assert out.getvalue() == "=1 fastplay\n\n=2\n\n"
+    out = io.StringIO()
+    assert run(io.BytesIO(b"boardsize 9\nname"), out, GTPEngine(stub)) == 0
+    assert out.getvalue() == "=\n\n= fastplay\n\n"
+
+
+def test_run_loop_keeps_mid_line_carriage_return_in_one_command(stub: StubSearch) -> None:
+    # CR is removed, not taken for a line end: "na\rme" is the command "name".
+    out = io.StringIO()
+    run(io.BytesIO(b"na\rme\n"), out, GTPEngine(stub))
+    assert out.getvalue() == "= fastplay\n\n"
+
+
+def test_long_line_is_one_command(engine: GTPEngine) -> None:
+    assert ask(engine, "x" * 20000) == "? unknown command"
+    ok(engine, "boardsize 9")
+    ok(engine, "12 play b" + " " * 5000 + "c3")
+    assert ok(engine, "list_stones black") == "C3"
+
+
+# -- every command ---------------------------------------------------------------
+
+
+def test_every_listed_command_is_answered(engine: GTPEngine, tmp_path: Any) -> None:
+    sgf = tmp_path / "g.sgf"
+    sgf.write_text("(;GM[1]FF[4]SZ[9]KM[6.5];B[ee];W[cc])")
+    arguments = {
+        "known_command": "play", "boardsize": "9", "komi": "6.5", "play": "b e5",
+        "genmove": "w", "reg_genmove": "b", "kgs-genmove_cleanup": "b",
+        "final_status_list": "alive", "time_settings": "300 10 5",
+        "time_left": "b 290 0", "loadsgf": str(sgf), "list_stones": "black",
+    }
+    commands = ok(engine, "list_commands").split("\n")
+    required = {
+        "protocol_version", "name", "version", "known_command", "list_commands", "quit",
+        "boardsize", "clear_board", "komi", "play", "genmove", "undo", "showboard",
+        "final_score", "final_status_list", "time_settings", "time_left", "loadsgf",
+        "reg_genmove", "kgs-genmove_cleanup", "list_stones", "gogui-analyze_commands",
+    }
+    assert required <= set(commands)
+    for name in commands:
+        assert ok(engine, "known_command " + name) == "true"
+        if name == "undo":
+            ok(engine, "play b a1")
+        ok(engine, f"{name} {arguments.get(name, '')}")
+    assert engine.quit_requested
+
+
+def test_basic_answers(engine: GTPEngine) -> None:
+    assert ok(engine, "protocol_version") == "2"
+    assert ok(engine, "name") == "fastplay"
+    import fastplay
+
+    assert ok(engine, "version") == fastplay.__version__
+    assert ok(engine, "known_command foo_bar") == "false"
+    assert ok(engine, "known_command genmove") == "true"
+
+
+def test_play_undo_and_list_stones(engine: GTPEngine) -> None:
+    ok(engine, "boardsize 9")
+    ok(engine, "play b e5")
+    ok(engine, "play W D4")
+    ok(engine, "play black c3")
+    ok(engine, "play white pass")
+    assert sorted(ok(engine, "list_stones b").split()) == ["C3", "E5"]
+    assert ok(engine, "list_stones white") == "D4"
+    ok(engine, "undo")
+    ok(engine, "undo")
+    assert ok(engine, "list_stones black") == "E5"
+    assert engine.board.to_move == "B"  # after B E5, W D4
+
+
+def test_failed_play_changes_nothing(engine: GTPEngine) -> None:
+    ok(engine, "boardsize 9")
+    ok(engine, "play b e5")
+    before = engine.board.copy()
+    assert fails(engine, "play w e5") == "illegal move"
+    assert engine.board == before and engine.board.history == [("B", "E5")]
+    assert fails(engine, "play b j10").startswith("invalid")
+    assert engine.board == before
+
+
+def test_ko_recapture_is_illegal_move(engine: GTPEngine) -> None:
+    ok(engine, "boardsize 5")
+    for move in ("b b3", "w c3", "b c2", "w d2", "b c4", "w d4", "b d3", "w e3", "w c3"):
+        if move == "w c3":
+            continue
+        ok(engine, "play " + move)
+    ok(engine, "play w c3")  # captures D3: ko
+    assert fails(engine, "play b d3") == "illegal move"
+
+
+def test_komi_survives_boardsize_and_clear_board(engine: GTPEngine) -> None:
+    ok(engine, "komi 0.5")
+    ok(engine, "boardsize 7")
+    ok(engine, "clear_board")
+    assert engine.board.komi == 0.5
+    assert ok(engine, "final_score") == "W+0.5"
+    fails(engine, "komi abc")
+    assert engine.komi == 0.5
+
+
+def test_new_game_reaches_the_search(engine: GTPEngine, stub: StubSearch) -> None:
+    ok(engine, "genmove b")  # creates nothing new: the stub is injected
+    ok(engine, "clear_board")
+    ok(engine, "boardsize 9")
+    assert [c for c, _ in stub.calls].count("new_game") == 2
+
+
+def test_genmove_plays_and_reg_genmove_does_not(engine: GTPEngine, stub: StubSearch) -> None:
+    ok(engine, "boardsize 5")
+    assert ok(engine, "reg_genmove b") == "A5"
+    assert engine.board.move_number == 0
+    assert ok(engine, "genmove b") == "A5"
+    assert engine.board.get("A5") == "B"
+    # GTP may ask either colour: the search sees the colour it was asked for.
+    assert ok(engine, "genmove b") == "B5"
+    assert [args[0] for name, args in stub.calls if name == "run"] == ["B", "B", "B"]
+
+
+def test_genmove_resign_and_pass(stub: StubSearch) -> None:
+    engine = GTPEngine(stub)
+    stub.forced = "resign"
+    assert ok(engine, "genmove w") == "resign"
+    assert engine.board.move_number == 0
+    stub.forced = "pass"
+    assert ok(engine, "genmove w") == "pass"
+    assert engine.board.history == [("W", "pass")]
+
+
+def test_genmove_passes_limits_to_search(stub: StubSearch) -> None:
+    engine = GTPEngine(stub, playouts=123, seconds=None)
+    ok(engine, "genmove b")
+    assert stub.calls[-1] == ("run", ("B", 123, None))
+    engine = GTPEngine(stub, seconds=2.5)
+    ok(engine, "genmove b")
+    assert stub.calls[-1] == ("run", ("B", None, 2.5))
+
+
+def test_illegal_search_move_is_an_error_not_a_move(stub: StubSearch) -> None:
+    engine = GTPEngine(stub)
+    ok(engine, "play b d4")
+    stub.forced = "D4"
+    assert "illegal" in fails(engine, "genmove w")
+    assert engine.board.history == [("B", "D4")]
+
+
+def test_time_commands_reach_the_search(engine: GTPEngine, stub: StubSearch) -> None:
+    ok(engine, "time_settings 600 30 10")
+    ok(engine, "time_left white 512 0")
+    assert ("set_time", (600, 30, 10)) in stub.calls
+    assert ("time_left", ("W", 512, 0)) in stub.calls
+    fails(engine, "time_settings 600 x 10")
+    fails(engine, "time_left green 5 0")
+
+
+def test_pondering_starts_after_genmove_and_stops_at_next_command(stub: StubSearch) -> None:
+    engine = GTPEngine(stub, ponder=True)
+    ok(engine, "genmove b")
+    assert stub.calls[-1][0] == "ponder_start"
+    ok(engine, "play w d4")
+    assert ("ponder_stop", None) in stub.calls
+
+
+def test_search_unavailable_is_reported() -> None:
+    def factory() -> Any:
+        raise ImportError("no mcts here")
+
+    engine = GTPEngine(search_factory=factory)
+    assert "search not available" in fails(engine, "genmove b")
+    assert ok(engine, "name") == "fastplay"
+
+
+def test_internal_error_keeps_engine_running(stub: StubSearch) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("boom")
+
+    stub.run = broken  # type: ignore[method-assign]
+    engine = GTPEngine(stub)
+    assert fails(engine, "genmove b").startswith("internal error")
+    assert ok(engine, "protocol_version") == "2"
+
+
+# -- scoring ---------------------------------------------------------------------
+
+
+def _wall_position(engine: GTPEngine) -> None:
+    ok(engine, "boardsize 5")
+    for row in range(1, 6):
+        ok(engine, f"play b b{row}")
+        ok(engine, f"play w c{row}")
+
+
+def test_final_score_tromp_taylor_without_search() -> None:
+    def factory() -> Any:
+        raise ImportError("no mcts")
+
+    engine = GTPEngine(search_factory=factory, komi=6.5)
+    _wall_position(engine)
+    assert ok(engine, "final_score") == "W+11.5"
+    ok(engine, "komi -3")
+    assert ok(engine, "final_score") == "W+2.0"
+    assert ok(engine, "final_status_list dead") == ""
+
+
+def test_dead_stones_come_from_ownership(stub: StubSearch) -> None:
+    engine = GTPEngine(stub, komi=0.5)
+    ok(engine, "boardsize 5")
+    ok(engine, "play w c3")
+    ok(engine, "play b a1")
+    stub.ownership = -1.0  # White owns everything: the black stone is dead
+    assert ok(engine, "final_status_list dead") == "A1"
+    assert ok(engine, "final_status_list alive") == "C3"
+    assert ok(engine, "final_score") == "W+25.5"
+    # the cached settlement is reused for the same position
+    runs = [c for c, _ in stub.calls].count("run")
+    ok(engine, "final_score")
+    assert [c for c, _ in stub.calls].count("run") == runs
+
+
+SEKI_BLACK = ["D6", "D5", "D4"]
+SEKI_WHITE = ["D3", "E3", "E4", "F4", "F5", "F6"]
+
+
+def test_seki_is_listed_as_seki(engine: GTPEngine) -> None:
+    """Case 28's position: two strings share their only liberties E5 and E6."""
+    ok(engine, "boardsize 6")
+    ok(engine, "komi 0")
+    engine.board.setup(
+        black=SEKI_BLACK + ["C3", "F3", "C2", "D2", "E2", "F2", "C1", "E1"],
+        white=SEKI_WHITE + ["C6", "C5", "B4", "C4", "B3", "B2", "B1"])
+    assert ok(engine, "final_status_list dead") == ""
+    seki = ok(engine, "final_status_list seki").split("\n")
+    assert sorted(sorted(line.split()) for line in seki) == sorted([sorted(SEKI_BLACK),
+                                                                    sorted(SEKI_WHITE)])
+    alive = ok(engine, "final_status_list alive").split()
+    assert sorted(alive) == sorted(["C3", "F3", "C2", "D2", "E2", "F2", "C1", "E1",
+                                    "C6", "C5", "B4", "C4", "B3", "B2", "B1"])
+    assert ok(engine, "final_score") == "W+8.0"
+
+
+def test_parse_color() -> None:
+    assert [parse_color(c) for c in ("b", "B", "black", "WHITE", "w")] == ["B", "B", "B", "W", "W"]
+    with pytest.raises(GTPError):
+        parse_color("x")
+
+
+# -- loadsgf -------------------------------------------------------------------------
+
+
+def test_loadsgf_sets_position_komi_and_move_number(engine: GTPEngine, tmp_path: Any) -> None:
+    sgf = tmp_path / "g.sgf"
+    sgf.write_text("(;GM[1]FF[4]SZ[9]KM[0.5];B[ee];W[cc];B[gg])")
+    ok(engine, f"loadsgf {sgf}")
+    assert sorted(ok(engine, "list_stones black").split()) == ["E5", "G3"]
+    assert engine.komi == 0.5 and engine.board.to_move == "W"
+    # "loadsgf FILE 3": up to, not including, move 3
+    ok(engine, f"loadsgf {sgf} 3")
+    assert ok(engine, "list_stones black") == "E5"
+    assert ok(engine, "list_stones white") == "C7"
+    assert engine.board.to_move == "B"
+    ok(engine, "undo")
+    ok(engine, "undo")
+    assert fails(engine, "undo") == "cannot undo"
+
+
+def test_loadsgf_errors(engine: GTPEngine, tmp_path: Any) -> None:
+    assert "cannot load" in fails(engine, f"loadsgf {tmp_path / 'missing.sgf'}")
+    bad = tmp_path / "bad.sgf"
+    bad.write_text("this is not sgf")
+    assert "cannot load" in fails(engine, f"loadsgf {bad}")
+    fails(engine, "loadsgf")
+    fails(engine, f"loadsgf {bad} x")
+
+
+# -- GoGui ---------------------------------------------------------------------------
+
+
+def test_gogui_analyze_commands(engine: GTPEngine, stub: StubSearch) -> None:
+    listed = ok(engine, "gogui-analyze_commands").split("\n")
+    assert all(entry.startswith("gfx/") for entry in listed)
+    ok(engine, "boardsize 3")
+    stub.ownership = np.array([[1, 0.5, 0], [0, 0, 0], [-1, 0, 0]], dtype=np.float32)
+    for entry in listed:
+        command = entry.split("/")[2]
+        answer = ok(engine, command)
+        assert answer
+    influence = ok(engine, "fastplay-ownership").split("\n")[0].split()
+    assert influence[0] == "INFLUENCE"
+    values = dict(zip(influence[1::2], influence[2::2]))
+    assert values["A3"] == "1.00" and values["A1"] == "-1.00" and len(values) == 9
+    best = ok(engine, "fastplay-best_moves")
+    assert "LABEL A3 1" in best and "VAR B A3" in best
+
+
+# -- bad input -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    "boardsize", "boardsize abc", "boardsize 1", "boardsize 26", "boardsize 9.5",
+    "komi", "komi abc", "komi nan", "komi inf",
+    "play", "play b", "play x d4", "play b z99", "play b i5", "play b a0", "play b 44",
+    "genmove", "genmove purple", "reg_genmove", "list_stones", "list_stones x",
+    "known_command", "final_status_list", "final_status_list maybe",
+    "time_settings 1 2", "time_settings -1 0 0", "time_left b x 0", "loadsgf",
+])
+def test_bad_input_answers_error_and_keeps_running(engine: GTPEngine, line: str) -> None:
+    ok(engine, "boardsize 9")
+    ok(engine, "play b e5")
+    before = engine.board.copy()
+    message = fails(engine, line)
+    assert message and message != "unknown command"
+    assert engine.board == before and engine.board.history == [("B", "E5")]
+    assert ok(engine, "name") == "fastplay"
+
+
+def test_undo_empty_history(engine: GTPEngine) -> None:
+    assert fails(engine, "undo") == "cannot undo"
+    ok(engine, "play b d4")
+    ok(engine, "undo")
+    assert fails(engine, "undo") == "cannot undo"
+
+
+# -- a whole game --------------------------------------------------------------------
+
+
+def test_scripted_game_against_stub_opponent(stub: StubSearch) -> None:
+    """fastplay (stub search, White) against a scripted Black until two passes in a row."""
+    engine = GTPEngine(stub)
+    for command in ("protocol_version", "name", "version", "boardsize 5", "clear_board",
+                    "komi 0.5", "time_settings 60 0 0"):
+        ok(engine, command)
+    script = iter(["c3", "b3", "d3", "c2", "c4"])
+    for _ in range(200):
+        ok(engine, f"play b {next(script, 'pass')}")
+        if engine.board.consecutive_passes >= 2:
+            break
+        ok(engine, "time_left w 50 0")
+        move = ok(engine, "genmove w")
+        assert move == "pass" or engine.board.get(move) == "W"
+        if engine.board.consecutive_passes >= 2:
+            break
+    else:
+        pytest.fail("the game did not end")
+    assert engine.board.history[:2] == [("B", "C3"), ("W", "A5")]
+    white_stones = ok(engine, "list_stones white").split()
+    assert len(white_stones) == int((engine.board.to_numpy() == -1).sum())
+    assert all(engine.board.get(v) == "W" for v in white_stones)
+    score = ok(engine, "final_score")
+    black, white = engine.board.area()
+    assert score == engine.board.result(0.5)
+    assert ok(engine, "showboard")
+    assert ask(engine, "final_status_list alive").startswith("=")
+    assert ok(engine, "quit") == ""
+    assert engine.quit_requested
