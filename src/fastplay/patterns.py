@@ -673,47 +673,24 @@ def _color_code(board: Any, color: Any) -> int:
     """GNU Go colour code (WHITE 1, BLACK 2) for ``color``; ``None`` = side to move."""
     if color is None:
         return int(board.to_move_code)
-    if isinstance(color, str):
-        key = color.strip().lower()
-        if key in ("b", "black"):
-            return _BLACK
-        if key in ("w", "white"):
-            return _WHITE
-    elif isinstance(color, (int, np.integer)) and int(color) in (_WHITE, _BLACK):
-        return int(color)
-    raise ValueError(f"bad colour {color!r}: use 'B'/'W' (or 'black'/'white')")
+    from fastplay.board import parse_color  # needs the compiled core: import late
 
-
-_GTP_COLUMNS: Final = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+    return parse_color(color)
 
 
 def _flat_vertex(size: int, vertex: Any) -> int:
     """Flat index ``row * size + col`` (row 0 = top) of a GTP string, tuple or int.
 
     Raises:
-        ValueError: a pass, unparseable text, or a point off the board.
+        ValueError: a pass; ``IllegalMoveError`` (a ValueError) for a bad or
+            off-board vertex.
     """
-    if isinstance(vertex, str):
-        text = vertex.strip().upper()
-        if text == "PASS":
-            raise ValueError("a pass has no local context")
-        if len(text) >= 2 and text[0] in _GTP_COLUMNS and text[1:].isdigit():
-            col, row = _GTP_COLUMNS.index(text[0]), size - int(text[1:])
-        else:
-            raise ValueError(f"bad vertex {vertex!r}")
-    elif isinstance(vertex, tuple) and len(vertex) == 2:
-        row, col = (int(v) for v in vertex)
-    elif isinstance(vertex, (int, np.integer)) and not isinstance(vertex, bool):
-        if int(vertex) < 0:
-            raise ValueError("a pass has no local context")
-        row, col = divmod(int(vertex), size)
-        if row >= size:
-            raise ValueError(f"vertex {vertex} is off a {size}x{size} board")
-    else:
-        raise ValueError(f"bad vertex {vertex!r}")
-    if not (0 <= row < size and 0 <= col < size):
-        raise ValueError(f"vertex {vertex!r} is off a {size}x{size} board")
-    return row * size + col
+    from fastplay.board import parse_vertex
+
+    index = parse_vertex(vertex, size)
+    if index < 0:
+        raise ValueError("a pass has no local context")
+    return index
 
 
 @dataclass(frozen=True)
