@@ -1,0 +1,533 @@
+"""SGF in and out for :class:`fastplay.Board`, through sgfmill.
+
+fastplay does not parse SGF itself: `sgfmill <https://mjw.woodcraft.me.uk/sgfmill/>`_
+tokenises the file, expands compressed point lists (``AB[dd:ef]``) and reads
+point values; this module only decides what the properties *mean* for a board
+and reports problems as :class:`SGFError`.
+
+Reading (:func:`load_board`)
+----------------------------
+Only the main line (the first variation at every branch) is read.  Node ``0``
+is the root; "move ``m``" counts the ``B``/``W`` nodes of the main line from 1,
+passes included (the same count as :attr:`Board.move_number`).
+
+* ``GM``: absent or ``1`` (Go); anything else raises :class:`SGFError`.
+* ``SZ``: ``N`` or the square ``N:N`` form; absent means 19.  Sizes outside
+  ``2..25`` (fastplay's boards) and non-square boards raise :class:`SGFError`.
+* ``KM``: a real number sets :attr:`Board.komi`.  Absent -> the board's
+  default (7.5) silently; present but empty or unparseable -> an
+  :class:`SGFWarning` and the default 7.5 as well.
+* ``HA``: an integer is kept as metadata (``board.sgf_properties["HA"]``); it
+  places no stones -- the stones come from ``AB``, as every record in GNU Go's regression
+  set writes them.  Text that is not an integer -> :class:`SGFWarning`, ignored.
+* ``AB``/``AW``/``AE`` (setup) in the root or any later node, compressed point
+  lists included; a point may appear in only one of them per node (FF[4]).
+  Setup places stones without captures; a setup that leaves a string without
+  liberties raises :class:`SGFError`.  Setup before the first move builds the
+  starting position.  Setup *after* moves (GNU Go's records use it to remove
+  dead stones at the end of a game) goes through :meth:`Board.setup`, which
+  starts a new history: :attr:`Board.history`, :meth:`Board.undo` and
+  :func:`board_to_sgf` then begin at that position, while ``move_number`` in
+  :func:`load_board` still counts every move of the record.
+* Properties of one node are applied in the order written (as GNU Go does),
+  so ``B[tt]AE[..]`` passes first and then removes stones.
+* ``PL``: ``B``/``W``; ``1``/``2`` are read as Black/White too, because a bad
+  comment in the FF[3] definition made some programs (Cgoban 1) write colours
+  that way.  Without ``PL`` the side to move is the colour of the first move;
+  a record without moves starts with Black, or White when it has only black
+  setup stones and ``HA`` >= 2.  Any colour may move in any node (GTP-style).
+* ``B``/``W``: a point, or a pass written ``[]`` or (on boards up to 19x19)
+  ``[tt]``.  A node holding both ``B`` and ``W`` (FF[4] forbids it, but
+  real records end with ``B[tt]W[tt]``) plays both, in the order written.
+* FF[3] long property names with lower-case letters (``GaMe``, ``SiZe``,
+  ``Black``): sgfmill drops the lower-case letters, as FF[3] defines, so they
+  read as ``GM``, ``SZ``, ``B``.
+* An illegal move (occupied point, suicide, ko, superko under the board's
+  rules) raises :class:`SGFError` naming the node, the move number, the vertex
+  in GTP form and the rule, chained from the board's ``IllegalMoveError``.
+
+Writing (:func:`board_to_sgf`)
+------------------------------
+FF[4], ``CA[UTF-8]``, ``SZ``, ``KM``, ``HA`` (see :func:`board_to_sgf`), the
+other root properties that were loaded (players, result, date...), the
+starting position as ``AB``/``AW``, ``PL`` when the starting position has
+stones or White moves first, then one node per move of :attr:`Board.history`.
+Passes are written ``[tt]`` up to 19x19 and ``[]`` above.
+
+Metadata lives in :attr:`Board.sgf_properties` (``dict[str, str]``, copied
+by :meth:`Board.copy`): every root property that the board does not hold
+itself -- ``HA`` (as a validated integer), ``PB``, ``PW``, ``RE``, ``RU``,
+``DT``... -- as its raw SGF value (escapes kept) decoded to text; a property
+with several values keeps them joined by ``"]["``, as they are written.
+``GM``, ``FF``, ``CA``, ``SZ``, ``KM``, ``AB``, ``AW``, ``AE``, ``PL``, ``B``
+and ``W`` are not kept there: the board itself says what they say.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sgfmill import common, sgf, sgf_grammar, sgf_properties
+
+if TYPE_CHECKING:  # pragma: no cover - typing only; board imports us lazily
+    from fastplay.board import Board
+
+__all__ = ["SGFError", "SGFWarning", "load_board", "board_to_sgf"]
+
+MIN_SIZE = 2
+MAX_SIZE = 25
+DEFAULT_SIZE = 19
+
+# Root properties that load_board interprets itself and board_to_sgf rewrites
+# from the board; everything else in the root is carried through as metadata.
+_STRUCTURAL = frozenset({"GM", "FF", "CA", "SZ", "KM", "HA", "AB", "AW", "AE", "PL", "B", "W"})
+# A value with several parts is stored as they are written: "a][b".
+_VALUE_SEP = "]["
+_SETUP = ("AB", "AW", "AE")
+
+
+class SGFError(ValueError):
+    """An SGF record that cannot be read or replayed.
+
+    Attributes (``None`` when they do not apply):
+
+    * ``node`` -- index of the offending node on the main line (0 = root);
+    * ``move_number`` -- 1-based number of the offending move;
+    * ``vertex`` -- the move's vertex in GTP form (``"D4"``);
+    * ``rule`` -- the board rule an illegal move breaks (``IllegalMoveError.rule``).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        node: int | None = None,
+        move_number: int | None = None,
+        vertex: str | None = None,
+        rule: str | None = None,
+    ) -> None:
+        where = []
+        if node is not None:
+            where.append(f"node {node}")
+        if move_number is not None:
+            where.append(f"move {move_number}")
+        text = f"{', '.join(where)}: {message}" if where else message
+        super().__init__(text)
+        self.node = node
+        self.move_number = move_number
+        self.vertex = vertex
+        self.rule = rule
+
+
+class SGFWarning(UserWarning):
+    """A property that carries no usable value and is ignored (e.g. ``KM[]``)."""
+
+
+# ---------------------------------------------------------------------------
+# reading
+
+
+def _read_source(path_or_text: str | os.PathLike[str] | bytes) -> bytes:
+    """Return the SGF bytes.
+
+    ``bytes`` are SGF content; a ``str`` whose first non-blank character is
+    ``(`` is SGF text; any other ``str`` or path-like is a file name (its
+    ``OSError`` propagates).
+    """
+    if isinstance(path_or_text, (bytes, bytearray, memoryview)):
+        return bytes(path_or_text)
+    if isinstance(path_or_text, str) and path_or_text.lstrip().startswith("("):
+        return path_or_text.encode("utf-8")
+    if isinstance(path_or_text, (str, os.PathLike)):
+        return Path(path_or_text).read_bytes()
+    raise TypeError(
+        f"expected SGF text, bytes or a path, got {type(path_or_text).__name__}"
+    )
+
+
+def _parse_size(coarse: sgf_grammar.Coarse_game_tree) -> int:
+    root = coarse.sequence[0]
+    raw = root.get("SZ")
+    if raw is None:
+        return DEFAULT_SIZE
+    if len(raw) != 1:
+        raise SGFError(f"SZ has {len(raw)} values", node=0)
+    text = raw[0].decode("ascii", "replace").strip()
+    parts = [p.strip() for p in text.split(":")]
+    try:
+        dims = [int(p) for p in parts]
+    except ValueError:
+        raise SGFError(f"SZ[{text}] is not a board size", node=0) from None
+    if len(dims) == 2 and dims[0] != dims[1]:
+        raise SGFError(f"SZ[{text}]: only square boards are supported", node=0)
+    if len(dims) not in (1, 2):
+        raise SGFError(f"SZ[{text}] is not a board size", node=0)
+    size = dims[0]
+    if not MIN_SIZE <= size <= MAX_SIZE:
+        raise SGFError(f"SZ[{text}]: board size must be {MIN_SIZE}..{MAX_SIZE}", node=0)
+    # sgfmill only understands the plain form; normalise "N:N" for it.
+    root["SZ"] = [str(size).encode("ascii")]
+    return size
+
+
+def _parse_game(data: bytes) -> tuple[sgf.Sgf_game, int]:
+    try:
+        coarse = sgf_grammar.parse_sgf_game(data)
+    except ValueError as exc:
+        raise SGFError(f"unreadable SGF: {exc}") from exc
+    if not coarse.sequence:
+        raise SGFError("unreadable SGF: empty game tree")
+    gm = coarse.sequence[0].get("GM")
+    if gm is not None and any(v.strip() != b"1" for v in gm):
+        values = "".join(f"[{v.decode('ascii', 'replace')}]" for v in gm)
+        raise SGFError(f"GM{values}: not a Go record", node=0)
+    size = _parse_size(coarse)
+    try:
+        game = sgf.Sgf_game.from_coarse_game_tree(coarse)
+    except (ValueError, LookupError) as exc:
+        # An unknown CA charset: read the bytes as Latin-1 rather than fail,
+        # since nothing fastplay uses depends on text properties.
+        try:
+            game = sgf.Sgf_game.from_coarse_game_tree(coarse, override_encoding="ISO-8859-1")
+        except (ValueError, LookupError):
+            raise SGFError(f"unreadable SGF: {exc}", node=0) from exc
+        warnings.warn(f"SGF charset not understood ({exc}); read as ISO-8859-1",
+                      SGFWarning, stacklevel=3)
+    return game, size
+
+
+def _komi(root: sgf.Tree_node) -> float | None:
+    if not root.has_property("KM"):
+        return None
+    raw = root.get_raw("KM")
+    try:
+        komi = sgf_properties.interpret_real(raw)
+    except ValueError:
+        komi = None
+    if komi is None or komi != komi or komi in (float("inf"), float("-inf")):
+        text = raw.decode("utf-8", "replace")
+        warnings.warn(f"KM[{text}] holds no komi value; using the board's default",
+                      SGFWarning, stacklevel=3)
+        return None
+    return float(komi)
+
+
+def _handicap(root: sgf.Tree_node) -> int | None:
+    if not root.has_property("HA"):
+        return None
+    raw = root.get_raw("HA")
+    try:
+        value = sgf_properties.interpret_number(raw)
+    except ValueError:
+        value = None
+    if value is None or value < 0:
+        text = raw.decode("utf-8", "replace")
+        warnings.warn(f"HA[{text}] is not a handicap count; ignored",
+                      SGFWarning, stacklevel=3)
+        return None
+    return int(value)
+
+
+def _colour_of_pl(raw: bytes, node: int) -> str:
+    text = raw.strip().upper()
+    if text in (b"B", b"1"):
+        return "B"
+    if text in (b"W", b"2"):
+        return "W"
+    raise SGFError(f"PL[{raw.decode('utf-8', 'replace')}] is not a colour", node=node)
+
+
+def _gtp(point: tuple[int, int]) -> str:
+    # sgfmill's (row, col) has row 0 at the bottom, which is GTP's row 1.
+    return common.format_vertex(point)
+
+
+def _points(node: sgf.Tree_node, ident: str, index: int) -> set[tuple[int, int]]:
+    try:
+        return set(node.get(ident))
+    except ValueError as exc:
+        raw = "".join(f"[{v.decode('utf-8', 'replace')}]" for v in node.get_raw_list(ident))
+        raise SGFError(f"{ident}{raw}: bad point list ({exc or 'out of range'})",
+                       node=index) from exc
+
+
+def _move(node: sgf.Tree_node, ident: str, index: int, size: int) -> tuple[int, int] | None:
+    values = node.get_raw_list(ident)
+    if len(values) != 1:
+        raise SGFError(f"{ident} has {len(values)} values", node=index)
+    try:
+        return sgf_properties.interpret_go_point(values[0], size)
+    except ValueError as exc:
+        raise SGFError(
+            f"{ident}[{values[0].decode('utf-8', 'replace')}] is not a point on a "
+            f"{size}x{size} board", node=index) from exc
+
+
+def _start_to_move(seq: Sequence[sgf.Tree_node], handicap: int | None) -> str:
+    """The side to move at the starting position (see the module docstring)."""
+    any_black = any_white = False
+    player: str | None = None
+    for index, node in enumerate(seq):
+        props = node.get_raw_property_map()
+        moves = [ident for ident in props if ident in ("B", "W")]
+        if moves:
+            # a PL in the first move's own node speaks about the move after it
+            return player or moves[0]
+        if "PL" in props:
+            player = _colour_of_pl(props["PL"][0], index)
+        any_black = any_black or "AB" in props
+        any_white = any_white or "AW" in props
+    if player is not None:
+        return player
+    return "W" if any_black and not any_white and handicap is not None and handicap >= 2 else "B"
+
+
+def _set_attr(board: Any, name: str, value: Any) -> None:
+    # Metadata is optional: a board class with __slots__ just loses it.
+    try:
+        setattr(board, name, value)
+    except AttributeError:
+        pass
+
+
+def load_board(
+    path_or_text: str | os.PathLike[str] | bytes,
+    move_number: int | None = None,
+    *,
+    superko: bool = False,
+    suicide: bool = False,
+    board_cls: type[Board] | None = None,
+) -> Board:
+    """Read an SGF record and return the board it describes.
+
+    Args:
+        path_or_text: SGF content as ``bytes`` or as ``str`` starting with
+            ``(``, or a file path (``str`` / ``os.PathLike``).
+        move_number: ``N`` = the position after the first ``N`` moves of the
+            main line (passes count; setup nodes that follow move ``N`` but come
+            before move ``N+1`` are applied).  ``None`` = the whole main line.
+        superko: positional superko for the replay and the returned board.
+        suicide: allow multi-stone suicide (Tromp-Taylor / New Zealand).  The
+            default (forbidden) is GNU Go's rule, which GNU Go's own records obey.
+        board_cls: the class to build (default :class:`fastplay.board.Board`).
+
+    Returns:
+        A ``board_cls(size, komi, superko=superko, suicide=suicide)`` holding the
+        starting position (setup stones) with the moves played on it, so that
+        :meth:`Board.undo` walks back to the setup.  ``board.sgf_properties``
+        holds the root metadata (see the module docs).
+
+    Raises:
+        SGFError: unreadable SGF, not Go, bad ``SZ``, bad point values, a setup
+            leaving a string without liberties, or an illegal move (with
+            ``node``, ``move_number``, ``vertex`` and ``rule`` set, chained from
+            the board's ``IllegalMoveError``).
+        ValueError: ``move_number`` negative or beyond the record's moves.
+        TypeError: ``move_number`` not an int, or a source of the wrong type.
+        OSError: the file cannot be read.
+
+    Warns:
+        SGFWarning: ``KM`` or ``HA`` present without a usable value.
+    """
+    if move_number is not None and (not isinstance(move_number, int) or isinstance(move_number, bool)):
+        raise TypeError(f"move_number must be an int or None, not {type(move_number).__name__}")
+    if move_number is not None and move_number < 0:
+        raise ValueError(f"move_number must be >= 0, got {move_number}")
+    if board_cls is None:
+        from fastplay.board import Board as board_cls  # lazy: board imports this module
+    from fastplay.board import IllegalMoveError
+
+    data = _read_source(path_or_text)
+    game, size = _parse_game(data)
+    root = game.get_root()
+    komi = _komi(root)
+    handicap = _handicap(root)
+    seq = game.get_main_sequence()
+
+    kwargs: dict[str, Any] = {"superko": superko, "suicide": suicide}
+    if komi is not None:
+        kwargs["komi"] = komi
+    board = board_cls(size, **kwargs)
+
+    to_move = _start_to_move(seq, handicap)
+    board.setup(to_move=to_move)
+    moves_played = 0
+    pending_pl: str | None = None
+    total_moves = sum(("B" in n.get_raw_property_map()) + ("W" in n.get_raw_property_map())
+                      for n in seq)
+    if move_number is not None and move_number > total_moves:
+        raise ValueError(f"move_number={move_number} but the record has only "
+                         f"{total_moves} moves")
+    limit = total_moves if move_number is None else move_number
+
+    done = False
+    for index, node in enumerate(seq):
+        props = node.get_raw_property_map()
+        if moves_played == limit and ("B" in props or "W" in props):
+            break
+        setup = _setup_of_node(node, index)
+        # dicts keep the parser's order, i.e. the order written in the file
+        for ident in list(props):
+            if ident in ("B", "W"):
+                if moves_played == limit:
+                    done = True
+                    break
+                vertex_point = _move(node, ident, index, size)
+                vertex = "pass" if vertex_point is None else _gtp(vertex_point)
+                number = moves_played + 1
+                try:
+                    board.play(vertex, ident)
+                except IllegalMoveError as exc:
+                    raise SGFError(
+                        f"{ident} {vertex} is illegal ({exc.rule})",
+                        node=index, move_number=number, vertex=vertex, rule=exc.rule,
+                    ) from exc
+                moves_played = number
+                pending_pl = None
+            elif ident == "PL":
+                pending_pl = _colour_of_pl(props["PL"][0], index)
+            elif ident in _SETUP and setup is not None:
+                # the node's AB/AW/AE act together, at the first of them
+                _apply_setup(board, setup, index, pending_pl)
+                setup = None
+        if index == 0 or moves_played == 0:
+            # PL before the first move is part of the starting position.
+            pending_pl = None
+        if done:
+            break
+
+    if pending_pl is not None and pending_pl != board.to_move:
+        _set_to_move(board, pending_pl)
+
+    metadata = _metadata(root, game)
+    if handicap is not None:
+        metadata["HA"] = str(handicap)
+    _set_attr(board, "sgf_properties", metadata)
+    return board
+
+
+def _setup_of_node(node: sgf.Tree_node, index: int) -> tuple[list[str], list[str], list[str]] | None:
+    """The node's (AB, AW, AE) as sorted GTP vertices, or None without setup."""
+    if not node.has_setup_stones():
+        return None
+    black = _points(node, "AB", index) if node.has_property("AB") else set()
+    white = _points(node, "AW", index) if node.has_property("AW") else set()
+    empty = _points(node, "AE", index) if node.has_property("AE") else set()
+    twice = (black & white) | (black & empty) | (white & empty)
+    if twice:
+        where = " ".join(sorted(_gtp(p) for p in twice))
+        raise SGFError(f"setup names {where} in more than one of AB/AW/AE", node=index)
+    return (sorted(map(_gtp, black)), sorted(map(_gtp, white)), sorted(map(_gtp, empty)))
+
+
+def _apply_setup(board: Any, setup: tuple[list[str], list[str], list[str]], index: int,
+                 pending_pl: str | None) -> None:
+    black, white, empty = setup
+    try:
+        # one call for the whole node: only the final position must be legal
+        board.setup(black=black, white=white, empty=empty, to_move=pending_pl or board.to_move)
+    except ValueError as exc:
+        raise SGFError(f"setup: {exc}", node=index) from exc
+
+
+def _set_to_move(board: Any, colour: str) -> None:
+    # not Board.setup, which would start a new history
+    board.to_move = colour
+
+
+def _metadata(root: sgf.Tree_node, game: sgf.Sgf_game) -> dict[str, str]:
+    encoding = game.get_charset()
+    out: dict[str, str] = {}
+    for ident, values in root.get_raw_property_map().items():
+        if ident in _STRUCTURAL:
+            continue
+        out[ident] = _VALUE_SEP.join(v.decode(encoding, "replace") for v in values)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# writing
+
+
+def _to_point(vertex: str, size: int) -> tuple[int, int] | None:
+    return common.move_from_vertex(vertex, size)
+
+
+def _looks_like_handicap(black: Iterable[Any], white: Iterable[Any], to_move: str) -> int | None:
+    nblack = len(list(black))
+    if nblack >= 2 and not list(white) and to_move == "W":
+        return nblack
+    return None
+
+
+def board_to_sgf(board: Board) -> str:
+    """Write ``board`` as an FF[4] SGF record (text, UTF-8 charset).
+
+    The record holds the starting position of ``board.history`` (the board
+    with every move undone) as ``AB``/``AW`` setup and ``PL``, then the moves.
+    ``HA`` is ``board.sgf_properties["HA"]`` when a record set it, otherwise
+    it is written when the start looks like a handicap (black setup stones
+    only, at least two, White to play).  ``KM`` is ``board.komi``.  The other
+    ``sgf_properties`` (players, result...) go to the root unchanged.
+
+    Args:
+        board: a :class:`fastplay.Board` (anything with its API).
+
+    Returns:
+        The SGF text, ending with a newline.
+
+    Raises:
+        TypeError: ``board`` is not a board.
+    """
+    for attr in ("size", "komi", "history", "copy", "undo", "to_numpy", "to_move"):
+        if not hasattr(board, attr):
+            raise TypeError(f"board_to_sgf needs a Board, got {type(board).__name__}")
+    size = int(board.size)
+    history = list(board.history)
+    start = board.copy()
+    for _ in history:
+        start.undo()
+    grid = start.to_numpy()
+    black = []
+    white = []
+    for r in range(size):
+        for c in range(size):
+            # numpy row 0 is the top; sgfmill's row 0 is the bottom.
+            if grid[r, c] == 1:
+                black.append((size - 1 - r, c))
+            elif grid[r, c] == -1:
+                white.append((size - 1 - r, c))
+    start_to_move = start.to_move
+
+    game = sgf.Sgf_game(size)
+    root = game.get_root()
+    root.set_raw("FF", b"4")
+    root.set_raw("GM", b"1")
+    root.set("KM", float(board.komi))
+    metadata: dict[str, str] = dict(getattr(board, "sgf_properties", None) or {})
+    handicap: int | None = None
+    if "HA" in metadata:
+        try:
+            handicap = int(metadata["HA"])
+        except ValueError:
+            handicap = None
+    if handicap is None:
+        handicap = _looks_like_handicap(black, white, start_to_move)
+    if handicap is not None:
+        root.set("HA", handicap)
+    for ident, value in metadata.items():
+        if ident not in _STRUCTURAL and sgf_grammar.is_valid_property_identifier(ident):
+            root.set_raw_list(ident, [v.encode("utf-8") for v in value.split(_VALUE_SEP)])
+    if black or white:
+        root.set_setup_stones(black, white)
+    if black or white or start_to_move == "W":
+        root.set("PL", start_to_move.lower())
+    for colour, vertex in history:
+        node = game.extend_main_sequence()
+        point = None if vertex.lower() == "pass" else _to_point(vertex, size)
+        node.set_move(colour.lower(), point)
+    return game.serialise().decode("utf-8")
