@@ -1,0 +1,229 @@
+"""The ``fastplay`` command line: ``analyze | gtp | match | bench | patterns``.
+
+Each subcommand imports what it needs only when it runs, so ``fastplay gtp``
+starts without loading the search and ``fastplay --help`` without numpy.
+User errors (a missing file, a bad option, a pattern syntax error, an engine
+that will not start) print one ``fastplay: error: ...`` line and exit with
+status 2; tracebacks are kept for bugs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+__all__ = ["main"]
+
+EXIT_USAGE = 2
+
+# Subcommands whose own modules parse their arguments: everything after the
+# subcommand name is handed over untouched.
+_DELEGATED = {
+    "analyze": ("fastplay.analyze", "analyse a game record: top moves, win rates, ownership"),
+    "bench": ("fastplay.bench", "measure playout and search speed"),
+}
+
+
+class UserError(Exception):
+    """A problem the user can fix; reported without a traceback."""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number: {text!r}")
+    return value
+
+
+def _finite_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"must be finite: {text!r}")
+    return value
+
+
+def _add_search_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--mc-patterns", metavar="NAME",
+                        help="built-in Monte Carlo pattern database (GNU Go's flag)")
+    parser.add_argument("--mc-load-patterns", metavar="FILE",
+                        help="load a pattern database file; wins over --mc-patterns, as in GNU Go")
+    parser.add_argument("--playouts", type=_positive_int, metavar="N",
+                        help="playouts per move (default: the search's time management)")
+    parser.add_argument("--seconds", type=_positive_float, metavar="S",
+                        help="seconds per move")
+    parser.add_argument("--threads", type=_positive_int, default=1, metavar="T",
+                        help="search threads (default 1)")
+    parser.add_argument("--seed", type=int, metavar="SEED",
+                        help="random seed; with one thread the moves are reproducible")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    import fastplay
+
+    parser = argparse.ArgumentParser(
+        prog="fastplay",
+        description="Monte Carlo Go with GNU Go-compatible pattern databases.")
+    parser.add_argument("--version", action="version", version=f"fastplay {fastplay.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    for name, (_, help_text) in _DELEGATED.items():
+        delegated = sub.add_parser(name, help=help_text, add_help=False)
+        delegated.add_argument("args", nargs=argparse.REMAINDER)
+
+    gtp = sub.add_parser("gtp", help="play as a GTP version 2 engine on stdin/stdout",
+                         description="Go Text Protocol version 2 engine on standard input/output.")
+    _add_search_options(gtp)
+    gtp.add_argument("--ponder", action="store_true",
+                     help="think on the opponent's time after each genmove")
+
+    match = sub.add_parser("match", help="referee games between two GTP engines",
+                           description="Play games between two GTP engines (A is Black in "
+                           "odd-numbered games, colours alternate) and report win rate and Elo.")
+    match.add_argument("engine_a", metavar="CMD_A", help="command line of engine A")
+    match.add_argument("engine_b", metavar="CMD_B", help="command line of engine B")
+    match.add_argument("--games", type=_positive_int, default=2, metavar="N")
+    match.add_argument("--size", type=_positive_int, default=9, metavar="N")
+    match.add_argument("--komi", type=_finite_float, default=7.5)
+    match.add_argument("--sgf-dir", metavar="DIR", help="save every game as SGF here")
+    match.add_argument("--sprt", type=_finite_float, nargs=2, metavar=("ELO0", "ELO1"),
+                       help="stop early when a sequential test decides between Elo ELO0 and ELO1")
+    match.add_argument("--alpha", type=_positive_float, default=0.05, help="SPRT type I error")
+    match.add_argument("--beta", type=_positive_float, default=0.05, help="SPRT type II error")
+    match.add_argument("--referee", metavar="CMD",
+                       help="GTP engine whose 'final_status_list dead' settles dead stones")
+    match.add_argument("--move-timeout", type=_positive_float, default=60.0, metavar="S",
+                       help="seconds an engine may take per move before it loses (default 60)")
+    match.add_argument("--max-moves", type=_positive_int, metavar="N",
+                       help="end and score a game after N moves (default 3 x size^2)")
+    match.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    patterns = sub.add_parser("patterns", help="list or check Monte Carlo pattern databases")
+    psub = patterns.add_subparsers(dest="patterns_command", metavar="ACTION")
+    psub.required = True
+    psub.add_parser("list", help="list the built-in databases")
+    check = psub.add_parser("check", help="compile a .db file and report errors")
+    check.add_argument("file", metavar="FILE.db")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as exc:  # argparse exits on --help, --version and usage errors
+        return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_USAGE
+    handlers: dict[str, Callable[[argparse.Namespace], int]] = {
+        "gtp": _run_gtp, "match": _run_match, "patterns": _run_patterns,
+    }
+    try:
+        if args.command in _DELEGATED:
+            return _run_delegated(args.command, args.args)
+        return handlers[args.command](args)
+    except UserError as exc:
+        print(f"fastplay: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+
+
+def _run_delegated(command: str, rest: list[str]) -> int:
+    module_name = _DELEGATED[command][0]
+    import importlib
+
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name:
+            raise
+        raise UserError(f"'fastplay {command}' is not available in this build") from None
+    return int(module.main(rest) or 0)
+
+
+def _pattern_errors() -> tuple[type[BaseException], ...]:
+    from fastplay.patterns import PatternSyntaxError
+
+    return (OSError, PatternSyntaxError, ValueError)
+
+
+def _run_gtp(args: argparse.Namespace) -> int:
+    from fastplay.gtp import GTPEngine, run
+
+    engine = GTPEngine(playouts=args.playouts, seconds=args.seconds, threads=args.threads,
+                       seed=args.seed, patterns=args.mc_patterns,
+                       pattern_file=args.mc_load_patterns, ponder=args.ponder)
+    if args.mc_patterns is not None or args.mc_load_patterns is not None:
+        # A database the user named must fail now, not at the first genmove
+        # where a controller would only see '? ...'.
+        try:
+            engine.load_patterns()
+        except _pattern_errors() as exc:
+            raise UserError(_describe(exc)) from None
+    return run(sys.stdin, sys.stdout, engine)
+
+
+def _run_match(args: argparse.Namespace) -> int:
+    from fastplay.match import SPRT, EngineError, rules_text, run_match
+
+    sprt = None
+    if args.sprt is not None:
+        if not (args.alpha < 1 and args.beta < 1) or args.sprt[0] == args.sprt[1]:
+            raise UserError("--sprt needs ELO0 != ELO1 and 0 < alpha, beta < 1")
+        sprt = SPRT(args.sprt[0], args.sprt[1], args.alpha, args.beta)
+    if not 2 <= args.size <= 25:
+        raise UserError(f"--size must be between 2 and 25, not {args.size}")
+    try:
+        result = run_match(args.engine_a, args.engine_b, games=args.games, size=args.size,
+                           komi=args.komi, sgf_dir=args.sgf_dir, sprt=sprt, referee=args.referee,
+                           move_timeout=args.move_timeout, max_moves=args.max_moves,
+                           progress=not args.no_progress)
+    except (EngineError, ValueError, OSError) as exc:
+        raise UserError(_describe(exc)) from None
+    for index, game in enumerate(result.games, 1):
+        print(f"game {index}: {game.black} (B) vs {game.white} (W): {game.result}  [{game.reason}]")
+    names = (result.games[0].black, result.games[0].white) if result.games else ("A", "B")
+    print(result.summary(names[0], names[1], rules_text(args.size, args.komi, args.referee is not None)))
+    return 0
+
+
+def _run_patterns(args: argparse.Namespace) -> int:
+    from fastplay.patterns import PatternDatabase
+
+    if args.patterns_command == "list":
+        names = PatternDatabase.names()
+        for name in names:
+            print(name + ("  (default)" if name == names[0] else ""))
+        return 0
+    try:
+        db = PatternDatabase.from_file(args.file)
+    except _pattern_errors() as exc:
+        raise UserError(_describe(exc)) from None
+    print(f"{args.file}: OK: {len(db.rules)} patterns compiled, table sha256 {db.sha256()}")
+    return 0
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return f"{exc.filename}: {exc.strerror or exc}"
+    return str(exc) if str(exc) else type(exc).__name__

@@ -1,0 +1,539 @@
+"""A referee for games between two external GTP engines, with match statistics.
+
+``fastplay match "CMD A" "CMD B" --games N --size 9 --komi 7.5`` starts both
+engines as subprocesses and plays ``N`` games, A taking Black in the even
+games (0, 2, ...) and B in the odd ones.
+
+Rules, as the summary states them:
+
+* the referee keeps its own :class:`fastplay.Board` with positional superko;
+  a move it finds illegal loses the game for the engine that made it (``+F``
+  in SGF), and so does refusing a legal move of the opponent;
+* an engine that does not answer ``genmove`` within ``move_timeout`` seconds,
+  or that dies, loses (``+T`` / ``+F``) and is restarted for the next game;
+* a game ends on two consecutive passes or a resignation (``+R``); after
+  that no engine is asked for another move;
+* the score is area scoring with komi, after the stones that a referee
+  engine's ``final_status_list dead`` names are removed when ``--referee`` is
+  given, else Tromp-Taylor with every stone on the board counted alive.
+
+Statistics: the score fraction of engine A with a 95 % Wilson interval, the
+Elo difference with the interval mapped through the logistic Elo curve, and
+an optional sequential probability ratio test (SPRT) that stops the match as
+soon as the evidence decides between two Elo hypotheses, as chess engine
+testing does before accepting a new version.
+
+The :class:`GTPClient` talks to one engine; its errors follow python-chess's
+``chess.engine``: :class:`EngineError` for a failed command and
+:class:`EngineTerminatedError` when the process is gone.
+"""
+
+from __future__ import annotations
+
+import math
+import queue
+import shlex
+import subprocess
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+__all__ = [
+    "EngineError",
+    "EngineTerminatedError",
+    "EngineTimeoutError",
+    "GTPClient",
+    "GameRecord",
+    "MatchResult",
+    "SPRT",
+    "elo_from_score",
+    "play_game",
+    "rules_text",
+    "run_match",
+    "score_from_elo",
+    "wilson_interval",
+]
+
+Z95 = 1.959963984540054  # two-sided 95 % normal quantile
+
+# SGF result reasons
+RESIGN, TIME, FORFEIT = "R", "T", "F"
+
+
+class EngineError(RuntimeError):
+    """An engine answered ``? message`` or broke the protocol."""
+
+
+class EngineTerminatedError(EngineError):
+    """The engine process exited or closed its output."""
+
+
+class EngineTimeoutError(EngineError):
+    """The engine did not answer in time."""
+
+
+class GTPClient:
+    """One GTP engine in a subprocess.
+
+    ``command`` is a shell-like string (split with :func:`shlex.split`) or an
+    argument list.  Responses are read by a background thread, so a stuck
+    engine costs at most ``timeout`` seconds instead of hanging the referee.
+    """
+
+    def __init__(self, command: str | Sequence[str], *, name: str | None = None,
+                 timeout: float = 30.0, stderr: IO[Any] | int | None = subprocess.DEVNULL) -> None:
+        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not self.argv:
+            raise ValueError("empty engine command")
+        self.label = name or Path(self.argv[0]).name
+        self.timeout = timeout
+        self._stderr = stderr
+        self._start()
+
+    def _start(self) -> None:
+        try:
+            self.process = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=self._stderr, text=True, encoding="utf-8", errors="replace", bufsize=1,
+            )
+        except OSError as exc:
+            raise EngineTerminatedError(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        # Set once the engine's output has ended: the process may not be
+        # reaped yet, so poll() alone would let a later send() wait forever.
+        self._eof = False
+        reader = threading.Thread(target=self._read, args=(self.process.stdout, self._lines),
+                                  daemon=True)
+        reader.start()
+
+    @staticmethod
+    def _read(stream: IO[str], lines: queue.Queue[str | None]) -> None:
+        for line in stream:
+            lines.put(line)
+        lines.put(None)
+
+    @property
+    def alive(self) -> bool:
+        """Whether the engine can still answer."""
+        return not self._eof and self.process.poll() is None
+
+    def restart(self) -> None:
+        """Kill the process and start a fresh one (after a time-out or a crash)."""
+        # A stuck engine would not read 'quit' anyway: don't wait for it.
+        self.close(quit_first=False, timeout=0.1)
+        self._start()
+
+    def send(self, command: str, timeout: float | None = None) -> str:
+        """Send one command; return the response text (after ``=``).
+
+        Raises :class:`EngineError` on ``?``, :class:`EngineTimeoutError`
+        after ``timeout`` seconds (default :attr:`timeout`), and
+        :class:`EngineTerminatedError` when the engine is gone.
+        """
+        if not self.alive:
+            raise EngineTerminatedError(f"{self.label} has exited")
+        try:
+            assert self.process.stdin is not None
+            self.process.stdin.write(command + "\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise EngineTerminatedError(f"{self.label} closed its input") from None
+        limit = self.timeout if timeout is None else timeout
+        response: list[str] = []
+        while True:
+            try:
+                line = self._lines.get(timeout=limit)
+            except queue.Empty:
+                raise EngineTimeoutError(f"{self.label} did not answer {command!r} "
+                                         f"within {limit:g} s") from None
+            if line is None:
+                self._eof = True
+                raise EngineTerminatedError(f"{self.label} exited while answering {command!r}")
+            line = line.replace("\r", "").rstrip("\n")
+            if not response:
+                if not line.strip():
+                    continue  # stray blank lines before a response are harmless
+                response.append(line)
+            elif line.strip():
+                response.append(line)
+            else:
+                break
+        head, body = response[0], "\n".join(response[1:])
+        status, rest = head[0], head[1:]
+        # Drop an echoed id, if any: "=12 D4" -> "D4".
+        rest = rest.lstrip("0123456789")
+        text = (rest.strip() + ("\n" + body if body else "")).strip()
+        if status == "=":
+            return text
+        if status == "?":
+            raise EngineError(f"{self.label}: {command!r} failed: {text}")
+        raise EngineError(f"{self.label}: malformed response to {command!r}: {head!r}")
+
+    def close(self, *, quit_first: bool = True, timeout: float = 5.0) -> None:
+        """Send ``quit`` (unless the engine is gone) and wait for the process to exit."""
+        if quit_first and self.alive:
+            try:
+                self.send("quit", timeout=timeout)
+            except EngineError:
+                pass
+        try:
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def __enter__(self) -> GTPClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# -- one game -------------------------------------------------------------------
+
+
+@dataclass
+class GameRecord:
+    """One finished game.  ``winner`` is ``"B"``, ``"W"`` or ``None`` for a draw."""
+
+    black: str
+    white: str
+    size: int
+    komi: float
+    moves: list[tuple[str, str]] = field(default_factory=list)
+    winner: str | None = None
+    result: str = ""        # SGF RE value: "W+7.5", "B+R", "W+T", "B+F", "0"
+    reason: str = ""        # why the game ended, for people
+    dead: list[str] = field(default_factory=list)
+
+    def to_sgf(self) -> bytes:
+        """The game as SGF (FF[4]), written with sgfmill."""
+        from sgfmill import common, sgf
+
+        game = sgf.Sgf_game(size=self.size)
+        root = game.get_root()
+        root.set("KM", self.komi)
+        root.set("RU", "Chinese")
+        root.set("PB", self.black)
+        root.set("PW", self.white)
+        root.set("RE", self.result)
+        root.set("AP", ("fastplay", _version()))
+        if self.reason:
+            root.set("C", self.reason)
+        for color, vertex in self.moves:
+            node = game.extend_main_sequence()
+            node.set_move(color.lower(), common.move_from_vertex(vertex, self.size))
+        return game.serialise()
+
+
+def _version() -> str:
+    import fastplay
+
+    return fastplay.__version__
+
+
+def _other(color: str) -> str:
+    return "W" if color == "B" else "B"
+
+
+def _send_failure(engine: GTPClient, command: str, timeout: float | None = None) -> tuple[str | None, str | None]:
+    """``(response, None)`` or ``(None, reason)``: why the engine lost, if it did."""
+    try:
+        return engine.send(command, timeout), None
+    except EngineTimeoutError as exc:
+        return None, TIME + ":" + str(exc)
+    except EngineError as exc:
+        return None, FORFEIT + ":" + str(exc)
+
+
+def play_game(black: GTPClient, white: GTPClient, *, size: int = 9, komi: float = 7.5,
+              move_timeout: float = 60.0, max_moves: int | None = None,
+              referee: GTPClient | None = None) -> GameRecord:
+    """Play one game between two engines and return its record.
+
+    Each engine is set up with ``boardsize``, ``clear_board`` and ``komi``.
+    The game ends on two consecutive passes, a resignation, an illegal move,
+    a time-out, an engine failure, or after ``max_moves`` moves (default
+    ``3 * size * size``, scored as it stands).
+    """
+    from fastplay.board import Board, IllegalMoveError
+
+    record = GameRecord(black=black.label, white=white.label, size=size, komi=komi)
+    engines = {"B": black, "W": white}
+    for color, engine in engines.items():
+        for command in (f"boardsize {size}", "clear_board", f"komi {komi:g}"):
+            _, failure = _send_failure(engine, command)
+            if failure:
+                return _lost(record, color, failure)
+    board = Board(size, komi=komi, superko=True)
+    limit = max_moves if max_moves is not None else 3 * size * size
+    color = "B"
+    passes = 0
+    while len(record.moves) < limit:
+        answer, failure = _send_failure(engines[color], f"genmove {color.lower()}", move_timeout)
+        if failure:
+            return _lost(record, color, failure)
+        assert answer is not None
+        move = answer.split()[0].lower() if answer.split() else ""
+        if move == "resign":
+            record.winner = _other(color)
+            record.result = f"{record.winner}+{RESIGN}"
+            record.reason = f"{'Black' if color == 'B' else 'White'} resigned"
+            return record
+        try:
+            board.play(move, color)
+        except IllegalMoveError as exc:
+            return _lost(record, color, f"{FORFEIT}:illegal move {answer!r} ({exc.rule})")
+        record.moves.append((color, "pass" if move == "pass" else move.upper()))
+        passes = passes + 1 if move == "pass" else 0
+        if passes == 2:
+            break
+        _, failure = _send_failure(engines[_other(color)], f"play {color.lower()} {move}")
+        if failure:
+            return _lost(record, _other(color), failure)
+        color = _other(color)
+    record.reason = ("two consecutive passes" if passes == 2
+                     else f"move limit {limit} reached")
+    _score(record, board, referee)
+    return record
+
+
+def _lost(record: GameRecord, loser: str, failure: str) -> GameRecord:
+    kind, _, detail = failure.partition(":")
+    record.winner = _other(loser)
+    record.result = f"{record.winner}+{kind}"
+    record.reason = f"{'Black' if loser == 'B' else 'White'} loses: {detail}"
+    return record
+
+
+def _stone_at(board: Any, vertex: str) -> bool:
+    """Whether ``vertex`` is a well-formed point holding a stone (referees can be wrong)."""
+    from fastplay.board import IllegalMoveError
+
+    try:
+        return board.get(vertex) is not None
+    except IllegalMoveError:
+        return False
+
+
+def _score(record: GameRecord, board: Any, referee: GTPClient | None) -> None:
+    """Area score after dead stones are settled (by the referee engine, if any)."""
+    settled = board
+    if referee is not None:
+        commands = [f"boardsize {record.size}", "clear_board", f"komi {record.komi:g}"]
+        commands += [f"play {c.lower()} {v}" for c, v in record.moves]
+        for command in commands:
+            referee.send(command)
+        named = set(referee.send("final_status_list dead").upper().split())
+        record.dead = sorted(v for v in named if _stone_at(board, v))
+        if record.dead:
+            settled = board.copy()
+            settled.setup(empty=record.dead)
+    score = settled.score(record.komi)
+    record.result = settled.result(record.komi)
+    record.winner = None if score == 0 else ("B" if score > 0 else "W")
+    how = "referee's dead stones removed" if referee is not None else "Tromp-Taylor"
+    record.reason += f"; area scoring ({how}): {record.result}"
+
+
+# -- statistics -------------------------------------------------------------------
+
+
+def wilson_interval(score: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion ``score`` observed over ``n`` games.
+
+    Better than the normal interval near 0 and 1 and for small ``n``
+    (E. B. Wilson, JASA 22, 1927).  ``n == 0`` gives ``(0, 1)``.
+    """
+    if n <= 0:
+        return 0.0, 1.0
+    denom = 1 + z * z / n
+    centre = (score + z * z / (2 * n)) / denom
+    half = z * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def elo_from_score(score: float) -> float:
+    """Logistic Elo difference for an expected score: ``-400 log10(1/score - 1)``."""
+    if score <= 0:
+        return -math.inf
+    if score >= 1:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def score_from_elo(elo: float) -> float:
+    """Expected score of a player ``elo`` points stronger."""
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+@dataclass(frozen=True)
+class SPRT:
+    """Wald's sequential probability ratio test between two Elo hypotheses.
+
+    H0: A is ``elo0`` stronger than B; H1: A is ``elo1`` stronger.  Each game
+    is a Bernoulli trial with success probability ``score_from_elo(elo)``; a
+    draw counts as half a win and half a loss.  The log-likelihood ratio
+
+        LLR = W log(p1/p0) + L log((1-p1)/(1-p0))
+
+    is compared with Wald's bounds ``log(beta/(1-alpha))`` (accept H0) and
+    ``log((1-beta)/alpha)`` (accept H1) (A. Wald, Sequential Analysis, 1947).
+    """
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """(lower, upper) LLR bounds."""
+        return (math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha))
+
+    def llr(self, wins: float, losses: float, draws: float = 0) -> float:
+        """Log-likelihood ratio of H1 against H0 for A's results."""
+        p0, p1 = score_from_elo(self.elo0), score_from_elo(self.elo1)
+        w, l = wins + draws / 2, losses + draws / 2
+        return w * math.log(p1 / p0) + l * math.log((1 - p1) / (1 - p0))
+
+    def decision(self, wins: float, losses: float, draws: float = 0) -> str | None:
+        """``"H1"``, ``"H0"`` or ``None`` while undecided."""
+        llr = self.llr(wins, losses, draws)
+        lower, upper = self.bounds
+        if llr >= upper:
+            return "H1"
+        if llr <= lower:
+            return "H0"
+        return None
+
+
+@dataclass
+class MatchResult:
+    """Games and totals from engine A's point of view."""
+
+    games: list[GameRecord] = field(default_factory=list)
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    sprt: SPRT | None = None
+    sprt_decision: str | None = None
+
+    @property
+    def n(self) -> int:
+        return self.wins + self.losses + self.draws
+
+    @property
+    def score(self) -> float:
+        """A's score fraction, a draw counting half."""
+        return (self.wins + 0.5 * self.draws) / self.n if self.n else 0.5
+
+    def summary(self, name_a: str = "A", name_b: str = "B", rules: str = "") -> str:
+        """A few lines for people: record, win rate with CI, Elo with CI, SPRT."""
+        lo, hi = wilson_interval(self.score, self.n)
+        lines = [
+            f"{name_a} vs {name_b}: {self.n} games, +{self.wins} -{self.losses} ={self.draws}",
+            f"{name_a} score {100 * self.score:.1f} % (95 % CI {100 * lo:.1f} .. {100 * hi:.1f} %, Wilson)",
+            f"Elo difference {_elo_text(elo_from_score(self.score))} "
+            f"(95 % CI {_elo_text(elo_from_score(lo))} .. {_elo_text(elo_from_score(hi))})",
+        ]
+        if self.sprt is not None:
+            lower, upper = self.sprt.bounds
+            llr = self.sprt.llr(self.wins, self.losses, self.draws)
+            verdict = {"H1": f"H1 accepted (elo >= {self.sprt.elo1:g})",
+                       "H0": f"H0 accepted (elo <= {self.sprt.elo0:g})"}.get(
+                self.sprt_decision or "", "undecided")
+            lines.append(f"SPRT elo0={self.sprt.elo0:g} elo1={self.sprt.elo1:g} "
+                         f"alpha={self.sprt.alpha:g} beta={self.sprt.beta:g}: "
+                         f"LLR {llr:.2f} in [{lower:.2f}, {upper:.2f}], {verdict}")
+        if rules:
+            lines.append(rules)
+        return "\n".join(lines)
+
+
+def _elo_text(elo: float) -> str:
+    return f"{elo:+.0f}" if math.isfinite(elo) else ("+inf" if elo > 0 else "-inf")
+
+
+def rules_text(size: int, komi: float, referee: bool) -> str:
+    """The rules a match is played under, stated in its summary."""
+    dead = ("dead stones from the referee engine's final_status_list"
+            if referee else "no dead-stone removal (Tromp-Taylor)")
+    return (f"Rules: {size}x{size}, komi {komi:g}, area scoring, {dead}, positional superko; "
+            "illegal moves, time-outs and engine failures lose.")
+
+
+def run_match(engine_a: str | Sequence[str], engine_b: str | Sequence[str], *, games: int = 2,
+              size: int = 9, komi: float = 7.5, sgf_dir: str | Path | None = None,
+              sprt: SPRT | None = None, referee: str | Sequence[str] | None = None,
+              move_timeout: float = 60.0, max_moves: int | None = None,
+              progress: bool = True) -> MatchResult:
+    """Play up to ``games`` games between two engine commands; A is Black first.
+
+    Stops early when ``sprt`` reaches a decision.  Every engine gets ``quit``
+    at the end, whatever happened.
+    """
+    from tqdm import tqdm
+
+    if sgf_dir is not None:
+        Path(sgf_dir).mkdir(parents=True, exist_ok=True)
+    clients: list[GTPClient] = []
+    result = MatchResult(sprt=sprt)
+    try:
+        a = GTPClient(engine_a, timeout=move_timeout)
+        clients.append(a)
+        b = GTPClient(engine_b, timeout=move_timeout)
+        clients.append(b)
+        ref = GTPClient(referee, timeout=move_timeout) if referee is not None else None
+        if ref is not None:
+            clients.append(ref)
+        for client in (a, b):
+            try:
+                client.label = client.send("name").strip() or client.label
+            except EngineError:
+                pass
+        if a.label == b.label:
+            a.label, b.label = a.label + " (A)", b.label + " (B)"
+        bar = tqdm(total=games, disable=not progress, unit="game", leave=False)
+        try:
+            for index in range(games):
+                black, white = (a, b) if index % 2 == 0 else (b, a)
+                record = play_game(black, white, size=size, komi=komi,
+                                   move_timeout=move_timeout, max_moves=max_moves, referee=ref)
+                result.games.append(record)
+                a_color = "B" if black is a else "W"
+                if record.winner is None:
+                    result.draws += 1
+                elif record.winner == a_color:
+                    result.wins += 1
+                else:
+                    result.losses += 1
+                if sgf_dir is not None:
+                    path = Path(sgf_dir) / f"game-{index + 1:04d}.sgf"
+                    path.write_bytes(record.to_sgf())
+                loser = {"B": white, "W": black}.get(record.winner or "")
+                for client in (a, b):
+                    # A timed-out engine may still answer later and a dead one
+                    # cannot play: start afresh so the next game is in step.
+                    failed = client is loser and record.result.endswith(("+T", "+F"))
+                    if failed or not client.alive:
+                        client.restart()
+                bar.update(1)
+                bar.set_postfix_str(f"+{result.wins} -{result.losses} ={result.draws}")
+                if sprt is not None:
+                    result.sprt_decision = sprt.decision(result.wins, result.losses, result.draws)
+                    if result.sprt_decision is not None:
+                        break
+        finally:
+            bar.close()
+    finally:
+        for client in clients:
+            client.close()
+    return result

@@ -1,0 +1,302 @@
+"""Match referee: case 32 with stub GTP engines, plus the match statistics.
+
+Case 32 (``../shared/cases/32-match-runner-stop-after-pass-pass.txt``): a game
+ends on two passes in a row or on a resignation, and after that no engine is
+asked for another move; both engines get ``quit`` and exit, with no hang.
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import shared_path
+from fastplay.cli import main
+from fastplay.match import (
+    SPRT,
+    EngineError,
+    EngineTerminatedError,
+    EngineTimeoutError,
+    GTPClient,
+    MatchResult,
+    elo_from_score,
+    rules_text,
+    run_match,
+    score_from_elo,
+    wilson_interval,
+)
+
+# Answers "=" to every command and logs each one.  P passes, R resigns, M plays
+# the first empty point it knows of for 3 genmoves and then passes.  S sleeps
+# before answering genmove (time-outs); X exits on genmove (crash); I plays an
+# occupied point (illegal move).
+STUB = textwrap.dedent('''
+    import sys, time
+    kind, log = sys.argv[1], sys.argv[2]
+    cols = "ABCDEFGHJ"
+    occupied, generated = set(), 0
+    with open(log, "a") as out:
+        for line in sys.stdin:
+            command = line.split()
+            out.write(line.strip() + "\\n")
+            out.flush()
+            answer = ""
+            if not command:
+                continue
+            if command[0] == "clear_board":
+                occupied.clear()
+            elif command[0] == "play" and command[2].lower() != "pass":
+                occupied.add(command[2].upper())
+            elif command[0] == "genmove":
+                generated += 1
+                if kind == "P":
+                    answer = "pass"
+                elif kind == "R":
+                    answer = "resign"
+                elif kind == "S":
+                    time.sleep(30)
+                elif kind == "X":
+                    sys.exit(3)
+                elif kind == "I":
+                    answer = "E5"
+                elif kind == "M":
+                    answer = "pass"
+                    if generated <= 3:
+                        answer = next(c + str(r) for r in range(1, 10) for c in cols
+                                      if c + str(r) not in occupied)
+                        occupied.add(answer)
+            sys.stdout.write(("= " + answer).rstrip() + "\\n\\n")
+            sys.stdout.flush()
+            if command[0] == "quit":
+                break
+''')
+
+
+@pytest.fixture
+def stubs(tmp_path: Path):
+    """``make(kind, name)`` -> (command line, log path) of a stub engine."""
+    script = tmp_path / "stub_engine.py"
+    script.write_text(STUB)
+
+    def make(kind: str, name: str) -> tuple[str, Path]:
+        log = tmp_path / f"{name}.log"
+        return shlex.join([sys.executable, str(script), kind, str(log)]), log
+
+    return make
+
+
+def commands(log: Path) -> list[str]:
+    return log.read_text().splitlines()
+
+
+def genmoves(log: Path) -> list[str]:
+    return [c for c in commands(log) if c.startswith("genmove")]
+
+
+def test_case_32_file_is_present() -> None:
+    text = shared_path("cases", "32-match-runner-stop-after-pass-pass.txt").read_text()
+    assert "R1: Black = P, White = P." in text and "RE[W+R]" in text
+
+
+def test_r1_pass_pass_ends_the_game(stubs, tmp_path: Path) -> None:
+    a, log_a = stubs("P", "a")
+    b, log_b = stubs("P", "b")
+    start = time.monotonic()
+    result = run_match(a, b, games=1, size=9, komi=7.5, sgf_dir=tmp_path / "sgf", progress=False)
+    assert time.monotonic() - start < 10
+    (game,) = result.games
+    assert genmoves(log_a) == ["genmove b"] and genmoves(log_b) == ["genmove w"]
+    assert game.moves == [("B", "pass"), ("W", "pass")]
+    assert game.result == "W+7.5" and game.winner == "W"
+    assert (result.wins, result.losses, result.draws) == (0, 1, 0)
+    # the second pass is never sent to Black: the game is over
+    assert commands(log_a)[-1] == "quit" and commands(log_b)[-1] == "quit"
+    assert "RE[W+7.5]" in (tmp_path / "sgf" / "game-0001.sgf").read_text()
+
+
+def test_r2_game_goes_on_while_only_one_side_passes(stubs, tmp_path: Path) -> None:
+    m, log_m = stubs("M", "m")
+    p, log_p = stubs("P", "p")
+    start = time.monotonic()
+    result = run_match(m, p, games=1, size=9, komi=7.5, sgf_dir=tmp_path, progress=False)
+    assert time.monotonic() - start < 10
+    (game,) = result.games
+    assert genmoves(log_m) == ["genmove b"] * 4
+    assert genmoves(log_p) == ["genmove w"] * 3
+    assert game.moves == [("B", "A1"), ("W", "pass"), ("B", "B1"), ("W", "pass"),
+                          ("B", "C1"), ("W", "pass"), ("B", "pass")]
+    # three black stones on an empty board: all 81 points are Black's
+    assert game.result == "B+73.5"
+    assert result.wins == 1
+    assert commands(log_m)[-1] == "quit" and commands(log_p)[-1] == "quit"
+    # White was told Black's moves, and nothing after the final pass
+    played = [c for c in commands(log_p) if c.startswith("play")]
+    assert played == ["play b a1", "play b b1", "play b c1"]
+
+
+def test_r3_resignation_ends_the_game(stubs, tmp_path: Path) -> None:
+    r, log_r = stubs("R", "r")
+    p, log_p = stubs("P", "p")
+    start = time.monotonic()
+    result = run_match(r, p, games=1, size=9, komi=7.5, sgf_dir=tmp_path, progress=False)
+    assert time.monotonic() - start < 10
+    (game,) = result.games
+    assert genmoves(log_r) == ["genmove b"]
+    assert genmoves(log_p) == []
+    assert game.result == "W+R" and game.moves == []
+    sgf = (tmp_path / "game-0001.sgf").read_text()
+    assert "RE[W+R]" in sgf
+    assert commands(log_r)[-1] == "quit" and commands(log_p)[-1] == "quit"
+
+
+def test_engines_exit_after_quit(stubs) -> None:
+    p, _ = stubs("P", "x")
+    client = GTPClient(p)
+    client.close()
+    assert client.process.returncode == 0
+
+
+def test_colours_alternate_and_sprt_stops(stubs, tmp_path: Path) -> None:
+    m, log_m = stubs("M", "m")
+    r, log_r = stubs("R", "r")
+    # M beats R in every game: as Black R resigns at once; as White... R
+    # resigns at its first move.  SPRT(0, 200) accepts H1 after a few games.
+    result = run_match(m, r, games=50, size=9, komi=7.5, sprt=SPRT(0, 200), progress=False)
+    assert result.sprt_decision == "H1"
+    assert result.n < 50 and result.wins == result.n
+    blacks = [g.black for g in result.games]
+    assert blacks[0] != blacks[1] and blacks[0] == blacks[2]
+    assert "H1 accepted" in result.summary("M", "R")
+
+
+def test_timeout_loses_and_engine_is_restarted(stubs) -> None:
+    s, log_s = stubs("S", "s")
+    p, _ = stubs("P", "p")
+    start = time.monotonic()
+    result = run_match(s, p, games=2, size=9, move_timeout=0.5, progress=False)
+    assert time.monotonic() - start < 15
+    assert [g.result for g in result.games] == ["W+T", "B+T"]
+    assert result.losses == 2
+
+
+def test_crash_and_illegal_move_lose(stubs) -> None:
+    x, _ = stubs("X", "x")
+    i, _ = stubs("I", "i")
+    p, _ = stubs("P", "p")
+    assert run_match(x, p, games=1, progress=False).games[0].result == "W+F"
+    game = run_match(p, i, games=1, progress=False).games[0]
+    # B pass, W E5, B pass, W E5 again on its own stone: White forfeits
+    assert game.result == "B+F" and game.moves == [("B", "pass"), ("W", "E5"), ("B", "pass")]
+    game = run_match(i, i, games=1, progress=False).games[0]
+    # Black E5, then White E5 on the occupied point: White forfeits
+    assert game.result == "B+F" and game.moves == [("B", "E5")]
+
+
+def test_referee_settles_dead_stones(stubs, tmp_path: Path) -> None:
+    # The referee (a P stub) answers "=" to final_status_list: nothing is dead.
+    m, _ = stubs("M", "m")
+    p, _ = stubs("P", "p")
+    ref, log_ref = stubs("P", "ref")
+    result = run_match(m, p, games=1, referee=ref, progress=False)
+    assert result.games[0].result == "B+73.5"
+    assert "final_status_list dead" in commands(log_ref)
+    assert commands(log_ref)[-1] == "quit"
+
+
+def test_client_errors(stubs) -> None:
+    with pytest.raises(EngineTerminatedError):
+        GTPClient(["/nonexistent/engine"])
+    x, _ = stubs("X", "x")
+    with GTPClient(x) as client:
+        assert client.send("name") == ""
+        with pytest.raises(EngineTerminatedError):
+            client.send("genmove b")
+        with pytest.raises(EngineTerminatedError):
+            client.send("name")
+    s, _ = stubs("S", "s")
+    client = GTPClient(s)
+    with pytest.raises(EngineTimeoutError):
+        client.send("genmove b", timeout=0.2)
+    client.close(quit_first=False, timeout=0.5)
+    assert issubclass(EngineTimeoutError, EngineError)
+
+
+def test_gtp_error_response(tmp_path: Path) -> None:
+    script = tmp_path / "e.py"
+    script.write_text("import sys\nfor l in sys.stdin:\n"
+                      "    sys.stdout.write('?7 nope\\n\\n' if 'x' in l else '=7 a\\n  b\\n\\n')\n"
+                      "    sys.stdout.flush()\n")
+    with GTPClient([sys.executable, str(script)]) as client:
+        assert client.send("7 y") == "a\n  b"  # lines after the first keep their layout
+        with pytest.raises(EngineError, match="nope"):
+            client.send("x")
+
+
+def test_cli_match(stubs, tmp_path: Path, capsys) -> None:
+    r, _ = stubs("R", "r")
+    p, _ = stubs("P", "p")
+    status = main(["match", r, p, "--games", "2", "--sgf-dir", str(tmp_path), "--no-progress",
+                   "--sprt", "0", "50"])
+    assert status == 0
+    out = capsys.readouterr().out
+    assert "W+R" in out and "B+R" in out and "95 % CI" in out and "SPRT" in out
+    assert len(list(tmp_path.glob("*.sgf"))) == 2
+
+
+def test_cli_match_bad_engine(capsys) -> None:
+    assert main(["match", "/nonexistent/a", "/nonexistent/b", "--no-progress"]) == 2
+    assert "error" in capsys.readouterr().err
+
+
+# -- statistics ----------------------------------------------------------------------
+
+
+def test_wilson_interval_known_values() -> None:
+    lo, hi = wilson_interval(0.5, 100)
+    assert lo == pytest.approx(0.40383, abs=1e-5) and hi == pytest.approx(0.59617, abs=1e-5)
+    lo, hi = wilson_interval(0.0, 10)
+    assert lo == 0.0 and hi == pytest.approx(0.27753, abs=1e-5)
+    lo, hi = wilson_interval(0.7, 100)
+    assert lo == pytest.approx(0.60415, abs=1e-5) and hi == pytest.approx(0.78105, abs=1e-5)
+    assert wilson_interval(0.5, 0) == (0.0, 1.0)
+
+
+def test_elo_known_values() -> None:
+    assert elo_from_score(0.5) == 0
+    assert elo_from_score(0.75) == pytest.approx(190.849, abs=1e-3)
+    assert elo_from_score(0.25) == pytest.approx(-190.849, abs=1e-3)
+    assert elo_from_score(1.0) == math.inf and elo_from_score(0.0) == -math.inf
+    assert score_from_elo(400) == pytest.approx(10 / 11)
+    assert score_from_elo(elo_from_score(0.64)) == pytest.approx(0.64)
+
+
+def test_sprt_known_values() -> None:
+    sprt = SPRT(0, 10, alpha=0.05, beta=0.05)
+    lower, upper = sprt.bounds
+    assert lower == pytest.approx(-math.log(19)) and upper == pytest.approx(math.log(19))
+    # p0 = 0.5, p1 = 1 / (1 + 10**(-10/400)) = 0.5143871841
+    assert sprt.llr(60, 40) == pytest.approx(60 * math.log(0.5143871841 / 0.5)
+                                             + 40 * math.log(0.4856128159 / 0.5), abs=1e-8)
+    assert sprt.llr(60, 40) == pytest.approx(0.53423, abs=1e-4)
+    assert sprt.llr(50, 50) < 0  # equal results favour H0 (elo 0)
+    assert sprt.llr(55, 45, draws=10) == pytest.approx(sprt.llr(60, 50))
+    assert sprt.decision(60, 40) is None
+    assert SPRT(0, 200).decision(7, 0) is None
+    assert SPRT(0, 200).decision(8, 0) == "H1"
+    assert SPRT(0, 200).decision(0, 5) == "H0"
+    asym = SPRT(-5, 5, alpha=0.05, beta=0.10)
+    assert asym.bounds == (pytest.approx(math.log(0.10 / 0.95)), pytest.approx(math.log(0.90 / 0.05)))
+
+
+def test_match_summary_text() -> None:
+    result = MatchResult(wins=75, losses=25)
+    text = result.summary("fastplay", "gnugo", rules_text(9, 7.5, False))
+    assert "fastplay score 75.0 %" in text
+    assert "Elo difference +191" in text
+    assert "Tromp-Taylor" in text and "komi 7.5" in text
