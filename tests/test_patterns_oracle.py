@@ -166,3 +166,145 @@ def test_all_positions_read(tally: Tally) -> None:
 @pytest.mark.parametrize("name", FIELDS)
 def test_zero_mismatches(tally: Tally, name: str) -> None:
     assert tally.mismatches[name] == 0, "\n".join(tally.examples.get(name, []))
+
+
+# ---------------------------------------------------------------------------
+# Spec §8 worked examples, and the Board-level API around them
+# ---------------------------------------------------------------------------
+
+
+def diagram_board(rows: list[str], to_move: str, last: str | None = None) -> Board:
+    """Board from a §8 diagram (top row first); ``last`` is replayed to make the near set."""
+    size = len(rows[0].split())
+    black = [(i, j) for i, r in enumerate(rows) for j, ch in enumerate(r.split()) if ch == "X"]
+    white = [(i, j) for i, r in enumerate(rows) for j, ch in enumerate(r.split()) if ch == "O"]
+    b = Board(size)
+    if last is None:
+        b.setup(black=black, white=white, to_move=to_move)
+        return b
+    col = "ABCDEFGHJKLMNOPQRST".index(last[0])
+    point = (size - int(last[1:]), col)
+    mover = "B" if to_move == "W" else "W"
+    black = [p for p in black if p != point]
+    white = [p for p in white if p != point]
+    b.setup(black=black, white=white, to_move=mover)
+    b.play(last)
+    return b
+
+
+def values(b: Board, vertex: str, color: str | None = None) -> tuple[int, int, int, int, int]:
+    """(class, far and near value under mogo, far and near under montegnu) at ``vertex``."""
+    mogo = PatternDatabase.builtin("mogo_classic")
+    monte = PatternDatabase.default()
+    far_m, far_g = mogo.context(b, vertex, color, near=False), monte.context(b, vertex, color,
+                                                                               near=False)
+    everywhere = np.ones((b.size, b.size), dtype=bool)
+    near_m = mogo.context(b, vertex, color, near=everywhere)
+    near_g = monte.context(b, vertex, color, near=everywhere)
+    return far_m.geometry, far_m.value, near_m.value, far_g.value, near_g.value
+
+
+EYES_P = [". . . . . . .", ". . X O . . .", ". . O . O . .", ". . . O . . .",
+          ". . . . . . .", "O . . . O . .", ". O . O . O ."]
+
+
+def test_spec_8_1_proper_and_false_eyes() -> None:
+    b = diagram_board(EYES_P, "W")
+    uniform = PatternDatabase.builtin("uniform")
+    for vertex, cls in (("D5", 94), ("E1", 752), ("A1", 1093)):
+        ctx = uniform.context(b, vertex)
+        assert (ctx.geometry, ctx.x_suicide, ctx.x_self_atari, ctx.value) == (cls, True, True, 0)
+        assert values(b, vertex) == (cls, 0, 0, 0, 0)
+        black = uniform.context(b, vertex, "B")
+        assert black.o_suicide and not black.legal
+    assert (uniform.move_values(b, "B")[[2, 6, 6], [3, 4, 0]] == 0).all()
+    false_eyes = [r.split() for r in EYES_P]
+    for i, j in ((1, 4), (5, 5), (5, 1)):  # E6, F2, B2
+        false_eyes[i][j] = "X"
+    b = diagram_board([" ".join(r) for r in false_eyes], "W")
+    assert values(b, "D5") == (276, 1, 100, 1, 3)
+    assert values(b, "E1") == (800, 1, 100, 1, 3)
+    assert values(b, "A1") == (1105, 1, 1, 1, 3)
+
+
+def test_spec_8_2_near_beyond_the_3x3() -> None:
+    rows = [". . . . . . .", ". . . . . . .", ". . X X X . .", ". . O O O X .",
+            ". . X X X . .", ". . . . . . .", ". . . . . . ."]
+    b = diagram_board(rows, "W", last="F4")
+    monte = PatternDatabase.default()
+    lc_near = {f"{'ABCDEFG'[j]}{7 - i}" for i, j in zip(*np.nonzero(
+        monte.move_values(b) != monte.move_values(b, near=False)))}
+    assert lc_near <= {"F5", "G5", "G4", "F3", "G3", "B4"}
+    ctx = monte.context(b, "B4")
+    assert (ctx.geometry, ctx.xcap, ctx.near, ctx.value) == (250, 3, True, 6000)
+    totals = {n: int(PatternDatabase.builtin(n).move_values(b).sum())
+              for n in PatternDatabase.names()}
+    assert totals == {"mc_uniform": 39, "mc_mogo_classic": 10236, "mc_montegnu_classic": 6242}
+    assert int(monte.move_values(b, near=False).sum()) == 39  # all far values are 1
+
+
+def test_spec_8_3_ko() -> None:
+    # The spec's first diagram also shows White's previous move D5, which is
+    # far from C3; its second diagram and its totals (17 legal points) are
+    # those of the 5x5 board without it, so D5 is left out here.
+    rows = [". . . . .", ". X O . .", "X O . O .", ". X O . .", ". . . . ."]
+    b = diagram_board(rows, "B")
+    monte = PatternDatabase.default()
+    ctx = monte.context(b, "C3")
+    assert (ctx.geometry, ctx.ocap, ctx.o_self_atari, ctx.xcap, ctx.x_self_atari) == (
+        165, 1, True, 0, False)
+    assert values(b, "C3") == (165, 1, 100, 1, 1)
+    b.play("C3")
+    ko = monte.context(b, "B3")
+    assert (ko.geometry, ko.ocap, ko.o_self_atari, ko.legal) == (165, 1, True, False)
+    assert ko.near and ko.value == 1  # the table still has a value; the weight is 0
+    assert values(b, "B3") == (165, 1, 100, 1, 1)
+    assert monte.move_values(b)[2, 1] == 0
+    near = {f"{'ABCDE'[j]}{5 - i}" for i, j in zip(*np.nonzero(local_contexts(b).near))}
+    assert near == {"B5", "C5", "A4", "D4", "B3", "A2", "D2", "B1", "C1"}
+    totals = {n: int(PatternDatabase.builtin(n).move_values(b).sum())
+              for n in PatternDatabase.names()}
+    assert totals == {"mc_uniform": 17, "mc_mogo_classic": 611, "mc_montegnu_classic": 29}
+    b.play("pass")
+    b.play("pass")  # a pass lifts the ban for the move after
+    assert monte.context(b, "B3").legal
+
+
+def test_spec_8_6_capture_counts_both_colours() -> None:
+    rows = [". . . . . . .", ". . X . X . .", ". X O . O X .", ". . X . X . .",
+            ". X X X X . .", "X O O O O . .", ". X X X X . ."]
+    b = diagram_board(rows, "B")
+    assert values(b, "D5", "B") == (826, 1, 10000, 40, 13000)
+    assert values(b, "F2", "B") == (118, 1, 10000, 60, 20000)
+    assert values(b, "D5", "W") == (1057, 1, 10000, 1, 4000)
+    assert values(b, "F2", "W") == (250, 1, 10000, 1, 6000)
+    monte = PatternDatabase.default()
+    d5 = monte.context(b, "D5", "W")
+    assert (d5.color, d5.ocap, d5.xcap, d5.o_self_atari) == ("W", 0, 2, False)
+    # a fresh setup has no previous move, so nothing is near
+    assert np.array_equal(monte.move_values(b), monte.move_values(b, near=False))
+    assert monte.move_values(b)[5, 5] == 60 and monte.move_values(b, "W")[5, 5] == 1
+
+
+def test_context_and_move_values_arguments() -> None:
+    b = diagram_board(EYES_P, "W")
+    monte = PatternDatabase.default()
+    v = monte.move_values(b)
+    assert v.dtype == np.uint32 and v.shape == (7, 7)
+    assert v[1, 2] == 0 and v[1, 3] == 0  # stones
+    a = monte.context(b, "C1")
+    assert monte.context(b, (6, 2)) == a == monte.context(b, 6 * 7 + 2)
+    assert monte.context(b, "c1", "white") == a
+    with pytest.raises(ValueError, match="occupied"):
+        monte.context(b, "C6")
+    with pytest.raises(ValueError, match="pass"):
+        monte.context(b, "pass")
+    with pytest.raises(ValueError):
+        monte.context(b, "Z9")
+    with pytest.raises(ValueError):
+        monte.move_values(b, color="green")
+    with pytest.raises(ValueError, match="near mask"):
+        monte.move_values(b, near=np.ones(5, dtype=bool))
+    flat_near = np.zeros(49, dtype=bool)
+    flat_near[6 * 7 + 2] = True
+    assert monte.context(b, "C1", near=flat_near).near

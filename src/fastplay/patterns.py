@@ -156,20 +156,13 @@ _OFF_BOARD_MASKS: Final = (0x0000, 0x1410, 0x5450)  # interior, N edge, NE corne
 
 def _symmetry_permutations() -> np.ndarray:
     """``int64[8, 8]``: ``perm[t, k]`` is where neighbour ``k`` lands under symmetry ``t``."""
-    transforms = (
-        lambda r, c: (r, c),
-        lambda r, c: (c, -r),
-        lambda r, c: (-r, -c),
-        lambda r, c: (-c, r),
-        lambda r, c: (r, -c),
-        lambda r, c: (-r, c),
-        lambda r, c: (c, r),
-        lambda r, c: (-c, -r),
-    )
+    # the 8 elements of the square's symmetry group as integer 2x2 matrices
+    matrices = ((1, 0, 0, 1), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0),
+                (1, 0, 0, -1), (-1, 0, 0, 1), (0, 1, 1, 0), (0, -1, -1, 0))
     perm = np.empty((8, 8), dtype=np.int64)
-    for t, f in enumerate(transforms):
-        for k, (r, c) in enumerate(_OFFSETS):
-            perm[t, k] = _OFFSETS.index(f(r, c))
+    for t, (a, b, c, d) in enumerate(matrices):
+        for k, (r, col) in enumerate(_OFFSETS):
+            perm[t, k] = _OFFSETS.index((a * r + b * col, c * r + d * col))
     return perm
 
 
@@ -311,7 +304,7 @@ def _classes_for(cells: tuple[int, ...]) -> np.ndarray:
     for k, bits in enumerate(allowed):
         if bits != 0b1111:
             ok &= ((bits >> ((codes >> (2 * k)) & 3)) & 1).astype(bool)
-    classes = np.unique(geometry_table()[ok]).astype(np.int64)
+    classes: np.ndarray = np.unique(geometry_table()[ok]).astype(np.int64)
     classes = classes[classes != 0]
     classes.flags.writeable = False
     return classes
@@ -791,10 +784,12 @@ def local_contexts(board: Any, color: Any = None, near: bool | npt.ArrayLike = T
     neg = ~empty
 
     def fld(a: np.ndarray) -> np.ndarray:
-        return np.where(neg, -1, a).reshape(size, size)
+        out: np.ndarray = np.where(neg, -1, a).reshape(size, size)
+        return out
 
     def flag(a: np.ndarray) -> np.ndarray:
-        return ((a != 0) & empty).reshape(size, size)
+        out: np.ndarray = ((a != 0) & empty).reshape(size, size)
+        return out
 
     return LocalContexts(
         color=code, empty=empty.reshape(size, size), code=fld(g), geometry=fld(geometry),
