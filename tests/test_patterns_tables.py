@@ -316,3 +316,21 @@ def test_constructor_validates_tables() -> None:
         PatternDatabase(np.ones((1107, 256)))
     with pytest.raises(ValueError):
         PatternDatabase(-np.ones((1108, 256)))
+
+
+def test_builtins_found_as_package_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An installed wheel carries the files as ``fastplay/patterns/*.db``; they win."""
+    import importlib.resources
+
+    from fastplay import patterns
+
+    (tmp_path / "patterns").mkdir()
+    packaged = b"# packaged copy\n" + (REPO / "patterns" / "mc_uniform.db").read_bytes()
+    (tmp_path / "patterns" / "mc_uniform.db").write_bytes(packaged)
+    monkeypatch.setattr(importlib.resources, "files", lambda _pkg: tmp_path)
+    data, path = patterns._builtin_source("mc_uniform")
+    assert data == packaged and path == tmp_path / "patterns" / "mc_uniform.db"
+    # not packaged: fall back to the repository's patterns/ folder
+    data, path = patterns._builtin_source("mc_mogo_classic")
+    assert path == REPO / "patterns" / "mc_mogo_classic.db"
+    assert data == path.read_bytes()
