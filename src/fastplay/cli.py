@@ -87,8 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     for name, (_, help_text) in _DELEGATED.items():
-        delegated = sub.add_parser(name, help=help_text, add_help=False)
-        delegated.add_argument("args", nargs=argparse.REMAINDER)
+        # listed for --help only: main() hands their arguments over untouched
+        sub.add_parser(name, help=help_text, add_help=False)
 
     gtp = sub.add_parser("gtp", help="play as a GTP version 2 engine on stdin/stdout",
                          description="Go Text Protocol version 2 engine on standard input/output.")
@@ -129,17 +129,17 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    try:
-        args = parser.parse_args(args_list)
-    except SystemExit as exc:  # argparse exits on --help, --version and usage errors
-        return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_USAGE
     handlers: dict[str, Callable[[argparse.Namespace], int]] = {
         "gtp": _run_gtp, "match": _run_match, "patterns": _run_patterns,
     }
     try:
-        if args.command in _DELEGATED:
-            return _run_delegated(args.command, args.args)
+        if args_list and args_list[0] in _DELEGATED:
+            # Not through argparse: it would take "--move 3" for an option of ours.
+            return _run_delegated(args_list[0], args_list[1:])
+        try:
+            args = build_parser().parse_args(args_list)
+        except SystemExit as exc:  # argparse exits on --help, --version and usage errors
+            return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_USAGE
         return handlers[args.command](args)
     except UserError as exc:
         print(f"fastplay: error: {exc}", file=sys.stderr)

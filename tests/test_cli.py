@@ -1,0 +1,92 @@
+"""The ``fastplay`` command line: subcommand dispatch and clean user errors."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from fastplay.cli import main
+from fastplay.patterns import PatternDatabase
+
+
+def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for command in ("analyze", "gtp", "match", "bench", "patterns"):
+        assert command in out
+    assert main(["--version"]) == 0
+    assert "fastplay" in capsys.readouterr().out
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert main(["nonsense"]) == 2
+    assert main(["gtp", "--playouts", "0"]) == 2
+    assert main(["gtp", "--seconds", "-1"]) == 2
+    assert main(["match", "a"]) == 2
+    assert main(["match", "a", "b", "--size", "30"]) == 2
+    assert main(["match", "a", "b", "--sprt", "5", "5"]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_patterns_list(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["patterns", "list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == PatternDatabase.names()
+    assert "(default)" in lines[0]
+
+
+def test_patterns_check_ok(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = PatternDatabase.builtin(PatternDatabase.names()[0])
+    assert db.source is not None
+    assert main(["patterns", "check", str(db.source)]) == 0
+    out = capsys.readouterr().out
+    assert "OK" in out and db.sha256() in out
+
+
+def test_patterns_check_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.db"
+    bad.write_text("Pattern x\n\n?X?\nXQX\n?X?\n\n:8,1\n")
+    assert main(["patterns", "check", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fastplay: error: ") and f"{bad}:" in err and "Traceback" not in err
+    assert main(["patterns", "check", str(tmp_path / "missing.db")]) == 2
+    assert "missing.db" in capsys.readouterr().err
+
+
+def test_gtp_subcommand_serves_stdin(monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"1 name\n2 protocol_version\n")))
+    assert main(["gtp", "--mc-patterns", "mogo_classic", "--playouts", "10"]) == 0
+    assert capsys.readouterr().out == "=1 fastplay\n\n=2 2\n\n"
+
+
+def test_gtp_unknown_patterns_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["gtp", "--mc-patterns", "no_such_db"]) == 2
+    assert "unknown pattern database" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["analyze", "bench"])
+def test_delegated_subcommands_get_their_arguments(command: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    seen: list[list[str]] = []
+    fake = types.ModuleType(f"fastplay.{command}")
+    fake.main = lambda argv: seen.append(argv) or 7  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, f"fastplay.{command}", fake)
+    assert main([command, "game.sgf", "--move", "30", "--help"]) == 7
+    assert main([command, "--move", "3"]) == 7
+    assert main([command]) == 7
+    assert seen == [["game.sgf", "--move", "30", "--help"], ["--move", "3"], []]
+
+
+@pytest.mark.parametrize("command", ["analyze", "bench"])
+def test_missing_delegated_module_is_a_clean_error(command: str, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, f"fastplay.{command}", None)
+    assert main([command]) == 2
+    assert "not available" in capsys.readouterr().err
