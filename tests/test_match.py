@@ -268,7 +268,7 @@ def test_wilson_interval_known_values() -> None:
 
 
 def test_elo_known_values() -> None:
-    assert elo_from_score(0.5) == 0
+    assert elo_from_score(0.5) == 0 and math.copysign(1, elo_from_score(0.5)) == 1
     assert elo_from_score(0.75) == pytest.approx(190.849, abs=1e-3)
     assert elo_from_score(0.25) == pytest.approx(-190.849, abs=1e-3)
     assert elo_from_score(1.0) == math.inf and elo_from_score(0.0) == -math.inf

@@ -201,7 +201,8 @@ def _run_match(args: argparse.Namespace) -> int:
     except (EngineError, ValueError, OSError) as exc:
         raise UserError(_describe(exc)) from None
     for index, game in enumerate(result.games, 1):
-        print(f"game {index}: {game.black} (B) vs {game.white} (W): {game.result}  [{game.reason}]")
+        print(f"game {index}: Black {game.black}, White {game.white}: {game.result}  "
+              f"[{game.reason}]")
     names = (result.games[0].black, result.games[0].white) if result.games else ("A", "B")
     print(result.summary(names[0], names[1], rules_text(args.size, args.komi, args.referee is not None)))
     return 0

@@ -361,12 +361,12 @@ def wilson_interval(score: float, n: int, z: float = Z95) -> tuple[float, float]
 
 
 def elo_from_score(score: float) -> float:
-    """Logistic Elo difference for an expected score: ``-400 log10(1/score - 1)``."""
+    """Logistic Elo difference for an expected score: ``400 log10(score / (1 - score))``."""
     if score <= 0:
         return -math.inf
     if score >= 1:
         return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    return 400.0 * math.log10(score / (1.0 - score))
 
 
 def score_from_elo(elo: float) -> float:
