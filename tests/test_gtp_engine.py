@@ -382,13 +382,21 @@ SEKI_BLACK = ["D6", "D5", "D4"]
 SEKI_WHITE = ["D3", "E3", "E4", "F4", "F5", "F6"]
 
 
-def test_seki_is_listed_as_seki(engine: GTPEngine) -> None:
-    """Case 28's position: two strings share their only liberties E5 and E6."""
+def test_seki_is_listed_as_seki(engine: GTPEngine, stub: StubSearch) -> None:
+    """Case 28's position: two strings share their only liberties E5 and E6.
+
+    The ownership says Black's seki string is lost, as real playouts do (the
+    side to move fills a shared liberty and is captured): seki overrides it.
+    """
     ok(engine, "boardsize 6")
     ok(engine, "komi 0")
     engine.board.setup(
         black=SEKI_BLACK + ["C3", "F3", "C2", "D2", "E2", "F2", "C1", "E1"],
         white=SEKI_WHITE + ["C6", "C5", "B4", "C4", "B3", "B2", "B1"])
+    ownership = engine.board.to_numpy().astype(np.float32)
+    for vertex in SEKI_BLACK:
+        ownership[6 - int(vertex[1:]), 3] = -0.8
+    stub.ownership = ownership
     assert ok(engine, "final_status_list dead") == ""
     seki = ok(engine, "final_status_list seki").split("\n")
     assert sorted(sorted(line.split()) for line in seki) == sorted([sorted(SEKI_BLACK),

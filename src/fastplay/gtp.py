@@ -43,9 +43,7 @@ __all__ = [
 ]
 
 #: A string whose mean ownership, seen from its own colour, is below
-#: ``-DEAD_THRESHOLD`` is dead.  Strings in seki come out of the playouts near
-#: 0 (each side loses them about as often as it wins them), so the margin must
-#: be well clear of 0 for seki stones to stay alive.
+#: ``-DEAD_THRESHOLD`` is dead (unless it is in seki, see ``_in_seki``).
 DEAD_THRESHOLD = 0.5
 
 #: Playouts spent on settling dead stones for ``final_score`` and
@@ -480,8 +478,11 @@ class GTPEngine:
         colors = self.board.to_numpy().ravel()
         dead: list[int] = []
         for members in self._strings():
-            # ownership is +1 Black; colors is +1 Black, -1 White
-            if float(flat[members].mean()) * colors[members[0]] < -DEAD_THRESHOLD:
+            # ownership is +1 Black; colors is +1 Black, -1 White.  Playouts
+            # lose seki strings (someone always fills a shared liberty first),
+            # so a string in seki stays alive whatever its ownership.
+            lost = float(flat[members].mean()) * colors[members[0]] < -DEAD_THRESHOLD
+            if lost and not _in_seki(self.board, int(members[0])):
                 dead.extend(int(i) for i in members)
         return [format_vertex(i, self.board.size) for i in sorted(dead)]
 
@@ -555,29 +556,60 @@ def _gtp_move(move: str) -> str:
     return move if move in ("pass", "resign") else move.upper()
 
 
-def _in_seki(settled: Board, point: int) -> bool:
-    """Whether the string at ``point`` lives with only dame (shared) liberties.
+def _in_seki(board: Board, point: int) -> bool:
+    """Whether the string at ``point`` lives in seki with an adjacent enemy string.
 
-    After dead stones are gone, a string whose every liberty lies in an empty
-    region that also touches the opponent owns no point of its own: it can
-    only be alive in seki.
+    The shape recognised is the one playouts get wrong: the two strings share
+    liberties, every other liberty of each is an eye of its own colour, and a
+    move on any shared liberty, by either side, is illegal or puts the mover's
+    string in atari without capturing.  Neither side can then approach, so
+    both live, even though random playouts, where someone always plays there
+    first, report one of them as captured.
     """
-    grid = settled.to_numpy().ravel()
-    size = settled.size
-    enemy = -grid[point]
-    liberties = [int(i) for i in settled.string_liberty_indices(point)]
-    return bool(liberties) and all(_region_touches(grid, size, lib, enemy) for lib in liberties)
+    grid = board.to_numpy().ravel()
+    size = board.size
+    own = int(grid[point])
+    libs = {int(i) for i in board.string_liberty_indices(point)}
+    if not libs:
+        return False
+    enemies = {int(board.string_indices(n)[0]) for stone in board.string_indices(point)
+               for n in _neighbours(int(stone), size) if grid[n] == -own}
+    for enemy in enemies:
+        enemy_libs = {int(i) for i in board.string_liberty_indices(enemy)}
+        shared = libs & enemy_libs
+        if (shared
+                and all(not _region_touches(grid, size, lib, -own) for lib in libs - shared)
+                and all(not _region_touches(grid, size, lib, own) for lib in enemy_libs - shared)
+                and all(_self_atari(board, lib, own) and _self_atari(board, lib, -own)
+                        for lib in shared)):
+            return True
+    return False
+
+
+def _self_atari(board: Board, point: int, sign: int) -> bool:
+    """Whether a move at ``point`` (``sign`` +1 Black, -1 White) is illegal or a
+    self-atari that captures nothing."""
+    code = 2 if sign > 0 else 1  # fastplay._core colour codes: BLACK 2, WHITE 1
+    if board.legality(point, code) is not None:
+        return True
+    trial = board.copy()
+    before = trial.captures_of(code)
+    trial.play_index(point, code)
+    return trial.captures_of(code) == before and trial.liberty_count(point) <= 1
+
+
+def _neighbours(point: int, size: int) -> list[int]:
+    row, col = divmod(point, size)
+    return [r * size + c for r, c in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1))
+            if 0 <= r < size and 0 <= c < size]
 
 
 def _region_touches(grid: np.ndarray, size: int, start: int, color: int) -> bool:
     """Whether the empty region containing ``start`` borders a stone of ``color``."""
     stack, seen = [start], {start}
     while stack:
-        point = stack.pop()
-        row, col = divmod(point, size)
-        for r, c in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1)):
-            neighbour = r * size + c
-            if not (0 <= r < size and 0 <= c < size) or neighbour in seen:
+        for neighbour in _neighbours(stack.pop(), size):
+            if neighbour in seen:
                 continue
             if grid[neighbour] == color:
                 return True
