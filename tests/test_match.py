@@ -104,29 +104,30 @@ def test_case_32_file_is_present() -> None:
     assert "R1: Black = P, White = P." in text and "RE[W+R]" in text
 
 
-def test_r1_pass_pass_ends_the_game(stubs, tmp_path: Path) -> None:
-    a, log_a = stubs("P", "a")
-    b, log_b = stubs("P", "b")
+def one_game(stubs, black: str, white: str, sgf_dir: Path):
+    """Case 32's set-up: one 9x9 game, komi 7.5, between two stubs; no hang."""
+    a, log_a = stubs(black, "black")
+    b, log_b = stubs(white, "white")
     start = time.monotonic()
-    result = run_match(a, b, games=1, size=9, komi=7.5, sgf_dir=tmp_path / "sgf", progress=False)
+    result = run_match(a, b, games=1, size=9, komi=7.5, sgf_dir=sgf_dir, progress=False)
     assert time.monotonic() - start < 10
+    # both engines got "quit" as their last command
+    assert commands(log_a)[-1] == "quit" and commands(log_b)[-1] == "quit"
     (game,) = result.games
+    return result, game, log_a, log_b
+
+
+def test_r1_pass_pass_ends_the_game(stubs, tmp_path: Path) -> None:
+    result, game, log_a, log_b = one_game(stubs, "P", "P", tmp_path / "sgf")
     assert genmoves(log_a) == ["genmove b"] and genmoves(log_b) == ["genmove w"]
     assert game.moves == [("B", "pass"), ("W", "pass")]
     assert game.result == "W+7.5" and game.winner == "W"
     assert (result.wins, result.losses, result.draws) == (0, 1, 0)
-    # the second pass is never sent to Black: the game is over
-    assert commands(log_a)[-1] == "quit" and commands(log_b)[-1] == "quit"
     assert "RE[W+7.5]" in (tmp_path / "sgf" / "game-0001.sgf").read_text()
 
 
 def test_r2_game_goes_on_while_only_one_side_passes(stubs, tmp_path: Path) -> None:
-    m, log_m = stubs("M", "m")
-    p, log_p = stubs("P", "p")
-    start = time.monotonic()
-    result = run_match(m, p, games=1, size=9, komi=7.5, sgf_dir=tmp_path, progress=False)
-    assert time.monotonic() - start < 10
-    (game,) = result.games
+    result, game, log_m, log_p = one_game(stubs, "M", "P", tmp_path)
     assert genmoves(log_m) == ["genmove b"] * 4
     assert genmoves(log_p) == ["genmove w"] * 3
     assert game.moves == [("B", "A1"), ("W", "pass"), ("B", "B1"), ("W", "pass"),
@@ -134,25 +135,18 @@ def test_r2_game_goes_on_while_only_one_side_passes(stubs, tmp_path: Path) -> No
     # three black stones on an empty board: all 81 points are Black's
     assert game.result == "B+73.5"
     assert result.wins == 1
-    assert commands(log_m)[-1] == "quit" and commands(log_p)[-1] == "quit"
     # White was told Black's moves, and nothing after the final pass
     played = [c for c in commands(log_p) if c.startswith("play")]
     assert played == ["play b a1", "play b b1", "play b c1"]
 
 
 def test_r3_resignation_ends_the_game(stubs, tmp_path: Path) -> None:
-    r, log_r = stubs("R", "r")
-    p, log_p = stubs("P", "p")
-    start = time.monotonic()
-    result = run_match(r, p, games=1, size=9, komi=7.5, sgf_dir=tmp_path, progress=False)
-    assert time.monotonic() - start < 10
-    (game,) = result.games
+    result, game, log_r, log_p = one_game(stubs, "R", "P", tmp_path)
     assert genmoves(log_r) == ["genmove b"]
     assert genmoves(log_p) == []
     assert game.result == "W+R" and game.moves == []
-    sgf = (tmp_path / "game-0001.sgf").read_text()
-    assert "RE[W+R]" in sgf
-    assert commands(log_r)[-1] == "quit" and commands(log_p)[-1] == "quit"
+    assert result.losses == 1
+    assert "RE[W+R]" in (tmp_path / "game-0001.sgf").read_text()
 
 
 def test_engines_exit_after_quit(stubs) -> None:
