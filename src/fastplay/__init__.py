@@ -33,10 +33,10 @@ _LAZY = {
     "SGFError": "fastplay.sgf",
     "PatternDatabase": "fastplay.patterns",
     "PatternSyntaxError": "fastplay.patterns",
-    "playout": "fastplay.playout",
-    "playouts": "fastplay.playout",
-    "PlayoutResult": "fastplay.playout",
-    "PlayoutStats": "fastplay.playout",
+    "playout": "fastplay.montecarlo",
+    "playouts": "fastplay.montecarlo",
+    "PlayoutResult": "fastplay.montecarlo",
+    "PlayoutStats": "fastplay.montecarlo",
 }
 
 __all__ = ["BLACK", "WHITE", "__version__", *_LAZY]

@@ -718,7 +718,7 @@ cdef class CoreBoard:
             self.q = NULL
 
     # -- conversions -------------------------------------------------------
-    cdef inline int _pad(self, int v) noexcept:
+    cpdef int _pad(self, int v) noexcept:
         return (v // self.st.size + 1) * self.st.W + v % self.st.size + 1
 
     cdef inline int _flat(self, int p) noexcept:

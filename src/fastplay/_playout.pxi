@@ -103,7 +103,7 @@ cdef inline void clear_value(PState* s, int c, int p) noexcept nogil:
 cdef void pstate_init(PState* s, const uint32_t* T, const uint16_t* G) noexcept nogil:
     """Compute every context and value of ``s.b`` from scratch (spec 6.9)."""
     cdef int p, c, i, j, n = s.b.npts
-    s.q.n = 0
+    q_reset(&s.q)
     s.fen_top = 1
     while s.fen_top * 2 <= n:
         s.fen_top *= 2
@@ -139,7 +139,9 @@ cdef void pstate_copy(PState* dst, const PState* src) noexcept nogil:
     """Copy a ready state into ``dst`` (board block allocated for the same size)."""
     cdef int n = src.b.npts, c
     board_copy(&dst.b, &src.b)
-    dst.q.n = 0
+    q_reset(&dst.q)
+    for c in range(src.q.n):
+        q_add(&dst.q, src.q.pts[c])
     dst.fen_top = src.fen_top
     memcpy(dst.ctx, src.ctx, n * sizeof(uint32_t))
     for c in range(1, 3):
@@ -433,7 +435,8 @@ cdef class PlayoutEngine:
         self.G = &gv[0]
 
     def run(self, CoreBoard board not None, n, seed, threads=1, *, max_moves=600,
-            komi=None, tromp_taylor=False, amaf=False, debug_check=False, want_final=False):
+            komi=None, tromp_taylor=False, amaf=False, debug_check=False, want_final=False,
+            near_first=False):
         """Play ``n`` playouts from ``board`` (unchanged) and return integer tallies.
 
         Returns a dict: ``n``, ``black_wins``, ``draws``, ``sum_length`` (moves,
@@ -444,7 +447,9 @@ cdef class PlayoutEngine:
         tallies ``amaf_count`` / ``amaf_black_win`` (``int32[3, size*size]``,
         row = colour code).  Playout ``i`` uses its own random stream derived
         from ``(seed, i)``, and all tallies are integer sums, so the result is
-        the same for every ``threads``.  Raises ``ValueError``/``TypeError``
+        the same for every ``threads``.  GNU Go starts every playout with an
+        empty near set (spec 6.9); ``near_first=True`` instead lets the first
+        draw see the near set of the board's last move.  Raises ``ValueError``/``TypeError``
         for bad arguments, ``RuntimeError`` when ``debug_check`` finds the
         incremental state wrong, ``KeyboardInterrupt`` promptly on Ctrl-C.
         """
@@ -472,6 +477,10 @@ cdef class PlayoutEngine:
                 raise MemoryError()
             board_copy(&tmpl.b, &board.st)
             pstate_init(tmpl, self.T, self.G)
+            if near_first:
+                near = board.near_mask()
+                for i in np.flatnonzero(near):
+                    q_add(&tmpl.q, board._pad(int(i)))
             return self._run(tmpl, board._to_move, key, int(n), int(threads), int(max_moves), k,
                              bool(tromp_taylor), bool(amaf), bool(debug_check), bool(want_final))
         finally:

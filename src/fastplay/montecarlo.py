@@ -142,7 +142,8 @@ def _check_scoring(scoring: str) -> bool:
 
 def playouts(board: CoreBoard, db: Any = None, n: int = 1000, seed: int = 0, threads: int = 1,
              *, komi: float | None = None, scoring: Scoring = "gnugo", max_moves: int = 600,
-             amaf: bool = False, debug_check: bool = False) -> PlayoutStats:
+             amaf: bool = False, debug_check: bool = False, near_first: bool = False
+             ) -> PlayoutStats:
     """Play ``n`` playouts from ``board`` (left unchanged) and summarise them.
 
     Args:
@@ -159,6 +160,8 @@ def playouts(board: CoreBoard, db: Any = None, n: int = 1000, seed: int = 0, thr
             if none) -- or ``"tromp-taylor"`` area scoring.
         max_moves: the move cap (GNU Go: 600); later moves are forced passes.
         amaf: also collect first-play tallies for RAVE.
+        near_first: let the first draw use the near set of the board's last
+            move (GNU Go does not: its playouts start with no near points).
         debug_check: after every move compare the incremental contexts and
             values with a recomputation (slow; raises ``RuntimeError``).
 
@@ -174,7 +177,7 @@ def playouts(board: CoreBoard, db: Any = None, n: int = 1000, seed: int = 0, thr
     k = float(board.komi if komi is None else komi)
     start = time.perf_counter()
     raw = engine.run(board, n, seed, threads, max_moves=max_moves, komi=k, tromp_taylor=tt,
-                     amaf=amaf, debug_check=debug_check)
+                     amaf=amaf, debug_check=debug_check, near_first=near_first)
     seconds = time.perf_counter() - start
     size = board.size
     npts = size * size

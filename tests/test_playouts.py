@@ -1,0 +1,279 @@
+"""Playouts against GNU Go 3.8: statistics, draw distribution, debug checks, bad input.
+
+The statistical tests compare fastplay's playouts with GNU Go's own
+(``../shared/oracle/stats``: 1,000 GNU Go playouts per position and
+database, komi 7.5).  Both are random, so they are compared as samples: a
+two-proportion z-test on the Black win rate and a z-test on the mean score
+per (position, database); over all of them the number of |z| > 4 must stay
+within what chance allows and a chi-square of the z values must not reject
+at p = 0.001.  Seeds are fixed, so the tests are deterministic.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from functools import cache
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+import fastplay as fp
+from fastplay.patterns import PatternDatabase
+
+from conftest import shared_path
+
+DBS = ("mc_uniform", "mc_mogo_classic", "mc_montegnu_classic")
+
+
+@cache
+def db(name: str) -> PatternDatabase:
+    return PatternDatabase.builtin(name)
+
+
+def board_from_record(r: dict) -> fp.Board:
+    n = r["size"]
+    b = fp.Board(n, komi=r["komi"])
+    rows = r["board"]
+    b.setup(black=[(i, j) for i in range(n) for j in range(n) if rows[i][j] == "X"],
+            white=[(i, j) for i in range(n) for j in range(n) if rows[i][j] == "O"],
+            to_move=r["to_move"])
+    if r["ko"]:
+        b.set_ko_index(r["ko"][0] * n + r["ko"][1], b.to_move_code)
+    return b
+
+
+def oracle_stats(size: int) -> list[dict]:
+    path = shared_path("oracle", "stats", f"playout_stats_{size}x{size}.jsonl.gz")
+    with gzip.open(path, "rt") as f:
+        return [json.loads(line) for line in f]
+
+
+def compare(records: list[dict], n: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """z values of win rates and mean scores, and our/GNU Go mean length ratio."""
+    z_win, z_score, ours_len, theirs_len = [], [], 0.0, 0.0
+    for k, r in enumerate(records):
+        b = board_from_record(r)
+        s = fp.playouts(b, db(r["db"]), n=n, seed=1000 + k)
+        p1, n1 = r["black_win_rate"], r["playouts"]
+        p2 = s.black_win_rate
+        pooled = (p1 * n1 + p2 * n) / (n1 + n)
+        var = pooled * (1 - pooled) * (1 / n1 + 1 / n)
+        z_win.append(0.0 if var == 0 else (p2 - p1) / np.sqrt(var))
+        # Our mean score is Black - White - komi; GNU Go's is raw White - Black.
+        ours = -(s.mean_score + r["komi"])
+        var_s = r["sd_score"] ** 2 / n1 + s.sd_score ** 2 / n
+        z_score.append(0.0 if var_s == 0 else (ours - r["mean_score_w_minus_b"]) / np.sqrt(var_s))
+        ours_len += s.mean_length
+        theirs_len += r["mean_length"]
+        assert s.capped == 0
+    return np.array(z_win), np.array(z_score), ours_len / theirs_len
+
+
+@pytest.mark.parametrize("size", [9, 13, 19])
+def test_playout_statistics_agree_with_gnugo(size: int) -> None:
+    records = oracle_stats(size)
+    assert len(records) == (600 if size == 9 else 60)
+    z_win, z_score, length_ratio = compare(records, n=1000)
+    z = np.concatenate([z_win, z_score])
+    # |z| > 4 has probability 6.3e-5 per test: even one is unlikely by chance.
+    assert int((np.abs(z) > 4).sum()) <= 1, np.round(z[np.abs(z) > 4], 2)
+    p = sps.chi2.sf(float((z ** 2).sum()), df=z.size)
+    assert p > 0.001, f"chi-square rejects agreement: p = {p:.2e}"
+    assert abs(length_ratio - 1) < 0.02, f"mean length ratio {length_ratio:.4f}"
+
+
+def test_draw_frequencies_follow_weights_near_extension() -> None:
+    """Spec 8.2: after Black F4, White's weights under montegnu are B4 6000,
+    F5/F3 100, G5/G4/G3 3 and 1 elsewhere (total 6242)."""
+    b = fp.Board(7)
+    b.setup(black=["C5", "D5", "E5", "C3", "D3", "E3"], white=["C4", "D4", "E4"], to_move="B")
+    b.play("F4")
+    weights = db("mc_montegnu_classic").move_values(b).astype(np.float64)
+    assert weights.sum() == 6242 and weights[3, 1] == 6000
+    n = 62420
+    s = fp.playouts(b, db("mc_montegnu_classic"), n=n, seed=7, max_moves=0, amaf=True,
+                    near_first=True)
+    counts = s.amaf.white_first.astype(np.float64)
+    assert counts.sum() == n
+    expected = weights / weights.sum() * n
+    mask = expected > 0
+    assert counts[~mask].sum() == 0
+    chi2 = float(((counts[mask] - expected[mask]) ** 2 / expected[mask]).sum())
+    assert sps.chi2.sf(chi2, df=int(mask.sum()) - 1) > 0.001
+
+
+def test_forbidden_ko_point_is_never_drawn() -> None:
+    """Spec 8.3: after Black C3 takes the ko at B3, White may not retake at once."""
+    b = fp.Board(5)
+    b.setup(black=["B4", "A3", "B2"], white=["C4", "B3", "D3", "C2"], to_move="B")
+    b.play("C3")
+    assert b.ko_point == "B3"
+    for name in DBS:
+        s = fp.playouts(b, db(name), n=5000, seed=1, max_moves=0, amaf=True, near_first=True)
+        assert s.amaf.white_first[2, 1] == 0
+        # Weight totals of spec 8.3: uniform 17, mogo 611, montegnu 29.
+    assert db("mc_uniform").move_values(b).sum() == 17
+    assert db("mc_mogo_classic").move_values(b).sum() == 611
+    assert db("mc_montegnu_classic").move_values(b).sum() == 29
+
+
+def test_far_draws_without_near_follow_table_values() -> None:
+    """GNU Go's playouts start with no near set: the first draw uses far values."""
+    r = oracle_stats(9)[37]
+    b = board_from_record(r)
+    for name in DBS:
+        weights = db(name).move_values(b, near=False).astype(np.float64)
+        n = 40000
+        s = fp.playouts(b, db(name), n=n, seed=3, max_moves=0, amaf=True)
+        first = s.amaf.black_first if b.to_move == "B" else s.amaf.white_first
+        expected = weights / weights.sum() * n
+        mask = expected > 0
+        assert first[~mask].sum() == 0
+        chi2 = float(((first[mask] - expected[mask]) ** 2 / expected[mask]).sum())
+        assert sps.chi2.sf(chi2, df=int(mask.sum()) - 1) > 0.001
+
+
+@pytest.mark.parametrize("size", [2, 3, 4, 5, 6, 7, 9, 13, 19])
+def test_incremental_state_equals_recomputation(size: int) -> None:
+    """Debug mode recomputes every context, candidate set and weight after each move."""
+    n = {2: 600, 3: 600, 4: 500, 5: 400, 6: 300, 7: 200, 9: 150, 13: 20, 19: 6}[size]
+    for name in DBS:
+        fp.playouts(fp.Board(size), db(name), n=n, seed=size, debug_check=True)
+
+
+def test_debug_check_on_real_positions() -> None:
+    for k, r in enumerate(oracle_stats(9)[::20]):
+        fp.playouts(board_from_record(r), db(r["db"]), n=20, seed=k, debug_check=True)
+
+
+def test_threads_do_not_change_results() -> None:
+    b = fp.Board(9)
+    for move in ("E5", "D4", "F4", "E3"):
+        b.play(move)
+    a = fp.playouts(b, db("mc_montegnu_classic"), n=3000, seed=42, threads=1, amaf=True)
+    c = fp.playouts(b, db("mc_montegnu_classic"), n=3000, seed=42, threads=2, amaf=True)
+    for field in ("black_wins", "draws", "score_hist", "mean_length", "mean_score", "sd_score"):
+        assert getattr(a, field) == getattr(c, field), field
+    assert np.array_equal(a.ownership, c.ownership)
+    assert np.array_equal(a.amaf.black_first, c.amaf.black_first)
+    assert np.array_equal(a.amaf.white_first_black_wins, c.amaf.white_first_black_wins)
+    d = fp.playouts(b, db("mc_montegnu_classic"), n=3000, seed=43)
+    assert d.score_hist != a.score_hist
+
+
+def test_single_playout_matches_batch_index_zero() -> None:
+    b = fp.Board(9)
+    one = fp.playout(b, db("mc_mogo_classic"), seed=5)
+    batch = fp.playouts(b, db("mc_mogo_classic"), n=1, seed=5)
+    assert batch.mean_score == one.score and batch.mean_length == one.length
+    assert one.final.shape == (9, 9) and one.final.dtype == np.int8
+    assert one.winner == ("B" if one.score > 0 else "W")
+
+
+def test_board_is_not_changed() -> None:
+    b = fp.Board(9)
+    b.play("C3")
+    before = (b.to_numpy().copy(), b.zobrist_hash, b.to_move, b.move_number)
+    fp.playouts(b, db("mc_uniform"), n=200, seed=1, threads=2)
+    assert np.array_equal(before[0], b.to_numpy())
+    assert before[1:] == (b.zobrist_hash, b.to_move, b.move_number)
+
+
+def _all_zero_db() -> PatternDatabase:
+    return PatternDatabase.from_string("%%%\n%*%\n%%%\n:0\n", name="zero")
+
+
+def test_gnugo_scoring_examples() -> None:
+    """Spec 6.8: with every weight 0 the playout passes three times and scores the board."""
+    b = fp.Board(3, komi=0)
+    b.setup(black=["B2"], white=["A3", "C3"], to_move="B")
+    s = fp.playouts(b, _all_zero_db(), n=3, seed=0)
+    assert s.mean_length == 3 and s.score_hist == {3: 3}      # W - B = -3
+    b = fp.Board(5, komi=5.5)
+    b.setup(black=["A3", "B3", "C3", "D3", "E3"], white=["A2", "B2", "C2", "D2", "E2"])
+    s = fp.playouts(b, _all_zero_db(), n=1, seed=0)
+    assert s.score_hist == {5: 1} and s.black_wins == 0       # W - B = -5, +0.5 with komi
+    assert s.ownership[4].tolist() == [-1.0] * 5 and s.ownership[0].tolist() == [1.0] * 5
+
+
+def test_position_without_moves_ends_at_once() -> None:
+    """Spec 8.8: total weight 0 for both sides under uniform; score +5 for White."""
+    b = fp.Board(5, komi=0)
+    b.setup(black=["B5", "A4", "B4", "B3", "A2", "B2", "B1"],
+            white=["C5", "E5", "C4", "D4", "E4", "C3", "E3", "C2", "D2", "C1", "D1", "E1"],
+            to_move="W")
+    s = fp.playouts(b, db("mc_uniform"), n=10, seed=0)
+    assert s.mean_length == 3 and s.score_hist == {-5: 10}
+    tt = fp.playouts(b, db("mc_uniform"), n=1, seed=0, scoring="tromp-taylor")
+    assert tt.score_hist == {b.area()[0] - b.area()[1]: 1}
+
+
+def test_tiny_boards_and_cycles_terminate() -> None:
+    """Simple ko lets cycles repeat (spec 6.1); the move cap still ends every playout."""
+    for size in (2, 3):
+        s = fp.playouts(fp.Board(size), db("mc_uniform"), n=2000, seed=1)
+        assert s.n == 2000 and s.mean_length <= 604
+    triple_ko = fp.Board.from_sgf(str(shared_path("cases", "18-board-triple-ko-cycle.sgf")))
+    for name in DBS:
+        s = fp.playouts(triple_ko, db(name), n=300, seed=2)
+        assert s.n == 300 and s.mean_length <= 604
+
+
+def test_move_cap_forces_passes() -> None:
+    s = fp.playouts(fp.Board(9), db("mc_uniform"), n=50, seed=1, max_moves=10)
+    assert s.mean_length == 14  # moves 0..10 drawn, then three forced passes
+
+
+@pytest.mark.parametrize("kwargs, exc", [
+    ({"n": -1}, ValueError),
+    ({"threads": 0}, ValueError),
+    ({"seed": 1.5}, TypeError),
+    ({"seed": "1"}, TypeError),
+    ({"seed": -3}, ValueError),
+    ({"n": 2.0}, TypeError),
+    ({"scoring": "japanese"}, ValueError),
+    ({"max_moves": -1}, ValueError),
+])
+def test_bad_arguments(kwargs: dict, exc: type) -> None:
+    args = {"n": 1, "seed": 0, **kwargs}
+    with pytest.raises(exc):
+        fp.playouts(fp.Board(9), db("mc_uniform"), **args)
+
+
+def test_bad_board_and_database() -> None:
+    with pytest.raises(TypeError):
+        fp.playouts("not a board", db("mc_uniform"), n=1)
+    with pytest.raises(TypeError):
+        fp.playouts(fp.Board(9), "mc_uniform", n=1)
+    with pytest.raises(TypeError):
+        fp.playout(np.zeros((9, 9)), db("mc_uniform"))
+    assert fp.playouts(fp.Board(9), db("mc_uniform"), n=0).n == 0
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_ctrl_c_stops_a_long_batch(threads: int) -> None:
+    code = textwrap.dedent(f"""
+        import sys, fastplay as fp
+        from fastplay.patterns import PatternDatabase
+        db = PatternDatabase.builtin("mc_uniform")
+        print("ready", flush=True)
+        fp.playouts(fp.Board(19), db, n=10**8, seed=1, threads={threads})
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("playouts did not stop within 10 s of Ctrl-C")
+    assert proc.returncode != 0 and "KeyboardInterrupt" in err
