@@ -234,8 +234,7 @@ class GTPEngine:
         if not words:
             return self._format(False, cmd_id, "syntax error: no command")
         name, args = words[0], words[1:]
-        if self._pondering:
-            self._stop_pondering()
+        self.stop_pondering()
         handler = self._commands.get(name)
         if handler is None:
             return self._format(False, cmd_id, "unknown command")
@@ -448,10 +447,12 @@ class GTPEngine:
         (color_text,) = _args(args, 1)
         return _gtp_move(self._generate(parse_color(color_text)))
 
-    def _stop_pondering(self) -> None:
-        self._pondering = False
-        if self._search is not None:
-            self._search.ponder_stop()
+    def stop_pondering(self) -> None:
+        """End the thinking on the opponent's time, if any (the next command has come)."""
+        if self._pondering:
+            self._pondering = False
+            if self._search is not None:
+                self._search.ponder_stop()
 
     # -- scoring -----------------------------------------------------------------
 
@@ -638,6 +639,5 @@ def run(stdin: IO[Any] | Iterable[bytes] | None = None, stdout: IO[str] | None =
         out.flush()
         if engine.quit_requested:
             break
-    if engine._pondering:
-        engine._stop_pondering()
+    engine.stop_pondering()
     return 0
