@@ -1,0 +1,842 @@
+"""Monte Carlo tree search in Python on top of :func:`fastplay.playouts`.
+
+A top-down tour
+---------------
+:class:`MCTS` keeps one tree per game.  One *simulation* is
+
+1. **select** -- from the root, repeatedly take the child maximising
+   PUCT (default) or UCT, blended with RAVE, while holding a *virtual loss*
+   on every edge taken so that other threads spread out;
+2. **expand** -- an edge whose visit count has reached ``expand_threshold``
+   playouts gets its own node (legal moves, priors from the pattern values);
+3. **evaluate** -- a batch of ``batch`` playouts from the leaf runs in C with
+   the GIL released (this is where the time goes, and where threads overlap),
+   or, when two passes in a row end the game inside the tree, the exact
+   Tromp-Taylor result;
+4. **back up** -- wins, visits and the playouts' first-play (AMAF) tallies
+   go up the path and the virtual loss is taken back.
+
+Visits count *playouts*, not simulations, so ``run(board, playouts=5000)``
+means what GNU Go's ``--mc-games-per-level`` style limits mean.
+
+Formulas and their sources
+--------------------------
+PUCT (Rosin, "Multi-armed bandits with episode context", AMAI 2011, in the
+form of Silver et al., "Mastering the game of Go without human knowledge",
+Nature 2017)::
+
+    a* = argmax_a  Q(s, a) + c_puct * P(s, a) * sqrt(N(s)) / (1 + N(s, a))
+
+UCT (Kocsis and Szepesvari, "Bandit based Monte-Carlo planning", ECML 2006,
+the UCB1 bound of Auer et al. 2002)::
+
+    a* = argmax_a  Q(s, a) + c_uct * sqrt(ln N(s) / N(s, a))
+
+(unvisited moves first, highest prior first).  ``Q`` is blended with the
+RAVE value ``Q~`` from all-moves-as-first tallies (Gelly and Silver, "Combining
+online and offline knowledge in UCT", ICML 2007) with the minimum-MSE
+schedule of Gelly and Silver, "Monte-Carlo tree search and rapid action value
+estimation in computer Go", AIJ 2011::
+
+    Q* = (1 - beta) Q + beta Q~,   beta = n~ / (n + n~ + n n~ / rave_equiv)
+
+``P`` is the pattern value of the move (:meth:`PatternDatabase.move_values`,
+the weight GNU Go's playout policy would give it) raised to ``prior_power``
+and normalised; the square root (default) keeps a capture worth 20000 from
+drowning every quiet move worth 1.  An unvisited move without RAVE data
+starts at the parent's mean value minus ``fpu_reduction`` ("first play
+urgency", as in Leela Zero).
+
+Rules inside the tree
+---------------------
+Positional superko is checked on every tree move against the game's
+positions and the path.  A pass is an ordinary child; two passes in a row end
+the game and are scored Tromp-Taylor (every stone on the board counts), so
+the search never passes while a dead enemy stone would still count as alive
+if the opponent passed too (shared case 29).  Moves into the mover's own
+true eyes are never candidates.  As a last safeguard the final choice does
+not pass while the playouts' ownership says that points Tromp-Taylor gives
+the opponent are really ours.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from fastplay.board import Board, format_vertex, parse_color
+from fastplay._core import BLACK as BLACK_CODE
+from fastplay._core import WHITE as WHITE_CODE
+from fastplay._core import IllegalMoveError
+from fastplay.montecarlo import playouts as run_playouts
+
+__all__ = ["MCTS", "SearchResult", "ChildStats", "eye_mask"]
+
+PASS = -1
+
+#: Exploration constants.  Visits are counted in playouts, so the PUCT term is
+#: about ``1/sqrt(batch)`` of what it would be with visits counted in
+#: simulations; the defaults were tuned on the tactical tests and the
+#: 9x9 regression suite with that in mind.
+C_PUCT = 1.0
+C_UCT = 0.5
+
+#: Playouts per simulation (one call of :func:`fastplay.playouts`); ``None``
+#: in :class:`MCTS` picks one by board size.
+DEFAULT_BATCH_9X9 = 8
+
+#: Playouts per move when neither a limit nor a clock is given.
+DEFAULT_PLAYOUTS = 5000
+
+
+@dataclass(frozen=True)
+class ChildStats:
+    """One root move after a search.
+
+    Attributes:
+        move: GTP vertex or ``"pass"``.
+        visits: playouts through this move.
+        winrate: win rate of the side to move at the root after this move, in [0, 1]
+            (NaN when unvisited).
+        prior: the move's prior probability (pattern value, normalised).
+        pv: principal variation starting with ``move`` (most-visited line).
+    """
+
+    move: str
+    visits: int
+    winrate: float
+    prior: float
+    pv: list[str]
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What :meth:`MCTS.run` found.
+
+    Attributes:
+        best_move: GTP vertex, ``"pass"`` or ``"resign"``.
+        winrate: estimated win rate of the side to move (of the best move), in [0, 1].
+        children: root moves with visits, most visited first.
+        ownership: ``float32[size, size]`` in [-1, 1], +1 Black, row 0 the top
+            row: mean over the playouts (and exact endings) of this search.
+        playouts: playouts run by this search (reused visits excluded).
+        seconds: wall time of the search.
+        simulations: tree descents of this search.
+        root_visits: playouts through the root, reused ones included.
+        nodes: nodes in the tree after the search.
+    """
+
+    best_move: str
+    winrate: float
+    children: list[ChildStats]
+    ownership: npt.NDArray[np.float32]
+    playouts: int
+    seconds: float
+    simulations: int = 0
+    root_visits: int = 0
+    nodes: int = 0
+
+    @property
+    def pv(self) -> list[str]:
+        """The principal variation from the root (that of the most visited move)."""
+        return list(self.children[0].pv) if self.children else []
+
+    @property
+    def playouts_per_second(self) -> float:
+        """Playouts of this search per second of wall time."""
+        return self.playouts / self.seconds if self.seconds > 0 else float("inf")
+
+
+def eye_mask(grid: npt.NDArray[np.int8], color: int) -> npt.NDArray[np.bool_]:
+    """Empty points that are true one-point eyes of ``color`` (``bool[size, size]``).
+
+    ``grid`` is :meth:`Board.to_numpy` (1 Black, -1 White); ``color`` is +1 for
+    Black, -1 for White.  An eye has only own stones or the edge orthogonally,
+    and at most one enemy stone diagonally (none on the edge or in the
+    corner) -- the usual playout rule (e.g. Pachi's ``board_is_eyelike`` plus
+    the false-eye test).  Filling such a point never helps under area scoring.
+    """
+    size = grid.shape[0]
+    edge = 2
+    padded = np.full((size + 2, size + 2), edge, dtype=np.int8)
+    padded[1:-1, 1:-1] = grid
+    orth = np.ones((size, size), dtype=bool)
+    for view in (padded[:-2, 1:-1], padded[2:, 1:-1], padded[1:-1, :-2], padded[1:-1, 2:]):
+        orth &= (view == color) | (view == edge)
+    enemy = np.zeros((size, size), dtype=np.int8)
+    on_edge = np.zeros((size, size), dtype=bool)
+    for view in (padded[:-2, :-2], padded[:-2, 2:], padded[2:, :-2], padded[2:, 2:]):
+        enemy += view == -color
+        on_edge |= view == edge
+    return (grid == 0) & orth & np.where(on_edge, enemy == 0, enemy <= 1)
+
+
+class Node:
+    """A position in the tree: its moves and per-move statistics as numpy arrays.
+
+    Statistics live on the edges (``n``, ``w`` ... indexed like ``moves``), so
+    selection is a handful of vectorised numpy operations.  ``w`` counts wins
+    of ``color``, the side to move here.  ``base`` is the playouts evaluated
+    at this position before it was expanded (they were counted on the parent
+    edge), so ``parent.n[i] == child.base + child.n.sum()`` always holds.
+    """
+
+    __slots__ = ("color", "moves", "points", "prior", "n", "w", "vl", "rn", "rw", "allowed",
+                 "children", "base")
+
+    def __init__(self, color: int, moves: npt.NDArray[np.int64], prior: npt.NDArray[np.float64],
+                 base: float = 0.0) -> None:
+        k = len(moves)
+        self.color = color
+        self.moves = moves          # flat indices, the pass (-1) last
+        self.points = moves[:-1]    # the non-pass moves, for AMAF indexing
+        self.prior = prior
+        self.n = np.zeros(k)
+        self.w = np.zeros(k)
+        self.vl = np.zeros(k)       # virtual loss, in playouts
+        self.rn = np.zeros(k)       # RAVE visits / wins of `color`
+        self.rw = np.zeros(k)
+        self.allowed = np.ones(k, dtype=bool)
+        self.children: list[Node | None] = [None] * k
+        self.base = base
+
+    @property
+    def visits(self) -> float:
+        """Playouts through this position."""
+        return self.base + float(self.n.sum())
+
+    def count(self) -> int:
+        """Nodes in this subtree."""
+        stack, total = [self], 0
+        while stack:
+            node = stack.pop()
+            total += 1
+            stack.extend(c for c in node.children if c is not None)
+        return total
+
+
+@dataclass
+class _Clock:
+    main_time: float = 0.0
+    byo_yomi_time: float = 0.0
+    byo_yomi_stones: int = 0
+    left: dict[int, tuple[float, int]] = field(default_factory=dict)
+
+    @property
+    def active(self) -> bool:
+        return self.main_time > 0 or self.byo_yomi_time > 0
+
+
+class MCTS:
+    """Tree search over pattern-driven playouts.
+
+    Args:
+        db: a :class:`fastplay.PatternDatabase` (playout policy and priors).
+        threads: search threads (>= 1).  Each runs its batches of playouts in
+            C without the GIL, so two threads use two cores; results are then
+            no longer reproducible.
+        seed: non-negative integer; with ``threads=1`` and a playout limit the
+            search is a pure function of the seed and the calls made.
+            ``None`` draws one from the operating system.
+        policy: ``"puct"`` (default) or ``"uct"``.
+        c_puct, c_uct: exploration constants of the two formulas.
+        rave: use AMAF tallies (RAVE); ``rave_equiv`` is the visit count (in
+            playouts) at which a move's own value and its RAVE value weigh
+            the same.
+        batch: playouts per simulation (``None``: 8 on 9x9, fewer on larger
+            boards where one playout costs more).
+        expand_threshold: playouts an edge needs before it gets a node
+            (``None``: ``batch``, i.e. expand on the second visit).
+        prior_power: exponent applied to pattern values to form priors.
+        pass_prior: prior probability of the pass.
+        fpu_reduction: first-play urgency reduction (win-rate units).
+        scoring: playout scoring, ``"tromp-taylor"`` (default, the rules the
+            tree ends games with) or ``"gnugo"``.
+        resign_threshold: resign when the best win rate stays below this for
+            ``resign_moves`` searches in a row; ``None`` never resigns.  Never
+            before move ``size * size // 4`` (the opening).
+        default_playouts: playouts per move when ``run`` gets no limit and no
+            clock was set.
+        max_nodes: the tree stops growing (searches keep refining the
+            existing nodes) beyond this many nodes, bounding memory.
+
+    Raises:
+        TypeError: ``db`` is not a :class:`fastplay.PatternDatabase`.
+        ValueError: an out-of-range option.
+    """
+
+    def __init__(self, db: Any, *, threads: int = 1, seed: int | None = None,
+                 policy: str = "puct", c_puct: float = C_PUCT, c_uct: float = C_UCT,
+                 rave: bool = True, rave_equiv: float = 1000.0, batch: int | None = None,
+                 expand_threshold: int | None = None, prior_power: float = 0.5,
+                 pass_prior: float = 0.01, fpu_reduction: float = 0.1,
+                 scoring: str = "tromp-taylor", resign_threshold: float | None = 0.1,
+                 resign_moves: int = 2, default_playouts: int = DEFAULT_PLAYOUTS,
+                 max_nodes: int = 200_000) -> None:
+        from fastplay.patterns import PatternDatabase
+
+        if not isinstance(db, PatternDatabase):
+            raise TypeError(f"db must be a fastplay.PatternDatabase, not {type(db).__name__}")
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a positive integer, not {threads!r}")
+        if seed is not None and (not isinstance(seed, int) or seed < 0):
+            raise ValueError(f"seed must be a non-negative integer or None, not {seed!r}")
+        if policy not in ("puct", "uct"):
+            raise ValueError(f"policy must be 'puct' or 'uct', not {policy!r}")
+        if scoring not in ("tromp-taylor", "gnugo"):
+            raise ValueError(f"scoring must be 'tromp-taylor' or 'gnugo', not {scoring!r}")
+        if batch is not None and batch < 1:
+            raise ValueError(f"batch must be >= 1, not {batch}")
+        if not 0 < pass_prior < 1:
+            raise ValueError(f"pass_prior must be in (0, 1), not {pass_prior}")
+        self.db = db
+        self.threads = threads
+        self.seed = seed
+        self.policy = policy
+        self.c_puct = float(c_puct)
+        self.c_uct = float(c_uct)
+        self.rave = bool(rave)
+        self.rave_equiv = float(rave_equiv)
+        self.batch = batch
+        self.expand_threshold = expand_threshold
+        self.prior_power = float(prior_power)
+        self.pass_prior = float(pass_prior)
+        self.fpu_reduction = float(fpu_reduction)
+        self.scoring = scoring
+        self.resign_threshold = resign_threshold
+        self.resign_moves = int(resign_moves)
+        self.default_playouts = int(default_playouts)
+        self.max_nodes = int(max_nodes)
+        self._seed_base = seed if seed is not None else secrets.randbits(62)
+        self._sim_counter = 0
+        self._lock = threading.Lock()
+        self._root: Node | None = None
+        self._root_board: Board | None = None
+        self._root_history: list[tuple[int, int]] = []
+        self._seen: set[int] = set()
+        self._nodes = 0
+        self._low_searches = 0
+        self._clock = _Clock()
+        self._ponder_thread: threading.Thread | None = None
+        self._ponder_stop = threading.Event()
+        self._ponder_error: BaseException | None = None
+
+    # -- game and clock ----------------------------------------------------------
+
+    def new_game(self) -> None:
+        """Forget the tree, the resignation counter and the clock's time left."""
+        self.ponder_stop()
+        self._root = None
+        self._root_board = None
+        self._nodes = 0
+        self._low_searches = 0
+        self._clock.left.clear()
+
+    def set_time(self, main_time: float, byo_yomi_time: float, byo_yomi_stones: int) -> None:
+        """GTP ``time_settings``: main time and Canadian byo-yomi, in seconds and stones.
+
+        ``byo_yomi_time > 0`` with ``byo_yomi_stones == 0`` means no time
+        limit, as GTP 2 (section 6.3.1) says.  Raises ``ValueError`` for a
+        negative value.
+        """
+        if min(main_time, byo_yomi_time, byo_yomi_stones) < 0:
+            raise ValueError("time settings must not be negative")
+        if byo_yomi_time > 0 and byo_yomi_stones == 0:
+            self._clock = _Clock()
+            return
+        self._clock = _Clock(float(main_time), float(byo_yomi_time), int(byo_yomi_stones))
+
+    def time_left(self, color: str | int, seconds: float, stones: int) -> None:
+        """GTP ``time_left``: ``seconds`` left for ``color``; ``stones`` > 0 in byo-yomi."""
+        self._clock.left[parse_color(color)] = (float(seconds), int(stones))
+
+    def _budget(self, board: Board) -> float | None:
+        """Seconds to think on this move under the clock, or ``None`` without one.
+
+        Main time is spread over the moves expected to remain, with more
+        per move in the middle game (where 9x9 games are decided) than in the
+        opening or the endgame; in byo-yomi the period is shared by the stones
+        left.  A safety margin keeps every answer inside the clock.
+        """
+        clock = self._clock
+        if not clock.active:
+            return None
+        color = board.to_move_code
+        npts = board.size * board.size
+        remaining, stones = clock.left.get(color, (clock.main_time, 0))
+        if stones == 0 and remaining <= 0 and clock.byo_yomi_stones > 0:
+            remaining, stones = clock.byo_yomi_time, clock.byo_yomi_stones
+        margin = 0.3 + 0.05 * remaining
+        if stones > 0:
+            budget = remaining / stones
+        else:
+            game_length = 0.7 * npts + 30   # plies: 87 on 9x9, 283 on 19x19
+            move = board.move_number
+            ours_left = max((game_length - move) / 2, 0.1 * npts)
+            phase = move / game_length
+            weight = 0.7 if phase < 0.1 else (1.5 if phase < 0.6 else 1.0)
+            budget = weight * remaining / ours_left
+            if clock.byo_yomi_stones > 0:
+                budget += 0.5 * clock.byo_yomi_time / clock.byo_yomi_stones
+        return max(0.02, min(budget, remaining - margin))
+
+    # -- pondering ---------------------------------------------------------------
+
+    def ponder_start(self, board: Board) -> None:
+        """Search ``board`` (the opponent to move) in a background thread until
+        :meth:`ponder_stop`; the next :meth:`run` reuses the subtree of the
+        move actually played."""
+        self.ponder_stop()
+        self._ponder_stop.clear()
+        self._ponder_error = None
+        position = board.copy()
+
+        def work() -> None:
+            try:
+                self._search(position, None, None, self._ponder_stop, None)
+            except BaseException as exc:  # noqa: BLE001 - reported by ponder_stop
+                self._ponder_error = exc
+
+        self._ponder_thread = threading.Thread(target=work, name="fastplay-ponder", daemon=True)
+        self._ponder_thread.start()
+
+    def ponder_stop(self) -> None:
+        """Stop pondering (no-op when not pondering); waits for the thread to finish."""
+        thread = self._ponder_thread
+        if thread is None:
+            return
+        self._ponder_stop.set()
+        thread.join()
+        self._ponder_thread = None
+        if self._ponder_error is not None:
+            error, self._ponder_error = self._ponder_error, None
+            # A failed ponder must not kill the game: drop the tree it may have left half-built.
+            self._root = None
+            if not isinstance(error, Exception):
+                raise error
+
+    # -- search ------------------------------------------------------------------
+
+    def run(self, board: Board, playouts: int | None = None, seconds: float | None = None, *,
+            callback: Callable[[int], None] | None = None) -> SearchResult:
+        """Search ``board`` (unchanged) for its side to move and return the result.
+
+        Args:
+            board: the position, with its history (for superko and tree reuse).
+            playouts: stop after this many new playouts.
+            seconds: stop after this much wall time (seconds).  With both
+                limits the first reached stops; with neither, the clock set by
+                :meth:`set_time` decides, else ``default_playouts``.
+            callback: called from the searching thread with the playouts done
+                so far, about every 50 ms (for progress bars).
+
+        Raises:
+            TypeError: ``board`` is not a :class:`fastplay.Board`.
+            ValueError: ``playouts < 1`` or ``seconds <= 0``.
+        """
+        if not isinstance(board, Board):
+            raise TypeError(f"board must be a fastplay.Board, not {type(board).__name__}")
+        if playouts is not None and playouts < 1:
+            raise ValueError(f"playouts must be >= 1, not {playouts}")
+        if seconds is not None and not seconds > 0:
+            raise ValueError(f"seconds must be > 0, not {seconds}")
+        self.ponder_stop()
+        start = time.perf_counter()
+        clocked = False
+        if playouts is None and seconds is None:
+            seconds = self._budget(board)
+            clocked = seconds is not None
+            if seconds is None:
+                playouts = self.default_playouts
+        stats = self._search(board.copy(), playouts, seconds, None, callback, early_stop=clocked)
+        result = self._result(board, stats, time.perf_counter() - start)
+        if clocked:
+            self._spend(board.to_move_code, result.seconds)
+        return result
+
+    def _spend(self, color: int, seconds: float) -> None:
+        """Charge our own clock when the controller sends no ``time_left``."""
+        clock = self._clock
+        remaining, stones = clock.left.get(color, (clock.main_time, 0))
+        if stones > 0:
+            stones -= 1
+            remaining -= seconds
+            if stones == 0:
+                remaining, stones = clock.byo_yomi_time, clock.byo_yomi_stones
+        else:
+            remaining -= seconds
+            if remaining <= 0 and clock.byo_yomi_stones > 0:
+                remaining, stones = clock.byo_yomi_time, clock.byo_yomi_stones
+        clock.left[color] = (remaining, stones)
+
+    def _batch(self, size: int) -> int:
+        if self.batch is not None:
+            return self.batch
+        # One 19x19 playout costs ~5x a 9x9 one; fewer per leaf keep the tree growing.
+        return min(DEFAULT_BATCH_9X9, max(2, round(DEFAULT_BATCH_9X9 * 81 / (size * size))))
+
+    # ---- tree set-up and reuse --------------------------------------------------
+
+    def _prepare(self, board: Board) -> Node:
+        """Make ``board`` the root, reusing the old tree when ``board`` follows from it."""
+        old, old_board = self._root, self._root_board
+        root: Node | None = None
+        history = board.history_moves()
+        if old is not None and old_board is not None and old_board.size == board.size \
+                and old_board.komi == board.komi:
+            old_history = self._root_history
+            extra = history[len(old_history):]
+            if history[:len(old_history)] == old_history and len(extra) <= 8:
+                back = board.copy()
+                for _ in extra:
+                    back.undo()
+                if back == old_board and back.zobrist_hash == old_board.zobrist_hash:
+                    root = old
+                    for color, move in extra:
+                        if root is None or root.color != color:
+                            root = None
+                            break
+                        hits = np.flatnonzero(root.moves == move)
+                        if not len(hits):
+                            root = None
+                            break
+                        child = root.children[int(hits[0])]
+                        if child is None:
+                            root = None
+                            break
+                        # The new root's own evaluations are the parent edge's
+                        # playouts that its children do not account for.
+                        child.base = float(root.n[hits[0]] - child.n.sum())
+                        root = child
+                    if root is not None and root.color != board.to_move_code:
+                        root = None
+        if root is None:
+            root = self._expand(board, 0.0)
+            self._nodes = 1
+        else:
+            root.base = max(root.base, 0.0)
+            self._nodes = root.count()
+        self._root = root
+        self._root_board = board.copy()
+        self._root_history = history
+        # Positions of the game so far, for positional superko in the tree.
+        seen = {board.zobrist_hash}
+        back = board.copy()
+        for _ in history:
+            back.undo()
+            seen.add(back.zobrist_hash)
+        self._seen = seen
+        return root
+
+    def _expand(self, board: Board, base: float) -> Node:
+        """A new node for ``board``: its candidate moves and priors."""
+        color = board.to_move_code
+        grid = board.to_numpy()
+        values = self.db.move_values(board).ravel().astype(np.float64)
+        empty = grid.ravel() == 0
+        candidates = empty & (values > 0)
+        # A zero pattern value usually means illegal (stone, suicide, ko);
+        # ask the board about the rest so that no legal move is lost.
+        for point in np.flatnonzero(empty & (values == 0)):
+            if board.legality(int(point), color) is None:
+                candidates[point] = True
+        sign = 1 if color == BLACK_CODE else -1
+        candidates &= ~eye_mask(grid, sign).ravel()
+        points = np.flatnonzero(candidates)
+        raw = values[points]
+        positive = raw[raw > 0]
+        floor = positive.min() / 10 if len(positive) else 1.0
+        raw = np.where(raw > 0, raw, floor) ** self.prior_power
+        total = raw.sum()
+        if len(points):
+            prior = np.append(raw / total * (1 - self.pass_prior), self.pass_prior)
+        else:
+            prior = np.ones(1)
+        moves = np.append(points, PASS).astype(np.int64)
+        return Node(color, moves, prior, base)
+
+    # ---- the search loop ------------------------------------------------------------
+
+    def _search(self, board: Board, playouts: int | None, seconds: float | None,
+                stop: threading.Event | None, callback: Callable[[int], None] | None,
+                early_stop: bool = False) -> dict[str, Any]:
+        with self._lock:
+            root = self._prepare(board)
+        npts = board.size * board.size
+        batch = self._batch(board.size)
+        threshold = self.expand_threshold if self.expand_threshold is not None else batch
+        deadline = None if seconds is None else time.perf_counter() + seconds
+        state: dict[str, Any] = {
+            "done": 0, "playouts": 0, "sims": 0, "own": np.zeros(npts), "error": None,
+            "stop": False,
+        }
+        root_board = board
+        last_report = [time.perf_counter()]
+
+        def finished() -> bool:
+            if state["stop"] or (stop is not None and stop.is_set()):
+                return True
+            if playouts is not None and state["done"] >= playouts:
+                return True
+            if deadline is not None:
+                now = time.perf_counter()
+                if now >= deadline:
+                    return True
+                if early_stop and state["sims"] % 16 == 0 and state["done"] > 0:
+                    # Stop when the leader cannot be caught in the time left
+                    # (estimated from the rate so far).
+                    elapsed = max(now - (deadline - seconds), 1e-6)
+                    left = state["done"] / elapsed * (deadline - now)
+                    top = np.sort(root.n)[-2:] if len(root.n) > 1 else root.n
+                    if len(top) == 2 and top[1] - top[0] > left:
+                        return True
+            if stop is not None and self._nodes >= self.max_nodes and playouts is None:
+                return True  # pondering: the tree is full
+            return False
+
+        def worker() -> None:
+            try:
+                while True:
+                    with self._lock:
+                        if finished():
+                            return
+                        seed = self._seed_base * (1 << 40) + self._sim_counter
+                        self._sim_counter += 1
+                        path, leaf, terminal = self._descend(root, root_board, batch, threshold)
+                    if terminal is None:
+                        stats = run_playouts(leaf, self.db, n=batch, seed=seed, threads=1,
+                                             scoring=self.scoring, amaf=self.rave)
+                    else:
+                        stats = None
+                    with self._lock:
+                        self._backup(path, leaf, stats, terminal, batch, state)
+                    if callback is not None:
+                        now = time.perf_counter()
+                        if now - last_report[0] > 0.05:
+                            last_report[0] = now
+                            callback(state["done"])
+            except BaseException as exc:  # noqa: BLE001 - re-raised in the caller
+                state["error"] = exc
+                state["stop"] = True
+
+        if self.threads == 1:
+            worker()
+        else:
+            workers = [threading.Thread(target=worker, daemon=True) for _ in range(self.threads)]
+            for t in workers:
+                t.start()
+            try:
+                for t in workers:
+                    while t.is_alive():
+                        t.join(0.05)
+            except BaseException:
+                state["stop"] = True
+                for t in workers:
+                    t.join()
+                raise
+        if state["error"] is not None:
+            raise state["error"]
+        if callback is not None:
+            callback(state["done"])
+        return state
+
+    def _select(self, node: Node) -> int:
+        """Index of the child to descend into (see the module docstring for the formulas)."""
+        n = node.n + node.vl
+        total = float(n.sum())
+        real = float(node.n.sum())
+        parent_q = float(node.w.sum()) / real if real > 0 else 0.5
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.where(n > 0, node.w / n, parent_q - self.fpu_reduction)
+            if self.rave:
+                rn = node.rn
+                beta = rn / (rn + n + rn * n / self.rave_equiv)
+                beta = np.where(rn > 0, beta, 0.0)
+                q = (1 - beta) * q + beta * np.where(rn > 0, node.rw / rn, 0.0)
+            if self.policy == "puct":
+                score = q + self.c_puct * node.prior * math.sqrt(total + 1) / (1 + n)
+            else:
+                explore = self.c_uct * np.sqrt(math.log(total + 1) / n)
+                # Unvisited moves first, in prior order.
+                score = np.where(n > 0, q + explore, 1e6 + node.prior)
+        score[~node.allowed] = -np.inf
+        return int(np.argmax(score))
+
+    def _descend(self, root: Node, root_board: Board, batch: int, threshold: int
+                 ) -> tuple[list[tuple[Node, int]], Board, float | None]:
+        """Select down the tree, playing the moves on a copy of the root board.
+
+        Returns the path of (node, child index), the leaf position and, when
+        the game ended inside the tree (two passes), Black's exact result
+        (1, 0.5 or 0) instead of ``None``.
+        """
+        board = root_board.copy()
+        node = root
+        path: list[tuple[Node, int]] = []
+        seen = self._seen
+        path_hashes: list[int] = []
+        while True:
+            if not node.allowed.any():
+                break  # nothing left to try here: evaluate this position
+            i = self._select(node)
+            move = int(node.moves[i])
+            try:
+                board.play_index(move, node.color)
+            except IllegalMoveError:
+                node.allowed[i] = False
+                continue
+            if move != PASS:
+                h = board.zobrist_hash
+                if h in seen or h in path_hashes:
+                    board.undo()
+                    node.allowed[i] = False  # positional superko
+                    continue
+                path_hashes.append(h)
+            node.vl[i] += batch
+            path.append((node, i))
+            if board.consecutive_passes >= 2:
+                score = board.score()
+                return path, board, 1.0 if score > 0 else (0.0 if score < 0 else 0.5)
+            child = node.children[i]
+            if child is None:
+                if node.n[i] >= threshold and self._nodes < self.max_nodes:
+                    child = self._expand(board, float(node.n[i]))
+                    node.children[i] = child
+                    self._nodes += 1
+                else:
+                    return path, board, None
+            node = child
+        return path, board, None
+
+    def _backup(self, path: list[tuple[Node, int]], leaf: Board, stats: Any,
+                terminal: float | None, batch: int, state: dict[str, Any]) -> None:
+        """Add the leaf's result to every edge of the path and remove the virtual loss."""
+        if terminal is not None:
+            n = float(batch)
+            black_wins = terminal * n
+            own = leaf.area_owner().ravel().astype(np.float64) * n
+        else:
+            n = float(stats.n)
+            black_wins = stats.black_wins + 0.5 * stats.draws
+            own = stats.ownership.ravel().astype(np.float64) * n
+            state["playouts"] += stats.n
+        state["own"] += own
+        state["done"] += int(n)
+        state["sims"] += 1
+        amaf = stats.amaf if (stats is not None and self.rave) else None
+        if amaf is not None:
+            # First-play tallies per colour code, updated with the tree moves on
+            # the way up (a tree move precedes every playout move).
+            count = {BLACK_CODE: amaf.black_first.ravel().astype(np.float64),
+                     WHITE_CODE: amaf.white_first.ravel().astype(np.float64)}
+            bwin = {BLACK_CODE: amaf.black_first_black_wins.ravel().astype(np.float64),
+                    WHITE_CODE: amaf.white_first_black_wins.ravel().astype(np.float64)}
+        for node, i in reversed(path):
+            node.vl[i] -= batch
+            wins = black_wins if node.color == BLACK_CODE else n - black_wins
+            node.n[i] += n
+            node.w[i] += wins
+            if amaf is not None:
+                move = int(node.moves[i])
+                c = node.color
+                if move != PASS:
+                    count[c][move] = n
+                    bwin[c][move] = black_wins
+                pts = node.points
+                cnt = count[c][pts]
+                node.rn[:-1] += cnt
+                node.rw[:-1] += bwin[c][pts] if c == BLACK_CODE else cnt - bwin[c][pts]
+
+    # ---- the answer -----------------------------------------------------------------
+
+    def _result(self, board: Board, state: dict[str, Any], seconds: float) -> SearchResult:
+        root = self._root
+        assert root is not None
+        size = board.size
+        order = np.lexsort((-root.prior, -root.n))  # most visited, then highest prior
+        children = []
+        for i in order:
+            visits = int(root.n[i])
+            if visits == 0 and len(children) >= 1:
+                continue
+            winrate = float(root.w[i] / root.n[i]) if visits else float("nan")
+            children.append(ChildStats(format_vertex(int(root.moves[i]), size), visits, winrate,
+                                       float(root.prior[i]), self._pv(root, int(i), size)))
+        done = state["done"]
+        own = (state["own"] / done if done else np.zeros(size * size)).astype(np.float32)
+        own = own.reshape(size, size)
+        best = children[0] if children else ChildStats("pass", 0, 0.5, 1.0, ["pass"])
+        best_move = best.move
+        winrate = best.winrate if best.visits else 0.5
+        if best_move == "pass":
+            alt = self._instead_of_pass(board, own, children)
+            if alt is not None:
+                best_move, winrate = alt.move, alt.winrate
+        best_move = self._maybe_resign(board, best_move, winrate, int(root.n.sum()))
+        return SearchResult(best_move=best_move, winrate=winrate, children=children,
+                            ownership=own, playouts=int(state["playouts"]), seconds=seconds,
+                            simulations=int(state["sims"]), root_visits=int(root.visits),
+                            nodes=self._nodes)
+
+    @staticmethod
+    def _pv(node: Node, i: int, size: int, limit: int = 12) -> list[str]:
+        pv = [format_vertex(int(node.moves[i]), size)]
+        child = node.children[i]
+        while child is not None and len(pv) < limit and child.n.sum() > 0:
+            j = int(np.argmax(child.n))
+            pv.append(format_vertex(int(child.moves[j]), size))
+            child = child.children[j]
+        return pv
+
+    def _instead_of_pass(self, board: Board, own: npt.NDArray[np.float32],
+                         children: list[ChildStats]) -> ChildStats | None:
+        """A non-pass move when passing now would leave points miscounted.
+
+        If Tromp-Taylor counting of the current board gives the opponent
+        points that the playouts (which capture dead stones) give to us, the
+        opponent could pass and collect them: play on with the most visited
+        other move.  ``None`` when passing is safe or there is nothing else.
+        """
+        sign = 1 if board.to_move_code == BLACK_CODE else -1
+        tt_owner = board.area_owner()
+        ours = own * sign > 0.5
+        if not np.any(ours & (tt_owner == -sign)):
+            return None
+        pass_rate = next((c.winrate for c in children if c.move == "pass"), 0.0)
+        for child in children:
+            # Only a move that the search does not think clearly worse: the
+            # safeguard must not turn a won game into a broken seki.
+            if child.move != "pass" and child.visits > 0 and child.winrate >= pass_rate - 0.1:
+                return child
+        return None
+
+    def _maybe_resign(self, board: Board, move: str, winrate: float, visits: int) -> str:
+        """``"resign"`` once the best win rate has stayed below ``resign_threshold``
+        for ``resign_moves`` searches of at least 100 playouts, outside the opening."""
+        if self.resign_threshold is None:
+            return move
+        npts = board.size * board.size
+        stones = int(np.count_nonzero(board.to_numpy()))
+        in_opening = max(board.move_number, stones) < npts // 4
+        if winrate < self.resign_threshold and visits >= 100 and not in_opening:
+            self._low_searches += 1
+        else:
+            self._low_searches = 0
+        if self._low_searches >= self.resign_moves:
+            return "resign"
+        return move
+
+    # -- introspection (tests, debugging) -------------------------------------------
+
+    @property
+    def root(self) -> Node | None:
+        """The current root node (``None`` before the first search)."""
+        return self._root

@@ -1,0 +1,260 @@
+"""MCTS: tactics on small ASCII boards, tree bookkeeping, reproducibility, pass rules.
+
+Positions are written as a Go player reads them: ``X`` Black, ``O`` White,
+``.`` empty, row 1 at the bottom.  Komi is chosen so that exactly one plan
+wins, which makes the expected move unambiguous.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+import fastplay as fp
+from fastplay.mcts import MCTS, Node, eye_mask
+
+from conftest import shared_path
+
+
+@pytest.fixture(scope="module")
+def db() -> fp.PatternDatabase:
+    return fp.PatternDatabase.builtin("mc_montegnu_classic")
+
+
+def board_from_ascii(text: str, to_move: str = "B", komi: float = 0.5) -> fp.Board:
+    rows = [row.split() for row in text.strip().splitlines()]
+    board = fp.Board(len(rows), komi=komi)
+    black = [(i, j) for i, row in enumerate(rows) for j, c in enumerate(row) if c == "X"]
+    white = [(i, j) for i, row in enumerate(rows) for j, c in enumerate(row) if c == "O"]
+    board.setup(black=black, white=white, to_move=to_move)
+    return board
+
+
+# Black's wall (row 4) is cut by White D4 in atari; Black's D3 is in atari
+# too.  With komi 6.5 Black wins only by keeping the wall: capture at D5.
+WALL = """
+. . . . . . .
+. . . . . . .
+. . . . . . .
+X X X O X X X
+O O O X O O O
+. . . . . . .
+. . . . . . .
+"""
+
+# Top edge: White A6-B6-B7 (eye A7) and Black C6-F6-D7-F7 (eye E7) share
+# the liberty C7: a seki.  Black's outer group has eyes A4 and A2, White's
+# eyes D4, G4, E2, G1.  Black gets 17 points, White 31: with komi -14.5 Black
+# wins by 0.5 only while the seki stands, so Black must pass, not play C7.
+SEKI = """
+. O . X . X O
+O O X X X X O
+X X O O O O O
+. X O . O O .
+X X O O O O O
+. X O O . O O
+X X O O O O .
+"""
+
+def test_capture_wins(db):
+    board = board_from_ascii(WALL, "B", komi=6.5)
+    result = MCTS(db, seed=1).run(board, playouts=2000)
+    assert result.best_move == "D5"
+    assert result.winrate > 0.6
+
+
+def test_escape_from_atari(db):
+    # White to move: D4 is in atari.  Extending (D5) or capturing the black
+    # cutting stone (D2) both save it; anything else loses the cut.
+    board = board_from_ascii(WALL, "W", komi=6.5)
+    result = MCTS(db, seed=1).run(board, playouts=2000)
+    assert result.best_move in ("D5", "D2")
+
+
+def test_seki_is_kept(db):
+    board = board_from_ascii(SEKI, "B", komi=-14.5)
+    result = MCTS(db, seed=1).run(board, playouts=2000)
+    assert result.best_move == "pass"
+    assert result.winrate > 0.9
+    moves = {c.move for c in result.children}
+    # own eyes are never candidates
+    assert not moves & {"E7", "A4", "A2"}
+
+
+def test_forbidden_ko_recapture_is_never_searched(db):
+    # . X O . .
+    # X O . O .    White B3 has just captured at C3: a ko.
+    # . X O . .
+    board = fp.Board(5, komi=0.5)
+    for move in ["B4", "C4", "A3", "D3", "B2", "C2", "C3", "B3"]:
+        board.play(move)
+    assert board.ko_point == "C3"  # White took at B3, Black may not retake at C3 now
+    search = MCTS(db, seed=3)
+    result = search.run(board, playouts=800)
+    assert result.best_move != "C3"
+    assert all(c.move != "C3" for c in result.children)
+    board.play(result.best_move)  # legal
+
+
+def test_positional_superko_in_tree(db):
+    # Triple ko is impossible on 5x5 quickly; instead check the mechanism: a
+    # position already seen in the game history is banned inside the tree.
+    board = fp.Board(5, komi=0.5)
+    for move in ["B4", "C4", "A3", "D3", "B2", "C2", "C3", "B3", "E5", "E1"]:
+        board.play(move)
+    # Black may now retake at C3 (simple ko no longer applies) -- a new position.
+    search = MCTS(db, seed=2)
+    result = search.run(board, playouts=600)
+    board.play(result.best_move)
+    root = search.root
+    assert root is not None
+    # every allowed root move leads to a position not seen before
+    seen = search._seen
+    for i in np.flatnonzero(root.allowed):
+        move = int(root.moves[i])
+        if move < 0:
+            continue
+        b = board.copy()
+        b.undo()
+        b.play_index(move, b.to_move_code)
+        assert b.zobrist_hash not in seen or root.n[i] == 0
+
+
+def test_case_29_white_does_not_pass(db):
+    board = fp.Board.from_sgf(shared_path("cases", "29-mcts-no-pass-with-dead-stone.sgf"))
+    assert board.to_move == "W"
+    result = MCTS(db, seed=1).run(board, playouts=1500)
+    assert result.best_move != "pass"
+    passing = [c for c in result.children if c.move == "pass"]
+    if passing:  # passing ends the game B+14.5: a certain loss for White
+        assert passing[0].winrate == 0.0
+
+
+def _check_consistent(node: Node) -> None:
+    assert np.all(node.vl == 0)
+    for i, child in enumerate(node.children):
+        if child is not None:
+            assert node.n[i] == pytest.approx(child.base + child.n.sum())
+            assert child.base >= 0
+            _check_consistent(child)
+
+
+def test_virtual_loss_removed_and_counts_consistent(db):
+    board = fp.Board(9, komi=7.5)
+    for threads in (1, 2):
+        search = MCTS(db, threads=threads, seed=5)
+        result = search.run(board, playouts=1500)
+        root = search.root
+        assert root is not None
+        _check_consistent(root)
+        assert root.visits == pytest.approx(result.root_visits)
+        assert result.playouts >= 1500
+        assert sum(c.visits for c in result.children) == pytest.approx(root.n.sum())
+
+
+def test_tree_reuse_keeps_visits(db):
+    board = fp.Board(9, komi=7.5)
+    search = MCTS(db, seed=7)
+    result = search.run(board, playouts=2000)
+    best = result.best_move
+    root = search.root
+    i = int(np.flatnonzero(root.moves == fp.parse_vertex(best, 9))[0])
+    child = root.children[i]
+    assert child is not None
+    reply_index = int(np.argmax(child.n))
+    reply = fp.format_vertex(int(child.moves[reply_index]), 9)
+    grandchild = child.children[reply_index]
+    carried = child.n[reply_index]
+    board.play(best)
+    board.play(reply)
+    result2 = search.run(board, playouts=500)
+    assert search.root is grandchild or grandchild is None
+    if grandchild is not None:
+        assert result2.root_visits == pytest.approx(carried + result2.playouts, abs=16)
+    _check_consistent(search.root)
+    # a position that does not follow from the tree starts afresh
+    search.run(fp.Board(9, komi=7.5), playouts=200)
+    assert search.root.visits == pytest.approx(200, abs=16)
+
+
+def test_reproducible_with_one_thread_and_seed(db):
+    board = fp.Board.from_sgf(shared_path("gnugo-regression", "games", "cgos", "471085.sgf"), move_number=20)
+    a = MCTS(db, seed=11).run(board, playouts=800)
+    b = MCTS(db, seed=11).run(board, playouts=800)
+    assert a.best_move == b.best_move
+    assert [(c.move, c.visits, c.winrate) for c in a.children] == \
+        [(c.move, c.visits, c.winrate) for c in b.children]
+    assert np.array_equal(a.ownership, b.ownership)
+
+
+def test_result_fields(db):
+    board = fp.Board(9, komi=7.5)
+    result = MCTS(db, seed=1).run(board, playouts=400)
+    assert result.ownership.shape == (9, 9) and result.ownership.dtype == np.float32
+    assert np.all(np.abs(result.ownership) <= 1)
+    assert 0 <= result.winrate <= 1
+    assert result.children[0].pv[0] == result.children[0].move
+    assert abs(sum(c.prior for c in MCTS(db).run(board, playouts=50).children) - 1) < 1.01
+
+
+def test_seconds_limit_and_clock(db):
+    board = fp.Board(9, komi=7.5)
+    search = MCTS(db, seed=1)
+    start = time.perf_counter()
+    search.run(board, seconds=0.3)
+    assert time.perf_counter() - start < 1.0
+    search.set_time(10, 0, 0)
+    search.time_left("B", 2, 0)
+    start = time.perf_counter()
+    search.run(board)
+    assert time.perf_counter() - start < 2.0  # never beyond the clock
+
+
+def test_ponder_then_reuse(db):
+    board = fp.Board(9, komi=7.5)
+    search = MCTS(db, seed=1)
+    search.ponder_start(board)
+    time.sleep(0.3)
+    search.ponder_stop()
+    visits = search.root.visits
+    assert visits > 0
+    result = search.run(board, playouts=200)
+    assert result.root_visits >= visits + 200 - 16
+    _check_consistent(search.root)
+
+
+def test_resigns_only_when_lost_and_not_in_opening(db):
+    # One Black stone against White's wall on 5x5, komi 20.5: hopeless.
+    board = board_from_ascii("""
+O O O O .
+O . O O O
+O O O . O
+. . . . .
+. . . . X
+""", "B", komi=20.5)
+    search = MCTS(db, seed=1, resign_moves=1)
+    assert search.run(board, playouts=500).best_move == "resign"
+    empty = fp.Board(9, komi=80.5)  # lost from the start, but in the opening
+    assert MCTS(db, seed=1, resign_moves=1).run(empty, playouts=300).best_move != "resign"
+
+
+def test_eye_mask():
+    grid = board_from_ascii(SEKI, "B").to_numpy()
+    eyes_b = eye_mask(grid, 1)
+    eyes_w = eye_mask(grid, -1)
+    size = grid.shape[0]
+    names_b = {fp.format_vertex(int(i), size) for i in np.flatnonzero(eyes_b)}
+    names_w = {fp.format_vertex(int(i), size) for i in np.flatnonzero(eyes_w)}
+    assert names_b == {"E7", "A4", "A2"}
+    assert names_w == {"A7", "D4", "G4", "E2", "G1"}
+
+
+def test_bad_arguments(db):
+    with pytest.raises(TypeError):
+        MCTS("not a db")
+    with pytest.raises(ValueError):
+        MCTS(db, threads=0)
+    with pytest.raises(ValueError):
+        MCTS(db).run(fp.Board(9), playouts=0)
