@@ -1,0 +1,271 @@
+"""``fastplay analyze``: search one position of a game record and explain the result.
+
+With no file it analyses a real 9x9 game bundled with the package (a CGOS
+game, see ``fastplay/data/README.txt``), loaded with :mod:`importlib.resources`
+so it works from an installed wheel.  It prints the board, the top moves
+(visits, win rate, prior, principal variation), an ownership map and the
+playouts per second; ``--plot FILE.png`` also draws the ownership as a heat
+map with matplotlib (the optional ``plot`` extra).
+
+The command line parses its own arguments: :func:`main` gets everything after
+``fastplay analyze`` (see :mod:`fastplay.cli`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from importlib import resources
+from typing import Any, TextIO
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["main", "build_parser", "bundled_game", "BUNDLED_GAME", "format_ownership"]
+
+#: The bundled game analysed when no file is given, and its default move.
+BUNDLED_GAME = "cgos-471085-ayabot-montegnu.sgf"
+BUNDLED_MOVE = 20
+
+DEFAULT_PLAYOUTS = 10_000
+EXIT_USAGE = 2
+
+
+def bundled_game(name: str = BUNDLED_GAME) -> str:
+    """The SGF text of a game record bundled in ``fastplay/data``.
+
+    Raises ``FileNotFoundError`` for an unknown name.
+    """
+    return resources.files("fastplay").joinpath("data", name).read_text(encoding="utf-8")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number: {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``fastplay analyze``."""
+    parser = argparse.ArgumentParser(
+        prog="fastplay analyze",
+        description="Analyse a position of a game record: top moves with win rates and "
+                    "principal variations, and an ownership map. Without SGF, a real 9x9 "
+                    "game bundled with fastplay is analysed.")
+    parser.add_argument("sgf", nargs="?", metavar="SGF",
+                        help="game record (default: the bundled CGOS 9x9 game)")
+    parser.add_argument("--move", type=_non_negative_int, metavar="N",
+                        help="analyse the position after N moves (default: the whole record; "
+                             f"move {BUNDLED_MOVE} of the bundled game)")
+    parser.add_argument("--playouts", type=_positive_int, metavar="N",
+                        help=f"playouts to run (default {DEFAULT_PLAYOUTS} when --seconds "
+                             "is not given)")
+    parser.add_argument("--seconds", type=_positive_float, metavar="S",
+                        help="search time in seconds")
+    parser.add_argument("--threads", type=_positive_int, default=1, metavar="T",
+                        help="search threads (default 1)")
+    parser.add_argument("--seed", type=_non_negative_int, default=1, metavar="S",
+                        help="random seed (default 1; with one thread the output is reproducible)")
+    parser.add_argument("--mc-patterns", metavar="NAME",
+                        help="built-in pattern database (default mc_montegnu_classic)")
+    parser.add_argument("--top", type=_positive_int, default=8, metavar="K",
+                        help="moves to list (default 8)")
+    parser.add_argument("--plot", metavar="FILE.png",
+                        help="draw the ownership heat map (needs matplotlib: "
+                             "pip install 'fastplay[plot]')")
+    return parser
+
+
+def format_ownership(ownership: npt.NDArray[np.floating[Any]], grid: npt.NDArray[np.int8]) -> str:
+    """An ASCII ownership map, row 0 at the top.
+
+    ``X``/``O``: Black/White own the point with probability above 85 %
+    (|ownership| > 0.7); ``x``/``o``: leaning (> 0.3); ``.``: contested.
+    A stone owned by the opponent (dead) is shown in brackets-free lower case
+    of the owner: e.g. a dead black stone in White's area prints ``o``.
+    """
+    from fastplay.board import COLUMNS
+
+    size = ownership.shape[0]
+    width = len(str(size))
+    header = " " * (width + 1) + " ".join(COLUMNS[:size])
+    lines = [header]
+    for r in range(size):
+        cells = []
+        for c in range(size):
+            v = float(ownership[r, c])
+            if v > 0.7:
+                ch = "X"
+            elif v > 0.3:
+                ch = "x"
+            elif v < -0.7:
+                ch = "O"
+            elif v < -0.3:
+                ch = "o"
+            else:
+                ch = "."
+            stone = int(grid[r, c])
+            if stone and ch != "." and (stone > 0) != (v > 0):
+                ch = ch.lower()  # a stone of the other colour: dead
+            cells.append(ch)
+        num = str(size - r).rjust(width)
+        lines.append(f"{num} {' '.join(cells)} {num}")
+    lines.append(header)
+    return "\n".join(lines)
+
+
+def _plot(path: str, ownership: npt.NDArray[np.floating[Any]], grid: npt.NDArray[np.int8],
+          title: str) -> None:
+    """Save the ownership heat map (red Black, blue White) with the stones on top."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no display needed
+    import matplotlib.pyplot as plt
+
+    from fastplay.board import COLUMNS
+
+    size = ownership.shape[0]
+    fig, ax = plt.subplots(figsize=(5.5, 5))
+    image = ax.imshow(ownership, cmap="RdBu_r", vmin=-1, vmax=1)
+    for r in range(size):
+        for c in range(size):
+            if grid[r, c]:
+                ax.add_patch(plt.Circle((c, r), 0.38, facecolor="black" if grid[r, c] > 0
+                                        else "white", edgecolor="black", linewidth=0.8))
+    ax.set_xticks(range(size), list(COLUMNS[:size]))
+    ax.set_yticks(range(size), [str(size - r) for r in range(size)])
+    ax.set_title(title)
+    fig.colorbar(image, ax=ax, label="ownership (+1 Black, -1 White)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _load(args: argparse.Namespace) -> tuple[Any, str]:
+    from fastplay.board import Board
+
+    if args.sgf is None:
+        move = BUNDLED_MOVE if args.move is None else args.move
+        return Board.from_sgf(bundled_game(), move_number=move), f"bundled game {BUNDLED_GAME}"
+    return Board.from_sgf(args.sgf, move_number=args.move), args.sgf
+
+
+def analyze(args: argparse.Namespace, out: TextIO) -> int:
+    """Run the analysis described by parsed ``args``, printing to ``out``; returns 0.
+
+    Raises ``OSError``/``ValueError`` (bad file, move number past the end,
+    unknown database) and ``ImportError`` (``--plot`` without matplotlib) for
+    :func:`main` to report.
+    """
+    from fastplay.mcts import MCTS
+    from fastplay.patterns import PatternDatabase
+
+    if args.plot is not None:
+        try:
+            import matplotlib  # noqa: F401  (checked before a long search, not after)
+        except ImportError:
+            raise ImportError("--plot needs matplotlib: pip install 'fastplay[plot]'") from None
+    board, source = _load(args)
+    db = PatternDatabase.builtin(args.mc_patterns) if args.mc_patterns else \
+        PatternDatabase.default()
+    playouts = args.playouts
+    if playouts is None and args.seconds is None:
+        playouts = DEFAULT_PLAYOUTS
+    search = MCTS(db, threads=args.threads, seed=args.seed, resign_threshold=None)
+
+    from tqdm import tqdm
+
+    # delay=1: the bar appears only for searches longer than a second;
+    # disable=None: only on a terminal, so piped output stays clean.
+    total = playouts if playouts is not None else None
+    with tqdm(total=total, delay=1.0, unit="playouts", file=sys.stderr, disable=None,
+              leave=False) as bar:
+        def progress(done: int) -> None:
+            bar.update(done - bar.n)
+
+        result = search.run(board, playouts=playouts, seconds=args.seconds, callback=progress)
+
+    names = {"B": "Black", "W": "White"}
+    side = names[board.to_move]
+    props = board.sgf_properties
+    players = ""
+    if "PB" in props or "PW" in props:
+        players = f" ({props.get('PB', '?')} vs {props.get('PW', '?')})"
+    print(f"{source}{players}, after move {board.move_number}", file=out)
+    print(board, file=out)
+    print(file=out)
+    print(f"{side} to play: best {result.best_move.upper()}, win rate "
+          f"{100 * result.winrate:.1f}% for {side}", file=out)
+    print(f"{'move':>5} {'visits':>7} {'win%':>6} {'prior%':>7}  PV", file=out)
+    for child in result.children[:args.top]:
+        winrate = "-" if child.visits == 0 else f"{100 * child.winrate:.1f}"
+        pv = " ".join(m.upper() for m in child.pv)
+        print(f"{child.move.upper():>5} {child.visits:>7} {winrate:>6} "
+              f"{100 * child.prior:>7.2f}  {pv}", file=out)
+    print(file=out)
+    grid = board.to_numpy()
+    own = result.ownership
+    score = float(own.sum()) - board.komi
+    print("Ownership (X/O: Black/White above 85%, x/o: leaning, lower case on a stone: dead):",
+          file=out)
+    print(format_ownership(own, grid), file=out)
+    leader = "B" if score > 0 else "W"
+    print(f"Expected area score: {leader}+{abs(score):.1f} (komi {board.komi:g})", file=out)
+    print(file=out)
+    print(f"{result.playouts} playouts in {result.seconds:.2f} s: "
+          f"{result.playouts_per_second:,.0f} playouts/s "
+          f"({args.threads} thread{'s' if args.threads > 1 else ''}, "
+          f"{result.simulations} simulations, {result.nodes} nodes)", file=out)
+    if args.plot is not None:
+        title = f"{source.split('/')[-1]}, move {board.move_number}: {side} " \
+                f"{result.best_move.upper()} {100 * result.winrate:.0f}%"
+        _plot(args.plot, own, grid, title)
+        print(f"ownership heat map written to {args.plot}", file=out)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``fastplay analyze`` with ``argv`` (the arguments after ``analyze``); returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as exc:  # --help or a usage error, already printed
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+    from fastplay.sgf import SGFError
+
+    try:
+        return analyze(args, sys.stdout)
+    except (OSError, SGFError, ValueError, ImportError) as exc:
+        message = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and \
+            exc.filename else str(exc)
+        print(f"fastplay analyze: error: {message}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())
