@@ -565,32 +565,49 @@ cdef int eval_move(BoardState* b, int p, int d, int nempty, int* cap) noexcept n
             if s == cp[m]:
                 break
     acc[p >> 6] &= ~((<uint64_t>1) << (p & 63))
+    # Only "0, 1 or at least 2" matters, so no full population count.
     cnt = 0
     for w in range(b.nwords):
-        cnt += fp_popcount64(acc[w])
-        if cnt >= 2:
-            return 2
+        if acc[w]:
+            cnt += 1 if (acc[w] & (acc[w] - 1)) == 0 else 2
+            if cnt >= 2:
+                return 2
     return cnt
 
 
 cdef uint32_t point_ctx(BoardState* b, int p) noexcept nogil:
     """GNU Go's 24-bit local context of the empty point ``p`` (oracle README)."""
-    cdef int W = b.W
+    cdef int W = b.W, k, n, col, h, h0 = -1, nempty = 0, capw = 0, capb = 0, lw, lb
     cdef uint32_t g
-    cdef int nempty = 0, capw, capb, lw, lb
+    cdef int dirs[4]
+    dirs[0] = W
+    dirs[1] = -1
+    dirs[2] = -W
+    dirs[3] = 1
     g = (b.color[p + W] | (b.color[p - 1] << 2) | (b.color[p - W] << 4) | (b.color[p + 1] << 6)
          | (b.color[p + W - 1] << 8) | (b.color[p - W - 1] << 10) | (b.color[p - W + 1] << 12)
          | (b.color[p + W + 1] << 14))
-    if b.color[p + W] == EMPTY_C:
-        nempty += 1
-    if b.color[p - 1] == EMPTY_C:
-        nempty += 1
-    if b.color[p - W] == EMPTY_C:
-        nempty += 1
-    if b.color[p + 1] == EMPTY_C:
-        nempty += 1
-    lw = eval_move(b, p, WHITE_C, nempty, &capw)
-    lb = eval_move(b, p, BLACK_C, nempty, &capb)
+    for k in range(4):
+        if b.color[p + dirs[k]] == EMPTY_C:
+            nempty += 1
+    if nempty >= 2:
+        # Two empty neighbours: no self-atari or suicide for either side, and
+        # at most two neighbouring stones, so captures need no long dedupe.
+        for k in range(4):
+            n = p + dirs[k]
+            col = b.color[n]
+            if col == WHITE_C or col == BLACK_C:
+                h = b.sid[n]
+                if b.nlibs[h] == 1 and h != h0:
+                    h0 = h
+                    if col == BLACK_C:
+                        capw += b.ssize[h]
+                    else:
+                        capb += b.ssize[h]
+        lw = lb = 2
+    else:
+        lw = eval_move(b, p, WHITE_C, nempty, &capw)
+        lb = eval_move(b, p, BLACK_C, nempty, &capb)
     if capw > 3:
         capw = 3
     if capb > 3:
