@@ -116,7 +116,7 @@ cdef void pstate_init(PState* s, const uint32_t* T, const uint16_t* G) noexcept 
         for p in range(n + 1):
             s.fen[c][p] = 0
     for p in range(n):
-        s.ctx[p] = 0
+        s.ctx[p] = 0xFFFFFFFF
         s.first[p] = 0
         if s.b.color[p] == EMPTY_C:
             s.ctx[p] = point_ctx(&s.b, p)
@@ -200,10 +200,14 @@ cdef void pstate_update(PState* s, const uint32_t* T, const uint16_t* G) noexcep
         p = s.q.pts[k]
         if s.b.color[p] == EMPTY_C:
             ctx = point_ctx(&s.b, p)
-            s.ctx[p] = ctx
-            set_value(s, T, G, WHITE_C, p, ctx)
-            set_value(s, T, G, BLACK_C, p, ctx)
+            if ctx != s.ctx[p]:
+                s.ctx[p] = ctx
+                set_value(s, T, G, WHITE_C, p, ctx)
+                set_value(s, T, G, BLACK_C, p, ctx)
         else:
+            # No 24-bit context equals this, so the point is recomputed when
+            # it is emptied again.
+            s.ctx[p] = 0xFFFFFFFF
             clear_value(s, WHITE_C, p)
             clear_value(s, BLACK_C, p)
 
