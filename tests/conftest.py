@@ -28,3 +28,14 @@ def shared_path(*parts: str) -> Path:
 @pytest.fixture(scope="session")
 def shared() -> Path:
     return shared_path()
+
+
+def subprocess_env() -> dict[str, str]:
+    """Environment for ``python -m fastplay`` children: they import the same
+    fastplay as this test process (installed wheel or editable checkout)."""
+    import fastplay
+
+    env = dict(os.environ)
+    site = str(Path(fastplay.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [site, env.get("PYTHONPATH")]))
+    return env

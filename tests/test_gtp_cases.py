@@ -12,7 +12,6 @@ positions, driven through GTP ``loadsgf``.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -21,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, shared_path
+from conftest import shared_path, subprocess_env
 from fastplay.gtp import preprocess
 
 GTP_CASES = ["19-gtp-undo-after-capture.gtp", "21-gtp-play-bad-arguments.gtp",
@@ -36,8 +35,7 @@ COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 
 def run_engine(stdin: bytes, args: list[str] = ENGINE_ARGS, timeout: float = 300) -> tuple[list[str], int]:
     """Responses (without their final blank line) and the exit status of ``fastplay gtp``."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
+    env = subprocess_env()
     proc = subprocess.run([sys.executable, "-m", "fastplay", *args], input=stdin,
                           capture_output=True, timeout=timeout, env=env)
     out = proc.stdout.decode()
@@ -199,8 +197,7 @@ def test_quit_stops_reading() -> None:
 
 
 def test_bad_pattern_option_is_a_clean_error(tmp_path: Path) -> None:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
+    env = subprocess_env()
     for args in (["--mc-patterns", "no_such_db"],
                  ["--mc-load-patterns", str(tmp_path / "missing.db")]):
         proc = subprocess.run([sys.executable, "-m", "fastplay", "gtp", *args], input=b"name\n",
