@@ -258,3 +258,19 @@ def test_bad_arguments(db):
         MCTS(db, threads=0)
     with pytest.raises(ValueError):
         MCTS(db).run(fp.Board(9), playouts=0)
+
+
+def test_passes_back_when_passing_wins(db):
+    # A finished 5x5 game: Black's area 15, White's 10; White has just passed.
+    board = board_from_ascii("""
+. X O . O
+X X O O O
+X . X O .
+X X X O O
+. X . X O
+""", "W", komi=0.5)
+    board.to_move = "B"
+    board.pass_move("W")
+    assert board.to_move == "B" and board.consecutive_passes == 1
+    result = MCTS(db, seed=1).run(board, playouts=500)
+    assert result.best_move == "pass"

@@ -780,6 +780,12 @@ class MCTS:
             alt = self._instead_of_pass(board, own, children)
             if alt is not None:
                 best_move, winrate = alt.move, alt.winrate
+        elif board.consecutive_passes >= 1 and self._pass_wins(board, own):
+            # The opponent passed and passing now ends the game in our favour
+            # under Tromp-Taylor with nothing left to capture: playing on would
+            # only fill our own area (a pass has a small prior, so it is rarely
+            # the most visited move even when it is as good as any other).
+            best_move, winrate = "pass", 1.0
         best_move = self._maybe_resign(board, best_move, winrate, int(root.n.sum()))
         return SearchResult(best_move=best_move, winrate=winrate, children=children,
                             ownership=own, playouts=int(state["playouts"]), seconds=seconds,
@@ -796,6 +802,18 @@ class MCTS:
             child = child.children[j]
         return pv
 
+    def _pass_wins(self, board: Board, own: npt.NDArray[np.float32]) -> bool:
+        """Whether passing now wins under Tromp-Taylor with no dead enemy stone left."""
+        score = board.score()
+        wins = score > 0 if board.to_move_code == BLACK_CODE else score < 0
+        return wins and not self._dead_enemy(board, own)
+
+    @staticmethod
+    def _dead_enemy(board: Board, own: npt.NDArray[np.float32]) -> bool:
+        """Whether Tromp-Taylor gives the opponent points that the playouts give us."""
+        sign = 1 if board.to_move_code == BLACK_CODE else -1
+        return bool(np.any((own * sign > 0.5) & (board.area_owner() == -sign)))
+
     def _instead_of_pass(self, board: Board, own: npt.NDArray[np.float32],
                          children: list[ChildStats]) -> ChildStats | None:
         """A non-pass move when passing now would leave points miscounted.
@@ -805,10 +823,7 @@ class MCTS:
         opponent could pass and collect them: play on with the most visited
         other move.  ``None`` when passing is safe or there is nothing else.
         """
-        sign = 1 if board.to_move_code == BLACK_CODE else -1
-        tt_owner = board.area_owner()
-        ours = own * sign > 0.5
-        if not np.any(ours & (tt_owner == -sign)):
+        if not self._dead_enemy(board, own):
             return None
         pass_rate = next((c.winrate for c in children if c.move == "pass"), 0.0)
         for child in children:
