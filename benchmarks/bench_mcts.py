@@ -1,0 +1,119 @@
+"""pytest-benchmark suite: MCTS playouts per second next to bare ``playouts()``.
+
+Issue 5 asks that a search spend its time in the playouts: with one thread on
+9x9, MCTS must reach at least 50 % of the rate of bare
+:func:`fastplay.playouts` on the same position.  Each case is measured on a
+real mid-game position (the same ones as ``bench_playouts.py``) and on the
+empty board, with 1 and 2 threads; the bare rate uses the same scoring
+(Tromp-Taylor) and AMAF tallies as the search.  The playouts per second go
+into ``extra_info`` and a table printed at the end.  Measurements, not
+pass/fail tests.
+
+Run (about a minute)::
+
+    pytest benchmarks/bench_mcts.py --benchmark-columns=median,rounds --benchmark-sort=name
+
+or ``python benchmarks/bench_mcts.py`` for the table alone.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from fastplay import Board, PatternDatabase, playouts
+from fastplay.mcts import MCTS
+
+GAMES_DIR = Path(__file__).resolve().parents[2] / "shared" / "gnugo-regression" / "games"
+MIDGAME = {9: ("cgos/42896.sgf", 24), 19: ("strategy38.sgf", 120)}
+# Playouts per round: ~0.3-1 s at 1 thread.
+PLAYOUTS = {9: 5000, 19: 1000}
+
+_RATES: dict[tuple[str, int, str, int], float] = {}
+
+
+@cache
+def _db() -> PatternDatabase:
+    return PatternDatabase.builtin("mc_montegnu_classic")
+
+
+def position(size: int, where: str) -> Board:
+    """The empty board or the real mid-game position of ``size``."""
+    if where == "empty":
+        return Board(size, komi=7.5)
+    name, move = MIDGAME[size]
+    return Board.from_sgf(GAMES_DIR / name, move_number=move)
+
+
+def bare_rate(board: Board, n: int, threads: int, seed: int = 1) -> float:
+    stats = playouts(board, _db(), n=n, seed=seed, threads=threads, scoring="tromp-taylor",
+                     amaf=True)
+    return stats.n / stats.seconds
+
+
+def mcts_rate(board: Board, n: int, threads: int, seed: int = 1) -> float:
+    search = MCTS(_db(), threads=threads, seed=seed, resign_threshold=None)
+    result = search.run(board, playouts=n)
+    return result.playouts / result.seconds
+
+
+CASES = [(size, where, threads) for size in (9, 19) for where in ("midgame", "empty")
+         for threads in (1, 2)]
+
+
+@pytest.mark.parametrize("kind", ["bare", "mcts"])
+@pytest.mark.parametrize("size, where, threads", CASES)
+def test_rate(benchmark, kind: str, size: int, where: str, threads: int) -> None:
+    board = position(size, where)
+    n = PLAYOUTS[size]
+    func = bare_rate if kind == "bare" else mcts_rate
+    seconds = benchmark.pedantic(lambda: func(board, n, threads), rounds=3, iterations=1)
+    del seconds
+    rate = n / benchmark.stats.stats.median
+    benchmark.extra_info["playouts_per_second"] = rate
+    _RATES[(kind, size, where, threads)] = rate
+
+
+def table(rates: dict[tuple[str, int, str, int], float]) -> str:
+    lines = [f"{'size':>4} {'position':>8} {'threads':>7} {'bare/s':>9} {'mcts/s':>9} {'ratio':>6}"]
+    for size, where, threads in CASES:
+        bare = rates.get(("bare", size, where, threads))
+        mcts = rates.get(("mcts", size, where, threads))
+        if bare and mcts:
+            lines.append(f"{size:>4} {where:>8} {threads:>7} {bare:>9.0f} {mcts:>9.0f} "
+                         f"{100 * mcts / bare:>5.0f}%")
+    return "\n".join(lines)
+
+
+def teardown_module() -> None:
+    if _RATES:
+        print("\n" + table(_RATES))
+
+
+def main() -> int:
+    """Interleave bare and MCTS runs (3 rounds each, median) and print the table."""
+    rates: dict[tuple[str, int, str, int], float] = {}
+    for size, where, threads in CASES:
+        board = position(size, where)
+        n = PLAYOUTS[size]
+        samples: dict[str, list[float]] = {"bare": [], "mcts": []}
+        for round_ in range(3):
+            samples["bare"].append(bare_rate(board, n, threads, seed=round_ + 1))
+            samples["mcts"].append(mcts_rate(board, n, threads, seed=round_ + 1))
+        for kind, values in samples.items():
+            rates[(kind, size, where, threads)] = sorted(values)[1]
+        print(table({k: v for k, v in rates.items() if k[1:] == (size, where, threads)})
+              .splitlines()[-1], flush=True)
+    print(table(rates))
+    return 0
+
+
+if __name__ == "__main__":
+    start = time.perf_counter()
+    status = main()
+    print(f"({time.perf_counter() - start:.0f} s)", file=sys.stderr)
+    sys.exit(status)
