@@ -277,6 +277,13 @@ METHODS = sorted(name for name in dir(Board)
                  and name != "from_sgf")
 
 
+def _no_core_dump() -> None:
+    # a crash is expected to be possible here; writing a core file is slow
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
 @functools.cache
 def foreign_self_outcomes() -> dict[str, str]:
     """Method name -> "raised", "RETURNED" or "CRASH (exit n)".
@@ -291,7 +298,8 @@ def foreign_self_outcomes() -> dict[str, str]:
     todo = list(METHODS)
     while todo:
         done = subprocess.run([sys.executable, "-c", FOREIGN_SELF_PROBE, *todo], env=env,
-                              capture_output=True, text=True, timeout=120)
+                              capture_output=True, text=True, timeout=120,
+                              preexec_fn=_no_core_dump if os.name == "posix" else None)
         started = None
         for line in done.stdout.splitlines():
             word, name, *rest = line.split()
