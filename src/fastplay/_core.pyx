@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, binding=False
 """fastplay's compiled core: the board, local contexts and the playout engine.
 
 A tour, top to bottom:

@@ -14,6 +14,7 @@ this is also row 0 of :meth:`Board.to_numpy`.  A flat index is
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from typing import Union
 
@@ -34,6 +35,8 @@ PASS = -1
 
 Vertex = Union[str, int, tuple[int, int], None]
 Color = Union[str, int, None]
+
+_GTP_VERTEX = re.compile(r"[A-Za-z][0-9]{1,3}", re.ASCII)
 
 _COLOR_NAMES = {"b": BLACK_CODE, "black": BLACK_CODE, "w": WHITE_CODE, "white": WHITE_CODE}
 
@@ -70,7 +73,7 @@ def parse_vertex(move: Vertex, size: int) -> int:
         text = move.strip()
         if text.lower() == "pass":
             return PASS
-        if len(text) < 2 or not text[1:].isdigit() or not text[0].isalpha():
+        if not _GTP_VERTEX.fullmatch(text):
             raise IllegalMoveError(f"bad vertex {move!r}: expected a GTP vertex such as 'D4' or "
                                    "'pass'", "bad vertex", move)
         letter = text[0].upper()
