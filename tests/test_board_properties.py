@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from test_replay_games import recount_liberties
 
 from fastplay.board import Board, IllegalMoveError
-from test_replay_games import recount_liberties
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

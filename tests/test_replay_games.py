@@ -32,10 +32,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
+from conftest import SHARED, shared_path
 from scipy import ndimage
 from sgfmill import boards, common, sgf, sgf_properties
-
-from conftest import SHARED, shared_path
 
 import fastplay
 from fastplay.sgf import SGFError, load_board

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sgfmill import sgf
-
 from conftest import shared_path
+from sgfmill import sgf
 
 import fastplay
 from fastplay.board import Board, IllegalMoveError

@@ -65,6 +65,7 @@ and ``W`` are not kept there: the board itself says what they say.
 
 from __future__ import annotations
 
+import math
 import os
 import warnings
 from collections.abc import Iterable, Sequence
@@ -76,7 +77,7 @@ from sgfmill import common, sgf, sgf_grammar, sgf_properties
 if TYPE_CHECKING:  # pragma: no cover - typing only; board imports us lazily
     from fastplay.board import Board
 
-__all__ = ["SGFError", "SGFWarning", "load_board", "board_to_sgf"]
+__all__ = ["SGFError", "SGFWarning", "board_to_sgf", "load_board"]
 
 MIN_SIZE = 2
 MAX_SIZE = 25
@@ -208,7 +209,7 @@ def _komi(root: sgf.Tree_node) -> float | None:
         komi = sgf_properties.interpret_real(raw)
     except ValueError:
         komi = None
-    if komi is None or komi != komi or komi in (float("inf"), float("-inf")):
+    if komi is None or not math.isfinite(komi):
         text = raw.decode("utf-8", "replace")
         warnings.warn(f"KM[{text}] holds no komi value; using the board's default",
                       SGFWarning, stacklevel=3)
@@ -251,8 +252,8 @@ def _points(node: sgf.Tree_node, ident: str, index: int) -> set[tuple[int, int]]
         return set(node.get(ident))
     except ValueError as exc:
         raw = "".join(f"[{v.decode('utf-8', 'replace')}]" for v in node.get_raw_list(ident))
-        raise SGFError(f"{ident}{raw}: bad point list ({exc or 'out of range'})",
-                       node=index) from exc
+        reason = str(exc) or "a point is off the board or malformed"
+        raise SGFError(f"{ident}{raw}: bad point list ({reason})", node=index) from exc
 
 
 def _move(node: sgf.Tree_node, ident: str, index: int, size: int) -> tuple[int, int] | None:
@@ -337,9 +338,11 @@ def load_board(
         raise TypeError(f"move_number must be an int or None, not {type(move_number).__name__}")
     if move_number is not None and move_number < 0:
         raise ValueError(f"move_number must be >= 0, got {move_number}")
-    if board_cls is None:
-        from fastplay.board import Board as board_cls  # lazy: board imports this module
+    # lazy: fastplay.board imports this module
+    from fastplay.board import Board as DefaultBoard
     from fastplay.board import IllegalMoveError
+
+    cls: type[Board] = DefaultBoard if board_cls is None else board_cls
 
     data = _read_source(path_or_text)
     game, size = _parse_game(data)
@@ -351,7 +354,7 @@ def load_board(
     kwargs: dict[str, Any] = {"superko": superko, "suicide": suicide}
     if komi is not None:
         kwargs["komi"] = komi
-    board = board_cls(size, **kwargs)
+    board = cls(size, **kwargs)
 
     to_move = _start_to_move(seq, handicap)
     board.setup(to_move=to_move)
