@@ -125,7 +125,7 @@ def test_playouts_per_second(benchmark: Any, rate_table: _RateTable, size: int, 
         "n_per_round": n,
         "playouts_per_second": n / median_s,
         "mean_length": sum(r.mean_length for r in results) / len(results),
-        "position": "empty" if start == "empty" else "%s@%d" % MIDGAME[size],
+        "position": "empty" if start == "empty" else "{}@{}".format(*MIDGAME[size]),
     })
     rate_table.rows.append((f"{size}x{size} {db_name} {start} threads={threads}",
                   benchmark.extra_info["playouts_per_second"], benchmark.extra_info["mean_length"]))

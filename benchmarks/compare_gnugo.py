@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import shutil
@@ -231,7 +232,7 @@ def summarise(cell: Cell, n_fp: int, sims_small: int, sims_large: int) -> dict[s
 
 
 def geomean(xs: list[float]) -> float:
-    xs = [x for x in xs if x == x and x > 0]
+    xs = [x for x in xs if not math.isnan(x) and x > 0]
     return statistics.geometric_mean(xs) if xs else float("nan")
 
 
@@ -253,7 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     gnugo = find_gnugo(args.gnugo)
-    version = subprocess.run([gnugo, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
+    version = subprocess.run([gnugo, "--version"], capture_output=True, text=True,
+                             check=False).stdout.split("\n")[0]
     if not 1 <= args.positions <= len(DEFAULT_POSITIONS):
         ap.error(f"--positions must be in 1..{len(DEFAULT_POSITIONS)}")
     dbs = [d.strip() for d in args.databases.split(",") if d.strip()]
