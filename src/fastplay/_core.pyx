@@ -535,6 +535,29 @@ cdef int eval_move(BoardState* b, int p, int d, int nempty, int* cap) noexcept n
     cap[0] = captured
     if nempty >= 2 or friendly_big:
         return 2
+    # Liberties that are certain: empty neighbours, captured stones next to
+    # p, and the other liberty of two-liberty friends.  Without a capture
+    # they are all the liberties there are.
+    cdef int seen[8]
+    cdef int nseen = 0
+    for k in range(4):
+        n = p + dirs[k]
+        if b.color[n] == EMPTY_C or (b.color[n] == o and b.nlibs[b.sid[n]] == 1):
+            seen[nseen] = n
+            nseen += 1
+    for m in range(nfr):
+        if b.nlibs[fr[m]] == 2:
+            t = string_other_lib(b, fr[m], p)
+            for k in range(nseen):
+                if seen[k] == t:
+                    break
+            else:
+                seen[nseen] = t
+                nseen += 1
+    if nseen >= 2:
+        return 2
+    if ncp == 0:
+        return nseen
     # The exact count: union of the friends' liberties, the empty neighbours,
     # and captured stones that touch the new string.
     for w in range(b.nwords):
@@ -622,6 +645,45 @@ cdef uint32_t point_ctx(BoardState* b, int p) noexcept nogil:
     if lb == 0:
         g |= 1 << 23
     return g
+
+
+cdef uint32_t point_ctx_light(BoardState* b, int p) noexcept nogil:
+    """The context without capture and self-atari bits, for databases whose
+    values ignore them (``mc_uniform``): neighbourhood code and suicide only."""
+    cdef int W = b.W, k, n, col
+    cdef uint32_t g
+    cdef bint w_ok = False, b_ok = False
+    cdef int dirs[4]
+    dirs[0] = W
+    dirs[1] = -1
+    dirs[2] = -W
+    dirs[3] = 1
+    g = (b.color[p + W] | (b.color[p - 1] << 2) | (b.color[p - W] << 4) | (b.color[p + 1] << 6)
+         | (b.color[p + W - 1] << 8) | (b.color[p - W - 1] << 10) | (b.color[p - W + 1] << 12)
+         | (b.color[p + W + 1] << 14))
+    for k in range(4):
+        n = p + dirs[k]
+        col = b.color[n]
+        if col == EMPTY_C:
+            return g
+        if col == WHITE_C:
+            if b.nlibs[b.sid[n]] > 1:
+                w_ok = True
+            else:
+                b_ok = True      # Black captures it
+        elif col == BLACK_C:
+            if b.nlibs[b.sid[n]] > 1:
+                b_ok = True
+            else:
+                w_ok = True
+    if not w_ok:
+        g |= 1 << 22
+    if not b_ok:
+        g |= 1 << 23
+    return g
+
+
+ctypedef uint32_t (*ctx_func)(BoardState* b, int p) noexcept nogil
 
 
 cdef inline uint32_t ctx_index(const uint16_t* geometry, uint32_t ctx, int c) noexcept nogil:

@@ -11,6 +11,7 @@
 cdef struct PState:
     BoardState b
     QSet q
+    ctx_func ctxf                      # point_ctx, or point_ctx_light when the table allows
     int fen_top                        # highest power of two <= npts
     uint32_t ctx[MAX_PTS]
     uint32_t idx[3][MAX_PTS]           # table index per mover colour, near bit clear
@@ -119,7 +120,7 @@ cdef void pstate_init(PState* s, const uint32_t* T, const uint16_t* G) noexcept 
         s.ctx[p] = 0xFFFFFFFF
         s.first[p] = 0
         if s.b.color[p] == EMPTY_C:
-            s.ctx[p] = point_ctx(&s.b, p)
+            s.ctx[p] = s.ctxf(&s.b, p)
             for c in range(1, 3):
                 if not ctx_suicide(s.ctx[p], c):
                     s.idx[c][p] = ctx_index(G, s.ctx[p], c)
@@ -143,6 +144,7 @@ cdef void pstate_copy(PState* dst, const PState* src) noexcept nogil:
     for c in range(src.q.n):
         q_add(&dst.q, src.q.pts[c])
     dst.fen_top = src.fen_top
+    dst.ctxf = src.ctxf
     memcpy(dst.ctx, src.ctx, n * sizeof(uint32_t))
     for c in range(1, 3):
         memcpy(dst.idx[c], src.idx[c], n * sizeof(uint32_t))
@@ -154,42 +156,59 @@ cdef void pstate_copy(PState* dst, const PState* src) noexcept nogil:
 
 
 cdef int pstate_draw(PState* s, const uint32_t* T, int c) noexcept nogil:
-    """Draw the move of ``c`` with probability weight / total (spec 6.4-6.6); 0 = pass."""
-    cdef int k, p, nd = 0, n = s.b.npts, ko = s.b.ko
-    cdef int dp[MAX_Q]
-    cdef uint64_t dv[MAX_Q]
-    cdef uint64_t tot = s.total[c], w, r
-    cdef uint32_t nv
-    cdef uint64_t* fen = s.fen[c]
+    """Draw the move of ``c`` with probability weight / total (spec 6.4-6.6); 0 = pass.
+
+    The tree holds far values.  The few points whose weight differs for this
+    draw (near points, the forbidden ko point) form a set N: the draw picks
+    N's share by a linear scan, or else the point of the far distribution
+    with N taken out, found by repeating the tree search with N's far mass
+    below the answer added (a fixed point reached in a step or two), so the
+    tree is never modified for a draw.
+    """
+    cdef int k, p, nd = 0, ko = 0, x
+    cdef int dp[MAX_Q + 1]
+    cdef uint64_t dw[MAX_Q + 1]
+    cdef uint64_t dfar[MAX_Q + 1]
+    cdef uint64_t w, r, u, near_mass = 0, far_mass = 0, excl, excl2, total
+    if s.b.ko and s.b.ko_color == c and s.cand[c][s.b.ko]:
+        ko = s.b.ko
     for k in range(s.q.n):
         p = s.q.pts[k]
         if s.cand[c][p]:
-            nv = T[s.idx[c][p] | 1]
-            if nv != s.val[c][p]:
-                w = <uint64_t>nv - <uint64_t>s.val[c][p]
-                fen_add(fen, n, p, w)
-                tot += w
+            w = 0 if p == ko else T[s.idx[c][p] | 1]
+            if w != s.val[c][p]:
                 dp[nd] = p
-                dv[nd] = w
+                dw[nd] = w
+                dfar[nd] = s.val[c][p]
+                near_mass += w
+                far_mass += s.val[c][p]
                 nd += 1
-    if ko and s.b.ko_color == c and s.cand[c][ko]:
-        w = s.val[c][ko]
-        if s.q.n and s.q.mark[ko] == s.q.stamp:
-            w = T[s.idx[c][ko] | 1]
-        if w:
-            fen_add(fen, n, ko, -w)
-            tot -= w
-            dp[nd] = ko
-            dv[nd] = -w
-            nd += 1
-    if tot == 0:
-        p = 0
-    else:
-        r = fp_mulhi64(rng_next(s.rng), tot)
-        p = fen_find(fen, n, s.fen_top, r)
-    for k in range(nd):
-        fen_add(fen, n, dp[k], -dv[k])
-    return p
+    if ko and s.val[c][ko] and not (s.q.n and s.q.mark[ko] == s.q.stamp):
+        dp[nd] = ko
+        dw[nd] = 0
+        dfar[nd] = s.val[c][ko]
+        far_mass += s.val[c][ko]
+        nd += 1
+    total = s.total[c] - far_mass + near_mass
+    if total == 0:
+        return 0
+    u = fp_mulhi64(rng_next(s.rng), total)
+    if u < near_mass:
+        for k in range(nd):
+            if u < dw[k]:
+                return dp[k]
+            u -= dw[k]
+    r = u - near_mass
+    excl = 0
+    while True:
+        x = fen_find(s.fen[c], s.b.npts, s.fen_top, r + excl)
+        excl2 = 0
+        for k in range(nd):
+            if dp[k] <= x:
+                excl2 += dfar[k]
+        if excl2 == excl:
+            return x
+        excl = excl2
 
 
 cdef void pstate_update(PState* s, const uint32_t* T, const uint16_t* G) noexcept nogil:
@@ -199,7 +218,7 @@ cdef void pstate_update(PState* s, const uint32_t* T, const uint16_t* G) noexcep
     for k in range(s.q.n):
         p = s.q.pts[k]
         if s.b.color[p] == EMPTY_C:
-            ctx = point_ctx(&s.b, p)
+            ctx = s.ctxf(&s.b, p)
             if ctx != s.ctx[p]:
                 s.ctx[p] = ctx
                 set_value(s, T, G, WHITE_C, p, ctx)
@@ -221,7 +240,7 @@ cdef int pstate_check(PState* s, const uint32_t* T, const uint16_t* G) noexcept 
         tot = 0
         for p in range(n):
             if s.b.color[p] == EMPTY_C:
-                ctx = point_ctx(&s.b, p)
+                ctx = s.ctxf(&s.b, p)
                 if ctx != s.ctx[p]:
                     return DBG_CTX
                 if ctx_suicide(ctx, c):
@@ -421,6 +440,7 @@ cdef class PlayoutEngine:
     cdef object _geometry
     cdef const uint32_t* T
     cdef const uint16_t* G
+    cdef readonly bint light
 
     def __init__(self, table, geometry):
         t = np.ascontiguousarray(table, dtype=np.uint32)
@@ -433,6 +453,9 @@ cdef class PlayoutEngine:
             raise ValueError("geometry table holds a class number above 1107")
         self._table = t
         self._geometry = g
+        # Values that depend on the geometry and the near bit only need no
+        # capture or self-atari analysis in the playouts.
+        self.light = bool((t == t[:, [0, 1] * 128]).all())
         cdef const uint32_t[:, ::1] tv = t
         cdef const uint16_t[::1] gv = g
         self.T = &tv[0, 0]
@@ -480,6 +503,7 @@ cdef class PlayoutEngine:
             if board_alloc(&tmpl.b, size) != 0:
                 raise MemoryError()
             board_copy(&tmpl.b, &board.st)
+            tmpl.ctxf = point_ctx_light if self.light else point_ctx
             pstate_init(tmpl, self.T, self.G)
             if near_first:
                 near = board.near_mask()
