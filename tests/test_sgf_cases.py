@@ -439,6 +439,24 @@ def test_write_setup_both_colours_no_handicap() -> None:
     roundtrip(board)
 
 
+def test_write_player_after_the_last_move() -> None:
+    """A PL after the last move (handtalk7.sgf ends ``W[tt]...PL[W]``) survives a save."""
+    board = load_board(sgf_text(";B[aa];W[]PL[W]"))
+    assert board.to_move == "W"
+    text = board_to_sgf(board)
+    assert text.rstrip().endswith(";PL[W])")
+    assert roundtrip(board).to_move == "W"
+
+
+def test_loaded_record_keeps_its_missing_handicap() -> None:
+    """A problem position with black stones only and White to play is not a
+    handicap game: a loaded record writes HA only if it had one."""
+    board = load_board(sgf_text("AB[cc][gg]PL[W]GN[problem]"))
+    assert "HA" not in board.sgf_properties
+    root = sgf.Sgf_game.from_string(board_to_sgf(board)).get_root()
+    assert not root.has_property("HA") and root.get("GN") == "problem"
+
+
 def test_write_needs_a_board() -> None:
     with pytest.raises(TypeError):
         board_to_sgf(42)  # type: ignore[arg-type]

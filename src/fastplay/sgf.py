@@ -472,9 +472,15 @@ def board_to_sgf(board: Board) -> str:
 
     The record holds the starting position of ``board.history`` (the board
     with every move undone) as ``AB``/``AW`` setup and ``PL``, then the moves.
-    ``HA`` is ``board.sgf_properties["HA"]`` when a record set it, otherwise
-    it is written when the start looks like a handicap (black setup stones
-    only, at least two, White to play).  ``KM`` is ``board.komi``.  The other
+    When the side to move after the last move is not the other colour (a
+    loaded ``PL`` said so), a last node holds only ``PL``: sgfmill writes the
+    properties of a node in alphabetical order, so a ``PL`` beside a ``W``
+    move would come first and read as if it preceded the move.
+
+    ``HA``: a board that came from a record (non-empty ``sgf_properties``)
+    keeps exactly what the record said, ``HA`` or none.  Otherwise ``HA`` is
+    written when the start looks like a handicap: at least two black setup
+    stones, no white one, White to play.  ``KM`` is ``board.komi``.  The other
     ``sgf_properties`` (players, result...) go to the root unchanged.
 
     Args:
@@ -518,7 +524,7 @@ def board_to_sgf(board: Board) -> str:
             handicap = int(metadata["HA"])
         except ValueError:
             handicap = None
-    if handicap is None:
+    elif not metadata:
         handicap = _looks_like_handicap(black, white, start_to_move)
     if handicap is not None:
         root.set("HA", handicap)
@@ -533,4 +539,8 @@ def board_to_sgf(board: Board) -> str:
         node = game.extend_main_sequence()
         point = None if vertex.lower() == "pass" else _to_point(vertex, size)
         node.set_move(colour.lower(), point)
+    if history:
+        next_by_turn = "W" if history[-1][0].upper() == "B" else "B"
+        if board.to_move != next_by_turn:
+            game.extend_main_sequence().set("PL", board.to_move.lower())
     return game.serialise().decode("utf-8")
