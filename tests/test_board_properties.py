@@ -91,6 +91,20 @@ def test_undo_restores_every_depth(size: int, length: int, data: st.DataObject) 
 
 
 @SETTINGS
+@given(size=st.integers(2, 4), length=st.integers(0, 60), data=st.data())
+def test_undo_restores_superko_memory(size: int, length: int, data: st.DataObject) -> None:
+    """Undo forgets the undone positions: legality (superko included) comes back too."""
+    board = Board(size, superko=True)
+    legal = [(board.legal_moves("B"), board.legal_moves("W"))]
+    for _ in range(length):
+        board.play(random_move(data, board, pass_percent=10))
+        legal.append((board.legal_moves("B"), board.legal_moves("W")))
+    for expected in reversed(legal[:-1]):
+        board.undo()
+        assert (board.legal_moves("B"), board.legal_moves("W")) == expected
+
+
+@SETTINGS
 @given(size=sizes, length=st.integers(0, 60), more=st.integers(1, 30), data=st.data())
 def test_copy_is_independent(size: int, length: int, more: int, data: st.DataObject) -> None:
     board = Board(size, komi=3.5)
