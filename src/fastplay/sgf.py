@@ -8,8 +8,9 @@ and reports problems as :class:`SGFError`.
 Reading (:func:`load_board`)
 ----------------------------
 Only the main line (the first variation at every branch) is read.  Node ``0``
-is the root; "move ``m``" counts the ``B``/``W`` nodes of the main line from 1,
-passes included (the same count as :attr:`Board.move_number`).
+is the root; "move ``m``" counts the ``B``/``W`` properties of the main line
+from 1, passes included (the same count as :attr:`Board.move_number` when the
+record has no setup after its first move).
 
 * ``GM``: absent or ``1`` (Go); anything else raises :class:`SGFError`.
 * ``SZ``: ``N`` or the square ``N:N`` form; absent means 19.  Sizes outside
@@ -18,17 +19,19 @@ passes included (the same count as :attr:`Board.move_number`).
   default (7.5) silently; present but empty or unparseable -> an
   :class:`SGFWarning` and the default 7.5 as well.
 * ``HA``: an integer is kept as metadata (``board.sgf_properties["HA"]``); it
-  places no stones -- the stones come from ``AB``, as every record in GNU Go's regression
-  set writes them.  Text that is not an integer -> :class:`SGFWarning`, ignored.
+  places no stones -- the stones come from ``AB``, as every record in GNU Go's
+  regression set writes them.  Text that is not an integer -> :class:`SGFWarning`,
+  ignored.
 * ``AB``/``AW``/``AE`` (setup) in the root or any later node, compressed point
   lists included; a point may appear in only one of them per node (FF[4]).
   Setup places stones without captures; a setup that leaves a string without
   liberties raises :class:`SGFError`.  Setup before the first move builds the
   starting position.  Setup *after* moves (GNU Go's records use it to remove
   dead stones at the end of a game) goes through :meth:`Board.setup`, which
-  starts a new history: :attr:`Board.history`, :meth:`Board.undo` and
-  :func:`board_to_sgf` then begin at that position, while ``move_number`` in
-  :func:`load_board` still counts every move of the record.
+  starts a new history and clears the ko point and the prisoner counts:
+  :attr:`Board.history`, :meth:`Board.undo` and :func:`board_to_sgf` then
+  begin at that position, while ``move_number`` in :func:`load_board` still
+  counts every move of the record.
 * Properties of one node are applied in the order written (as GNU Go does),
   so ``B[tt]AE[..]`` passes first and then removes stones.
 * ``PL``: ``B``/``W``; ``1``/``2`` are read as Black/White too, because a bad
@@ -36,6 +39,7 @@ passes included (the same count as :attr:`Board.move_number`).
   that way.  Without ``PL`` the side to move is the colour of the first move;
   a record without moves starts with Black, or White when it has only black
   setup stones and ``HA`` >= 2.  Any colour may move in any node (GTP-style).
+  A ``PL`` after the last move sets the side to move of the loaded board.
 * ``B``/``W``: a point, or a pass written ``[]`` or (on boards up to 19x19)
   ``[tt]``.  A node holding both ``B`` and ``W`` (FF[4] forbids it, but
   real records end with ``B[tt]W[tt]``) plays both, in the order written.
@@ -51,8 +55,9 @@ Writing (:func:`board_to_sgf`)
 FF[4], ``CA[UTF-8]``, ``SZ``, ``KM``, ``HA`` (see :func:`board_to_sgf`), the
 other root properties that were loaded (players, result, date...), the
 starting position as ``AB``/``AW``, ``PL`` when the starting position has
-stones or White moves first, then one node per move of :attr:`Board.history`.
-Passes are written ``[tt]`` up to 19x19 and ``[]`` above.
+stones or White moves first, then one node per move of :attr:`Board.history`
+(and a last ``PL`` node when the side to move is not the one the turn order
+gives).  Passes are written ``[tt]`` up to 19x19 and ``[]`` above.
 
 Metadata lives in :attr:`Board.sgf_properties` (``dict[str, str]``, copied
 by :meth:`Board.copy`): every root property that the board does not hold
