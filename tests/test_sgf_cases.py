@@ -291,6 +291,16 @@ def test_move_number_range() -> None:
         load_board(text, move_number=1.5)  # type: ignore[arg-type]
 
 
+def test_move_number_gives_the_next_mover_the_turn() -> None:
+    """Stopping before a move hands the turn to that move's colour, as GNU Go's loadsgf does."""
+    text = sgf_text(";B[aa];B[bb];W[cc]")
+    assert load_board(text, move_number=1).to_move == "B"
+    assert load_board(text, move_number=2).to_move == "W"
+    assert load_board(text).to_move == "B"
+    # setup written before the next move still belongs to the position
+    assert load_board(sgf_text(";B[aa];AE[aa]W[bb]"), move_number=1).get("A9") is None
+
+
 def test_sources_path_str_bytes(tmp_path: Path) -> None:
     text = sgf_text(";B[ee]")
     file = tmp_path / "g.sgf"

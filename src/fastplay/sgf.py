@@ -314,8 +314,9 @@ def load_board(
         path_or_text: SGF content as ``bytes`` or as ``str`` starting with
             ``(``, or a file path (``str`` / ``os.PathLike``).
         move_number: ``N`` = the position after the first ``N`` moves of the
-            main line (passes count; setup nodes that follow move ``N`` but come
-            before move ``N+1`` are applied).  ``None`` = the whole main line.
+            main line (passes count; setup that follows move ``N`` but comes
+            before move ``N+1`` is applied), with the colour of move ``N+1`` to
+            play.  ``None`` = the whole main line.
         superko: positional superko for the replay and the returned board.
         suicide: allow multi-stone suicide (Tromp-Taylor / New Zealand).  The
             default (forbidden) is GNU Go's rule, which GNU Go's own records obey.
@@ -372,17 +373,15 @@ def load_board(
                          f"{total_moves} moves")
     limit = total_moves if move_number is None else move_number
 
-    done = False
+    next_colour: str | None = None  # the record's move after the limit
     for index, node in enumerate(seq):
         props = node.get_raw_property_map()
-        if moves_played == limit and ("B" in props or "W" in props):
-            break
         setup = _setup_of_node(node, index)
         # dicts keep the parser's order, i.e. the order written in the file
         for ident in list(props):
             if ident in ("B", "W"):
                 if moves_played == limit:
-                    done = True
+                    next_colour = ident
                     break
                 vertex_point = _move(node, ident, index, size)
                 vertex = "pass" if vertex_point is None else _gtp(vertex_point)
@@ -405,11 +404,14 @@ def load_board(
         if index == 0 or moves_played == 0:
             # PL before the first move is part of the starting position.
             pending_pl = None
-        if done:
+        if next_colour is not None:
             break
 
-    if pending_pl is not None and pending_pl != board.to_move:
-        _set_to_move(board, pending_pl)
+    # Stopped early, the side to move is whoever moves next in the record
+    # (GNU Go's loadsgf does the same); otherwise a trailing PL decides.
+    wanted = next_colour or pending_pl
+    if wanted is not None and wanted != board.to_move:
+        _set_to_move(board, wanted)
 
     metadata = _metadata(root, game)
     if handicap is not None:
