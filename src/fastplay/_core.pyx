@@ -598,39 +598,82 @@ cdef int eval_move(BoardState* b, int p, int d, int nempty, int* cap) noexcept n
     return cnt
 
 
+cdef inline int libs_after(BoardState* b, int p, int d, int nempty, const int* npt,
+                           const int* nh, int nn, int* cap) noexcept nogil:
+    """min(2, liberties of a ``d`` stone at ``p`` after its captures); stones
+    captured into ``cap``.  ``npt``/``nh``: the occupied orthogonal neighbours
+    of ``p`` and their string heads (``nn`` of them)."""
+    cdef int k, m, h, t, nseen = 0, captured = 0, ncap = 0
+    cdef int seen[8]
+    cdef bint dup
+    for k in range(nn):
+        h = nh[k]
+        if b.color[h] != d and b.nlibs[h] == 1:
+            dup = False
+            for m in range(k):
+                if nh[m] == h:
+                    dup = True
+            if not dup:
+                captured += b.ssize[h]
+                ncap += 1
+    cap[0] = captured
+    if nempty >= 2:
+        return 2
+    # Liberties that are certain: the empty neighbour, captured stones next
+    # to p, the other liberty of two-liberty friends.  Without a capture they
+    # are all there is.
+    if nempty == 1:
+        for k in range(4):
+            t = p + (b.W if k == 0 else (-1 if k == 1 else (-b.W if k == 2 else 1)))
+            if b.color[t] == EMPTY_C:
+                seen[0] = t
+                nseen = 1
+    for k in range(nn):
+        h = nh[k]
+        if b.color[h] == d:
+            if b.nlibs[h] >= 3:
+                return 2
+            if b.nlibs[h] == 2:
+                t = string_other_lib(b, h, p)
+            else:
+                continue
+        elif b.nlibs[h] == 1:
+            t = npt[k]
+        else:
+            continue
+        for m in range(nseen):
+            if seen[m] == t:
+                break
+        else:
+            if nseen == 1:
+                return 2
+            seen[nseen] = t
+            nseen += 1
+    if ncap == 0:
+        return nseen
+    return eval_move(b, p, d, nempty, cap)
+
+
 cdef uint32_t point_ctx(BoardState* b, int p) noexcept nogil:
     """GNU Go's 24-bit local context of the empty point ``p`` (oracle README)."""
-    cdef int W = b.W, k, n, col, h, h0 = -1, nempty = 0, capw = 0, capb = 0, lw, lb
+    cdef int W = b.W, k, n, nempty = 0, nn = 0, capw = 0, capb = 0, lw, lb
     cdef uint32_t g
-    cdef int dirs[4]
-    dirs[0] = W
-    dirs[1] = -1
-    dirs[2] = -W
-    dirs[3] = 1
+    cdef int npt[4]
+    cdef int nh[4]
     g = (b.color[p + W] | (b.color[p - 1] << 2) | (b.color[p - W] << 4) | (b.color[p + 1] << 6)
          | (b.color[p + W - 1] << 8) | (b.color[p - W - 1] << 10) | (b.color[p - W + 1] << 12)
          | (b.color[p + W + 1] << 14))
+    # Orthogonal neighbours S, W, N, E are the low 8 bits of the code.
     for k in range(4):
-        if b.color[p + dirs[k]] == EMPTY_C:
+        n = (g >> (2 * k)) & 3
+        if n == EMPTY_C:
             nempty += 1
-    if nempty >= 2:
-        # Two empty neighbours: no self-atari or suicide for either side, and
-        # at most two neighbouring stones, so captures need no long dedupe.
-        for k in range(4):
-            n = p + dirs[k]
-            col = b.color[n]
-            if col == WHITE_C or col == BLACK_C:
-                h = b.sid[n]
-                if b.nlibs[h] == 1 and h != h0:
-                    h0 = h
-                    if col == BLACK_C:
-                        capw += b.ssize[h]
-                    else:
-                        capb += b.ssize[h]
-        lw = lb = 2
-    else:
-        lw = eval_move(b, p, WHITE_C, nempty, &capw)
-        lb = eval_move(b, p, BLACK_C, nempty, &capb)
+        elif n != OFF_C:
+            npt[nn] = p + (W if k == 0 else (-1 if k == 1 else (-W if k == 2 else 1)))
+            nh[nn] = b.sid[npt[nn]]
+            nn += 1
+    lw = libs_after(b, p, WHITE_C, nempty, npt, nh, nn, &capw)
+    lb = libs_after(b, p, BLACK_C, nempty, npt, nh, nn, &capb)
     if capw > 3:
         capw = 3
     if capb > 3:
