@@ -1,5 +1,5 @@
 # C-level declarations of fastplay's compiled core (see _core.pyx for the tour).
-from libc.stdint cimport uint8_t, int16_t, uint32_t, uint64_t
+from libc.stdint cimport uint8_t, int16_t, uint16_t, uint32_t, uint64_t
 
 cdef enum:
     EMPTY_C = 0
@@ -25,6 +25,7 @@ cdef struct BoardState:
     int16_t* ssize             # [npts] stones in the string (valid at heads)
     int16_t* nlibs             # [npts] exact liberty count (valid at heads)
     uint64_t* libs             # [npts * nwords] liberty bitset (valid at heads)
+    uint16_t* code             # [npts] 3x3 neighbourhood code, kept up to date
     int ko                     # padded index of the ko point, 0 if none
     int ko_color               # the colour the ko point is forbidden to
     int passes                 # consecutive passes

@@ -116,7 +116,39 @@ cdef void board_layout(BoardState* b) noexcept nogil:
     off += sizeof(int16_t) * b.npts
     b.nlibs = <int16_t*>(b.block + off)
     off += sizeof(int16_t) * b.npts
+    b.code = <uint16_t*>(b.block + off)
+    off += sizeof(uint16_t) * b.npts
     b.color = <uint8_t*>(b.block + off)
+
+
+cdef void board_compute_codes(BoardState* b) noexcept nogil:
+    """Neighbourhood code of every on-board point from scratch (spec 4.1 order)."""
+    cdef int W = b.W, i, j, p
+    for i in range(b.size):
+        for j in range(b.size):
+            p = (i + 1) * W + j + 1
+            b.code[p] = (b.color[p + W] | (b.color[p - 1] << 2) | (b.color[p - W] << 4)
+                         | (b.color[p + 1] << 6) | (b.color[p + W - 1] << 8)
+                         | (b.color[p - W - 1] << 10) | (b.color[p - W + 1] << 12)
+                         | (b.color[p + W + 1] << 14))
+
+
+cdef inline void set_color(BoardState* b, int p, int c) noexcept nogil:
+    """Change the colour of on-board point ``p`` and the codes of its 8 neighbours.
+
+    Neighbour ``k`` of point ``q`` is ``q + off[k]``, so ``p`` is neighbour
+    ``k`` of ``p - off[k]``; those writes stay inside the padded board.
+    """
+    cdef int W = b.W
+    b.color[p] = c
+    b.code[p - W] = (b.code[p - W] & ~0x0003) | c
+    b.code[p + 1] = (b.code[p + 1] & ~0x000C) | (c << 2)
+    b.code[p + W] = (b.code[p + W] & ~0x0030) | (c << 4)
+    b.code[p - 1] = (b.code[p - 1] & ~0x00C0) | (c << 6)
+    b.code[p - W + 1] = (b.code[p - W + 1] & ~0x0300) | (c << 8)
+    b.code[p + W + 1] = (b.code[p + W + 1] & ~0x0C00) | (c << 10)
+    b.code[p + W - 1] = (b.code[p + W - 1] & ~0x3000) | (c << 12)
+    b.code[p - W - 1] = (b.code[p - W - 1] & ~0xC000) | (c << 14)
 
 
 cdef int board_alloc(BoardState* b, int size) noexcept nogil:
@@ -125,7 +157,7 @@ cdef int board_alloc(BoardState* b, int size) noexcept nogil:
     b.W = size + 2
     b.npts = b.W * b.W
     b.nwords = (b.npts + 63) >> 6
-    b.blocksize = (sizeof(uint64_t) * b.npts * b.nwords + 4 * sizeof(int16_t) * b.npts
+    b.blocksize = (sizeof(uint64_t) * b.npts * b.nwords + 5 * sizeof(int16_t) * b.npts
                    + b.npts)
     b.block = <char*>calloc(b.blocksize, 1)
     if b.block == NULL:
@@ -137,6 +169,7 @@ cdef int board_alloc(BoardState* b, int size) noexcept nogil:
     for i in range(size):
         for j in range(size):
             b.color[(i + 1) * b.W + j + 1] = EMPTY_C
+    board_compute_codes(b)
     b.ko = 0
     b.ko_color = 0
     b.passes = 0
@@ -215,7 +248,7 @@ cdef int remove_string(BoardState* b, int h, int16_t* kbuf, int nk) noexcept nog
     dirs[2] = -W
     dirs[3] = 1
     while True:
-        b.color[s] = EMPTY_C
+        set_color(b, s, EMPTY_C)
         b.hash ^= ZOBRIST[c][s]
         if kbuf != NULL:
             kbuf[nk] = s
@@ -343,7 +376,7 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
             if b.color[n] == c and b.nlibs[b.sid[n]] == 2:
                 q_add(q, string_other_lib(b, b.sid[n], p))
     # Place the stone as a string of its own, then merge with friends.
-    b.color[p] = c
+    set_color(b, p, c)
     b.hash ^= ZOBRIST[c][p]
     b.sid[p] = p
     b.nxt[p] = p
@@ -660,9 +693,7 @@ cdef uint32_t point_ctx(BoardState* b, int p) noexcept nogil:
     cdef uint32_t g
     cdef int npt[4]
     cdef int nh[4]
-    g = (b.color[p + W] | (b.color[p - 1] << 2) | (b.color[p - W] << 4) | (b.color[p + 1] << 6)
-         | (b.color[p + W - 1] << 8) | (b.color[p - W - 1] << 10) | (b.color[p - W + 1] << 12)
-         | (b.color[p + W + 1] << 14))
+    g = b.code[p]
     # Orthogonal neighbours S, W, N, E are the low 8 bits of the code.
     for k in range(4):
         n = (g >> (2 * k)) & 3
@@ -701,9 +732,7 @@ cdef uint32_t point_ctx_light(BoardState* b, int p) noexcept nogil:
     dirs[1] = -1
     dirs[2] = -W
     dirs[3] = 1
-    g = (b.color[p + W] | (b.color[p - 1] << 2) | (b.color[p - W] << 4) | (b.color[p + 1] << 6)
-         | (b.color[p + W - 1] << 8) | (b.color[p - W - 1] << 10) | (b.color[p - W + 1] << 12)
-         | (b.color[p + W + 1] << 14))
+    g = b.code[p]
     for k in range(4):
         n = p + dirs[k]
         col = b.color[n]
@@ -1064,6 +1093,7 @@ cdef class CoreBoard:
             b.sid[p] = p
             b.nxt[p] = p
             b.ssize[p] = 1
+        board_compute_codes(b)
         for p in range(b.npts):
             if b.color[p] == WHITE_C or b.color[p] == BLACK_C:
                 for d in (b.W, 1):
@@ -1246,8 +1276,14 @@ cdef class CoreBoard:
 
     def check_integrity(self):
         """Recount every string and liberty from scratch; raise ``AssertionError`` on a mismatch."""
-        cdef int p, h, s, d, n
+        cdef int p, h, s, d, n, k
         cdef BoardState* b = &self.st
+        cdef int ring[8]
+        ring[:] = [b.W, -1, -b.W, 1, b.W - 1, -b.W - 1, -b.W + 1, b.W + 1]
+        for p in range(b.npts):
+            if b.color[p] != OFF_C:
+                assert b.code[p] == sum(b.color[p + ring[k]] << (2 * k) for k in range(8)), \
+                    "neighbourhood code"
         for p in range(b.npts):
             if b.color[p] != WHITE_C and b.color[p] != BLACK_C:
                 continue
