@@ -758,17 +758,32 @@ cdef uint32_t point_ctx_light(BoardState* b, int p) noexcept nogil:
 ctypedef uint32_t (*ctx_func)(BoardState* b, int p) noexcept nogil
 
 
+# Property byte of a move (spec 4.2) from bits 16-23 of its context, for a
+# White mover (row 0) and a Black mover (row 1): the oracle README's formula.
+cdef uint8_t PROPS[2][256]
+
+
+cdef void _init_props():
+    cdef uint32_t x, ctx
+    for x in range(256):
+        ctx = x << 16
+        PROPS[0][x] = (((ctx >> 18) & 3) << 1 | ((ctx >> 16) & 3) << 3 | ((ctx >> 21) & 1) << 5
+                       | ((ctx >> 20) & 1) << 6 | ((ctx >> 23) & 1) << 7)
+        PROPS[1][x] = (((ctx >> 16) & 3) << 1 | ((ctx >> 18) & 3) << 3 | ((ctx >> 20) & 1) << 5
+                       | ((ctx >> 21) & 1) << 6 | ((ctx >> 22) & 1) << 7)
+
+
+_init_props()
+
+
 cdef inline uint32_t ctx_index(const uint16_t* geometry, uint32_t ctx, int c) noexcept nogil:
     """Table index (near bit clear) of a move by ``c`` from its context."""
-    cdef uint32_t g = ctx & 0xFFFF, props
+    cdef uint32_t g = ctx & 0xFFFF
     if c == BLACK_C:
+        # Black to move sees its own stones as "1": swap the colour bits.
         g = ((g & 0x5555) << 1) | ((g & 0xAAAA) >> 1)
-        props = (((ctx >> 16) & 3) << 1 | ((ctx >> 18) & 3) << 3 | ((ctx >> 20) & 1) << 5
-                 | ((ctx >> 21) & 1) << 6 | ((ctx >> 22) & 1) << 7)
-    else:
-        props = (((ctx >> 18) & 3) << 1 | ((ctx >> 16) & 3) << 3 | ((ctx >> 21) & 1) << 5
-                 | ((ctx >> 20) & 1) << 6 | ((ctx >> 23) & 1) << 7)
-    return (<uint32_t>geometry[g] << 8) | props
+        return (<uint32_t>geometry[g] << 8) | PROPS[1][(ctx >> 16) & 0xFF]
+    return (<uint32_t>geometry[g] << 8) | PROPS[0][(ctx >> 16) & 0xFF]
 
 
 cdef inline bint ctx_suicide(uint32_t ctx, int c) noexcept nogil:
