@@ -60,6 +60,9 @@ MAX_SIZE = MAX_SIZE_C
 
 _COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 
+# Undo keeps a full snapshot every this many moves and replays the rest.
+_CHECKPOINT_EVERY = 16
+
 # Zobrist keys for (colour, padded point); filled once from a fixed seed so
 # hashes are the same in every process.
 cdef uint64_t ZOBRIST[3][MAX_PTS]
@@ -1017,7 +1020,10 @@ cdef class CoreBoard:
                     raise IllegalMoveError(
                         f"illegal move {'BW'[color == WHITE_C]} {_gtp(i, self.st.size)}: superko "
                         "(the position would repeat an earlier one)", "superko", v, color)
-        self._snapshots.append(self._snapshot())
+        n = len(self._moves)
+        if n % _CHECKPOINT_EVERY == 0 and (
+                not self._snapshots or self._snapshots[len(self._snapshots) - 1][0] != n):
+            self._snapshots.append((n, self._snapshot()))
         board_play(&self.st, p, color, self.q)
         self._moves.append((color, i))
         self._hashes.append(self.st.hash)
@@ -1044,12 +1050,22 @@ cdef class CoreBoard:
     def undo(self):
         """Take back the last move, restoring the exact previous state and hash.
 
+        The board keeps a snapshot every 16 moves and replays at most 15
+        moves from the latest one, so memory stays small on long games.
         Raises ``IndexError`` when there is no move to undo.
         """
         if not self._moves:
             raise IndexError("no move to undo")
-        self._restore(self._snapshots.pop())
         self._moves.pop()
+        cdef int n = len(self._moves), start, color, v
+        while self._snapshots[len(self._snapshots) - 1][0] > n:
+            self._snapshots.pop()
+        start, snap = self._snapshots[len(self._snapshots) - 1]
+        self._restore(snap)
+        # Replay the moves after the checkpoint; they were legal when played.
+        for color, v in self._moves[start:n]:
+            board_play(&self.st, 0 if v < 0 else self._pad(v), color, self.q)
+            self._to_move = other(color)
         h = self._hashes.pop()
         n = self._hash_count[h] - 1
         if n:

@@ -193,7 +193,7 @@ class Board(CoreBoard):
     def _point(self, move: Vertex) -> int:
         index = parse_vertex(move, self.size)
         if index == PASS:
-            raise IllegalMoveError("a setup stone cannot be 'pass'", "bad vertex", move)
+            raise IllegalMoveError("'pass' names no point of the board", "bad vertex", move)
         return index
 
     # -- queries -------------------------------------------------------------
@@ -250,8 +250,12 @@ class Board(CoreBoard):
         ``komi`` defaults to the board's komi.  Every stone on the board counts
         as alive (Tromp-Taylor): remove dead stones first if the players agree.
         """
+        if komi is None:
+            komi = self.komi
+        elif isinstance(komi, bool) or not isinstance(komi, (int, float, np.integer, np.floating)):
+            raise TypeError(f"komi must be a number, not {type(komi).__name__}")
         black, white = self.area()
-        return black - white - (self.komi if komi is None else float(komi))
+        return black - white - float(komi)
 
     def result(self, komi: float | None = None) -> str:
         """The SGF/GTP result string of :meth:`score`: ``"B+3.5"``, ``"W+0.5"`` or ``"0"``."""
@@ -289,6 +293,12 @@ class Board(CoreBoard):
                 and bool(np.array_equal(self.to_numpy(), other.to_numpy())))
 
     __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __copy__(self) -> Board:
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Board:
+        return self.copy()
 
     def __repr__(self) -> str:
         return (f"Board(size={self.size}, komi={self.komi}, to_move={self.to_move!r}, "
