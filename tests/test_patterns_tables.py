@@ -330,7 +330,20 @@ def test_builtins_found_as_package_data(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setattr(importlib.resources, "files", lambda _pkg: tmp_path)
     data, path = patterns._builtin_source("mc_uniform")
     assert data == packaged and path == tmp_path / "patterns" / "mc_uniform.db"
-    # not packaged: fall back to the repository's patterns/ folder
+    # not packaged: fall back to the repository's patterns/ folder, found
+    # relative to the module (an editable install)
+    monkeypatch.setattr(patterns, "__file__", str(REPO / "src" / "fastplay" / "patterns.py"))
     data, path = patterns._builtin_source("mc_mogo_classic")
     assert path == REPO / "patterns" / "mc_mogo_classic.db"
     assert data == path.read_bytes()
+
+
+@pytest.mark.parametrize("name", ["mc_uniform", "mc_mogo_classic", "mc_montegnu_classic"])
+def test_installed_fastplay_finds_the_repository_builtins(name: str) -> None:
+    """Whichever way fastplay is installed (wheel or editable), the built-in it
+    reads is byte for byte the file in the repository's patterns/ folder."""
+    from fastplay import patterns
+
+    data, path = patterns._builtin_source(name)
+    assert path is not None and path.is_file()
+    assert data == (REPO / "patterns" / f"{name}.db").read_bytes()
