@@ -109,7 +109,6 @@ def tally(databases: dict[str, PatternDatabase]) -> Tally:
             rid = r["id"]
             b = build(r)
             t.positions[size] += 1
-            n = size * size
             board_chars = np.frombuffer("".join(r["board"]).encode(), dtype=np.uint8)
             ours_board = b.to_numpy().reshape(-1)
             theirs_board = np.select([board_chars == ord("X"), board_chars == ord("O")],

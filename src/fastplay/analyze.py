@@ -37,7 +37,7 @@ def bundled_game(name: str = BUNDLED_GAME) -> str:
 
     Raises ``FileNotFoundError`` for an unknown name.
     """
-    return resources.files("fastplay").joinpath("data", name).read_text(encoding="utf-8")
+    return (resources.files("fastplay") / "data" / name).read_text(encoding="utf-8")
 
 
 def _positive_int(text: str) -> int:

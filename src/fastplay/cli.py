@@ -13,7 +13,6 @@ import argparse
 import math
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
 
 __all__ = ["main"]
 

@@ -76,6 +76,7 @@ from fastplay.board import Board, format_vertex, parse_color
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import WHITE as WHITE_CODE
 from fastplay._core import IllegalMoveError
+from fastplay.montecarlo import Scoring
 from fastplay.montecarlo import playouts as run_playouts
 
 __all__ = ["MCTS", "SearchResult", "ChildStats", "eye_mask"]
@@ -278,7 +279,7 @@ class MCTS:
                  rave: bool = True, rave_equiv: float = 1000.0, batch: int | None = None,
                  expand_threshold: int | None = None, prior_power: float = 0.5,
                  pass_prior: float = 0.01, fpu_reduction: float = 0.1,
-                 scoring: str = "tromp-taylor", resign_threshold: float | None = 0.1,
+                 scoring: Scoring = "tromp-taylor", resign_threshold: float | None = 0.1,
                  resign_moves: int = 2, default_playouts: int = DEFAULT_PLAYOUTS,
                  max_nodes: int = 200_000) -> None:
         from fastplay.patterns import PatternDatabase
@@ -593,6 +594,7 @@ class MCTS:
                 if early_stop and state["sims"] % 16 == 0 and state["done"] > 0:
                     # Stop when the leader cannot be caught in the time left
                     # (estimated from the rate so far).
+                    assert seconds is not None  # a deadline exists only with seconds
                     elapsed = max(now - (deadline - seconds), 1e-6)
                     left = state["done"] / elapsed * (deadline - now)
                     top = np.sort(root.n)[-2:] if len(root.n) > 1 else root.n
@@ -762,7 +764,7 @@ class MCTS:
         assert root is not None
         size = board.size
         order = np.lexsort((-root.prior, -root.n))  # most visited, then highest prior
-        children = []
+        children: list[ChildStats] = []
         for i in order:
             visits = int(root.n[i])
             if visits == 0 and len(children) >= 1:
