@@ -1,0 +1,101 @@
+"""``fastplay bench``: playouts per second on this machine, one line per setting.
+
+A quick, installed-package counterpart of the pytest-benchmark suites and the
+GNU Go comparison in the repository's ``benchmarks/`` folder.  For each board
+size and built-in database it times :func:`fastplay.playouts` from the empty
+board with 1 thread and with ``--threads`` threads and prints playouts per
+second (wall clock), moves per second and the thread speed-up.  Every batch
+is seeded, so two runs play the same playouts; only the timings differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+
+__all__ = ["main", "build_parser"]
+
+EXIT_USAGE = 2
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def _size(text: str) -> int:
+    value = _positive_int(text)
+    if not 2 <= value <= 25:
+        raise argparse.ArgumentTypeError(f"board sizes are 2..25, not {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``fastplay bench``."""
+    parser = argparse.ArgumentParser(
+        prog="fastplay bench",
+        description="Measure playouts per second from the empty board for each size and "
+                    "built-in pattern database.")
+    parser.add_argument("--size", type=_size, action="append", metavar="N",
+                        help="board size (repeatable; default 9, 13 and 19)")
+    parser.add_argument("--db", action="append", metavar="NAME",
+                        help="built-in database (repeatable; default all three)")
+    parser.add_argument("--seconds", type=float, default=1.0, metavar="S",
+                        help="approximate time per measurement (default 1)")
+    parser.add_argument("--threads", type=_positive_int, default=2, metavar="T",
+                        help="threads for the second measurement (default 2)")
+    parser.add_argument("--seed", type=int, default=1, metavar="S", help="random seed")
+    return parser
+
+
+def _rate(board: object, db: object, n: int, seed: int, threads: int) -> tuple[float, float]:
+    """(playouts per second, mean length in moves) of one timed batch."""
+    from fastplay.montecarlo import playouts
+
+    start = time.perf_counter()
+    stats = playouts(board, db, n=n, seed=seed, threads=threads)  # type: ignore[arg-type]
+    return n / (time.perf_counter() - start), stats.mean_length
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``fastplay bench`` with ``argv`` (the arguments after ``bench``); returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as exc:
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+    if not 0 < args.seconds < 3600:
+        print("fastplay bench: error: --seconds must be between 0 and 3600", file=sys.stderr)
+        return EXIT_USAGE
+    from fastplay.board import Board
+    from fastplay.patterns import PatternDatabase
+
+    try:
+        dbs = [PatternDatabase.builtin(name) for name in (args.db or PatternDatabase.names())]
+    except ValueError as exc:
+        print(f"fastplay bench: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"{'size':>4}  {'database':<20} {'playouts/s':>11} {'moves/s':>11} "
+          f"{f'{args.threads} threads/s':>12} {'speed-up':>8}")
+    for size in args.size or [9, 13, 19]:
+        board = Board(size)
+        for db in dbs:
+            # A short batch sizes the timed ones to about --seconds each.
+            probe, _ = _rate(board, db, 50, args.seed, 1)
+            n = max(50, int(probe * args.seconds))
+            one, length = _rate(board, db, n, args.seed, 1)
+            many, _ = _rate(board, db, n, args.seed, args.threads)
+            print(f"{size:>4}  {db.name:<20} {one:>11,.0f} {one * length:>11,.0f} "
+                  f"{many:>12,.0f} {many / one:>7.2f}x", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

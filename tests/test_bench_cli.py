@@ -1,0 +1,29 @@
+"""``fastplay bench``: a short run prints one line per database and size."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import subprocess_env
+
+
+def test_bench_prints_a_line_per_setting() -> None:
+    proc = subprocess.run([sys.executable, "-m", "fastplay", "bench", "--size", "5", "--size", "9",
+                           "--db", "uniform", "--seconds", "0.05"],
+                          capture_output=True, text=True, env=subprocess_env(), timeout=120,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert lines[0].split()[:3] == ["size", "database", "playouts/s"]
+    assert [line.split()[:2] for line in lines[1:]] == [["5", "mc_uniform"], ["9", "mc_uniform"]]
+    for line in lines[1:]:
+        assert float(line.split()[2].replace(",", "")) > 0
+
+
+def test_bench_rejects_bad_arguments() -> None:
+    for args in (["--size", "1"], ["--db", "nope"], ["--threads", "0"], ["--seconds", "-1"]):
+        proc = subprocess.run([sys.executable, "-m", "fastplay", "bench", *args],
+                              capture_output=True, text=True, env=subprocess_env(), timeout=60,
+                              check=False)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, args
