@@ -356,7 +356,7 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
     cdef int16_t kbuf[MAX_PTS]
     cdef int caps[4]
     cdef int ncaps = 0
-    cdef int q6[64]
+    cdef int q6[MAX_PTS]
     cdef int nq6 = 0
     cdef int opp[4]
     cdef int nopp = 0
@@ -425,7 +425,7 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
                             if q6[j] == b.sid[n]:
                                 break
                         else:
-                            if nq6 < 64:
+                            if nq6 < MAX_PTS:
                                 q6[nq6] = b.sid[n]
                                 nq6 += 1
                 s = b.nxt[s]
