@@ -532,100 +532,53 @@ cdef int board_legality(BoardState* b, int p, int c, bint allow_suicide) noexcep
 # 2. Local contexts (spec 4.3)
 # ---------------------------------------------------------------------------
 
-cdef int eval_move(BoardState* b, int p, int d, int nempty, int* cap) noexcept nogil:
-    """For a ``d`` stone at empty ``p``: stones captured (into ``cap``) and
-    min(2, liberties after the move and its captures)."""
-    cdef int W = b.W, o = other(d), k, n, h, s, t, m, w, cnt
+cdef int exact_liberties(BoardState* b, int p, int d, const int* nh, int nn) noexcept nogil:
+    """min(2, liberties of a ``d`` stone at empty ``p`` after its captures),
+    counted exactly: the union of the friends' liberties, the empty
+    neighbours, and captured stones that touch the new string.  ``nh``: the
+    string heads of the occupied orthogonal neighbours (``nn`` of them)."""
+    cdef int W = b.W, k, m, h, s, t, w, cnt = 0
     cdef int dirs[4]
-    cdef int fr[4]
-    cdef int cp[4]
-    cdef int nfr = 0, ncp = 0, captured = 0
-    cdef bint friendly_big = False
     cdef uint64_t acc[MAX_WORDS]
     dirs[0] = W
     dirs[1] = -1
     dirs[2] = -W
     dirs[3] = 1
-    for k in range(4):
-        n = p + dirs[k]
-        if b.color[n] == d:
-            h = b.sid[n]
-            for m in range(nfr):
-                if fr[m] == h:
-                    break
-            else:
-                fr[nfr] = h
-                nfr += 1
-                if b.nlibs[h] >= 3:
-                    friendly_big = True
-        elif b.color[n] == o:
-            h = b.sid[n]
-            if b.nlibs[h] == 1:
-                for m in range(ncp):
-                    if cp[m] == h:
-                        break
-                else:
-                    cp[ncp] = h
-                    ncp += 1
-                    captured += b.ssize[h]
-    cap[0] = captured
-    if nempty >= 2 or friendly_big:
-        return 2
-    # Liberties that are certain: empty neighbours, captured stones next to
-    # p, and the other liberty of two-liberty friends.  Without a capture
-    # they are all the liberties there are.
-    cdef int seen[8]
-    cdef int nseen = 0
-    for k in range(4):
-        n = p + dirs[k]
-        if b.color[n] == EMPTY_C or (b.color[n] == o and b.nlibs[b.sid[n]] == 1):
-            seen[nseen] = n
-            nseen += 1
-    for m in range(nfr):
-        if b.nlibs[fr[m]] == 2:
-            t = string_other_lib(b, fr[m], p)
-            for k in range(nseen):
-                if seen[k] == t:
-                    break
-            else:
-                seen[nseen] = t
-                nseen += 1
-    if nseen >= 2:
-        return 2
-    if ncp == 0:
-        return nseen
-    # The exact count: union of the friends' liberties, the empty neighbours,
-    # and captured stones that touch the new string.
     for w in range(b.nwords):
         acc[w] = 0
-    for m in range(nfr):
-        h = fr[m]
-        for w in range(b.nwords):
-            acc[w] |= b.libs[h * b.nwords + w]
     for k in range(4):
-        n = p + dirs[k]
-        if b.color[n] == EMPTY_C:
-            acc[n >> 6] |= (<uint64_t>1) << (n & 63)
-    for m in range(ncp):
-        s = cp[m]
-        while True:
-            for k in range(4):
-                t = s + dirs[k]
-                if t == p:
-                    acc[s >> 6] |= (<uint64_t>1) << (s & 63)
-                    break
-                if b.color[t] == d:
-                    h = b.sid[t]
-                    if (nfr > 0 and fr[0] == h) or (nfr > 1 and fr[1] == h) or \
-                       (nfr > 2 and fr[2] == h) or (nfr > 3 and fr[3] == h):
-                        acc[s >> 6] |= (<uint64_t>1) << (s & 63)
+        t = p + dirs[k]
+        if b.color[t] == EMPTY_C:
+            acc[t >> 6] |= (<uint64_t>1) << (t & 63)
+    for k in range(nn):
+        h = nh[k]
+        if b.color[h] == d:
+            for w in range(b.nwords):
+                acc[w] |= b.libs[h * b.nwords + w]
+        elif b.nlibs[h] == 1:
+            # A captured stone frees its point if it touches p or a friend.
+            s = h
+            while True:
+                for m in range(4):
+                    t = s + dirs[m]
+                    if t == p:
                         break
-            s = b.nxt[s]
-            if s == cp[m]:
-                break
+                    if b.color[t] == d:
+                        h = b.sid[t]
+                        if (nn > 0 and nh[0] == h) or (nn > 1 and nh[1] == h) or \
+                           (nn > 2 and nh[2] == h) or (nn > 3 and nh[3] == h):
+                            break
+                else:
+                    s = b.nxt[s]
+                    if s == nh[k]:
+                        break
+                    continue
+                acc[s >> 6] |= (<uint64_t>1) << (s & 63)
+                s = b.nxt[s]
+                if s == nh[k]:
+                    break
     acc[p >> 6] &= ~((<uint64_t>1) << (p & 63))
     # Only "0, 1 or at least 2" matters, so no full population count.
-    cnt = 0
     for w in range(b.nwords):
         if acc[w]:
             cnt += 1 if (acc[w] & (acc[w] - 1)) == 0 else 2
@@ -687,7 +640,7 @@ cdef inline int libs_after(BoardState* b, int p, int d, int nempty, const int* n
             nseen += 1
     if ncap == 0:
         return nseen
-    return eval_move(b, p, d, nempty, cap)
+    return exact_liberties(b, p, d, nh, nn)
 
 
 cdef uint32_t point_ctx(BoardState* b, int p) noexcept nogil:

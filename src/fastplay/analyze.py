@@ -22,6 +22,8 @@ from typing import Any, TextIO
 import numpy as np
 import numpy.typing as npt
 
+from fastplay.argtypes import non_negative_int, positive_float, positive_int
+
 __all__ = ["main", "build_parser", "bundled_game", "BUNDLED_GAME", "format_ownership"]
 
 #: The bundled game analysed when no file is given, and its default move.
@@ -40,34 +42,10 @@ def bundled_game(name: str = BUNDLED_GAME) -> str:
     return (resources.files("fastplay") / "data" / name).read_text(encoding="utf-8")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
-    return value
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number: {text!r}")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -79,21 +57,21 @@ def build_parser() -> argparse.ArgumentParser:
                     "game bundled with fastplay is analysed.")
     parser.add_argument("sgf", nargs="?", metavar="SGF",
                         help="game record (default: the bundled CGOS 9x9 game)")
-    parser.add_argument("--move", type=_non_negative_int, metavar="N",
+    parser.add_argument("--move", type=non_negative_int, metavar="N",
                         help="analyse the position after N moves (default: the whole record; "
                              f"move {BUNDLED_MOVE} of the bundled game)")
-    parser.add_argument("--playouts", type=_positive_int, metavar="N",
+    parser.add_argument("--playouts", type=positive_int, metavar="N",
                         help=f"playouts to run (default {DEFAULT_PLAYOUTS} when --seconds "
                              "is not given)")
-    parser.add_argument("--seconds", type=_positive_float, metavar="S",
+    parser.add_argument("--seconds", type=positive_float, metavar="S",
                         help="search time in seconds")
-    parser.add_argument("--threads", type=_positive_int, default=1, metavar="T",
+    parser.add_argument("--threads", type=positive_int, default=1, metavar="T",
                         help="search threads (default 1)")
-    parser.add_argument("--seed", type=_non_negative_int, default=1, metavar="S",
+    parser.add_argument("--seed", type=non_negative_int, default=1, metavar="S",
                         help="random seed (default 1; with one thread the output is reproducible)")
     parser.add_argument("--mc-patterns", metavar="NAME",
                         help="built-in pattern database (default mc_montegnu_classic)")
-    parser.add_argument("--top", type=_positive_int, default=8, metavar="K",
+    parser.add_argument("--top", type=positive_int, default=8, metavar="K",
                         help="moves to list (default 8)")
     parser.add_argument("--plot", metavar="FILE.png",
                         help="draw the ownership heat map (needs matplotlib: "

@@ -15,26 +15,15 @@ import sys
 import time
 from collections.abc import Sequence
 
+from fastplay.argtypes import board_size, positive_int
+
 __all__ = ["main", "build_parser"]
 
 EXIT_USAGE = 2
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
 
 
-def _size(text: str) -> int:
-    value = _positive_int(text)
-    if not 2 <= value <= 25:
-        raise argparse.ArgumentTypeError(f"board sizes are 2..25, not {value}")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,13 +32,13 @@ def build_parser() -> argparse.ArgumentParser:
         prog="fastplay bench",
         description="Measure playouts per second from the empty board for each size and "
                     "built-in pattern database.")
-    parser.add_argument("--size", type=_size, action="append", metavar="N",
+    parser.add_argument("--size", type=board_size, action="append", metavar="N",
                         help="board size (repeatable; default 9, 13 and 19)")
     parser.add_argument("--db", action="append", metavar="NAME",
                         help="built-in database (repeatable; default all three)")
     parser.add_argument("--seconds", type=float, default=1.0, metavar="S",
                         help="approximate time per measurement (default 1)")
-    parser.add_argument("--threads", type=_positive_int, default=2, metavar="T",
+    parser.add_argument("--threads", type=positive_int, default=2, metavar="T",
                         help="threads for the second measurement (default 2)")
     parser.add_argument("--seed", type=int, default=1, metavar="S", help="random seed")
     return parser

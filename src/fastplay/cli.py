@@ -10,9 +10,10 @@ status 2; tracebacks are kept for bugs.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections.abc import Callable, Sequence
+
+from fastplay.argtypes import finite_float, positive_float, positive_int
 
 __all__ = ["main"]
 
@@ -30,31 +31,10 @@ class UserError(Exception):
     """A problem the user can fix; reported without a traceback."""
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
 
 
-def _finite_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be finite: {text!r}")
-    return value
 
 
-def _positive_float(text: str) -> float:
-    value = _finite_float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number: {text!r}")
-    return value
 
 
 def _add_search_options(parser: argparse.ArgumentParser) -> None:
@@ -62,11 +42,11 @@ def _add_search_options(parser: argparse.ArgumentParser) -> None:
                         help="built-in Monte Carlo pattern database (GNU Go's flag)")
     parser.add_argument("--mc-load-patterns", metavar="FILE",
                         help="load a pattern database file; wins over --mc-patterns, as in GNU Go")
-    parser.add_argument("--playouts", type=_positive_int, metavar="N",
+    parser.add_argument("--playouts", type=positive_int, metavar="N",
                         help="playouts per move (default: the search's time management)")
-    parser.add_argument("--seconds", type=_positive_float, metavar="S",
+    parser.add_argument("--seconds", type=positive_float, metavar="S",
                         help="seconds per move")
-    parser.add_argument("--threads", type=_positive_int, default=1, metavar="T",
+    parser.add_argument("--threads", type=positive_int, default=1, metavar="T",
                         help="search threads (default 1)")
     parser.add_argument("--seed", type=int, metavar="SEED",
                         help="random seed; with one thread the moves are reproducible")
@@ -98,19 +78,19 @@ def build_parser() -> argparse.ArgumentParser:
                            "odd-numbered games, colours alternate) and report win rate and Elo.")
     match.add_argument("engine_a", metavar="CMD_A", help="command line of engine A")
     match.add_argument("engine_b", metavar="CMD_B", help="command line of engine B")
-    match.add_argument("--games", type=_positive_int, default=2, metavar="N")
-    match.add_argument("--size", type=_positive_int, default=9, metavar="N")
-    match.add_argument("--komi", type=_finite_float, default=7.5)
+    match.add_argument("--games", type=positive_int, default=2, metavar="N")
+    match.add_argument("--size", type=positive_int, default=9, metavar="N")
+    match.add_argument("--komi", type=finite_float, default=7.5)
     match.add_argument("--sgf-dir", metavar="DIR", help="save every game as SGF here")
-    match.add_argument("--sprt", type=_finite_float, nargs=2, metavar=("ELO0", "ELO1"),
+    match.add_argument("--sprt", type=finite_float, nargs=2, metavar=("ELO0", "ELO1"),
                        help="stop early when a sequential test decides between Elo ELO0 and ELO1")
-    match.add_argument("--alpha", type=_positive_float, default=0.05, help="SPRT type I error")
-    match.add_argument("--beta", type=_positive_float, default=0.05, help="SPRT type II error")
+    match.add_argument("--alpha", type=positive_float, default=0.05, help="SPRT type I error")
+    match.add_argument("--beta", type=positive_float, default=0.05, help="SPRT type II error")
     match.add_argument("--referee", metavar="CMD",
                        help="GTP engine whose 'final_status_list dead' settles dead stones")
-    match.add_argument("--move-timeout", type=_positive_float, default=60.0, metavar="S",
+    match.add_argument("--move-timeout", type=positive_float, default=60.0, metavar="S",
                        help="seconds an engine may take per move before it loses (default 60)")
-    match.add_argument("--max-moves", type=_positive_int, metavar="N",
+    match.add_argument("--max-moves", type=positive_int, metavar="N",
                        help="end and score a game after N moves (default 3 x size^2)")
     match.add_argument("--no-progress", action="store_true", help="no progress bar")
 

@@ -1,0 +1,62 @@
+"""Argument types shared by the ``fastplay`` subcommands (argparse ``type=``).
+
+Each raises ``argparse.ArgumentTypeError`` with the offending text, which
+argparse turns into a usage error (exit status 2) without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+__all__ = ["positive_int", "non_negative_int", "finite_float", "positive_float", "board_size"]
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+
+
+def positive_int(text: str) -> int:
+    """An integer >= 1."""
+    value = _int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """An integer >= 0."""
+    value = _int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
+    return value
+
+
+def finite_float(text: str) -> float:
+    """A finite number (no NaN or infinity)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be finite: {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A finite number > 0."""
+    value = finite_float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number: {text!r}")
+    return value
+
+
+def board_size(text: str) -> int:
+    """A board size 2..25 (the sizes :class:`fastplay.Board` supports)."""
+    value = _int(text)
+    if not 2 <= value <= 25:
+        raise argparse.ArgumentTypeError(f"board sizes are 2..25, not {value}")
+    return value
