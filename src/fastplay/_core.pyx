@@ -461,51 +461,46 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
     return captured
 
 
-cdef uint64_t hash_after(BoardState* b, int p, int c, bint allow_suicide) noexcept nogil:
-    """The Zobrist hash of the position after a legal move, without playing it."""
-    cdef uint64_t hsh = b.hash ^ ZOBRIST[c][p]
-    cdef int W = b.W, o = other(c), d, n, s, k, seen_n = 0, capt = 0
+cdef uint64_t strings_hash(BoardState* b, int p, int color, bint atari_only,
+                           int* stones) noexcept nogil:
+    """XOR of the Zobrist keys of the distinct ``color`` strings next to ``p``
+    (only those in atari when ``atari_only``); their stone count into ``stones``."""
+    cdef int W = b.W, d, n, s, k, seen_n = 0
     cdef int dirs[4]
     cdef int seen[4]
+    cdef uint64_t hsh = 0
     dirs[0] = W
     dirs[1] = -1
     dirs[2] = -W
     dirs[3] = 1
+    stones[0] = 0
     for d in range(4):
         n = p + dirs[d]
-        if b.color[n] == o and b.nlibs[b.sid[n]] == 1:
-            s = b.sid[n]
-            for k in range(seen_n):
-                if seen[k] == s:
+        if b.color[n] != color or (atari_only and b.nlibs[b.sid[n]] != 1):
+            continue
+        s = b.sid[n]
+        for k in range(seen_n):
+            if seen[k] == s:
+                break
+        else:
+            seen[seen_n] = s
+            seen_n += 1
+            while True:
+                hsh ^= ZOBRIST[color][s]
+                stones[0] += 1
+                s = b.nxt[s]
+                if s == seen[seen_n - 1]:
                     break
-            else:
-                seen[seen_n] = s
-                seen_n += 1
-                while True:
-                    hsh ^= ZOBRIST[o][s]
-                    capt += 1
-                    s = b.nxt[s]
-                    if s == seen[seen_n - 1]:
-                        break
-    if capt == 0 and allow_suicide and would_be_suicide(b, p, c):
+    return hsh
+
+
+cdef uint64_t hash_after(BoardState* b, int p, int c, bint allow_suicide) noexcept nogil:
+    """The Zobrist hash of the position after a legal move, without playing it."""
+    cdef int captured, own
+    cdef uint64_t hsh = b.hash ^ ZOBRIST[c][p] ^ strings_hash(b, p, other(c), True, &captured)
+    if captured == 0 and allow_suicide and would_be_suicide(b, p, c):
         # The whole string, new stone included, leaves the board.
-        hsh ^= ZOBRIST[c][p]
-        seen_n = 0
-        for d in range(4):
-            n = p + dirs[d]
-            if b.color[n] == c:
-                s = b.sid[n]
-                for k in range(seen_n):
-                    if seen[k] == s:
-                        break
-                else:
-                    seen[seen_n] = s
-                    seen_n += 1
-                    while True:
-                        hsh ^= ZOBRIST[c][s]
-                        s = b.nxt[s]
-                        if s == seen[seen_n - 1]:
-                            break
+        hsh ^= ZOBRIST[c][p] ^ strings_hash(b, p, c, False, &own)
     return hsh
 
 
