@@ -489,7 +489,7 @@ cdef class PlayoutEngine:
         if seed < 0:
             raise ValueError(f"seed must be >= 0, not {seed}")
         cdef double k = board.komi if komi is None else float(komi)
-        cdef uint64_t key = int(np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0])
+        cdef uint64_t key = seed_key(seed)
         cdef int size = board.st.size
         cdef PState* tmpl = <PState*>calloc(1, sizeof(PState))
         if tmpl == NULL:
@@ -612,3 +612,27 @@ cdef class _Batch:
 
 cdef extern from "Python.h":
     int PyErr_CheckSignals() except -1
+
+
+def rng_stream(key, index, n):
+    """The first ``n`` outputs (``uint64[n]``) of playout ``index``'s random stream
+    for the 64-bit ``key`` that :meth:`PlayoutEngine.run` derives from a seed.
+
+    For tests and for anyone checking the generator: xoshiro256** seeded
+    with SplitMix64 from ``key ^ index * 0xD1B54A32D192ED03``.
+    """
+    if not 0 <= key < 2 ** 64 or not 0 <= index < 2 ** 64 or not 0 <= n <= 10 ** 8:
+        raise ValueError("key and index must fit in 64 bits, n in 0..10**8")
+    out = np.empty(n, dtype=np.uint64)
+    cdef cnp.uint64_t[:] o = out
+    cdef uint64_t s[4]
+    cdef Py_ssize_t i
+    rng_seed(s, <uint64_t>key, <uint64_t>index)
+    for i in range(n):
+        o[i] = rng_next(s)
+    return out
+
+
+def seed_key(seed):
+    """The 64-bit stream key of a user seed (numpy ``SeedSequence(seed)``, first word)."""
+    return int(np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0])
