@@ -112,7 +112,7 @@ def test_equivalent_vertex_forms() -> None:
         assert board.history == [("B", "pass")]
 
 
-@pytest.mark.parametrize("colour", ["X", "", "none", 0, 3, 1.0, object()], ids=ascii)
+@pytest.mark.parametrize("colour", ["X", "", "none", 0, 1, 2, 3, 1.0, object()], ids=ascii)
 def test_bad_colour(colour: Any) -> None:
     board = Board(9)
     with pytest.raises(ValueError):
@@ -122,7 +122,7 @@ def test_bad_colour(colour: Any) -> None:
     assert board.history == []
 
 
-@pytest.mark.parametrize("colour", ["B", "b", "black", "Black", "BLACK", 2])
+@pytest.mark.parametrize("colour", ["B", "b", "black", "Black", "BLACK", " b "])
 def test_colour_names(colour: Any) -> None:
     board = Board(9)
     board.play("E5", colour)

@@ -240,11 +240,25 @@ def test_move_cap_forces_passes() -> None:
     ({"n": 2.0}, TypeError),
     ({"scoring": "japanese"}, ValueError),
     ({"max_moves": -1}, ValueError),
+    ({"max_moves": 10**12}, ValueError),
+    ({"n": 2**63}, ValueError),
+    ({"threads": 2**70}, ValueError),
+    ({"threads": 5000}, ValueError),
+    ({"komi": float("nan")}, ValueError),
+    ({"komi": float("inf")}, ValueError),
+    ({"komi": "7.5"}, TypeError),
 ])
 def test_bad_arguments(kwargs: dict, exc: type) -> None:
     args = {"n": 1, "seed": 0, **kwargs}
     with pytest.raises(exc):
         fp.playouts(fp.Board(9), db("mc_uniform"), **args)
+
+
+def test_many_threads_for_few_playouts() -> None:
+    """No more workers than there are chunks of work: 1000 threads for 100 playouts is cheap."""
+    b = fp.Board(9)
+    a = fp.playouts(b, db("mc_uniform"), n=100, seed=4, threads=1000)
+    assert a.score_hist == fp.playouts(b, db("mc_uniform"), n=100, seed=4).score_hist
 
 
 def test_bad_board_and_database() -> None:

@@ -806,10 +806,10 @@ cdef class CoreBoard:
             raise TypeError(f"board size must be an integer, not {type(size).__name__}")
         if not MIN_SIZE <= size <= MAX_SIZE_C:
             raise ValueError(f"board size must be between {MIN_SIZE} and {MAX_SIZE_C}, not {size}")
-        try:
-            komi = float(komi)
-        except (TypeError, ValueError):
-            raise TypeError(f"komi must be a number, not {komi!r}") from None
+        if isinstance(komi, (bool, str, bytes)) or not isinstance(komi, (int, float, np.integer,
+                                                                           np.floating)):
+            raise TypeError(f"komi must be a number, not {komi!r}")
+        komi = float(komi)
         if komi != komi or komi in (float("inf"), float("-inf")):
             raise ValueError("komi must be finite")
         self._reset(int(size))
@@ -1057,12 +1057,13 @@ cdef class CoreBoard:
         self._rebuild(stones)
 
     cdef _rebuild(self, list stones):
-        cdef int to_move = self._to_move
+        """Replace the position by ``stones`` ([(flat index, colour)]); on a
+        string without liberties raise ``ValueError`` and keep the old one."""
         cdef int v, c, p, d
+        cdef CoreBoard tmp = CoreBoard.__new__(CoreBoard)
         cdef BoardState* b
-        self._reset(self.st.size)
-        self._to_move = to_move
-        b = &self.st
+        tmp._reset(self.st.size)
+        b = &tmp.st
         # Place each stone as its own string, then merge and count liberties
         # once everything is down (setup stones capture nothing).
         for v, c in stones:
@@ -1085,12 +1086,14 @@ cdef class CoreBoard:
                         add_lib(b, b.sid[p], p + d)
         for p in range(b.npts):
             if (b.color[p] == WHITE_C or b.color[p] == BLACK_C) and b.nlibs[b.sid[p]] == 0:
-                bad = _gtp(self._flat(p), b.size)
-                self._reset(b.size)
-                self._to_move = to_move
-                raise ValueError(f"setup leaves the string at {bad} without a liberty")
-        self._hashes = [b.hash]
-        self._hash_count = {b.hash: 1}
+                raise ValueError(f"setup leaves the string at {_gtp(self._flat(p), b.size)} "
+                                 "without a liberty")
+        c = self._to_move
+        self._reset(self.st.size)
+        board_copy(&self.st, b)
+        self._to_move = c
+        self._hashes = [self.st.hash]
+        self._hash_count = {self.st.hash: 1}
 
     def set_ko_index(self, v, int color):
         """Set the simple-ko point (flat index, -1 to clear) forbidden to ``color``."""

@@ -422,6 +422,14 @@ cdef class _Worker:
             free(self.s)
 
 
+# Argument bounds of PlayoutEngine.run: far beyond any real use, and inside
+# the C types the core counts with.
+MAX_PLAYOUTS = 2 ** 53
+MAX_THREADS = 1024
+MAX_MOVES = 1_000_000
+MAX_KOMI = 1e6
+
+
 cdef class PlayoutEngine:
     """Runs pattern-driven playouts for one compiled pattern table.
 
@@ -480,15 +488,21 @@ cdef class PlayoutEngine:
                 raise TypeError(f"{name} must be an integer, not {type(val).__name__}")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
-        if n < 0:
-            raise ValueError(f"n must be >= 0, not {n}")
-        if threads < 1:
-            raise ValueError(f"threads must be >= 1, not {threads}")
-        if max_moves < 0:
-            raise ValueError(f"max_moves must be >= 0, not {max_moves}")
+        if not 0 <= n <= MAX_PLAYOUTS:
+            raise ValueError(f"n must be between 0 and {MAX_PLAYOUTS}, not {n}")
+        if not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"threads must be between 1 and {MAX_THREADS}, not {threads}")
+        if not 0 <= max_moves <= MAX_MOVES:
+            raise ValueError(f"max_moves must be between 0 and {MAX_MOVES}, not {max_moves}")
         if seed < 0:
             raise ValueError(f"seed must be >= 0, not {seed}")
+        if komi is not None and (isinstance(komi, (bool, str, bytes)) or not isinstance(
+                komi, (int, float, np.integer, np.floating))):
+            raise TypeError(f"komi must be a number, not {komi!r}")
         cdef double k = board.komi if komi is None else float(komi)
+        if not -MAX_KOMI <= k <= MAX_KOMI:
+            raise ValueError(f"komi must be a finite number of points within +-{MAX_KOMI:g}, "
+                             f"not {k}")
         cdef uint64_t key = seed_key(seed)
         cdef int size = board.st.size
         cdef PState* tmpl = <PState*>calloc(1, sizeof(PState))
@@ -526,7 +540,8 @@ cdef class PlayoutEngine:
         batch.amaf = amaf
         batch.debug = debug
         batch.lock = threading.Lock()
-        workers = [_Worker(size, amaf, want_final) for _ in range(min(threads, max(1, n)))]
+        chunks = (n + batch.chunk - 1) // batch.chunk
+        workers = [_Worker(size, amaf, want_final) for _ in range(min(threads, max(1, chunks)))]
         if len(workers) == 1:
             # In the calling thread, checking for Ctrl-C between chunks.
             batch.work(workers[0], True)

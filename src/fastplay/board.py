@@ -34,7 +34,7 @@ COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 PASS = -1
 
 Vertex = Union[str, int, tuple[int, int], None]
-Color = Union[str, int, None]
+Color = Union[str, None]
 
 _GTP_VERTEX = re.compile(r"[A-Za-z][0-9]{1,3}", re.ASCII)
 
@@ -42,18 +42,18 @@ _COLOR_NAMES = {"b": BLACK_CODE, "black": BLACK_CODE, "w": WHITE_CODE, "white": 
 
 
 def parse_color(color: Color) -> int:
-    """Colour code (``BLACK`` 2, ``WHITE`` 1) of ``"B"``, ``"w"``, ``"black"``, ``"White"`` or a code.
+    """Colour code (``BLACK`` 2, ``WHITE`` 1) of ``"B"``, ``"w"``, ``"black"`` or ``"White"``.
 
-    Raises ``ValueError`` for anything else.
+    Integers are refused on purpose: the core's codes (White 1, Black 2,
+    GNU Go's numbering) and :meth:`Board.to_numpy` (Black 1, White -1) would
+    read the same number differently.  Raises ``ValueError`` for anything
+    but those names.
     """
     if isinstance(color, str):
         code = _COLOR_NAMES.get(color.strip().lower())
         if code is not None:
             return code
-    elif isinstance(color, (int, np.integer)) and not isinstance(color, bool):
-        if color in (BLACK_CODE, WHITE_CODE):
-            return int(color)
-    raise ValueError(f"bad colour {color!r}: expected 'B' or 'W'")
+    raise ValueError(f"bad colour {color!r}: expected 'B' or 'W' (or 'black'/'white')")
 
 
 def color_name(code: int) -> str:
@@ -172,23 +172,29 @@ class Board(CoreBoard):
 
         Nothing is captured.  The result becomes a new starting position: the
         history, undo stack, ko point and capture counts are cleared.  Raises
-        ``ValueError`` if a string is left without a liberty.
+        ``ValueError`` (and changes nothing) if a string would be left without
+        a liberty or a point is named in two lists.
         """
         size = self.size
-        stones = {int(i): 0 for i in range(size * size)}
         arr = self.to_numpy().reshape(-1)
-        for i in range(size * size):
-            stones[i] = BLACK_CODE if arr[i] > 0 else (WHITE_CODE if arr[i] < 0 else EMPTY_CODE)
-        for move, code in ((m, EMPTY_CODE) for m in empty):
-            stones[self._point(move)] = code
-        for move in black:
-            stones[self._point(move)] = BLACK_CODE
-        for move in white:
-            stones[self._point(move)] = WHITE_CODE
-        if to_move is not None:
-            self.set_to_move(parse_color(to_move))
+        stones = {i: BLACK_CODE if arr[i] > 0 else (WHITE_CODE if arr[i] < 0 else EMPTY_CODE)
+                  for i in range(size * size)}
+        named: dict[int, str] = {}
+        for kind, moves in (("empty", empty), ("black", black), ("white", white)):
+            for move in moves:
+                index = self._point(move)
+                if named.get(index, kind) != kind:
+                    raise ValueError(f"setup names {format_vertex(index, size)} as both "
+                                     f"{named[index]} and {kind}")
+                named[index] = kind
+        new_to_move = None if to_move is None else parse_color(to_move)
+        for index, kind in named.items():
+            stones[index] = {"empty": EMPTY_CODE, "black": BLACK_CODE, "white": WHITE_CODE}[kind]
+        # The core checks liberties and leaves the board as it was on failure.
         self.setup_stones([i for i, c in stones.items() if c == BLACK_CODE],
                           [i for i, c in stones.items() if c == WHITE_CODE])
+        if new_to_move is not None:
+            self.set_to_move(new_to_move)
 
     def _point(self, move: Vertex) -> int:
         index = parse_vertex(move, self.size)

@@ -172,19 +172,22 @@ def playouts(board: CoreBoard, db: Any = None, n: int = 1000, seed: int = 0, thr
             values with a recomputation (slow; raises ``RuntimeError``).
 
     Raises:
-        TypeError: a non-board, non-database or non-integer argument.
-        ValueError: ``n < 0``, ``threads < 1``, ``seed < 0``, a bad ``scoring``.
+        TypeError: a non-board, non-database or non-integer argument, a non-numeric komi.
+        ValueError: ``n`` outside 0..2**53, ``threads`` outside 1..1024,
+            ``max_moves`` outside 0..10**6, ``seed < 0``, a komi that is not
+            finite (or beyond 10**6 points), a bad ``scoring``.
         KeyboardInterrupt: promptly, when interrupted.
     """
     board = _check_board(board)
     db = _default_db(db)
     tt = _check_scoring(scoring)
     engine = _engine(db)
-    k = float(board.komi if komi is None else komi)
     start = time.perf_counter()
-    raw = engine.run(board, n, seed, threads, max_moves=max_moves, komi=k, tromp_taylor=tt,
+    # The core validates komi (a finite number) before anything runs.
+    raw = engine.run(board, n, seed, threads, max_moves=max_moves, komi=komi, tromp_taylor=tt,
                      amaf=amaf, debug_check=debug_check, near_first=near_first)
     seconds = time.perf_counter() - start
+    k = float(board.komi if komi is None else komi)
     size = board.size
     npts = size * size
     hist = raw["hist"]
@@ -222,9 +225,9 @@ def playout(board: CoreBoard, db: Any = None, seed: int = 0, *, komi: float | No
     board = _check_board(board)
     db = _default_db(db)
     tt = _check_scoring(scoring)
-    k = float(board.komi if komi is None else komi)
-    raw = _engine(db).run(board, 1, seed, 1, max_moves=max_moves, komi=k, tromp_taylor=tt,
+    raw = _engine(db).run(board, 1, seed, 1, max_moves=max_moves, komi=komi, tromp_taylor=tt,
                           want_final=True)
+    k = float(board.komi if komi is None else komi)
     npts = board.size * board.size
     score = float(int(np.nonzero(raw["hist"])[0][0]) - npts) - k
     winner = "B" if score > 0 else ("W" if score < 0 else None)

@@ -1,0 +1,57 @@
+"""Board contract details found by breaking it from a clean install."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fastplay as fp
+
+
+def test_failed_setup_changes_nothing() -> None:
+    b = fp.Board(5)
+    b.play("C3")
+    b.play("D4")
+    before = (b.to_numpy().copy(), b.history, b.zobrist_hash, b.to_move)
+    with pytest.raises(ValueError, match="without a liberty"):
+        b.setup(black=["A1"], white=["A2", "B1"])
+    assert np.array_equal(before[0], b.to_numpy())
+    assert (b.history, b.zobrist_hash, b.to_move) == before[1:]
+    b.undo()
+    assert b.get("D4") is None and b.get("C3") == "B"
+
+
+def test_setup_rejects_a_point_in_two_lists() -> None:
+    b = fp.Board(9)
+    with pytest.raises(ValueError, match="A1 as both black and white"):
+        b.setup(black=["A1"], white=["A1"])
+    with pytest.raises(ValueError, match="both empty and black"):
+        b.setup(black=["C3"], empty=["C3"])
+    b.setup(black=["C3", "C3"])  # the same colour twice is harmless
+    assert b.string("C3") == ["C3"]
+
+
+@pytest.mark.parametrize("color", [1, 2, -1, 0, True, 2.0])
+def test_integer_colours_are_refused(color: object) -> None:
+    """Core codes (White 1) and to_numpy (Black 1) disagree, so neither is guessed."""
+    b = fp.Board(9)
+    with pytest.raises(ValueError, match="bad colour"):
+        b.play("E5", color=color)  # type: ignore[arg-type]
+    assert b.move_number == 0
+
+
+@pytest.mark.parametrize("komi", ["7.5", b"7", [7.5]])
+def test_komi_must_be_a_number(komi: object) -> None:
+    with pytest.raises(TypeError):
+        fp.Board(9, komi=komi)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        fp.Board(9).score(komi)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        fp.Board(9, komi=None)  # type: ignore[arg-type]
+
+
+def test_numpy_komi_and_colour_names() -> None:
+    b = fp.Board(9, komi=np.float32(6.5))
+    assert b.komi == 6.5
+    b.play("E5", color="white")
+    assert b.get("E5") == "W" and b.to_move == "B"
