@@ -439,6 +439,21 @@ def test_loadsgf_errors(engine: GTPEngine, tmp_path: Any) -> None:
     assert "cannot load" in fails(engine, f"loadsgf {bad}")
     fails(engine, "loadsgf")
     fails(engine, f"loadsgf {bad} x")
+    good = tmp_path / "good.sgf"
+    good.write_text("(;GM[1]FF[4]SZ[9];B[ee];W[cc])")
+    for number in ("-3", "0"):
+        assert "move number" in fails(engine, f"loadsgf {good} {number}")
+    ok(engine, f"loadsgf {good} 1")  # before move 1: the empty board
+    assert ok(engine, "list_stones black") == ""
+
+
+def test_komi_bounds(engine: GTPEngine) -> None:
+    """|komi| <= 1000: scores print with one decimal, so komi must stay komi-sized."""
+    for text in ("1000", "-1000", "0.25", "7.5"):
+        ok(engine, f"komi {text}")
+        assert engine.komi == float(text) and engine.board.komi == float(text)
+    assert "komi" in fails(engine, "komi 1e300")
+    assert engine.komi == 7.5  # a rejected komi leaves the old one
 
 
 # -- GoGui ---------------------------------------------------------------------------
@@ -471,6 +486,7 @@ def test_gogui_analyze_commands(engine: GTPEngine, stub: StubSearch) -> None:
     "genmove", "genmove purple", "reg_genmove", "list_stones", "list_stones x",
     "known_command", "final_status_list", "final_status_list maybe",
     "time_settings 1 2", "time_settings -1 0 0", "time_left b x 0", "loadsgf",
+    "komi 1e300", "komi -1001", "komi 123456789.25", "time_left b -5 0", "time_left w 5 -1",
 ])
 def test_bad_input_answers_error_and_keeps_running(engine: GTPEngine, line: str) -> None:
     ok(engine, "boardsize 9")

@@ -52,6 +52,10 @@ SCORING_PLAYOUTS = 2000
 
 ENGINE_NAME = "fastplay"
 
+#: Largest |komi| accepted.  Scores are printed with one decimal, which a
+#: float holds exactly only for komi-sized numbers; real komi is below 100.
+MAX_KOMI = 1000.0
+
 # Every byte below 0x20, and DEL, except HT (0x09) and LF (0x0A): GTP 2 §3.1.
 _CONTROL = {c: None for c in (*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F)}
 
@@ -287,7 +291,10 @@ class GTPEngine:
 
     def _cmd_komi(self, args: Sequence[str]) -> str:
         (text,) = _args(args, 1)
-        self.komi = _parse_float(text, "komi")
+        komi = _parse_float(text, "komi")
+        if abs(komi) > MAX_KOMI:
+            raise GTPError(f"komi out of range (|komi| <= {MAX_KOMI:g})")
+        self.komi = komi
         self.board.komi = self.komi
         return ""
 
@@ -338,7 +345,10 @@ class GTPEngine:
         # Board.from_sgf counts the moves played: N - 1 of them.
         played = None
         if len(args) > 1:
-            played = max(_parse_int(args[1], "move number") - 1, 0)
+            number = _parse_int(args[1], "move number")
+            if number < 1:
+                raise GTPError("syntax error: move number must be at least 1")
+            played = number - 1
         from fastplay.sgf import SGFError  # lazily: only loadsgf needs the SGF reader
 
         try:
@@ -374,8 +384,10 @@ class GTPEngine:
     def _cmd_time_left(self, args: Sequence[str]) -> str:
         color_text, seconds, stones = _args(args, 3)
         color = parse_color(color_text)
-        self._get_search().time_left(color, _parse_int(seconds, "time"),
-                                     _parse_int(stones, "stones"))
+        values = (_parse_int(seconds, "time"), _parse_int(stones, "stones"))
+        if min(values) < 0:
+            raise GTPError("syntax error: negative time")
+        self._get_search().time_left(color, *values)
         return ""
 
     # -- search ----------------------------------------------------------------
