@@ -90,3 +90,38 @@ def test_missing_delegated_module_is_a_clean_error(command: str, monkeypatch: py
     monkeypatch.setitem(sys.modules, f"fastplay.{command}", None)
     assert main([command]) == 2
     assert "not available" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("seed", ["-1", "1.5", "x"])
+def test_gtp_bad_seed_is_rejected_at_startup(seed: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """--seed -1 used to be accepted and then fail every genmove with '? internal error'."""
+    assert main(["gtp", f"--seed={seed}"]) == 2
+    err = capsys.readouterr().err
+    assert "--seed" in err and "Traceback" not in err
+
+
+def test_warnings_print_as_one_command_line_line(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """No source file:line and code line; the same warning shown once."""
+    import types
+    import warnings
+
+    class SomeWarning(UserWarning):
+        pass
+
+    def fake_main(argv: list[str]) -> int:
+        for _ in range(3):  # as analyze repeated an SGFWarning
+            warnings.warn("KM[abc] holds no komi value", SomeWarning, stacklevel=1)
+        warnings.warn("another one", SomeWarning)
+        return 0
+
+    fake = types.ModuleType("fastplay.analyze")
+    fake.main = fake_main  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "fastplay.analyze", fake)
+    before = warnings.showwarning
+    assert main(["analyze"]) == 0
+    assert warnings.showwarning is before  # restored: library callers keep their own
+    assert capsys.readouterr().err.splitlines() == [
+        "fastplay: warning: KM[abc] holds no komi value",
+        "fastplay: warning: another one",
+    ]

@@ -10,10 +10,13 @@ status 2; tracebacks are kept for bugs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from typing import TextIO
 
-from fastplay.argtypes import finite_float, positive_float, positive_int
+from fastplay.argtypes import finite_float, non_negative_int, positive_float, positive_int
 
 __all__ = ["main"]
 
@@ -29,6 +32,39 @@ _DELEGATED = {
 
 class UserError(Exception):
     """A problem the user can fix; reported without a traceback."""
+
+
+@contextlib.contextmanager
+def command_line_warnings() -> Iterator[None]:
+    """Show warnings as ``fastplay: warning: <message>`` lines, each message once.
+
+    Python's default shows the source file, line and code line of the
+    ``warnings.warn`` call, which means nothing to a user of the command
+    line; and the same message raised from several places (one SGF read
+    twice) would be printed each time.  The previous ``warnings.showwarning``
+    is restored on exit, so library callers of :func:`main` keep their own.
+    """
+    shown: set[tuple[type[Warning], str]] = set()
+    previous = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: TextIO | None = None, line: str | None = None) -> None:
+        key = (category, str(message))
+        if key in shown:
+            return
+        shown.add(key)
+        stream = file if file is not None else sys.stderr
+        try:
+            print(f"fastplay: warning: {message}", file=stream)
+        except OSError:
+            pass  # stderr closed: a warning is not worth a crash
+
+    # The filters are left alone: "python -W error -m fastplay ..." still works.
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = previous
 
 
 
@@ -48,8 +84,9 @@ def _add_search_options(parser: argparse.ArgumentParser) -> None:
                         help="seconds per move")
     parser.add_argument("--threads", type=positive_int, default=1, metavar="T",
                         help="search threads (default 1)")
-    parser.add_argument("--seed", type=int, metavar="SEED",
-                        help="random seed; with one thread the moves are reproducible")
+    parser.add_argument("--seed", type=non_negative_int, metavar="SEED",
+                        help="random seed (an integer >= 0); with one thread the moves are "
+                             "reproducible")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -106,23 +143,29 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    handlers: dict[str, Callable[[argparse.Namespace], int]] = {
-        "gtp": _run_gtp, "match": _run_match, "patterns": _run_patterns,
-    }
     try:
-        if args_list and args_list[0] in _DELEGATED:
-            # Not through argparse: it would take "--move 3" for an option of ours.
-            return _run_delegated(args_list[0], args_list[1:])
-        try:
-            args = build_parser().parse_args(args_list)
-        except SystemExit as exc:  # argparse exits on --help, --version and usage errors
-            return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_USAGE
-        return handlers[args.command](args)
+        with command_line_warnings():
+            return _dispatch(args_list)
     except UserError as exc:
         print(f"fastplay: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+
+
+def _dispatch(args_list: list[str]) -> int:
+    """Parse ``args_list`` and run the subcommand; :class:`UserError` for user mistakes."""
+    handlers: dict[str, Callable[[argparse.Namespace], int]] = {
+        "gtp": _run_gtp, "match": _run_match, "patterns": _run_patterns,
+    }
+    if args_list and args_list[0] in _DELEGATED:
+        # Not through argparse: it would take "--move 3" for an option of ours.
+        return _run_delegated(args_list[0], args_list[1:])
+    try:
+        args = build_parser().parse_args(args_list)
+    except SystemExit as exc:  # argparse exits on --help, --version and usage errors
+        return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_USAGE
+    return handlers[args.command](args)
 
 
 def _run_delegated(command: str, rest: list[str]) -> int:
