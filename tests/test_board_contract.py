@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
 import fastplay as fp
+import fastplay.sgf
 
 
 def test_failed_setup_changes_nothing() -> None:
@@ -55,3 +58,29 @@ def test_numpy_komi_and_colour_names() -> None:
     assert b.komi == 6.5
     b.play("E5", color="white")
     assert b.get("E5") == "W" and b.to_move == "B"
+
+
+@pytest.mark.parametrize("source", [b"(;CA[UTF-16]SZ[9];B[aa])", b"(;CA[UTF-8]CA[latin1]SZ[9];B[aa])"])
+def test_odd_charsets_still_load(source: bytes) -> None:
+    """Text properties are not needed to replay a game: a charset sgfmill
+    cannot use is read as Latin-1 instead of failing."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fp.sgf.SGFWarning)
+        b = fp.Board.from_sgf(source)
+    assert b.history == [("B", "A9")]
+
+
+@pytest.mark.parametrize("source", ["", "   \n", "\ufeff", b"(;SZ[9];B[aa]", b"(;SZ[x])"])
+def test_unusable_sgf_input_is_an_sgf_error(source: str | bytes) -> None:
+    with pytest.raises(fp.SGFError):
+        fp.Board.from_sgf(source)
+
+
+def test_sgf_directory_and_byte_order_mark(tmp_path: "pytest.TempPathFactory") -> None:
+    with pytest.raises(fp.SGFError, match="directory"):
+        fp.Board.from_sgf(str(tmp_path))
+    path = tmp_path / "bom.sgf"  # type: ignore[operator]
+    path.write_bytes(b"\xef\xbb\xbf(;SZ[9]PB[\xc3\xa9];B[aa])")
+    b = fp.Board.from_sgf(str(path))
+    assert b.sgf_properties["PB"] == "\u00e9" and b.history == [("B", "A9")]
+    assert fp.Board.from_sgf("\ufeff(;SZ[9];B[bb])").history == [("B", "B8")]

@@ -140,16 +140,31 @@ class SGFWarning(UserWarning):
 def _read_source(path_or_text: str | os.PathLike[str] | bytes) -> bytes:
     """Return the SGF bytes.
 
-    ``bytes`` are SGF content; a ``str`` whose first non-blank character is
-    ``(`` is SGF text; any other ``str`` or path-like is a file name (its
-    ``OSError`` propagates).
+    ``bytes`` are SGF content; a ``str`` whose first non-blank character
+    (after an optional byte-order mark) is ``(`` is SGF text; any other
+    ``str`` or path-like is a file name (its ``OSError`` propagates; a
+    directory or an empty string is an :class:`SGFError`).  A file starting
+    with a UTF-8 byte-order mark and no ``CA`` is read as UTF-8.
     """
     if isinstance(path_or_text, (bytes, bytearray, memoryview)):
         return bytes(path_or_text)
-    if isinstance(path_or_text, str) and path_or_text.lstrip().startswith("("):
-        return path_or_text.encode("utf-8")
+    if isinstance(path_or_text, str):
+        text = path_or_text.lstrip("\ufeff \t\r\n")
+        if text.startswith("("):
+            return text.encode("utf-8")
+        if not text:
+            raise SGFError("no SGF data: the text is empty")
     if isinstance(path_or_text, (str, os.PathLike)):
-        return Path(path_or_text).read_bytes()
+        path = Path(path_or_text)
+        if path.is_dir():
+            raise SGFError(f"{path} is a directory, not an SGF file")
+        data = path.read_bytes()
+        # A UTF-8 byte-order mark says how the file is encoded.
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+            if b"CA[" not in data[:4096]:
+                data = data.replace(b"(;", b"(;CA[UTF-8]", 1)
+        return data
     raise TypeError(
         f"expected SGF text, bytes or a path, got {type(path_or_text).__name__}"
     )
@@ -351,6 +366,21 @@ def load_board(
     cls: type[Board] = DefaultBoard if board_cls is None else board_cls
 
     data = _read_source(path_or_text)
+    try:
+        return _load(data, move_number, superko, suicide, cls, IllegalMoveError)
+    except SGFError:
+        raise
+    except (ValueError, LookupError) as exc:
+        if isinstance(exc, IllegalMoveError):
+            raise
+        # sgfmill's own complaints about property values (e.g. "multiple
+        # values") surface as SGFError like every other unreadable record.
+        raise SGFError(f"unreadable SGF: {exc}") from exc
+
+
+def _load(data: bytes, move_number: int | None, superko: bool, suicide: bool,
+          cls: type[Board], IllegalMoveError: type[Exception]) -> Board:
+    """The body of :func:`load_board` once the input is bytes."""
     game, size = _parse_game(data)
     root = game.get_root()
     komi = _komi(root)
@@ -450,7 +480,10 @@ def _set_to_move(board: Any, colour: str) -> None:
 
 
 def _metadata(root: sgf.Tree_node, game: sgf.Sgf_game) -> dict[str, str]:
-    encoding = game.get_charset()
+    try:
+        encoding = game.get_charset()
+    except (ValueError, LookupError):
+        encoding = "iso-8859-1"  # the game itself was read that way (see _parse_game)
     out: dict[str, str] = {}
     for ident, values in root.get_raw_property_map().items():
         if ident in _STRUCTURAL:
