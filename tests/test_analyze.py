@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from fastplay.analyze import BUNDLED_GAME, bundled_game, main
@@ -53,6 +54,10 @@ def test_analyze_is_reproducible_and_takes_a_file(tmp_path: Path):
     (["no-such-file.sgf"], "No such file"),
     (["--move", "500"], "only 73 moves"),
     (["--playouts", "0"], "at least 1"),
+    (["--plot", "/tmp"], "--plot"),
+    (["--plot", ""], "--plot"),
+    (["--plot", "/nonexistent/dir/x.png"], "/nonexistent/dir"),
+    (["--plot", "x.txt"], ".png"),
 ])
 def test_analyze_user_errors(args, message):
     proc = run_cli(*args)
@@ -72,3 +77,43 @@ def test_plot(tmp_path: Path, capsys):
     else:
         assert status == 0
         assert target.stat().st_size > 1000
+
+
+@pytest.mark.parametrize("plot", ["/tmp", "", "/nonexistent/dir/x.png", "x.txt", "x"])
+def test_bad_plot_path_fails_before_the_search(plot: str, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from fastplay.mcts import MCTS
+
+    def no_search(*args: object, **kwargs: object) -> None:
+        raise AssertionError("searched before checking --plot")
+
+    monkeypatch.setattr(MCTS, "run", no_search)
+    assert main(["--playouts", "50", "--plot", plot]) == 2
+    captured = capsys.readouterr()
+    assert "fastplay analyze: error: --plot" in captured.err and captured.out == ""
+
+
+def test_plot_reports_the_path_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    import fastplay.analyze as analyze
+
+    written: list[str] = []
+    monkeypatch.setattr(analyze, "_check_matplotlib", lambda: None)
+    monkeypatch.setattr(analyze, "_plot", lambda path, *a: written.append(path))
+    target = tmp_path / "own.SVG"
+    assert main(["--playouts", "20", "--plot", str(target)]) == 0
+    assert written == [str(target)]
+    assert f"ownership heat map written to {target}" in capsys.readouterr().out
+
+
+def test_ownership_legend_matches_the_rendering() -> None:
+    from fastplay.analyze import OWNERSHIP_LEGEND, format_ownership
+
+    own = np.array([[0.9, 0.5, 0.0], [-0.5, -0.9, 0.9], [-0.9, 0.5, 0.1]], dtype=np.float32)
+    grid = np.array([[1, 0, 0], [-1, 0, -1], [1, 1, 0]], dtype=np.int8)
+    rows = [line.split()[1:-1] for line in format_ownership(own, grid).splitlines()[1:-1]]
+    # letters show the owner only, whatever stone stands there: a white stone
+    # on Black's point (C2) prints X, a black stone on White's point (A1) O
+    assert rows == [["X", "x", "."], ["o", "O", "X"], ["O", "x", "."]]
+    assert "lower case" in OWNERSHIP_LEGEND and "leaning" in OWNERSHIP_LEGEND
+    assert "dead" in OWNERSHIP_LEGEND and "lower case on a stone" not in OWNERSHIP_LEGEND

@@ -14,6 +14,7 @@ The command line parses its own arguments: :func:`main` gets everything after
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from importlib import resources
@@ -24,7 +25,8 @@ import numpy.typing as npt
 
 from fastplay.argtypes import non_negative_int, positive_float, positive_int
 
-__all__ = ["main", "build_parser", "bundled_game", "BUNDLED_GAME", "format_ownership"]
+__all__ = ["main", "build_parser", "bundled_game", "BUNDLED_GAME", "format_ownership",
+           "check_plot_path", "OWNERSHIP_LEGEND"]
 
 #: The bundled game analysed when no file is given, and its default move.
 BUNDLED_GAME = "cgos-471085-ayabot-montegnu.sgf"
@@ -32,6 +34,14 @@ BUNDLED_MOVE = 20
 
 DEFAULT_PLAYOUTS = 10_000
 EXIT_USAGE = 2
+
+#: File types ``--plot`` writes (matplotlib picks the format from the extension).
+PLOT_FORMATS = (".png", ".pdf", ".svg")
+
+#: The legend printed above :func:`format_ownership`'s map.
+OWNERSHIP_LEGEND = ("X/O: Black/White own the point (above 85%), lower case x/o: leaning, "
+                    ".: contested.\nThe letter shows the owner, not the stone: an O on a "
+                    "black stone (or an X on a white one) means that stone is dead.")
 
 
 def bundled_game(name: str = BUNDLED_GAME) -> str:
@@ -42,12 +52,31 @@ def bundled_game(name: str = BUNDLED_GAME) -> str:
     return (resources.files("fastplay") / "data" / name).read_text(encoding="utf-8")
 
 
+def check_plot_path(path: str) -> None:
+    """Raise ``ValueError`` unless ``path`` is a file ``--plot`` can write.
+
+    Checked before the search, so that a typo costs no waiting: the name must
+    end in one of :data:`PLOT_FORMATS` (matplotlib would otherwise append
+    ``.png`` to a name without one, writing somewhere else than the user
+    asked) and its directory must exist.
+    """
+    if not path or os.path.isdir(path):
+        raise ValueError(f"--plot needs a file name, not the directory {path!r}")
+    extension = os.path.splitext(path)[1].lower()
+    if extension not in PLOT_FORMATS:
+        raise ValueError(f"--plot {path}: the file name must end in "
+                         f"{', '.join(PLOT_FORMATS[:-1])} or {PLOT_FORMATS[-1]}")
+    parent = os.path.dirname(path) or "."
+    if not os.path.isdir(parent):
+        raise ValueError(f"--plot {path}: no such directory: {parent}")
 
 
-
-
-
-
+def _check_matplotlib() -> None:
+    """Raise ``ImportError`` with the install hint when matplotlib is missing."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ImportError("--plot needs matplotlib: pip install 'fastplay[plot]'") from None
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``fastplay analyze``."""
     parser = argparse.ArgumentParser(
@@ -74,8 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--top", type=positive_int, default=8, metavar="K",
                         help="moves to list (default 8)")
     parser.add_argument("--plot", metavar="FILE.png",
-                        help="draw the ownership heat map (needs matplotlib: "
-                             "pip install 'fastplay[plot]')")
+                        help="draw the ownership heat map to FILE.png, .pdf or .svg (needs "
+                             "matplotlib: pip install 'fastplay[plot]')")
     return parser
 
 
@@ -84,8 +113,10 @@ def format_ownership(ownership: npt.NDArray[np.floating[Any]], grid: npt.NDArray
 
     ``X``/``O``: Black/White own the point with probability above 85 %
     (|ownership| > 0.7); ``x``/``o``: leaning (> 0.3); ``.``: contested.
-    A stone owned by the opponent (dead) is shown in brackets-free lower case
-    of the owner: e.g. a dead black stone in White's area prints ``o``.
+    The letter depends on the ownership only, never on the stone standing
+    there (see :data:`OWNERSHIP_LEGEND`): an ``O`` on a black stone says
+    White owns that point, i.e. the stone is dead.  ``grid`` is accepted for
+    callers that pass the board along; the rendering does not need it.
     """
     from fastplay.board import COLUMNS
 
@@ -107,9 +138,6 @@ def format_ownership(ownership: npt.NDArray[np.floating[Any]], grid: npt.NDArray
                 ch = "o"
             else:
                 ch = "."
-            stone = int(grid[r, c])
-            if stone and ch != "." and (stone > 0) != (v > 0):
-                ch = ch.lower()  # a stone of the other colour: dead
             cells.append(ch)
         num = str(size - r).rjust(width)
         lines.append(f"{num} {' '.join(cells)} {num}")
@@ -164,10 +192,9 @@ def analyze(args: argparse.Namespace, out: TextIO) -> int:
     from fastplay.patterns import PatternDatabase
 
     if args.plot is not None:
-        try:
-            import matplotlib  # noqa: F401  (checked before a long search, not after)
-        except ImportError:
-            raise ImportError("--plot needs matplotlib: pip install 'fastplay[plot]'") from None
+        # Checked before a long search, not after it.
+        check_plot_path(args.plot)
+        _check_matplotlib()
     board, source = _load(args)
     db = PatternDatabase.builtin(args.mc_patterns) if args.mc_patterns else \
         PatternDatabase.default()
@@ -209,8 +236,7 @@ def analyze(args: argparse.Namespace, out: TextIO) -> int:
     grid = board.to_numpy()
     own = result.ownership
     score = float(own.sum()) - board.komi
-    print("Ownership (X/O: Black/White above 85%, x/o: leaning, lower case on a stone: dead):",
-          file=out)
+    print(f"Ownership. {OWNERSHIP_LEGEND}", file=out)
     print(format_ownership(own, grid), file=out)
     leader = "B" if score > 0 else "W"
     print(f"Expected area score: {leader}+{abs(score):.1f} (komi {board.komi:g})", file=out)
