@@ -471,3 +471,22 @@ def test_random_bytes_load_or_raise(data: bytes) -> None:
 @given(st.text(alphabet=".xXoO|+-?%*:#, \n\r\t0123456789nearfcpsux+-", max_size=200))
 def test_random_characters_load_or_raise(text: str) -> None:
     _check(text.encode("latin-1"))
+
+
+def test_byte_order_mark_is_reported_at_line_one() -> None:
+    """GNU Go would silently skip line 1 of such a file; strict mode says so at 1:1."""
+    with pytest.raises(PatternSyntaxError) as info:
+        PatternDatabase.from_string(b"\xef\xbb\xbf.X.\n.*.\n...\n:5\n", name="bom.db")
+    assert (info.value.line, info.value.column) == (1, 1)
+    assert "byte-order mark" in str(info.value)
+
+
+def test_move_values_argument_types() -> None:
+    import fastplay as fp
+
+    db = PatternDatabase.builtin("uniform")
+    for call in (lambda: db.move_values(None), lambda: db.move_values("E5"),
+                 lambda: db.move_values(fp.Board(9), None, "no"),
+                 lambda: db.context(None, "A1")):
+        with pytest.raises(TypeError):
+            call()

@@ -432,7 +432,14 @@ def _pieces(data: bytes) -> Iterator[tuple[int, int, bytes]]:
 def _strict_line_problems(data: bytes) -> dict[int, tuple[int, str]]:
     """Over-long lines and NUL bytes, by line number: ``{line: (column, message)}``."""
     problems: dict[int, tuple[int, str]] = {}
+    if data.startswith(b"\xef\xbb\xbf"):
+        # GNU Go reads bytes: the mark makes line 1 start with 0xEF, so that
+        # line is ignored whatever follows.
+        problems[1] = (1, "the file starts with a UTF-8 byte-order mark, which makes GNU Go "
+                          "ignore line 1; save the file without it")
     for number, raw in enumerate(data.split(b"\n"), start=1):
+        if number in problems:
+            continue
         nul = raw.find(b"\0")
         content = raw[:-1] if raw.endswith(b"\r") else raw
         if nul >= 0:
@@ -744,8 +751,16 @@ def local_contexts(board: Any, color: Any = None, near: bool | npt.ArrayLike = T
         :class:`LocalContexts`, arrays of shape ``(size, size)``.
 
     Raises:
+        TypeError: ``board`` is not a fastplay board, ``near`` is neither a
+            bool nor an array.
         ValueError: a bad colour, or a ``near`` array of the wrong size.
     """
+    from fastplay._core import CoreBoard  # needs the compiled core: import late
+
+    if not isinstance(board, CoreBoard):
+        raise TypeError(f"board must be a fastplay.Board, not {type(board).__name__}")
+    if isinstance(near, (str, bytes)) or near is None:
+        raise TypeError(f"near must be True, False or a bool array, not {near!r}")
     size = int(board.size)
     code = _color_code(board, color)
     ctx = np.asarray(board.contexts(), dtype=np.int64).reshape(-1)
@@ -1058,8 +1073,8 @@ class PatternDatabase:
             ValueError: a pass, a bad or off-board vertex, an occupied point,
                 or a bad colour.
         """
-        v = _flat_vertex(int(board.size), vertex)
         lc = local_contexts(board, color, near)
+        v = _flat_vertex(int(board.size), vertex)
         r, c = divmod(v, int(board.size))
         if not lc.empty[r, c]:
             raise ValueError(f"vertex {vertex!r} is occupied: only empty points have a context")
