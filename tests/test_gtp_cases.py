@@ -169,6 +169,16 @@ def test_case_28_seki_score_and_status() -> None:
     assert sorted(seki[1:].split() + alive[1:].split()) == stones
 
 
+@pytest.mark.parametrize("seed", ["1", "2", "3"])
+def test_case_28_seki_genmove_passes_for_both_colours(seed: str) -> None:
+    """The case: GNU Go answers PASS for either colour; no move changes the area score."""
+    sgf = shared_path("cases", "28-scoring-seki.sgf")
+    script = f"loadsgf {sgf}\ngenmove b\nloadsgf {sgf}\ngenmove w\n".encode()
+    responses, status = run_engine(script, ["gtp", "--playouts", "2000", "--seed", seed])
+    assert status == 0
+    assert responses == ["=", "= pass", "=", "= pass"]
+
+
 def test_case_29_white_must_not_pass_with_dead_stone() -> None:
     """Passing loses under Tromp-Taylor (B+14.5); capturing G5 wins (W+0.5).
 

@@ -251,7 +251,7 @@ def test_eye_mask():
     assert names_w == {"A7", "D4", "G4", "E2", "G1"}
 
 
-def test_bad_arguments(db):
+def test_bad_arguments(db):  # see also test_run_rejects_bad_limits
     with pytest.raises(TypeError):
         MCTS("not a db")
     with pytest.raises(ValueError):
@@ -274,3 +274,86 @@ X X X O O
     assert board.to_move == "B" and board.consecutive_passes == 1
     result = MCTS(db, seed=1).run(board, playouts=500)
     assert result.best_move == "pass"
+
+
+# -- small budgets, the final choice and the pass -----------------------------------
+
+FIRST_LINE = {f"{c}{r}" for c in "ABCDEFGHJ" for r in (1, 9)} | \
+    {f"{c}{r}" for c in "AJ" for r in range(1, 10)}
+
+
+@pytest.mark.parametrize("playouts", [1, 8, 64, 500, 1000])
+def test_empty_board_never_first_line_or_pass(db, playouts):
+    """A tester saw A9 (scan order) at 500 playouts and a pass at 1000."""
+    for seed in (1, 2, 3, 4):
+        result = MCTS(db, seed=seed).run(fp.Board(9, komi=7.5), playouts=playouts)
+        assert result.best_move != "pass", (playouts, seed)
+        assert result.best_move not in FIRST_LINE, (playouts, seed, result.best_move)
+
+
+def test_pass_is_no_candidate_in_the_opening_unless_the_opponent_passed(db):
+    search = MCTS(db, seed=1)
+    search.run(fp.Board(9, komi=7.5), playouts=200)
+    assert search.root is not None and not search.root.allowed[-1]
+    assert all(c.move != "pass" for c in search.run(fp.Board(9), playouts=200).children)
+    board = fp.Board(9, komi=7.5)
+    board.pass_move("B")  # White may now end the game and win by komi
+    search.run(board, playouts=200)
+    assert search.root.allowed[-1]
+
+
+def test_small_budget_follows_the_priors(db):
+    """With fewer playouts than moves the batch shrinks and PUCT follows the priors."""
+    search = MCTS(db, seed=1)
+    search.run(fp.Board(9, komi=7.5), playouts=40)
+    root = search.root
+    visited = root.n > 0
+    assert visited.sum() >= 5  # spread over several moves, not 8 playouts on few
+    # RAVE may still try a move with a lucky first-play tally; on average the
+    # playouts go where the priors point (off the bare edge)
+    assert root.prior[visited].mean() > root.prior[:-1].mean()
+
+
+def test_final_choice_ties_by_value_then_prior(db):
+    for seed in (1, 2):
+        result = MCTS(db, seed=seed).run(fp.Board(9, komi=7.5), playouts=300)
+        keys = [(c.visits, c.winrate, c.prior) for c in result.children if c.visits]
+        assert keys == sorted(keys, reverse=True)
+        assert result.best_move == result.children[0].move
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({"playouts": 1.5}, TypeError), ({"playouts": "100"}, TypeError),
+    ({"playouts": True}, TypeError), ({"playouts": 0}, ValueError),
+    ({"playouts": -3}, ValueError), ({"seconds": "1"}, TypeError),
+    ({"seconds": 0}, ValueError), ({"seconds": -1.0}, ValueError),
+    ({"seconds": float("nan")}, ValueError), ({"seconds": float("inf")}, ValueError),
+])
+def test_run_rejects_bad_limits(db, kwargs, error):
+    with pytest.raises(error):
+        MCTS(db, seed=1).run(fp.Board(9), **kwargs)
+
+
+def test_run_accepts_numpy_integers(db):
+    assert MCTS(db, seed=1).run(fp.Board(5), playouts=np.int64(20)).playouts >= 20
+
+
+@pytest.mark.parametrize("color", ["B", "W"])
+def test_case_28_seki_passes_for_either_colour(db, color):
+    """The game is decided and no move changes the area score: GNU Go passes."""
+    board = fp.Board.from_sgf(shared_path("cases", "28-scoring-seki.sgf"))
+    board.to_move = color
+    for seed in (1, 2, 3):
+        assert MCTS(db, seed=seed).run(board, playouts=2000).best_move == "pass", seed
+
+
+def test_settled_position_is_final(db):
+    search = MCTS(db, seed=1)
+    seki = fp.Board.from_sgf(shared_path("cases", "28-scoring-seki.sgf"))
+    own = search.run(seki, playouts=500).ownership
+    assert search._settled(seki, own)
+    dead = fp.Board.from_sgf(shared_path("cases", "29-mcts-no-pass-with-dead-stone.sgf"))
+    own = search.run(dead, playouts=500).ownership
+    assert not search._settled(dead, own)
+    empty = fp.Board(9)
+    assert not search._settled(empty, np.zeros((9, 9), dtype=np.float32))

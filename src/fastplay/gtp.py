@@ -570,66 +570,10 @@ def _gtp_move(move: str) -> str:
 
 
 def _in_seki(board: Board, point: int) -> bool:
-    """Whether the string at ``point`` lives in seki with an adjacent enemy string.
+    """Whether the string at ``point`` lives in seki (see :func:`fastplay.mcts.in_seki`)."""
+    from fastplay.mcts import in_seki  # lazily: the GTP front end must start fast
 
-    The shape recognised is the one playouts get wrong: the two strings share
-    liberties, every other liberty of each is an eye of its own colour, and a
-    move on any shared liberty, by either side, is illegal or puts the mover's
-    string in atari without capturing.  Neither side can then approach, so
-    both live, even though random playouts, where someone always plays there
-    first, report one of them as captured.
-    """
-    grid = board.to_numpy().ravel()
-    size = board.size
-    own = int(grid[point])
-    libs = {int(i) for i in board.string_liberty_indices(point)}
-    if not libs:
-        return False
-    enemies = {int(board.string_indices(n)[0]) for stone in board.string_indices(point)
-               for n in _neighbours(int(stone), size) if grid[n] == -own}
-    for enemy in enemies:
-        enemy_libs = {int(i) for i in board.string_liberty_indices(enemy)}
-        shared = libs & enemy_libs
-        if (shared
-                and all(not _region_touches(grid, size, lib, -own) for lib in libs - shared)
-                and all(not _region_touches(grid, size, lib, own) for lib in enemy_libs - shared)
-                and all(_self_atari(board, lib, own) and _self_atari(board, lib, -own)
-                        for lib in shared)):
-            return True
-    return False
-
-
-def _self_atari(board: Board, point: int, sign: int) -> bool:
-    """Whether a move at ``point`` (``sign`` +1 Black, -1 White) is illegal or a
-    self-atari that captures nothing."""
-    code = 2 if sign > 0 else 1  # fastplay._core colour codes: BLACK 2, WHITE 1
-    if board.legality(point, code) is not None:
-        return True
-    trial = board.copy()
-    before = trial.captures_of(code)
-    trial.play_index(point, code)
-    return trial.captures_of(code) == before and trial.liberty_count(point) <= 1
-
-
-def _neighbours(point: int, size: int) -> list[int]:
-    row, col = divmod(point, size)
-    return [r * size + c for r, c in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1))
-            if 0 <= r < size and 0 <= c < size]
-
-
-def _region_touches(grid: np.ndarray, size: int, start: int, color: int) -> bool:
-    """Whether the empty region containing ``start`` borders a stone of ``color``."""
-    stack, seen = [start], {start}
-    while stack:
-        for neighbour in _neighbours(stack.pop(), size):
-            if neighbour in seen:
-                continue
-            if grid[neighbour] == color:
-                return True
-            if grid[neighbour] == 0:
-                seen.add(neighbour)
-                stack.append(neighbour)
-    return False
+    return in_seki(board, point)
 
 
 def run(stdin: IO[Any] | Iterable[bytes] | None = None, stdout: IO[str] | None = None,

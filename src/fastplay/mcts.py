@@ -43,7 +43,14 @@ estimation in computer Go", AIJ 2011::
 ``P`` is the pattern value of the move (:meth:`PatternDatabase.move_values`,
 the weight GNU Go's playout policy would give it) raised to ``prior_power``
 and normalised; the square root (default) keeps a capture worth 20000 from
-drowning every quiet move worth 1.  An unvisited move without RAVE data
+drowning every quiet move worth 1.  On a bare edge (no stone within two
+lines) first- and second-line moves get a smaller prior (``LINE_PRIOR``):
+patterns give every point of an empty board the same value.  The pass has no
+first-play tally; it takes the mean tally of the other moves, since AMAF
+values run below tree values in the opening and an unblended pass looked
+better than every move (it won the empty board at 1000 playouts).  With a
+playout limit smaller than a few playouts per root move the batch shrinks
+(down to 1), so a tiny budget still follows the priors.  An unvisited move without RAVE data
 starts at the parent's mean value minus ``fpu_reduction`` ("first play
 urgency", as in Leela Zero).
 
@@ -54,9 +61,19 @@ positions and the path.  A pass is an ordinary child; two passes in a row end
 the game and are scored Tromp-Taylor (every stone on the board counts), so
 the search never passes while a dead enemy stone would still count as alive
 if the opponent passed too (shared case 29).  Moves into the mover's own
-true eyes are never candidates.  As a last safeguard the final choice does
-not pass while the playouts' ownership says that points Tromp-Taylor gives
-the opponent are really ours.
+true eyes are never candidates, nor is the pass in the opening (fewer than a
+quarter of the points occupied) unless the opponent has just passed.  As a
+last safeguard the final choice does not pass while the playouts' ownership
+says that points Tromp-Taylor gives the opponent are really ours (strings in
+seki excepted: playouts always break a seki).
+
+The final choice is the most visited move, ties broken by win rate, then
+prior.  It becomes a pass in a *final position* (``MCTS._settled``): every
+string lives by the ownership or is in seki, every empty point is
+Tromp-Taylor territory of the colour the playouts give it or a shared
+liberty of a seki, and the safeguard allows passing.  No move can then
+change the area score, whatever the (seki-blind) win rates say; GNU Go
+passes there too (shared case 28).
 """
 
 from __future__ import annotations
@@ -79,7 +96,7 @@ from fastplay._core import IllegalMoveError
 from fastplay.montecarlo import Scoring
 from fastplay.montecarlo import playouts as run_playouts
 
-__all__ = ["MCTS", "SearchResult", "ChildStats", "eye_mask"]
+__all__ = ["MCTS", "SearchResult", "ChildStats", "eye_mask", "in_seki"]
 
 PASS = -1
 
@@ -96,6 +113,21 @@ DEFAULT_BATCH_9X9 = 8
 
 #: Playouts per move when neither a limit nor a clock is given.
 DEFAULT_PLAYOUTS = 5000
+
+#: With a playout limit, the batch shrinks so that the root's moves get at
+#: least this many simulations' worth of playouts on average: with fewer
+#: playouts than moves, 8 playouts per leaf would only visit the first
+#: moves PUCT tries, while 1 per leaf lets the priors steer the budget.
+SIMS_PER_ROOT_MOVE = 4
+
+#: Prior factors of first- and second-line moves with no stone within two
+#: lines (a 5x5 window): patterns see nothing there, so every empty point has
+#: the same value and the tie would go to the corner, first in scan order.
+#: The same knowledge as Pachi's 1st/2nd-line malus (``prior.c``, "b19").
+LINE_PRIOR = {1: 0.1, 2: 0.5}
+
+#: Ownership beyond which a point counts as settled (see ``MCTS._settled``).
+SETTLED = 0.5
 
 
 @dataclass(frozen=True)
@@ -440,15 +472,25 @@ class MCTS:
                 so far, about every 50 ms (for progress bars).
 
         Raises:
-            TypeError: ``board`` is not a :class:`fastplay.Board`.
-            ValueError: ``playouts < 1`` or ``seconds <= 0``.
+            TypeError: ``board`` is not a :class:`fastplay.Board`, ``playouts``
+                is not an integer or ``seconds`` not a number.
+            ValueError: ``playouts < 1``, or ``seconds`` not finite or ``<= 0``.
         """
         if not isinstance(board, Board):
             raise TypeError(f"board must be a fastplay.Board, not {type(board).__name__}")
-        if playouts is not None and playouts < 1:
-            raise ValueError(f"playouts must be >= 1, not {playouts}")
-        if seconds is not None and not seconds > 0:
-            raise ValueError(f"seconds must be > 0, not {seconds}")
+        if playouts is not None:
+            if isinstance(playouts, bool) or not isinstance(playouts, (int, np.integer)):
+                raise TypeError(f"playouts must be an integer, not {type(playouts).__name__}")
+            if playouts < 1:
+                raise ValueError(f"playouts must be >= 1, not {playouts}")
+            playouts = int(playouts)
+        if seconds is not None:
+            if isinstance(seconds, bool) or not isinstance(seconds, (int, float, np.integer,
+                                                                     np.floating)):
+                raise TypeError(f"seconds must be a number, not {type(seconds).__name__}")
+            if not (math.isfinite(seconds) and seconds > 0):
+                raise ValueError(f"seconds must be finite and > 0, not {seconds}")
+            seconds = float(seconds)
         self.ponder_stop()
         start = time.perf_counter()
         clocked = False
@@ -478,11 +520,17 @@ class MCTS:
                 remaining, stones = clock.byo_yomi_time, clock.byo_yomi_stones
         clock.left[color] = (remaining, stones)
 
-    def _batch(self, size: int) -> int:
+    def _batch(self, size: int, playouts: int | None = None, moves: int = 1) -> int:
+        """Playouts per simulation: ``batch`` if given, else by board size and budget."""
         if self.batch is not None:
             return self.batch
         # One 19x19 playout costs ~5x a 9x9 one; fewer per leaf keep the tree growing.
-        return min(DEFAULT_BATCH_9X9, max(2, round(DEFAULT_BATCH_9X9 * 81 / (size * size))))
+        batch = min(DEFAULT_BATCH_9X9, max(2, round(DEFAULT_BATCH_9X9 * 81 / (size * size))))
+        if playouts is not None:
+            # A small budget: smaller batches, so that PUCT spends it where the
+            # priors point instead of 8 playouts on each of the first moves tried.
+            batch = max(1, min(batch, playouts // (SIMS_PER_ROOT_MOVE * moves)))
+        return batch
 
     # ---- tree set-up and reuse --------------------------------------------------
 
@@ -555,14 +603,23 @@ class MCTS:
         raw = values[points]
         positive = raw[raw > 0]
         floor = positive.min() / 10 if len(positive) else 1.0
-        raw = np.where(raw > 0, raw, floor) ** self.prior_power
+        raw = np.where(raw > 0, raw, floor) * _line_factor(grid)[points]
+        raw = raw ** self.prior_power
         total = raw.sum()
         if len(points):
             prior = np.append(raw / total * (1 - self.pass_prior), self.pass_prior)
         else:
             prior = np.ones(1)
         moves = np.append(points, PASS).astype(np.int64)
-        return Node(color, moves, prior, base)
+        node = Node(color, moves, prior, base)
+        # No pass in the opening: playouts hardly punish the lost tempo, so a
+        # pass with a lucky start could win the final choice on an empty
+        # board.  It stays a candidate after the opponent's pass (passing
+        # back may end the game in our favour) and when nothing else is legal.
+        stones = int(np.count_nonzero(grid))
+        if len(points) and stones < grid.size // 4 and board.consecutive_passes == 0:
+            node.allowed[-1] = False
+        return node
 
     # ---- the search loop ------------------------------------------------------------
 
@@ -572,7 +629,7 @@ class MCTS:
         with self._lock:
             root = self._prepare(board)
         npts = board.size * board.size
-        batch = self._batch(board.size)
+        batch = self._batch(board.size, playouts, len(root.moves))
         threshold = self.expand_threshold if self.expand_threshold is not None else batch
         deadline = None if seconds is None else time.perf_counter() + seconds
         state: dict[str, Any] = {
@@ -659,10 +716,19 @@ class MCTS:
         with np.errstate(divide="ignore", invalid="ignore"):
             q = np.where(n > 0, node.w / n, parent_q - self.fpu_reduction)
             if self.rave:
-                rn = node.rn
+                rn, rw = node.rn, node.rw
+                if rn[-1] == 0 and len(rn) > 1 and rn[:-1].sum() > 0:
+                    # The pass has no first-play tally.  Left unblended it
+                    # was compared by its own value with moves pulled towards
+                    # their AMAF values, which run below the tree values in
+                    # the opening: the pass won the empty board at 1000
+                    # playouts.  It gets the mean tally of the other moves.
+                    rn, rw = rn.copy(), rw.copy()
+                    rn[-1] = rn[:-1].mean()
+                    rw[-1] = rw[:-1].sum() / rn[:-1].sum() * rn[-1]
                 beta = rn / (rn + n + rn * n / self.rave_equiv)
                 beta = np.where(rn > 0, beta, 0.0)
-                q = (1 - beta) * q + beta * np.where(rn > 0, node.rw / rn, 0.0)
+                q = (1 - beta) * q + beta * np.where(rn > 0, rw / rn, 0.0)
             if self.policy == "puct":
                 score = q + self.c_puct * node.prior * math.sqrt(total + 1) / (1 + n)
             else:
@@ -763,7 +829,10 @@ class MCTS:
         root = self._root
         assert root is not None
         size = board.size
-        order = np.lexsort((-root.prior, -root.n))  # most visited, then highest prior
+        # Most visited; ties (frequent with small budgets) by win rate, then prior.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = np.where(root.n > 0, root.w / root.n, -1.0)
+        order = np.lexsort((-root.prior, -value, -root.n))
         children: list[ChildStats] = []
         for i in order:
             visits = int(root.n[i])
@@ -782,6 +851,15 @@ class MCTS:
             alt = self._instead_of_pass(board, own, children)
             if alt is not None:
                 best_move, winrate = alt.move, alt.winrate
+        elif self._settled(board, own) and not self._dead_enemy(board, own):
+            # A final position: the area score cannot change, so pass, as GNU
+            # Go does (shared case 28).  The win rates of the moves do not
+            # matter here: playouts break sekis and misjudge them.
+            best_move = "pass"
+            passing = next((c for c in children if c.move == "pass" and c.visits), None)
+            score = board.score()
+            won = score > 0 if board.to_move_code == BLACK_CODE else score < 0
+            winrate = passing.winrate if passing is not None else (1.0 if won else 0.0)
         elif board.consecutive_passes >= 1 and self._pass_wins(board, own):
             # The opponent passed and passing now ends the game in our favour
             # under Tromp-Taylor with nothing left to capture: playing on would
@@ -812,9 +890,37 @@ class MCTS:
 
     @staticmethod
     def _dead_enemy(board: Board, own: npt.NDArray[np.float32]) -> bool:
-        """Whether Tromp-Taylor gives the opponent points that the playouts give us."""
+        """Whether Tromp-Taylor gives the opponent points that the playouts give us.
+
+        Strings in seki (:func:`in_seki`) and their shared liberties are not
+        ours to take, whatever the playouts (which always break a seki) say.
+        """
         sign = 1 if board.to_move_code == BLACK_CODE else -1
-        return bool(np.any((own * sign > 0.5) & (board.area_owner() == -sign)))
+        ours = (own * sign > 0.5) & (board.area_owner() == -sign)
+        if not ours.any():
+            return False
+        return bool(np.any(ours & ~_seki_mask(board)))
+
+    @staticmethod
+    def _settled(board: Board, own: npt.NDArray[np.float32]) -> bool:
+        """Whether ``board`` is a final position: no move can change the area score.
+
+        Every point must be settled: a string lives (the playouts keep it,
+        ownership of its colour above ``SETTLED``) or is in seki; an empty
+        point is Tromp-Taylor territory of the colour the playouts give it,
+        or a shared liberty of a seki.  Then a move fills one's own area,
+        dies in the opponent's, or breaks a seki and loses the string: the
+        result is decided and passing is right (the usual end of a game of
+        Go: pass when every group is settled and no dame is left).
+        """
+        grid = board.to_numpy()
+        if not grid.any():
+            return False
+        seki = _seki_mask(board)
+        tt = board.area_owner()
+        stones = grid != 0
+        settled = np.where(stones, own * grid > SETTLED, (tt != 0) & (own * tt > SETTLED))
+        return bool(np.all(settled | seki))
 
     def _instead_of_pass(self, board: Board, own: npt.NDArray[np.float32],
                          children: list[ChildStats]) -> ChildStats | None:
@@ -857,3 +963,109 @@ class MCTS:
     def root(self) -> Node | None:
         """The current root node (``None`` before the first search)."""
         return self._root
+
+
+def _line_factor(grid: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
+    """Prior factor per point (flat): :data:`LINE_PRIOR` on a bare edge, else 1.
+
+    Only points with no stone within two lines (Chebyshev distance 2) are
+    scaled: near stones the patterns already judge edge moves (hane, blocks
+    and captures on the first line are often the best moves of the endgame).
+    """
+    size = grid.shape[0]
+    factor = np.ones((size, size))
+    if size < 7:  # small boards are all edge; nothing to prefer
+        return factor.ravel()
+    occupied = np.pad(grid != 0, 2)
+    near = np.zeros((size, size), dtype=bool)
+    for dr in range(5):
+        for dc in range(5):
+            near |= occupied[dr:dr + size, dc:dc + size]
+    rows, cols = np.indices((size, size))
+    line = np.minimum.reduce([rows, cols, size - 1 - rows, size - 1 - cols]) + 1
+    for number, scale in LINE_PRIOR.items():
+        factor[(line == number) & ~near] = scale
+    return factor.ravel()
+
+
+def _seki_mask(board: Board) -> npt.NDArray[np.bool_]:
+    """``bool[size, size]``: stones of strings in seki and the liberties they share."""
+    size = board.size
+    grid = board.to_numpy().ravel()
+    mask = np.zeros(size * size, dtype=bool)
+    done = np.zeros(size * size, dtype=bool)
+    for point in np.flatnonzero(grid):
+        if done[point]:
+            continue
+        members = np.asarray(board.string_indices(int(point)))
+        done[members] = True
+        if in_seki(board, int(point)):
+            mask[members] = True
+            for lib in board.string_liberty_indices(int(point)):
+                # only the shared ones: the others are the string's own eyes
+                if any(grid[n] == -grid[point] for n in _neighbours(int(lib), size)):
+                    mask[int(lib)] = True
+    return mask.reshape(size, size)
+
+
+def in_seki(board: Board, point: int) -> bool:
+    """Whether the string at ``point`` lives in seki with an adjacent enemy string.
+
+    The shape recognised is the one playouts get wrong: the two strings share
+    liberties, every other liberty of each is an eye of its own colour, and a
+    move on any shared liberty, by either side, is illegal or puts the mover's
+    string in atari without capturing.  Neither side can then approach, so
+    both live, even though random playouts, where someone always plays there
+    first, report one of them as captured.
+    """
+    grid = board.to_numpy().ravel()
+    size = board.size
+    own = int(grid[point])
+    libs = {int(i) for i in board.string_liberty_indices(point)}
+    if not libs:
+        return False
+    enemies = {int(board.string_indices(n)[0]) for stone in board.string_indices(point)
+               for n in _neighbours(int(stone), size) if grid[n] == -own}
+    for enemy in enemies:
+        enemy_libs = {int(i) for i in board.string_liberty_indices(enemy)}
+        shared = libs & enemy_libs
+        if (shared
+                and all(not _region_touches(grid, size, lib, -own) for lib in libs - shared)
+                and all(not _region_touches(grid, size, lib, own) for lib in enemy_libs - shared)
+                and all(_self_atari(board, lib, own) and _self_atari(board, lib, -own)
+                        for lib in shared)):
+            return True
+    return False
+
+
+def _self_atari(board: Board, point: int, sign: int) -> bool:
+    """Whether a move at ``point`` (``sign`` +1 Black, -1 White) is illegal or a
+    self-atari that captures nothing."""
+    code = 2 if sign > 0 else 1  # fastplay._core colour codes: BLACK 2, WHITE 1
+    if board.legality(point, code) is not None:
+        return True
+    trial = board.copy()
+    before = trial.captures_of(code)
+    trial.play_index(point, code)
+    return trial.captures_of(code) == before and trial.liberty_count(point) <= 1
+
+
+def _neighbours(point: int, size: int) -> list[int]:
+    row, col = divmod(point, size)
+    return [r * size + c for r, c in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1))
+            if 0 <= r < size and 0 <= c < size]
+
+
+def _region_touches(grid: np.ndarray, size: int, start: int, color: int) -> bool:
+    """Whether the empty region containing ``start`` borders a stone of ``color``."""
+    stack, seen = [start], {start}
+    while stack:
+        for neighbour in _neighbours(stack.pop(), size):
+            if neighbour in seen:
+                continue
+            if grid[neighbour] == color:
+                return True
+            if grid[neighbour] == 0:
+                seen.add(neighbour)
+                stack.append(neighbour)
+    return False
