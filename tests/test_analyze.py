@@ -95,7 +95,7 @@ def test_bad_plot_path_fails_before_the_search(plot: str, monkeypatch: pytest.Mo
 
 def test_plot_reports_the_path_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                        capsys: pytest.CaptureFixture[str]) -> None:
-    import fastplay.analyze as analyze
+    from fastplay import analyze
 
     written: list[str] = []
     monkeypatch.setattr(analyze, "_check_matplotlib", lambda: None)
