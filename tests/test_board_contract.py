@@ -84,3 +84,10 @@ def test_sgf_directory_and_byte_order_mark(tmp_path: "pytest.TempPathFactory") -
     b = fp.Board.from_sgf(str(path))
     assert b.sgf_properties["PB"] == "\u00e9" and b.history == [("B", "A9")]
     assert fp.Board.from_sgf("\ufeff(;SZ[9];B[bb])").history == [("B", "B8")]
+
+
+@pytest.mark.parametrize("km", ["1e300", "-5000", "inf"])
+def test_sgf_komi_out_of_range_is_ignored_with_a_warning(km: str) -> None:
+    with pytest.warns(fp.sgf.SGFWarning, match="no usable komi"):
+        b = fp.Board.from_sgf(f"(;SZ[9]KM[{km}];B[aa])")
+    assert b.komi == 7.5

@@ -221,6 +221,10 @@ def _parse_game(data: bytes) -> tuple[sgf.Sgf_game, int]:
     return game, size
 
 
+# Larger komi values are data errors (the GTP engine bounds komi the same way).
+MAX_KOMI = 1000.0
+
+
 def _komi(root: sgf.Tree_node) -> float | None:
     if not root.has_property("KM"):
         return None
@@ -229,10 +233,10 @@ def _komi(root: sgf.Tree_node) -> float | None:
         komi = sgf_properties.interpret_real(raw)
     except ValueError:
         komi = None
-    if komi is None or not math.isfinite(komi):
+    if komi is None or not math.isfinite(komi) or abs(komi) > MAX_KOMI:
         text = raw.decode("utf-8", "replace")
-        warnings.warn(f"KM[{text}] holds no komi value; using the board's default",
-                      SGFWarning, stacklevel=3)
+        warnings.warn(f"KM[{text}] holds no usable komi (a number within +-{MAX_KOMI:g} "
+                      "points); using the board's default", SGFWarning, stacklevel=3)
         return None
     return float(komi)
 
