@@ -19,6 +19,7 @@ cdef struct BoardState:
     int W                      # row stride, size + 2
     int npts                   # W * W
     int nwords                 # uint64 words per liberty bitset
+    int nbr[8]                 # neighbour offsets in GNU Go's order: S W N E SW NW NE SE
     uint8_t* color             # [npts] EMPTY/WHITE/BLACK/OFF
     int16_t* sid               # [npts] head point of the string on this point
     int16_t* nxt               # [npts] next stone of the string (circular list)

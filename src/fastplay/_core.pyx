@@ -160,6 +160,14 @@ cdef int board_alloc(BoardState* b, int size) noexcept nogil:
     b.W = size + 2
     b.npts = b.W * b.W
     b.nwords = (b.npts + 63) >> 6
+    b.nbr[0] = b.W
+    b.nbr[1] = -1
+    b.nbr[2] = -b.W
+    b.nbr[3] = 1
+    b.nbr[4] = b.W - 1
+    b.nbr[5] = -b.W - 1
+    b.nbr[6] = -b.W + 1
+    b.nbr[7] = b.W + 1
     b.blocksize = (sizeof(uint64_t) * b.npts * b.nwords + 5 * sizeof(int16_t) * b.npts
                    + b.npts)
     b.block = <char*>calloc(b.blocksize, 1)
@@ -244,12 +252,7 @@ cdef int merge_strings(BoardState* b, int ha, int hb) noexcept nogil:
 
 cdef int remove_string(BoardState* b, int h, int16_t* kbuf, int nk) noexcept nogil:
     """Remove string ``h``; freed points go to ``kbuf[nk:]``; returns the new nk."""
-    cdef int s = h, c = b.color[h], d, q, W = b.W
-    cdef int dirs[4]
-    dirs[0] = W
-    dirs[1] = -1
-    dirs[2] = -W
-    dirs[3] = 1
+    cdef int s = h, c = b.color[h], d, q
     while True:
         set_color(b, s, EMPTY_C)
         b.hash ^= ZOBRIST[c][s]
@@ -263,7 +266,7 @@ cdef int remove_string(BoardState* b, int h, int16_t* kbuf, int nk) noexcept nog
     s = h
     while True:
         for d in range(4):
-            q = s + dirs[d]
+            q = s + b.nbr[d]
             if b.color[q] == WHITE_C or b.color[q] == BLACK_C:
                 add_lib(b, b.sid[q], s)
         s = b.nxt[s]
@@ -301,31 +304,17 @@ cdef void q_add_empty_ring(QSet* q, BoardState* b, int p) noexcept nogil:
     """Add the empty points of the 8-neighbourhood of ``p``."""
     cdef int W = b.W
     cdef int k, n
-    cdef int ring[8]
-    ring[0] = W
-    ring[1] = -1
-    ring[2] = -W
-    ring[3] = 1
-    ring[4] = W - 1
-    ring[5] = -W - 1
-    ring[6] = -W + 1
-    ring[7] = W + 1
     for k in range(8):
-        n = p + ring[k]
+        n = p + b.nbr[k]
         if b.color[n] == EMPTY_C:
             q_add(q, n)
 
 
 cdef bint would_be_suicide(BoardState* b, int p, int c) noexcept nogil:
     """True when a ``c`` stone at empty ``p`` would have no liberty and capture nothing."""
-    cdef int W = b.W, d, n, col
-    cdef int dirs[4]
-    dirs[0] = W
-    dirs[1] = -1
-    dirs[2] = -W
-    dirs[3] = 1
+    cdef int d, n, col
     for d in range(4):
-        n = p + dirs[d]
+        n = p + b.nbr[d]
         col = b.color[n]
         if col == EMPTY_C:
             return False
@@ -352,7 +341,6 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
     (spec 6.3, clauses Q1-Q7).  Returns the number of stones captured.
     """
     cdef int W = b.W, o = other(c), d, n, h, s, k, i, j, nk = 0, captured = 0
-    cdef int dirs[4]
     cdef int16_t kbuf[MAX_PTS]
     cdef int caps[4]
     cdef int ncaps = 0
@@ -360,10 +348,6 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
     cdef int nq6 = 0
     cdef int opp[4]
     cdef int nopp = 0
-    dirs[0] = W
-    dirs[1] = -1
-    dirs[2] = -W
-    dirs[3] = 1
     b.ko = 0
     b.ko_color = 0
     if q != NULL:
@@ -375,7 +359,7 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
     if q != NULL:
         q_add(q, p)                                          # Q1
         for d in range(4):                                   # Q4, on B0
-            n = p + dirs[d]
+            n = p + b.nbr[d]
             if b.color[n] == c and b.nlibs[b.sid[n]] == 2:
                 q_add(q, string_other_lib(b, b.sid[n], p))
     # Place the stone as a string of its own, then merge with friends.
@@ -388,20 +372,20 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
     for i in range(b.nwords):
         b.libs[p * b.nwords + i] = 0
     for d in range(4):
-        n = p + dirs[d]
+        n = p + b.nbr[d]
         if b.color[n] == EMPTY_C:
             lib_set(b, p, n)
             b.nlibs[p] += 1
     h = p
     for d in range(4):
-        n = p + dirs[d]
+        n = p + b.nbr[d]
         if b.color[n] == c and b.sid[n] != h:
             lib_clear(b, b.sid[n], p)
             b.nlibs[b.sid[n]] -= 1
             h = merge_strings(b, h, b.sid[n])
     # Take the liberty away from the opponent's strings; collect captures.
     for d in range(4):
-        n = p + dirs[d]
+        n = p + b.nbr[d]
         if b.color[n] == o:
             s = b.sid[n]
             if lib_test(b, s, p):
@@ -419,7 +403,7 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
             s = caps[i]
             while True:
                 for d in range(4):
-                    n = s + dirs[d]
+                    n = s + b.nbr[d]
                     if b.color[n] == c and b.nlibs[b.sid[n]] <= 2:
                         for j in range(nq6):
                             if q6[j] == b.sid[n]:
@@ -465,17 +449,12 @@ cdef uint64_t strings_hash(BoardState* b, int p, int color, bint atari_only,
                            int* stones) noexcept nogil:
     """XOR of the Zobrist keys of the distinct ``color`` strings next to ``p``
     (only those in atari when ``atari_only``); their stone count into ``stones``."""
-    cdef int W = b.W, d, n, s, k, seen_n = 0
-    cdef int dirs[4]
+    cdef int d, n, s, k, seen_n = 0
     cdef int seen[4]
     cdef uint64_t hsh = 0
-    dirs[0] = W
-    dirs[1] = -1
-    dirs[2] = -W
-    dirs[3] = 1
     stones[0] = 0
     for d in range(4):
-        n = p + dirs[d]
+        n = p + b.nbr[d]
         if b.color[n] != color or (atari_only and b.nlibs[b.sid[n]] != 1):
             continue
         s = b.sid[n]
@@ -532,17 +511,12 @@ cdef int exact_liberties(BoardState* b, int p, int d, const int* nh, int nn) noe
     counted exactly: the union of the friends' liberties, the empty
     neighbours, and captured stones that touch the new string.  ``nh``: the
     string heads of the occupied orthogonal neighbours (``nn`` of them)."""
-    cdef int W = b.W, k, m, h, s, t, w, cnt = 0
-    cdef int dirs[4]
+    cdef int k, m, h, s, t, w, cnt = 0
     cdef uint64_t acc[MAX_WORDS]
-    dirs[0] = W
-    dirs[1] = -1
-    dirs[2] = -W
-    dirs[3] = 1
     for w in range(b.nwords):
         acc[w] = 0
     for k in range(4):
-        t = p + dirs[k]
+        t = p + b.nbr[k]
         if b.color[t] == EMPTY_C:
             acc[t >> 6] |= (<uint64_t>1) << (t & 63)
     for k in range(nn):
@@ -555,7 +529,7 @@ cdef int exact_liberties(BoardState* b, int p, int d, const int* nh, int nn) noe
             s = h
             while True:
                 for m in range(4):
-                    t = s + dirs[m]
+                    t = s + b.nbr[m]
                     if t == p:
                         break
                     if b.color[t] == d:
@@ -608,7 +582,7 @@ cdef inline int libs_after(BoardState* b, int p, int d, int nempty, const int* n
     # are all there is.
     if nempty == 1:
         for k in range(4):
-            t = p + (b.W if k == 0 else (-1 if k == 1 else (-b.W if k == 2 else 1)))
+            t = p + b.nbr[k]
             if b.color[t] == EMPTY_C:
                 seen[0] = t
                 nseen = 1
@@ -651,7 +625,7 @@ cdef uint32_t point_ctx(BoardState* b, int p) noexcept nogil:
         if n == EMPTY_C:
             nempty += 1
         elif n != OFF_C:
-            npt[nn] = p + (W if k == 0 else (-1 if k == 1 else (-W if k == 2 else 1)))
+            npt[nn] = p + b.nbr[k]
             nh[nn] = b.sid[npt[nn]]
             nn += 1
     lw = libs_after(b, p, WHITE_C, nempty, npt, nh, nn, &capw)
@@ -675,17 +649,12 @@ cdef uint32_t point_ctx(BoardState* b, int p) noexcept nogil:
 cdef uint32_t point_ctx_light(BoardState* b, int p) noexcept nogil:
     """The context without capture and self-atari bits, for databases whose
     values ignore them (``mc_uniform``): neighbourhood code and suicide only."""
-    cdef int W = b.W, k, n, col
+    cdef int k, n, col
     cdef uint32_t g
     cdef bint w_ok = False, b_ok = False
-    cdef int dirs[4]
-    dirs[0] = W
-    dirs[1] = -1
-    dirs[2] = -W
-    dirs[3] = 1
     g = b.code[p]
     for k in range(4):
-        n = p + dirs[k]
+        n = p + b.nbr[k]
         col = b.color[n]
         if col == EMPTY_C:
             return g
@@ -1260,11 +1229,9 @@ cdef class CoreBoard:
         """Recount every string and liberty from scratch; raise ``AssertionError`` on a mismatch."""
         cdef int p, h, s, d, n, k
         cdef BoardState* b = &self.st
-        cdef int ring[8]
-        ring[:] = [b.W, -1, -b.W, 1, b.W - 1, -b.W - 1, -b.W + 1, b.W + 1]
         for p in range(b.npts):
             if b.color[p] != OFF_C:
-                assert b.code[p] == sum(b.color[p + ring[k]] << (2 * k) for k in range(8)), \
+                assert b.code[p] == sum(b.color[p + b.nbr[k]] << (2 * k) for k in range(8)), \
                     "neighbourhood code"
         for p in range(b.npts):
             if b.color[p] != WHITE_C and b.color[p] != BLACK_C:
@@ -1299,16 +1266,11 @@ cdef class CoreBoard:
 cdef void tromp_taylor_owner(BoardState* b, cnp.int8_t* owner, int* nb, int* nw) noexcept nogil:
     """Owner per on-board point (row-major): stones, and empty regions reaching one colour."""
     cdef int W = b.W, size = b.size, p, q, d, k, top, reach, i, j
-    cdef int dirs[4]
     cdef int16_t stack[MAX_PTS]
     cdef int16_t region[MAX_PTS]
     cdef uint8_t seen[MAX_PTS]
     cdef int nregion
     cdef cnp.int8_t val
-    dirs[0] = W
-    dirs[1] = -1
-    dirs[2] = -W
-    dirs[3] = 1
     memset(seen, 0, sizeof(seen))
     nb[0] = 0
     nw[0] = 0
@@ -1334,7 +1296,7 @@ cdef void tromp_taylor_owner(BoardState* b, cnp.int8_t* owner, int* nb, int* nw)
                     region[nregion] = q
                     nregion += 1
                     for d in range(4):
-                        k = q + dirs[d]
+                        k = q + b.nbr[d]
                         if b.color[k] == EMPTY_C:
                             if not seen[k]:
                                 seen[k] = 1
