@@ -990,24 +990,6 @@ cdef class CoreBoard:
         else:
             del self._hash_count[h]
 
-    def place_setup(self, v, int color):
-        """Put a stone (``color`` WHITE/BLACK) or EMPTY (0) on flat index ``v``
-        without captures, and start a new history from the result.
-
-        Raises ``ValueError`` if a string would be left without liberties.
-        """
-        cdef int i = self._check_index(v)
-        if i < 0:
-            raise IllegalMoveError("cannot place a stone on 'pass'", "bad vertex", v)
-        if color not in (EMPTY_C, WHITE_C, BLACK_C):
-            raise ValueError(f"bad colour code {color!r}")
-        cdef int p = self._pad(i), x
-        stones = [(self._flat(x), self.st.color[x]) for x in range(self.st.npts)
-                  if self.st.color[x] in (WHITE_C, BLACK_C) and x != p]
-        if color != EMPTY_C:
-            stones.append((i, color))
-        self._rebuild(stones)
-
     def setup_stones(self, black, white):
         """Replace the position by the given stones (iterables of flat indices).
 

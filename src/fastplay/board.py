@@ -19,9 +19,7 @@ from collections.abc import Iterable
 from typing import Union
 
 import numpy as np
-import numpy.typing as npt
 
-from fastplay import _core
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import EMPTY as EMPTY_CODE
 from fastplay._core import WHITE as WHITE_CODE
@@ -329,11 +327,3 @@ class Board(CoreBoard):
         lines.append(f"{self.to_move} to play; captures B {self.captures['B']} "
                      f"W {self.captures['W']}; komi {self.komi:g}")
         return "\n".join(lines)
-
-    def to_numpy(self) -> npt.NDArray[np.int8]:  # documented override for the stub
-        """The stones as ``int8[size, size]``: 1 Black, -1 White, 0 empty; row 0 is the top row."""
-        return super().to_numpy()
-
-
-# Re-exported for ``from fastplay.board import EMPTY`` style use.
-EMPTY = _core.EMPTY

@@ -387,7 +387,7 @@ class MCTS:
             return
         self._clock = _Clock(float(main_time), float(byo_yomi_time), int(byo_yomi_stones))
 
-    def time_left(self, color: str | int, seconds: float, stones: int) -> None:
+    def time_left(self, color: str, seconds: float, stones: int) -> None:
         """GTP ``time_left``: ``seconds`` left for ``color``; ``stones`` > 0 in byo-yomi."""
         self._clock.left[parse_color(color)] = (float(seconds), int(stones))
 

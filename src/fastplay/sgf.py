@@ -371,7 +371,7 @@ def load_board(
 
     data = _read_source(path_or_text)
     try:
-        return _load(data, move_number, superko, suicide, cls, IllegalMoveError)
+        return _load(data, move_number, superko, suicide, cls)
     except SGFError:
         raise
     except (ValueError, LookupError) as exc:
@@ -383,8 +383,9 @@ def load_board(
 
 
 def _load(data: bytes, move_number: int | None, superko: bool, suicide: bool,
-          cls: type[Board], IllegalMoveError: type[Exception]) -> Board:
+          cls: type[Board]) -> Board:
     """The body of :func:`load_board` once the input is bytes."""
+    from fastplay.board import IllegalMoveError
     game, size = _parse_game(data)
     root = game.get_root()
     komi = _komi(root)
