@@ -16,8 +16,10 @@ A tour, top to bottom:
    exactly GNU Go's update queue (spec 6.3).  It is also what "near the
    previous move" means (spec 6.4).
 4. **Playout engine** (``PState``, ``PlayoutEngine``): per-colour move values
-   kept in Fenwick trees of 64-bit sums, updated only on the update set;
-   near re-weighting and ko zeroing applied per draw (spec 6.4-6.6); three
+   kept under partition sums of 64-bit block totals, updated only on the
+   update set; near re-weighting and ko zeroing applied per draw without
+   changing the sums (spec 6.4-6.6); geometry-only contexts when a table
+   ignores every property bit (``mc_uniform``); three
    consecutive passes or the move cap end a playout (6.7); GNU Go's scoring
    (6.8) or Tromp-Taylor area scoring.  Each playout ``i`` draws from its own
    xoshiro256** stream seeded from ``(seed, i)``, so results do not depend

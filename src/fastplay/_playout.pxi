@@ -5,10 +5,12 @@
 # partition sums: 64-bit sums over blocks of 2**bshift consecutive points.
 # A value change costs two additions; a draw scans the block sums, then one
 # block.  With blocks of about sqrt(points) that beats a Fenwick tree for
-# every board up to 25x25, where changes outnumber draws several times.  After a move only the update set Q of the
-# move is recomputed (spec 6.3); the same Q is the "near" set of the next
-# draw (6.4), so near re-weighting and ko zeroing are temporary Fenwick
-# deltas undone right after the draw.
+# every board up to 25x25, where changes outnumber draws several times.
+#
+# After a move only the update set Q of the move is recomputed (spec 6.3).
+# The same Q is the "near" set of the next draw (6.4): near points and the
+# forbidden ko point get their weight for that draw only, without touching
+# the sums (see pstate_draw).
 
 
 cdef struct PState:
