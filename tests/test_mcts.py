@@ -314,6 +314,16 @@ def test_small_budget_follows_the_priors(db):
     assert root.prior[visited].mean() > root.prior[:-1].mean()
 
 
+def test_large_boards_keep_a_batch_floor(db):
+    """On 19x19 a small budget still runs 3 playouts per leaf (the Python cost
+    per simulation would otherwise dominate); 9x9 may shrink to 1."""
+    result = MCTS(db, seed=1, resign_threshold=None).run(fp.Board(19, komi=7.5), playouts=300)
+    assert result.playouts == 300
+    assert result.simulations == 100  # 3 playouts each
+    result = MCTS(db, seed=1, resign_threshold=None).run(fp.Board(9, komi=7.5), playouts=40)
+    assert result.simulations == 40
+
+
 def test_final_choice_ties_by_value_then_prior(db):
     for seed in (1, 2):
         result = MCTS(db, seed=seed).run(fp.Board(9, komi=7.5), playouts=300)

@@ -78,6 +78,7 @@ passes there too (shared case 28).
 
 from __future__ import annotations
 
+import functools
 import math
 import secrets
 import threading
@@ -119,6 +120,14 @@ DEFAULT_PLAYOUTS = 5000
 #: playouts than moves, 8 playouts per leaf would only visit the first
 #: moves PUCT tries, while 1 per leaf lets the priors steer the budget.
 SIMS_PER_ROOT_MOVE = 4
+
+#: ... but never below ``ceil(size * size / BATCH_FLOOR_POINTS)`` playouts per
+#: leaf (1 on 9x9 and 13x13, 3 on 19x19).  One simulation's Python work
+#: (selection, expansion, back-up) costs about 0.25-0.3 ms on the benchmark
+#: machine, about as much as two or three 19x19 playouts (0.10-0.15 ms each,
+#: ``benchmarks/bench_mcts.py``); with 1 playout per leaf a 19x19 search ran
+#: at 29-40 % of the bare playout rate, with 3 at 61-70 %.
+BATCH_FLOOR_POINTS = 128
 
 #: Prior factors of first- and second-line moves with no stone within two
 #: lines (a 5x5 window): patterns see nothing there, so every empty point has
@@ -521,15 +530,23 @@ class MCTS:
         clock.left[color] = (remaining, stones)
 
     def _batch(self, size: int, playouts: int | None = None, moves: int = 1) -> int:
-        """Playouts per simulation: ``batch`` if given, else by board size and budget."""
+        """Playouts per simulation: ``batch`` if given, else by board size and budget.
+
+        ``DEFAULT_BATCH_9X9`` scaled by 81 / points (one 19x19 playout costs
+        about 4-5x a 9x9 one; fewer per leaf keep the tree growing), never
+        below the floor ``ceil(points / BATCH_FLOOR_POINTS)``.  With a playout
+        limit of fewer than ``SIMS_PER_ROOT_MOVE`` simulations per root move
+        the batch shrinks towards that floor.
+        """
         if self.batch is not None:
             return self.batch
-        # One 19x19 playout costs ~5x a 9x9 one; fewer per leaf keep the tree growing.
-        batch = min(DEFAULT_BATCH_9X9, max(2, round(DEFAULT_BATCH_9X9 * 81 / (size * size))))
+        points = size * size
+        floor = -(-points // BATCH_FLOOR_POINTS)
+        batch = min(DEFAULT_BATCH_9X9, max(floor, 2, round(DEFAULT_BATCH_9X9 * 81 / points)))
         if playouts is not None:
             # A small budget: smaller batches, so that PUCT spends it where the
             # priors point instead of 8 playouts on each of the first moves tried.
-            batch = max(1, min(batch, playouts // (SIMS_PER_ROOT_MOVE * moves)))
+            batch = max(min(floor, batch), min(batch, playouts // (SIMS_PER_ROOT_MOVE * moves)))
         return batch
 
     # ---- tree set-up and reuse --------------------------------------------------
@@ -973,19 +990,30 @@ def _line_factor(grid: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
     and captures on the first line are often the best moves of the endgame).
     """
     size = grid.shape[0]
-    factor = np.ones((size, size))
+    edge = _edge_factor(size)
     if size < 7:  # small boards are all edge; nothing to prefer
-        return factor.ravel()
+        return edge
+    # Chebyshev dilation by 2, done as two separable 1-D dilations.
     occupied = np.pad(grid != 0, 2)
-    near = np.zeros((size, size), dtype=bool)
-    for dr in range(5):
-        for dc in range(5):
-            near |= occupied[dr:dr + size, dc:dc + size]
-    rows, cols = np.indices((size, size))
-    line = np.minimum.reduce([rows, cols, size - 1 - rows, size - 1 - cols]) + 1
-    for number, scale in LINE_PRIOR.items():
-        factor[(line == number) & ~near] = scale
-    return factor.ravel()
+    rows = occupied[0:size] | occupied[1:size + 1] | occupied[2:size + 2] \
+        | occupied[3:size + 3] | occupied[4:size + 4]
+    near = rows[:, 0:size] | rows[:, 1:size + 1] | rows[:, 2:size + 2] \
+        | rows[:, 3:size + 3] | rows[:, 4:size + 4]
+    return np.where(near.ravel(), 1.0, edge)
+
+
+@functools.cache
+def _edge_factor(size: int) -> npt.NDArray[np.float64]:
+    """Flat :data:`LINE_PRIOR` factor per point of an empty ``size`` board (read-only)."""
+    factor = np.ones((size, size))
+    if size >= 7:
+        rows, cols = np.indices((size, size))
+        line = np.minimum.reduce([rows, cols, size - 1 - rows, size - 1 - cols]) + 1
+        for number, scale in LINE_PRIOR.items():
+            factor[line == number] = scale
+    flat = factor.ravel()
+    flat.flags.writeable = False
+    return flat
 
 
 def _seki_mask(board: Board) -> npt.NDArray[np.bool_]:
