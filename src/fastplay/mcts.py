@@ -94,8 +94,8 @@ from fastplay.board import Board, format_vertex, parse_color
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import WHITE as WHITE_CODE
 from fastplay._core import IllegalMoveError
+from fastplay._core import PlayoutEngine
 from fastplay.montecarlo import Scoring
-from fastplay.montecarlo import playouts as run_playouts
 
 __all__ = ["MCTS", "SearchResult", "ChildStats", "eye_mask", "in_seki"]
 
@@ -231,8 +231,8 @@ class Node:
     edge), so ``parent.n[i] == child.base + child.n.sum()`` always holds.
     """
 
-    __slots__ = ("color", "moves", "points", "prior", "n", "w", "vl", "rn", "rw", "allowed",
-                 "children", "base")
+    __slots__ = ("color", "moves", "points", "prior", "n", "w", "vl", "rn", "rw", "pn", "pw",
+                 "allowed", "children", "base")
 
     def __init__(self, color: int, moves: npt.NDArray[np.int64], prior: npt.NDArray[np.float64],
                  base: float = 0.0) -> None:
@@ -246,6 +246,8 @@ class Node:
         self.vl = np.zeros(k)       # virtual loss, in playouts
         self.rn = np.zeros(k)       # RAVE visits / wins of `color`
         self.rw = np.zeros(k)
+        self.pn = np.zeros(k)       # prior knowledge as virtual playouts / wins of `color`
+        self.pw = np.zeros(k)
         self.allowed = np.ones(k, dtype=bool)
         self.children: list[Node | None] = [None] * k
         self.base = base
@@ -322,7 +324,8 @@ class MCTS:
                  pass_prior: float = 0.01, fpu_reduction: float = 0.1,
                  scoring: Scoring = "tromp-taylor", resign_threshold: float | None = 0.1,
                  resign_moves: int = 2, default_playouts: int = DEFAULT_PLAYOUTS,
-                 max_nodes: int = 200_000) -> None:
+                 max_nodes: int = 200_000, even_visits: float = 0.0,
+                 pattern_visits: float = 0.0) -> None:
         from fastplay.patterns import PatternDatabase
 
         if not isinstance(db, PatternDatabase):
@@ -340,6 +343,11 @@ class MCTS:
         if not 0 < pass_prior < 1:
             raise ValueError(f"pass_prior must be in (0, 1), not {pass_prior}")
         self.db = db
+        # The core's playout engine, called directly: fastplay.playouts() adds
+        # argument checks and summary statistics (score histogram, mean, sd)
+        # that the search does not use, about 15-20 us per call.
+        from fastplay.patterns import geometry_table
+        self._engine = PlayoutEngine(db.table, geometry_table())
         self.threads = threads
         self.seed = seed
         self.policy = policy
@@ -357,6 +365,12 @@ class MCTS:
         self.resign_moves = int(resign_moves)
         self.default_playouts = int(default_playouts)
         self.max_nodes = int(max_nodes)
+        if not (math.isfinite(even_visits) and even_visits >= 0):
+            raise ValueError(f"even_visits must be >= 0, not {even_visits}")
+        if not (math.isfinite(pattern_visits) and pattern_visits >= 0):
+            raise ValueError(f"pattern_visits must be >= 0, not {pattern_visits}")
+        self.even_visits = float(even_visits)
+        self.pattern_visits = float(pattern_visits)
         self._seed_base = seed if seed is not None else secrets.randbits(62)
         self._sim_counter = 0
         self._lock = threading.Lock()
@@ -629,6 +643,18 @@ class MCTS:
             prior = np.ones(1)
         moves = np.append(points, PASS).astype(np.int64)
         node = Node(color, moves, prior, base)
+        if self.even_visits > 0 or self.pattern_visits > 0:
+            # Prior knowledge as virtual playouts (Gelly and Silver 2007, section 5):
+            # `even_visits` at 0.5 for every move, and `pattern_visits` at
+            # r / (1 + r) for the non-pass moves, r = prior / mean prior (the
+            # odds of a win rise with the move's pattern value relative to
+            # the others: 0.5 for an average move).
+            node.pn[:] = self.even_visits
+            node.pw[:] = 0.5 * self.even_visits
+            if len(points):
+                rel = prior[:-1] * len(points) / (1 - self.pass_prior)
+                node.pn[:-1] += self.pattern_visits
+                node.pw[:-1] += self.pattern_visits * rel / (1 + rel)
         # No pass in the opening: playouts hardly punish the lost tempo, so a
         # pass with a lucky start could win the final choice on an empty
         # board.  It stays a candidate after the opponent's pass (passing
@@ -654,6 +680,7 @@ class MCTS:
             "stop": False,
         }
         root_board = board
+        tt = self.scoring == "tromp-taylor"
         last_report = [time.perf_counter()]
 
         def finished() -> bool:
@@ -688,8 +715,10 @@ class MCTS:
                         self._sim_counter += 1
                         path, leaf, terminal = self._descend(root, root_board, batch, threshold)
                     if terminal is None:
-                        stats = run_playouts(leaf, self.db, n=batch, seed=seed, threads=1,
-                                             scoring=self.scoring, amaf=self.rave)
+                        # As fastplay.playouts(leaf, db, n=batch, seed=seed, threads=1,
+                        # scoring=..., amaf=...) without the summary statistics.
+                        stats = self._engine.run(leaf, batch, seed, 1, tromp_taylor=tt,
+                                                 amaf=self.rave)
                     else:
                         stats = None
                     with self._lock:
@@ -725,33 +754,41 @@ class MCTS:
         return state
 
     def _select(self, node: Node) -> int:
-        """Index of the child to descend into (see the module docstring for the formulas)."""
-        n = node.n + node.vl
+        """Index of the child to descend into (see the module docstring for the formulas).
+
+        Written for speed (it runs once per node per simulation): ``np.divide``
+        with ``where=`` instead of ``np.errstate`` blocks, no temporary copies.
+        """
+        n = node.n + node.vl        # virtual loss counts as lost playouts
         total = float(n.sum())
-        real = float(node.n.sum())
-        parent_q = float(node.w.sum()) / real if real > 0 else 0.5
-        with np.errstate(divide="ignore", invalid="ignore"):
-            q = np.where(n > 0, node.w / n, parent_q - self.fpu_reduction)
-            if self.rave:
-                rn, rw = node.rn, node.rw
-                if rn[-1] == 0 and len(rn) > 1 and rn[:-1].sum() > 0:
-                    # The pass has no first-play tally.  Left unblended it
-                    # was compared by its own value with moves pulled towards
-                    # their AMAF values, which run below the tree values in
-                    # the opening: the pass won the empty board at 1000
-                    # playouts.  It gets the mean tally of the other moves.
-                    rn, rw = rn.copy(), rw.copy()
-                    rn[-1] = rn[:-1].mean()
-                    rw[-1] = rw[:-1].sum() / rn[:-1].sum() * rn[-1]
-                beta = rn / (rn + n + rn * n / self.rave_equiv)
-                beta = np.where(rn > 0, beta, 0.0)
-                q = (1 - beta) * q + beta * np.where(rn > 0, rw / rn, 0.0)
-            if self.policy == "puct":
-                score = q + self.c_puct * node.prior * math.sqrt(total + 1) / (1 + n)
-            else:
-                explore = self.c_uct * np.sqrt(math.log(total + 1) / n)
-                # Unvisited moves first, in prior order.
-                score = np.where(n > 0, q + explore, 1e6 + node.prior)
+        nq = n + node.pn            # prior knowledge as virtual playouts
+        if total > 0:
+            real = float(node.n.sum())
+            parent_q = float(node.w.sum()) / real if real > 0 else 0.5
+            q = np.full(len(n), parent_q - self.fpu_reduction)
+            np.divide(node.w + node.pw, nq, out=q, where=nq > 0)
+        elif self.even_visits > 0 or self.pattern_visits > 0:
+            q = np.full(len(n), 0.5 - self.fpu_reduction)
+            np.divide(node.pw, nq, out=q, where=nq > 0)
+        else:
+            q = np.full(len(n), 0.5 - self.fpu_reduction)
+        if self.rave:
+            rn = node.rn
+            seen = rn > 0
+            # beta = rn / (rn + n + rn n / rave_equiv); the RAVE value rw / rn
+            beta = np.zeros(len(n))
+            np.divide(rn, rn + nq + rn * nq * (1.0 / self.rave_equiv), out=beta, where=seen)
+            rq = np.zeros(len(n))
+            np.divide(node.rw, rn, out=rq, where=seen)
+            q += beta * (rq - q)
+        if self.policy == "puct":
+            score = q + node.prior * (self.c_puct * math.sqrt(total + 1)) / (1 + n)
+        else:
+            visited = n > 0
+            ratio = np.zeros(len(n))
+            np.divide(math.log(total + 1), n, out=ratio, where=visited)
+            # Unvisited moves first, in prior order.
+            score = np.where(visited, q + self.c_uct * np.sqrt(ratio), 1e6 + node.prior)
         score[~node.allowed] = -np.inf
         return int(np.argmax(score))
 
@@ -801,44 +838,60 @@ class MCTS:
             node = child
         return path, board, None
 
-    def _backup(self, path: list[tuple[Node, int]], leaf: Board, stats: Any,
+    def _backup(self, path: list[tuple[Node, int]], leaf: Board, stats: dict[str, Any] | None,
                 terminal: float | None, batch: int, state: dict[str, Any]) -> None:
-        """Add the leaf's result to every edge of the path and remove the virtual loss."""
-        if terminal is not None:
+        """Add the leaf's result to every edge of the path and remove the virtual loss.
+
+        ``stats`` is the core's raw playout result (:meth:`PlayoutEngine.run`:
+        counts of wins, draws, owned points and first plays), ``None`` when
+        the game ended in the tree with Black's result ``terminal``.
+        """
+        if stats is None:
+            assert terminal is not None
             n = float(batch)
             black_wins = terminal * n
-            own = leaf.area_owner().ravel().astype(np.float64) * n
+            own = leaf.area_owner().ravel() * n
         else:
-            n = float(stats.n)
-            black_wins = stats.black_wins + 0.5 * stats.draws
-            own = stats.ownership.ravel().astype(np.float64) * n
-            state["playouts"] += stats.n
+            n = float(stats["n"])
+            black_wins = stats["black_wins"] + 0.5 * stats["draws"]
+            own = stats["own_black"] - stats["own_white"]
+            state["playouts"] += stats["n"]
         state["own"] += own
         state["done"] += int(n)
         state["sims"] += 1
-        amaf = stats.amaf if (stats is not None and self.rave) else None
-        if amaf is not None:
-            # First-play tallies per colour code, updated with the tree moves on
-            # the way up (a tree move precedes every playout move).
-            count = {BLACK_CODE: amaf.black_first.ravel().astype(np.float64),
-                     WHITE_CODE: amaf.white_first.ravel().astype(np.float64)}
-            bwin = {BLACK_CODE: amaf.black_first_black_wins.ravel().astype(np.float64),
-                    WHITE_CODE: amaf.white_first_black_wins.ravel().astype(np.float64)}
+        rave = stats is not None and self.rave
+        if rave:
+            # First-play tallies per colour code (rows of the core's arrays),
+            # updated with the tree moves on the way up (a tree move precedes
+            # every playout move).
+            count = stats["amaf_count"].astype(np.float64)
+            bwin = stats["amaf_black_win"].astype(np.float64)
         for node, i in reversed(path):
             node.vl[i] -= batch
             wins = black_wins if node.color == BLACK_CODE else n - black_wins
             node.n[i] += n
             node.w[i] += wins
-            if amaf is not None:
+            if rave:
                 move = int(node.moves[i])
                 c = node.color
                 if move != PASS:
-                    count[c][move] = n
-                    bwin[c][move] = black_wins
+                    count[c, move] = n
+                    bwin[c, move] = black_wins
                 pts = node.points
-                cnt = count[c][pts]
-                node.rn[:-1] += cnt
-                node.rw[:-1] += bwin[c][pts] if c == BLACK_CODE else cnt - bwin[c][pts]
+                cnt = count[c, pts]
+                rn, rw = node.rn, node.rw
+                rn[:-1] += cnt
+                rw[:-1] += bwin[c, pts] if c == BLACK_CODE else cnt - bwin[c, pts]
+                # The pass has no first-play tally.  Left unblended it was
+                # compared by its own value with moves pulled towards their
+                # AMAF values, which run below the tree values in the
+                # opening: the pass won the empty board at 1000 playouts.  It
+                # gets the mean tally of the other moves.
+                k = len(pts)
+                if k:
+                    total = rn[:-1].sum()
+                    rn[-1] = total / k
+                    rw[-1] = rw[:-1].sum() / k if total > 0 else 0.0
 
     # ---- the answer -----------------------------------------------------------------
 
