@@ -207,18 +207,32 @@ def eye_mask(grid: npt.NDArray[np.int8], color: int) -> npt.NDArray[np.bool_]:
     the false-eye test).  Filling such a point never helps under area scoring.
     """
     size = grid.shape[0]
+    orth_idx, diag_idx, on_edge = _eye_tables(size)
     edge = 2
-    padded = np.full((size + 2, size + 2), edge, dtype=np.int8)
-    padded[1:-1, 1:-1] = grid
-    orth = np.ones((size, size), dtype=bool)
-    for view in (padded[:-2, 1:-1], padded[2:, 1:-1], padded[1:-1, :-2], padded[1:-1, 2:]):
-        orth &= (view == color) | (view == edge)
-    enemy = np.zeros((size, size), dtype=np.int8)
-    on_edge = np.zeros((size, size), dtype=bool)
-    for view in (padded[:-2, :-2], padded[:-2, 2:], padded[2:, :-2], padded[2:, 2:]):
-        enemy += view == -color
-        on_edge |= view == edge
-    return (grid == 0) & orth & np.where(on_edge, enemy == 0, enemy <= 1)
+    ext = np.append(grid.ravel(), np.int8(edge))  # index size*size: off the board
+    orth = ext[orth_idx]
+    orth_ok = ((orth == color) | (orth == edge)).all(axis=1)
+    enemy = (ext[diag_idx] == -color).sum(axis=1)
+    ok = (grid.ravel() == 0) & orth_ok & np.where(on_edge, enemy == 0, enemy <= 1)
+    return ok.reshape(size, size)
+
+
+@functools.cache
+def _eye_tables(size: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp],
+                                     npt.NDArray[np.bool_]]:
+    """Per point (flat): its 4 orthogonal and 4 diagonal neighbours' flat indices,
+    ``size * size`` standing for off the board, and whether any diagonal is off."""
+    off = size * size
+    rows, cols = np.divmod(np.arange(off), size)
+
+    def index(dr: int, dc: int) -> npt.NDArray[np.intp]:
+        r, c = rows + dr, cols + dc
+        inside = (r >= 0) & (r < size) & (c >= 0) & (c < size)
+        return np.where(inside, r * size + c, off)
+
+    orth = np.stack([index(-1, 0), index(1, 0), index(0, -1), index(0, 1)], axis=1)
+    diag = np.stack([index(-1, -1), index(-1, 1), index(1, -1), index(1, 1)], axis=1)
+    return orth, diag, (diag == off).any(axis=1)
 
 
 class Node:
@@ -232,7 +246,7 @@ class Node:
     """
 
     __slots__ = ("color", "moves", "points", "prior", "n", "w", "vl", "rn", "rw", "pn", "pw",
-                 "allowed", "children", "base")
+                 "allowed", "children", "base", "sum_n", "sum_w", "sum_vl")
 
     def __init__(self, color: int, moves: npt.NDArray[np.int64], prior: npt.NDArray[np.float64],
                  base: float = 0.0) -> None:
@@ -251,6 +265,10 @@ class Node:
         self.allowed = np.ones(k, dtype=bool)
         self.children: list[Node | None] = [None] * k
         self.base = base
+        # n.sum(), w.sum() and vl.sum(), kept by the search (selection reads them).
+        self.sum_n = 0.0
+        self.sum_w = 0.0
+        self.sum_vl = 0.0
 
     @property
     def visits(self) -> float:
@@ -759,12 +777,12 @@ class MCTS:
         Written for speed (it runs once per node per simulation): ``np.divide``
         with ``where=`` instead of ``np.errstate`` blocks, no temporary copies.
         """
-        n = node.n + node.vl        # virtual loss counts as lost playouts
-        total = float(n.sum())
+        n = node.n + node.vl if node.sum_vl else node.n  # virtual loss: lost playouts
+        real = node.sum_n
+        total = real + node.sum_vl
         nq = n + node.pn            # prior knowledge as virtual playouts
         if total > 0:
-            real = float(node.n.sum())
-            parent_q = float(node.w.sum()) / real if real > 0 else 0.5
+            parent_q = node.sum_w / real if real > 0 else 0.5
             q = np.full(len(n), parent_q - self.fpu_reduction)
             np.divide(node.w + node.pw, nq, out=q, where=nq > 0)
         elif self.even_visits > 0 or self.pattern_visits > 0:
@@ -790,7 +808,7 @@ class MCTS:
             # Unvisited moves first, in prior order.
             score = np.where(visited, q + self.c_uct * np.sqrt(ratio), 1e6 + node.prior)
         score[~node.allowed] = -np.inf
-        return int(np.argmax(score))
+        return int(score.argmax())
 
     def _descend(self, root: Node, root_board: Board, batch: int, threshold: int
                  ) -> tuple[list[tuple[Node, int]], Board, float | None]:
@@ -823,6 +841,7 @@ class MCTS:
                     continue
                 path_hashes.append(h)
             node.vl[i] += batch
+            node.sum_vl += batch
             path.append((node, i))
             if board.consecutive_passes >= 2:
                 score = board.score()
@@ -868,9 +887,12 @@ class MCTS:
             bwin = stats["amaf_black_win"].astype(np.float64)
         for node, i in reversed(path):
             node.vl[i] -= batch
+            node.sum_vl -= batch
             wins = black_wins if node.color == BLACK_CODE else n - black_wins
             node.n[i] += n
             node.w[i] += wins
+            node.sum_n += n
+            node.sum_w += wins
             if rave:
                 move = int(node.moves[i])
                 c = node.color
