@@ -96,6 +96,7 @@ from fastplay._core import WHITE as WHITE_CODE
 from fastplay._core import IllegalMoveError
 from fastplay._core import PlayoutEngine
 from fastplay.montecarlo import Scoring
+from fastplay.montecarlo import _engine as playout_engine
 
 __all__ = ["MCTS", "SearchResult", "ChildStats", "eye_mask", "in_seki"]
 
@@ -255,13 +256,15 @@ class Node:
         self.moves = moves          # flat indices, the pass (-1) last
         self.points = moves[:-1]    # the non-pass moves, for AMAF indexing
         self.prior = prior
-        self.n = np.zeros(k)
-        self.w = np.zeros(k)
-        self.vl = np.zeros(k)       # virtual loss, in playouts
-        self.rn = np.zeros(k)       # RAVE visits / wins of `color`
-        self.rw = np.zeros(k)
-        self.pn = np.zeros(k)       # prior knowledge as virtual playouts / wins of `color`
-        self.pw = np.zeros(k)
+        # One allocation for the seven statistics rows (nodes are made often).
+        stats = np.zeros((7, k))
+        self.n = stats[0]
+        self.w = stats[1]
+        self.vl = stats[2]          # virtual loss, in playouts
+        self.rn = stats[3]          # RAVE visits / wins of `color`
+        self.rw = stats[4]
+        self.pn = stats[5]          # prior knowledge as virtual playouts / wins of `color`
+        self.pw = stats[6]
         self.allowed = np.ones(k, dtype=bool)
         self.children: list[Node | None] = [None] * k
         self.base = base
@@ -363,9 +366,10 @@ class MCTS:
         self.db = db
         # The core's playout engine, called directly: fastplay.playouts() adds
         # argument checks and summary statistics (score histogram, mean, sd)
-        # that the search does not use, about 15-20 us per call.
-        from fastplay.patterns import geometry_table
-        self._engine = PlayoutEngine(db.table, geometry_table())
+        # that the search does not use, about 15-20 us per call.  The engine
+        # is the one fastplay.playouts() caches for this database (building
+        # one costs about 30 ms).
+        self._engine: PlayoutEngine = playout_engine(db)
         self.threads = threads
         self.seed = seed
         self.policy = policy
@@ -883,8 +887,11 @@ class MCTS:
             # First-play tallies per colour code (rows of the core's arrays),
             # updated with the tree moves on the way up (a tree move precedes
             # every playout move).
-            count = stats["amaf_count"].astype(np.float64)
-            bwin = stats["amaf_black_win"].astype(np.float64)
+            # The arrays are fresh per call: modified in place.
+            count = stats["amaf_count"]
+            bwin = stats["amaf_black_win"]
+            if stats["draws"]:  # half wins
+                bwin = bwin.astype(np.float64)
         for node, i in reversed(path):
             node.vl[i] -= batch
             node.sum_vl -= batch
@@ -1069,7 +1076,8 @@ def _line_factor(grid: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
     if size < 7:  # small boards are all edge; nothing to prefer
         return edge
     # Chebyshev dilation by 2, done as two separable 1-D dilations.
-    occupied = np.pad(grid != 0, 2)
+    occupied = np.zeros((size + 4, size + 4), dtype=bool)
+    occupied[2:-2, 2:-2] = grid != 0
     rows = occupied[0:size] | occupied[1:size + 1] | occupied[2:size + 2] \
         | occupied[3:size + 3] | occupied[4:size + 4]
     near = rows[:, 0:size] | rows[:, 1:size + 1] | rows[:, 2:size + 2] \
