@@ -558,92 +558,86 @@ cdef int exact_liberties(BoardState* b, int p, int d, const int* nh, int nn) noe
     return cnt
 
 
-cdef inline int libs_after(BoardState* b, int p, int d, int nempty, const int* npt,
-                           const int* nh, int nn, int* cap) noexcept nogil:
-    """min(2, liberties of a ``d`` stone at ``p`` after its captures); stones
-    captured into ``cap``.  ``npt``/``nh``: the occupied orthogonal neighbours
-    of ``p`` and their string heads (``nn`` of them)."""
-    cdef int k, m, h, t, nseen = 0, captured = 0, ncap = 0
-    cdef int seen[8]
-    cdef bint dup
-    for k in range(nn):
-        h = nh[k]
-        if b.color[h] != d and b.nlibs[h] == 1:
-            dup = False
-            for m in range(k):
-                if nh[m] == h:
-                    dup = True
-            if not dup:
-                captured += b.ssize[h]
-                ncap += 1
-    cap[0] = captured
-    if nempty >= 2:
-        return 2
-    # Liberties that are certain: the empty neighbour, captured stones next
-    # to p, the other liberty of two-liberty friends.  Without a capture they
-    # are all there is.
-    if nempty == 1:
-        for k in range(4):
-            t = p + b.nbr[k]
-            if b.color[t] == EMPTY_C:
-                seen[0] = t
-                nseen = 1
-    for k in range(nn):
-        h = nh[k]
-        if b.color[h] == d:
-            if b.nlibs[h] >= 3:
-                return 2
-            if b.nlibs[h] == 2:
-                t = string_other_lib(b, h, p)
-            else:
-                continue
-        elif b.nlibs[h] == 1:
-            t = npt[k]
-        else:
-            continue
-        for m in range(nseen):
-            if seen[m] == t:
-                break
-        else:
-            if nseen == 1:
-                return 2
-            seen[nseen] = t
-            nseen += 1
-    if ncap == 0:
-        return nseen
-    return exact_liberties(b, p, d, nh, nn)
+cdef inline void lib_seen(int* cnt, int* first, int t) noexcept nogil:
+    """Count liberty ``t`` towards a "0, 1 or at least 2" tally, duplicates once."""
+    if cnt[0] == 0:
+        first[0] = t
+        cnt[0] = 1
+    elif cnt[0] == 1 and t != first[0]:
+        cnt[0] = 2
 
 
 cdef uint32_t point_ctx(BoardState* b, int p) noexcept nogil:
     """GNU Go's 24-bit local context of the empty point ``p`` (oracle README)."""
-    cdef int W = b.W, k, n, nempty = 0, nn = 0, capw = 0, capb = 0, lw, lb
-    cdef uint32_t g
+    cdef int k, m, t, h, col, nl, o, nempty = 0, nn = 0, atari = 0
+    cdef uint32_t g = b.code[p]
     cdef int npt[4]
     cdef int nh[4]
-    g = b.code[p]
+    # Per colour (index WHITE_C / BLACK_C): liberties after a stone of that
+    # colour at p ("0, 1, 2 or more" and the first one seen), stones and
+    # strings it would capture.
+    cdef int cnt[3]
+    cdef int first[3]
+    cdef int cap[3]
+    cdef int ncap[3]
     # Orthogonal neighbours S, W, N, E are the low 8 bits of the code.
     for k in range(4):
-        n = (g >> (2 * k)) & 3
-        if n == EMPTY_C:
+        col = (g >> (2 * k)) & 3
+        if col == EMPTY_C:
             nempty += 1
-        elif n != OFF_C:
-            npt[nn] = p + b.nbr[k]
-            nh[nn] = b.sid[npt[nn]]
+            first[1] = first[2] = p + b.nbr[k]
+        elif col != OFF_C:
+            t = p + b.nbr[k]
+            h = b.sid[t]
+            npt[nn] = t
+            nh[nn] = h
             nn += 1
-    lw = libs_after(b, p, WHITE_C, nempty, npt, nh, nn, &capw)
-    lb = libs_after(b, p, BLACK_C, nempty, npt, nh, nn, &capb)
-    if capw > 3:
-        capw = 3
-    if capb > 3:
-        capb = 3
-    g |= (<uint32_t>capw << 16) | (<uint32_t>capb << 18)
-    if lw <= 1:
+            atari |= b.nlibs[h] == 1
+    # Most points have two empty neighbours and no string in atari beside
+    # them: a stone there keeps two liberties and captures nothing, whatever
+    # its colour, so every property bit is 0.
+    if nempty >= 2 and not atari:
+        return g
+    cap[1] = cap[2] = ncap[1] = ncap[2] = 0
+    cnt[1] = cnt[2] = 2 if nempty >= 2 else nempty
+    # One pass serves both colours: a neighbour string is a friend of its
+    # own colour and, in atari, a capture for the other.
+    for k in range(nn):
+        h = nh[k]
+        col = b.color[h]
+        nl = b.nlibs[h]
+        if nl == 1:
+            for m in range(k):
+                if nh[m] == h:
+                    break
+            else:
+                o = 3 - col
+                cap[o] += b.ssize[h]
+                ncap[o] += 1
+            # The captured stone next to p becomes a liberty.
+            lib_seen(&cnt[3 - col], &first[3 - col], npt[k])
+        elif nl == 2:
+            if cnt[col] < 2:
+                lib_seen(&cnt[col], &first[col], string_other_lib(b, h, p))
+        else:
+            cnt[col] = 2
+    # Captured stones away from p can free more liberties: count exactly.
+    if cnt[WHITE_C] < 2 and ncap[WHITE_C]:
+        cnt[WHITE_C] = exact_liberties(b, p, WHITE_C, nh, nn)
+    if cnt[BLACK_C] < 2 and ncap[BLACK_C]:
+        cnt[BLACK_C] = exact_liberties(b, p, BLACK_C, nh, nn)
+    if cap[WHITE_C] > 3:
+        cap[WHITE_C] = 3
+    if cap[BLACK_C] > 3:
+        cap[BLACK_C] = 3
+    g |= (<uint32_t>cap[WHITE_C] << 16) | (<uint32_t>cap[BLACK_C] << 18)
+    if cnt[WHITE_C] <= 1:
         g |= 1 << 20
-    if lb <= 1:
+    if cnt[BLACK_C] <= 1:
         g |= 1 << 21
-    if lw == 0:
+    if cnt[WHITE_C] == 0:
         g |= 1 << 22
-    if lb == 0:
+    if cnt[BLACK_C] == 0:
         g |= 1 << 23
     return g
 
