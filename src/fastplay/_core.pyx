@@ -360,11 +360,10 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
     b.passes = 0
     if q != NULL:
         q_add(q, p)                                          # Q1
-        for d in range(4):                                   # Q4, on B0
-            n = p + b.nbr[d]
-            if b.color[n] == c and b.nlibs[b.sid[n]] == 2:
-                q_add(q, string_other_lib(b, b.sid[n], p))
-    # Place the stone as a string of its own, then merge with friends.
+    # One pass over the four neighbours (their colours are the low byte of
+    # p's code): the new stone's liberties, merges with friends, and the
+    # liberty taken from each enemy string.
+    cdef uint32_t g = b.code[p]
     set_color(b, p, c)
     b.hash ^= ZOBRIST[c][p]
     b.sid[p] = p
@@ -373,32 +372,33 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
     b.nlibs[p] = 0
     for i in range(b.nwords):
         b.libs[p * b.nwords + i] = 0
-    for d in range(4):
-        n = p + b.nbr[d]
-        if b.color[n] == EMPTY_C:
-            lib_set(b, p, n)
-            b.nlibs[p] += 1
     h = p
     for d in range(4):
+        k = (g >> (2 * d)) & 3
+        if k == OFF_C:
+            continue
         n = p + b.nbr[d]
-        if b.color[n] == c and b.sid[n] != h:
-            lib_clear(b, b.sid[n], p)
-            b.nlibs[b.sid[n]] -= 1
-            h = merge_strings(b, h, b.sid[n])
-    # Take the liberty away from the opponent's strings; collect captures.
-    for d in range(4):
-        n = p + b.nbr[d]
-        if b.color[n] == o:
-            s = b.sid[n]
-            if lib_test(b, s, p):
-                lib_clear(b, s, p)
-                b.nlibs[s] -= 1
-                if b.nlibs[s] == 0:
-                    caps[ncaps] = s
-                    ncaps += 1
-                else:
-                    opp[nopp] = s
-                    nopp += 1
+        if k == EMPTY_C:
+            add_lib(b, h, n)
+            continue
+        s = b.sid[n]
+        if k == c:
+            if s == h:
+                continue
+            if q != NULL and b.nlibs[s] == 2:            # Q4, on B0
+                q_add(q, string_other_lib(b, s, p))
+            lib_clear(b, s, p)
+            b.nlibs[s] -= 1
+            h = merge_strings(b, h, s)
+        elif lib_test(b, s, p):
+            lib_clear(b, s, p)
+            b.nlibs[s] -= 1
+            if b.nlibs[s] == 0:
+                caps[ncaps] = s
+                ncaps += 1
+            else:
+                opp[nopp] = s
+                nopp += 1
     if q != NULL and ncaps > 0:
         # Q6 needs liberty counts on B1: our strings touching a captured stone.
         for i in range(ncaps):
