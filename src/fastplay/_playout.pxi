@@ -26,6 +26,15 @@ cdef struct PState:
     uint64_t blk[3][MAX_PTS]           # partition sums of val[c]
     uint64_t total[3]
     uint64_t rng[4]                    # xoshiro256** state
+    bint near_free                     # the table's values never depend on the near bit
+    # The next draw's plan (see plan_point): points whose weight differs from
+    # their far value for that one draw, and the mass they add and take away.
+    int nd
+    int dp[MAX_Q + 1]
+    uint64_t dw[MAX_Q + 1]
+    uint64_t dfar[MAX_Q + 1]
+    uint64_t near_mass
+    uint64_t far_mass
     uint8_t first[MAX_PTS]             # AMAF: colour of the first play on each point
 
 
@@ -146,6 +155,7 @@ cdef void pstate_copy(PState* dst, const PState* src) noexcept nogil:
     dst.bshift = src.bshift
     dst.nblocks = src.nblocks
     dst.ctxf = src.ctxf
+    dst.near_free = src.near_free
     memcpy(dst.ctx, src.ctx, n * sizeof(uint32_t))
     for c in range(1, 3):
         memcpy(dst.idx[c], src.idx[c], n * sizeof(uint32_t))
@@ -156,65 +166,87 @@ cdef void pstate_copy(PState* dst, const PState* src) noexcept nogil:
     memset(dst.first, 0, n)
 
 
-cdef int pstate_draw(PState* s, const uint32_t* T, int c) noexcept nogil:
+cdef inline void plan_point(PState* s, const uint32_t* T, int c, int p, int ko) noexcept nogil:
+    """Put near point ``p`` into the plan of ``c``'s next draw if its weight
+    for that draw (near value, 0 on the forbidden ko point) is not its far value."""
+    cdef uint64_t w
+    if s.cand[c][p]:
+        w = 0 if p == ko else T[s.idx[c][p] | 1]
+        if w != s.val[c][p]:
+            s.dp[s.nd] = p
+            s.dw[s.nd] = w
+            s.dfar[s.nd] = s.val[c][p]
+            s.near_mass += w
+            s.far_mass += s.val[c][p]
+            s.nd += 1
+
+
+cdef inline int plan_begin(PState* s, int c) noexcept nogil:
+    """Empty ``c``'s draw plan; returns the point forbidden to ``c`` by ko (0 if none)."""
+    s.nd = 0
+    s.near_mass = 0
+    s.far_mass = 0
+    return s.b.ko if s.b.ko_color == c else 0
+
+
+cdef inline void plan_end(PState* s, int c, int ko) noexcept nogil:
+    """The ko point outside the near set (or every ko point when near is
+    skipped) still leaves the draw."""
+    if ko and s.val[c][ko] and (s.near_free or s.q.mark[ko] != s.q.stamp or s.q.n == 0):
+        s.dp[s.nd] = ko
+        s.dw[s.nd] = 0
+        s.dfar[s.nd] = s.val[c][ko]
+        s.far_mass += s.val[c][ko]
+        s.nd += 1
+
+
+cdef void pstate_plan(PState* s, const uint32_t* T, int c) noexcept nogil:
+    """``c``'s draw plan from the current near set (start of a playout, after a pass)."""
+    cdef int k, ko = plan_begin(s, c)
+    if not s.near_free:
+        for k in range(s.q.n):
+            plan_point(s, T, c, s.q.pts[k], ko)
+    plan_end(s, c, ko)
+
+
+cdef int pstate_draw(PState* s, int c) noexcept nogil:
     """Draw the move of ``c`` with probability weight / total (spec 6.4-6.6); 0 = pass.
 
-    The partition sums hold far values.  The few points whose weight differs
-    for this draw (near points, the forbidden ko point) form a set N: the
-    draw picks N's share by a linear scan, or else the point of the far
-    distribution with N taken out, found by repeating the search with N's
-    far mass below the answer added (a fixed point reached in a step or
-    two), so the sums are never modified for a draw.
+    The partition sums hold far values; the plan (``plan_point``) lists the
+    few points whose weight differs for this draw (near points, the
+    forbidden ko point), a set N.  The draw picks N's share by a linear scan,
+    or else the point of the far distribution with N taken out, found by
+    repeating the search with N's far mass below the answer added (a fixed
+    point reached in a step or two), so the sums are never modified for a draw.
     """
-    cdef int k, p, nd = 0, ko = 0, x
-    cdef int dp[MAX_Q + 1]
-    cdef uint64_t dw[MAX_Q + 1]
-    cdef uint64_t dfar[MAX_Q + 1]
-    cdef uint64_t w, r, u, near_mass = 0, far_mass = 0, excl, excl2, total
-    if s.b.ko and s.b.ko_color == c and s.cand[c][s.b.ko]:
-        ko = s.b.ko
-    for k in range(s.q.n):
-        p = s.q.pts[k]
-        if s.cand[c][p]:
-            w = 0 if p == ko else T[s.idx[c][p] | 1]
-            if w != s.val[c][p]:
-                dp[nd] = p
-                dw[nd] = w
-                dfar[nd] = s.val[c][p]
-                near_mass += w
-                far_mass += s.val[c][p]
-                nd += 1
-    if ko and s.val[c][ko] and not (s.q.n and s.q.mark[ko] == s.q.stamp):
-        dp[nd] = ko
-        dw[nd] = 0
-        dfar[nd] = s.val[c][ko]
-        far_mass += s.val[c][ko]
-        nd += 1
-    total = s.total[c] - far_mass + near_mass
+    cdef int k, x
+    cdef uint64_t r, u, excl, excl2
+    cdef uint64_t total = s.total[c] - s.far_mass + s.near_mass
     if total == 0:
         return 0
     u = fp_mulhi64(rng_next(s.rng), total)
-    if u < near_mass:
-        for k in range(nd):
-            if u < dw[k]:
-                return dp[k]
-            u -= dw[k]
-    r = u - near_mass
+    if u < s.near_mass:
+        for k in range(s.nd):
+            if u < s.dw[k]:
+                return s.dp[k]
+            u -= s.dw[k]
+    r = u - s.near_mass
     excl = 0
     while True:
         x = blk_find(s, c, r + excl)
         excl2 = 0
-        for k in range(nd):
-            if dp[k] <= x:
-                excl2 += dfar[k]
+        for k in range(s.nd):
+            if s.dp[k] <= x:
+                excl2 += s.dfar[k]
         if excl2 == excl:
             return x
         excl = excl2
 
 
-cdef void pstate_update(PState* s, const uint32_t* T, const uint16_t* G) noexcept nogil:
-    """Recompute the contexts and values of the update set of the last move."""
-    cdef int k, p
+cdef void pstate_update(PState* s, const uint32_t* T, const uint16_t* G, int cn) noexcept nogil:
+    """Recompute the contexts and values of the update set of the last move,
+    and plan the next draw, by ``cn``, in the same pass (Q is also the near set)."""
+    cdef int k, p, ko = plan_begin(s, cn)
     cdef uint32_t ctx
     for k in range(s.q.n):
         p = s.q.pts[k]
@@ -224,12 +256,15 @@ cdef void pstate_update(PState* s, const uint32_t* T, const uint16_t* G) noexcep
                 s.ctx[p] = ctx
                 set_value(s, T, G, WHITE_C, p, ctx)
                 set_value(s, T, G, BLACK_C, p, ctx)
+            if not s.near_free:
+                plan_point(s, T, cn, p, ko)
         else:
             # No 24-bit context equals this, so the point is recomputed when
             # it is emptied again.
             s.ctx[p] = 0xFFFFFFFF
             clear_value(s, WHITE_C, p)
             clear_value(s, BLACK_C, p)
+    plan_end(s, cn, ko)
 
 
 cdef int pstate_check(PState* s, const uint32_t* T, const uint16_t* G) noexcept nogil:
@@ -319,17 +354,19 @@ cdef int run_playouts_range(PState* s, const PState* tmpl, const uint32_t* T, co
         c = start_color
         passes = 0
         moves = 0
+        pstate_plan(s, T, c)
         while True:
             if moves > max_moves:
                 p = 0
             else:
-                p = pstate_draw(s, T, c)
+                p = pstate_draw(s, c)
             board_play(&s.b, p, c, &s.q)
             if p == 0:
                 passes += 1
+                pstate_plan(s, T, other(c))
             else:
                 passes = 0
-                pstate_update(s, T, G)
+                pstate_update(s, T, G, other(c))
                 if amaf and s.first[p] == 0:
                     s.first[p] = c
                 if debug:
@@ -446,6 +483,7 @@ cdef class PlayoutEngine:
     cdef const uint32_t* T
     cdef const uint16_t* G
     cdef readonly bint light
+    cdef readonly bint near_free
 
     def __init__(self, table, geometry):
         t = np.ascontiguousarray(table, dtype=np.uint32)
@@ -461,6 +499,7 @@ cdef class PlayoutEngine:
         # Values that depend on the geometry and the near bit only need no
         # capture or self-atari analysis in the playouts.
         self.light = bool((t == t[:, [0, 1] * 128]).all())
+        self.near_free = bool((t[:, 0::2] == t[:, 1::2]).all())
         cdef const uint32_t[:, ::1] tv = t
         cdef const uint16_t[::1] gv = g
         self.T = &tv[0, 0]
@@ -515,6 +554,7 @@ cdef class PlayoutEngine:
                 raise MemoryError()
             board_copy(&tmpl.b, &board.st)
             tmpl.ctxf = point_ctx_light if self.light else point_ctx
+            tmpl.near_free = self.near_free
             pstate_init(tmpl, self.T, self.G)
             if near_first:
                 near = board.near_mask()
