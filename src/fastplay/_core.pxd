@@ -38,6 +38,8 @@ cdef struct BoardState:
 # The update set Q of GNU Go's playout (spec 6.3), also the "near" set.
 cdef struct QSet:
     int n
+    int lim                    # liberty bound of Q4-Q7: 2 as in GNU Go, 1 when only
+                               # geometry and suicide matter (see board_play)
     int16_t pts[MAX_Q]
     uint32_t stamp
     uint32_t mark[MAX_PTS]

@@ -385,7 +385,7 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
         if k == c:
             if s == h:
                 continue
-            if q != NULL and b.nlibs[s] == 2:            # Q4, on B0
+            if q != NULL and q.lim == 2 and b.nlibs[s] == 2:    # Q4, on B0
                 q_add(q, string_other_lib(b, s, p))
             lib_clear(b, s, p)
             b.nlibs[s] -= 1
@@ -406,7 +406,7 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
             while True:
                 for d in range(4):
                     n = s + b.nbr[d]
-                    if b.color[n] == c and b.nlibs[b.sid[n]] <= 2:
+                    if b.color[n] == c and b.nlibs[b.sid[n]] <= q.lim:
                         for j in range(nq6):
                             if q6[j] == b.sid[n]:
                                 break
@@ -438,11 +438,11 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
             q_add(q, kbuf[i])
             q_add_empty_ring(q, b, kbuf[i])
         for i in range(nopp):                                # Q5
-            if b.color[opp[i]] == o and b.nlibs[b.sid[opp[i]]] <= 2:
+            if b.color[opp[i]] == o and b.nlibs[b.sid[opp[i]]] <= q.lim:
                 q_add_libs(q, b, b.sid[opp[i]])
         for i in range(nq6):                                 # Q6
             q_add_libs(q, b, b.sid[q6[i]])
-        if b.nlibs[h] <= 2:                                  # Q7
+        if b.nlibs[h] <= q.lim:                              # Q7
             q_add_libs(q, b, h)
     return captured
 
@@ -765,6 +765,7 @@ cdef class CoreBoard:
         self.q = <QSet*>calloc(1, sizeof(QSet))
         if self.q == NULL:
             raise MemoryError()
+        self.q.lim = 2
 
     def __init__(self, size=19, komi=7.5, superko=False, suicide=False):
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)):

@@ -150,6 +150,7 @@ cdef void pstate_copy(PState* dst, const PState* src) noexcept nogil:
     cdef int n = src.b.npts, c
     board_copy(&dst.b, &src.b)
     q_reset(&dst.q)
+    dst.q.lim = src.q.lim
     for c in range(src.q.n):
         q_add(&dst.q, src.q.pts[c])
     dst.bshift = src.bshift
@@ -555,6 +556,9 @@ cdef class PlayoutEngine:
             board_copy(&tmpl.b, &board.st)
             tmpl.ctxf = point_ctx_light if self.light else point_ctx
             tmpl.near_free = self.near_free
+            # Geometry-and-suicide values without a near bonus need the
+            # update set only where geometry or an atari status changed.
+            tmpl.q.lim = 1 if self.light and self.near_free else 2
             pstate_init(tmpl, self.T, self.G)
             if near_first:
                 near = board.near_mask()
