@@ -369,9 +369,7 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
     b.passes = 0
     if q != NULL:
         q_add(q, p)                                          # Q1
-    # One pass over the four neighbours (their colours are the low byte of
-    # p's code): the new stone's liberties, merges with friends, and the
-    # liberty taken from each enemy string.
+    # The neighbours' colours are the low byte of p's code.
     cdef uint32_t g = b.code[p]
     set_color(b, p, c)
     b.hash ^= ZOBRIST[c][p]
@@ -381,25 +379,36 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
     b.nlibs[p] = 0
     for i in range(b.nwords):
         b.libs[p * b.nwords + i] = 0
-    h = p
+    # Its own liberties, branch-free over the four directions; then the
+    # strings beside it, friends and enemies, by bit masks of directions
+    # (even bits, one per direction) taken from the code.
+    cdef uint32_t e, fm, om, x
     for d in range(4):
-        k = (g >> (2 * d)) & 3
-        if k == OFF_C:
-            continue
         n = p + b.nbr[d]
-        if k == EMPTY_C:
-            add_lib(b, h, n)
-            continue
+        e = ((g >> (2 * d)) & 3) == EMPTY_C
+        b.libs[p * b.nwords + (n >> 6)] |= (<uint64_t>e) << (n & 63)
+        b.nlibs[p] += e
+    x = (g & 0xFF) ^ (<uint32_t>c * 0x55)
+    fm = ~(x | (x >> 1)) & 0x55
+    x = (g & 0xFF) ^ (<uint32_t>o * 0x55)
+    om = ~(x | (x >> 1)) & 0x55
+    h = p
+    while fm:
+        n = p + b.nbr[fp_ctz64(fm) >> 1]
+        fm &= fm - 1
         s = b.sid[n]
-        if k == c:
-            if s == h:
-                continue
-            if q != NULL and q.lim == 2 and b.nlibs[s] == 2:    # Q4, on B0
-                q_add(q, string_other_lib(b, s, p))
-            lib_clear(b, s, p)
-            b.nlibs[s] -= 1
-            h = merge_strings(b, h, s)
-        elif lib_test(b, s, p):
+        if s == h:
+            continue
+        if q != NULL and q.lim == 2 and b.nlibs[s] == 2:    # Q4, on B0
+            q_add(q, string_other_lib(b, s, p))
+        lib_clear(b, s, p)
+        b.nlibs[s] -= 1
+        h = merge_strings(b, h, s)
+    while om:
+        n = p + b.nbr[fp_ctz64(om) >> 1]
+        om &= om - 1
+        s = b.sid[n]
+        if lib_test(b, s, p):
             lib_clear(b, s, p)
             b.nlibs[s] -= 1
             if b.nlibs[s] == 0:
@@ -589,19 +598,22 @@ cdef uint32_t point_ctx(BoardState* b, int p) noexcept nogil:
     cdef int first[3]
     cdef int cap[3]
     cdef int ncap[3]
+    cdef int e = 0, occ
     # Orthogonal neighbours S, W, N, E are the low 8 bits of the code.
+    # Branch-free (see q_add_if): the stale sid of an empty or off-board
+    # point is a valid index whose answer is not counted.
     for k in range(4):
         col = (g >> (2 * k)) & 3
-        if col == EMPTY_C:
-            nempty += 1
-            first[1] = first[2] = p + b.nbr[k]
-        elif col != OFF_C:
-            t = p + b.nbr[k]
-            h = b.sid[t]
-            npt[nn] = t
-            nh[nn] = h
-            nn += 1
-            atari |= b.nlibs[h] == 1
+        t = p + b.nbr[k]
+        h = b.sid[t]
+        occ = (col == WHITE_C) | (col == BLACK_C)
+        nempty += col == EMPTY_C
+        e += (t - e) & -(col == EMPTY_C)
+        npt[nn] = t
+        nh[nn] = h
+        nn += occ
+        atari |= occ & (b.nlibs[h] == 1)
+    first[1] = first[2] = e
     # Most points have two empty neighbours and no string in atari beside
     # them: a stone there keeps two liberties and captures nothing, whatever
     # its colour, so every property bit is 0.
