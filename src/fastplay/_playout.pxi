@@ -75,34 +75,45 @@ cdef inline void rng_seed(uint64_t* s, uint64_t key, uint64_t index) noexcept no
 
 
 cdef inline int blk_find(const PState* s, int c, uint64_t r) noexcept nogil:
-    """The point whose cumulative range of far values contains ``r`` (< total)."""
+    """The point whose cumulative range of far values contains ``r`` (< total).
+
+    Counts the blocks, then the points of the block, whose running sum is
+    still <= r: no early exit, so no mispredicted loop exit (a zero-valued
+    point never ends a range, so it is never returned).
+    """
     cdef const uint64_t* blk = s.blk[c]
     cdef const uint32_t* val = s.val[c]
-    cdef int i = 0, p
-    while r >= blk[i]:
-        r -= blk[i]
-        i += 1
+    cdef int i = 0, j, p, end
+    cdef uint64_t cum = 0, below = 0, le
+    for j in range(s.nblocks):
+        cum += blk[j]
+        le = cum <= r
+        i += <int>le
+        below += blk[j] & (0 - le)
+    r -= below
     p = i << s.bshift
-    while r >= val[p]:
-        r -= val[p]
-        p += 1
+    end = p + (1 << s.bshift)
+    if end > s.b.npts:
+        end = s.b.npts
+    cum = 0
+    for j in range(p, end):
+        cum += val[j]
+        p += cum <= r
     return p
 
 
 cdef inline void set_value(PState* s, const uint32_t* T, const uint16_t* G, int c, int p,
                            uint32_t ctx) noexcept nogil:
-    cdef uint32_t v = 0, i
-    if ctx_suicide(ctx, c):
-        s.cand[c][p] = 0
-    else:
-        i = ctx_index(G, ctx, c)
-        s.idx[c][p] = i
-        v = T[i]
-        s.cand[c][p] = 1
-    if v != s.val[c][p]:
-        s.blk[c][p >> s.bshift] += <uint64_t>v - <uint64_t>s.val[c][p]
-        s.total[c] += <uint64_t>v - <uint64_t>s.val[c][p]
-        s.val[c][p] = v
+    # Branch-free: whether a move is suicide, and whether its value changed,
+    # are data the predictor cannot learn.
+    cdef uint32_t ok = ctx_suicide(ctx, c) ^ 1
+    cdef uint32_t i = ctx_index(G, ctx, c)
+    cdef uint32_t v = T[i] & (0 - ok)
+    s.idx[c][p] = i
+    s.cand[c][p] = ok
+    s.blk[c][p >> s.bshift] += <uint64_t>v - <uint64_t>s.val[c][p]
+    s.total[c] += <uint64_t>v - <uint64_t>s.val[c][p]
+    s.val[c][p] = v
 
 
 cdef inline void clear_value(PState* s, int c, int p) noexcept nogil:
@@ -237,8 +248,7 @@ cdef int pstate_draw(PState* s, int c) noexcept nogil:
         x = blk_find(s, c, r + excl)
         excl2 = 0
         for k in range(s.nd):
-            if s.dp[k] <= x:
-                excl2 += s.dfar[k]
+            excl2 += s.dfar[k] & (0 - <uint64_t>(s.dp[k] <= x))
         if excl2 == excl:
             return x
         excl = excl2
