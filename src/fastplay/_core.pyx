@@ -156,6 +156,12 @@ cdef inline void set_color(BoardState* b, int p, int c) noexcept nogil:
     b.code[p - W - 1] = (b.code[p - W - 1] & ~0xC000) | (c << 14)
 
 
+cdef inline uint32_t colour_mask(uint32_t g8, uint32_t col) noexcept nogil:
+    """Bit 2k set where direction k of the orthogonal code ``g8`` has colour ``col``."""
+    cdef uint32_t x = g8 ^ (col * 0x55)
+    return ~(x | (x >> 1)) & 0x55
+
+
 cdef int board_alloc(BoardState* b, int size) noexcept nogil:
     """Allocate an empty board; returns -1 when out of memory."""
     b.size = size
@@ -382,16 +388,14 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
     # Its own liberties, branch-free over the four directions; then the
     # strings beside it, friends and enemies, by bit masks of directions
     # (even bits, one per direction) taken from the code.
-    cdef uint32_t e, fm, om, x
+    cdef uint32_t e, fm, om
     for d in range(4):
         n = p + b.nbr[d]
         e = ((g >> (2 * d)) & 3) == EMPTY_C
         b.libs[p * b.nwords + (n >> 6)] |= (<uint64_t>e) << (n & 63)
         b.nlibs[p] += e
-    x = (g & 0xFF) ^ (<uint32_t>c * 0x55)
-    fm = ~(x | (x >> 1)) & 0x55
-    x = (g & 0xFF) ^ (<uint32_t>o * 0x55)
-    om = ~(x | (x >> 1)) & 0x55
+    fm = colour_mask(g & 0xFF, c)
+    om = colour_mask(g & 0xFF, o)
     h = p
     while fm:
         n = p + b.nbr[fp_ctz64(fm) >> 1]
@@ -667,20 +671,22 @@ cdef uint32_t point_ctx_light(BoardState* b, int p) noexcept nogil:
     """The context without capture and self-atari bits, for databases whose
     values ignore them (``mc_uniform``): neighbourhood code and suicide only.
 
-    Branch-free (see ``q_add_if``); ``sid`` of an empty or off-board point is
-    a stale but valid index, and its answer is masked out.
+    Branch-free (see ``q_add_if``), with direction masks; ``sid`` of an
+    empty or off-board point is a stale but valid index, masked out.
     """
-    cdef int k, n, col
-    cdef uint32_t g = b.code[p], atari, w_ok = 0, b_ok = 0
-    for k in range(4):
-        n = p + b.nbr[k]
-        col = (g >> (2 * k)) & 3
-        atari = b.nlibs[b.sid[n]] == 1
-        # A stone may go here if a neighbour is empty, a friend keeps a
-        # liberty, or an enemy string in atari is captured.
-        w_ok |= (col == EMPTY_C) | ((col == WHITE_C) & (atari ^ 1)) | ((col == BLACK_C) & atari)
-        b_ok |= (col == EMPTY_C) | ((col == BLACK_C) & (atari ^ 1)) | ((col == WHITE_C) & atari)
-    return g | ((w_ok ^ 1) << 22) | ((b_ok ^ 1) << 23)
+    cdef uint32_t g = b.code[p], g8 = g & 0xFF, em, wm, bm, at, w_ok, b_ok
+    at = ((<uint32_t>(b.nlibs[b.sid[p + b.nbr[0]]] == 1))
+          | (<uint32_t>(b.nlibs[b.sid[p + b.nbr[1]]] == 1) << 2)
+          | (<uint32_t>(b.nlibs[b.sid[p + b.nbr[2]]] == 1) << 4)
+          | (<uint32_t>(b.nlibs[b.sid[p + b.nbr[3]]] == 1) << 6))
+    em = colour_mask(g8, EMPTY_C)
+    wm = colour_mask(g8, WHITE_C)
+    bm = colour_mask(g8, BLACK_C)
+    # A stone may go here if a neighbour is empty, a friend keeps a
+    # liberty, or an enemy string in atari is captured.
+    w_ok = em | (wm & ~at) | (bm & at)
+    b_ok = em | (bm & ~at) | (wm & at)
+    return g | (<uint32_t>(w_ok == 0) << 22) | (<uint32_t>(b_ok == 0) << 23)
 
 
 ctypedef uint32_t (*ctx_func)(BoardState* b, int p) noexcept nogil
