@@ -180,17 +180,18 @@ cdef void pstate_copy(PState* dst, const PState* src) noexcept nogil:
 
 cdef inline void plan_point(PState* s, const uint32_t* T, int c, int p, int ko) noexcept nogil:
     """Put near point ``p`` into the plan of ``c``'s next draw if its weight
-    for that draw (near value, 0 on the forbidden ko point) is not its far value."""
-    cdef uint64_t w
-    if s.cand[c][p]:
-        w = 0 if p == ko else T[s.idx[c][p] | 1]
-        if w != s.val[c][p]:
-            s.dp[s.nd] = p
-            s.dw[s.nd] = w
-            s.dfar[s.nd] = s.val[c][p]
-            s.near_mass += w
-            s.far_mass += s.val[c][p]
-            s.nd += 1
+    for that draw (near value, 0 on the forbidden ko point) is not its far
+    value.  Branch-free (see ``q_add_if``): the entry is always written and
+    kept only when it counts."""
+    cdef uint64_t far = s.val[c][p]
+    cdef uint64_t w = T[s.idx[c][p] | 1] & (0 - <uint64_t>(s.cand[c][p] & (p != ko)))
+    cdef uint64_t keep = s.cand[c][p] & (w != far)
+    s.dp[s.nd] = p
+    s.dw[s.nd] = w
+    s.dfar[s.nd] = far
+    s.near_mass += w & (0 - keep)
+    s.far_mass += far & (0 - keep)
+    s.nd += <int>keep
 
 
 cdef inline int plan_begin(PState* s, int c) noexcept nogil:
