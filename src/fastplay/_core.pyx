@@ -591,7 +591,7 @@ cdef inline void lib_seen(int* cnt, int* first, int t) noexcept nogil:
 
 cdef uint32_t point_ctx(BoardState* b, int p) noexcept nogil:
     """GNU Go's 24-bit local context of the empty point ``p`` (oracle README)."""
-    cdef int k, m, t, h, col, nl, o, nempty = 0, nn = 0, atari = 0
+    cdef int k, m, t, h, col, nl, o, nempty, nn = 0
     cdef uint32_t g = b.code[p]
     cdef int npt[4]
     cdef int nh[4]
@@ -602,27 +602,30 @@ cdef uint32_t point_ctx(BoardState* b, int p) noexcept nogil:
     cdef int first[3]
     cdef int cap[3]
     cdef int ncap[3]
-    cdef int e = 0, occ
-    # Orthogonal neighbours S, W, N, E are the low 8 bits of the code.
-    # Branch-free (see q_add_if): the stale sid of an empty or off-board
-    # point is a valid index whose answer is not counted.
-    for k in range(4):
-        col = (g >> (2 * k)) & 3
-        t = p + b.nbr[k]
-        h = b.sid[t]
-        occ = (col == WHITE_C) | (col == BLACK_C)
-        nempty += col == EMPTY_C
-        e += (t - e) & -(col == EMPTY_C)
-        npt[nn] = t
-        nh[nn] = h
-        nn += occ
-        atari |= occ & (b.nlibs[h] == 1)
-    first[1] = first[2] = e
+    cdef int W = b.W
+    # Orthogonal neighbours S, W, N, E are the low 8 bits of the code; masks
+    # with bit 2k for direction k.  The stale sid of an empty or off-board
+    # point is a valid index; its answer is masked out.
+    cdef uint32_t em = colour_mask(g & 0xFF, EMPTY_C)
+    cdef uint32_t occ = colour_mask(g & 0xFF, WHITE_C) | colour_mask(g & 0xFF, BLACK_C)
+    cdef uint32_t at = ((<uint32_t>(b.nlibs[b.sid[p + W]] == 1))
+                        | (<uint32_t>(b.nlibs[b.sid[p - 1]] == 1) << 2)
+                        | (<uint32_t>(b.nlibs[b.sid[p - W]] == 1) << 4)
+                        | (<uint32_t>(b.nlibs[b.sid[p + 1]] == 1) << 6)) & occ
     # Most points have two empty neighbours and no string in atari beside
     # them: a stone there keeps two liberties and captures nothing, whatever
     # its colour, so every property bit is 0.
-    if nempty >= 2 and not atari:
+    if (em & (em - 1)) and not at:
         return g
+    nempty = 2 if em & (em - 1) else (em != 0)
+    if em:
+        first[1] = first[2] = p + b.nbr[fp_ctz64(em) >> 1]
+    while occ:
+        t = p + b.nbr[fp_ctz64(occ) >> 1]
+        occ &= occ - 1
+        npt[nn] = t
+        nh[nn] = b.sid[t]
+        nn += 1
     cap[1] = cap[2] = ncap[1] = ncap[2] = 0
     cnt[1] = cnt[2] = 2 if nempty >= 2 else nempty
     # One pass serves both colours: a neighbour string is a friend of its
