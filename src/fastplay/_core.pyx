@@ -292,17 +292,19 @@ cdef inline void q_reset(QSet* q) noexcept nogil:
 
 
 cdef inline void q_add_if(QSet* q, int p, uint32_t cond) noexcept nogil:
-    """Add ``p`` (once) when ``cond`` is 1.
+    """Add ``p`` (once) when ``cond`` is 1, and mark it seen either way.
 
     Without a branch: which neighbours are empty is as good as random in a
     playout, and mispredicted branches, not instructions, cost the most
     time there (cachegrind --branch-sim).  ``q.pts`` has room for every
-    point, so the unconditional store stays inside it.
+    point, so the unconditional store stays inside it.  Marking a point
+    that was not added is only right where it could not be added later in
+    the same move (see q_add_empty_ring).
     """
     cdef uint32_t add = cond & (q.mark[p] != q.stamp)
     q.pts[q.n] = p
     q.n += add
-    q.mark[p] += (q.stamp - q.mark[p]) & (0 - add)
+    q.mark[p] = q.stamp
 
 
 cdef inline void q_add(QSet* q, int p) noexcept nogil:
@@ -320,11 +322,22 @@ cdef void q_add_libs(QSet* q, BoardState* b, int h) noexcept nogil:
 
 
 cdef void q_add_empty_ring(QSet* q, BoardState* b, int p) noexcept nogil:
-    """Add the empty points of the 8-neighbourhood of ``p`` (colours from its code)."""
+    """Add the empty points of the 8-neighbourhood of ``p`` (colours from its code).
+
+    Runs after the captures of the move, so a point occupied now stays
+    occupied, and the rest of the update set adds only empty points:
+    marking the occupied ones too is harmless.
+    """
     cdef uint32_t g = b.code[p]
-    cdef int k
-    for k in range(8):
-        q_add_if(q, p + b.nbr[k], ((g >> (2 * k)) & 3) == EMPTY_C)
+    cdef int W = b.W
+    q_add_if(q, p + W, (g & 0x0003) == 0)
+    q_add_if(q, p - 1, (g & 0x000C) == 0)
+    q_add_if(q, p - W, (g & 0x0030) == 0)
+    q_add_if(q, p + 1, (g & 0x00C0) == 0)
+    q_add_if(q, p + W - 1, (g & 0x0300) == 0)
+    q_add_if(q, p - W - 1, (g & 0x0C00) == 0)
+    q_add_if(q, p - W + 1, (g & 0x3000) == 0)
+    q_add_if(q, p + W + 1, (g & 0xC000) == 0)
 
 
 cdef bint would_be_suicide(BoardState* b, int p, int c) noexcept nogil:
