@@ -621,15 +621,36 @@ cdef uint32_t point_ctx(BoardState* b, int p) noexcept nogil:
     # point is a valid index; its answer is masked out.
     cdef uint32_t em = colour_mask(g & 0xFF, EMPTY_C)
     cdef uint32_t occ = colour_mask(g & 0xFF, WHITE_C) | colour_mask(g & 0xFF, BLACK_C)
-    cdef uint32_t at = ((<uint32_t>(b.nlibs[b.sid[p + W]] == 1))
-                        | (<uint32_t>(b.nlibs[b.sid[p - 1]] == 1) << 2)
-                        | (<uint32_t>(b.nlibs[b.sid[p - W]] == 1) << 4)
-                        | (<uint32_t>(b.nlibs[b.sid[p + 1]] == 1) << 6)) & occ
+    cdef int l0 = b.nlibs[b.sid[p + W]], l1 = b.nlibs[b.sid[p - 1]]
+    cdef int l2 = b.nlibs[b.sid[p - W]], l3 = b.nlibs[b.sid[p + 1]]
+    cdef uint32_t at = ((<uint32_t>(l0 == 1)) | (<uint32_t>(l1 == 1) << 2)
+                        | (<uint32_t>(l2 == 1) << 4) | (<uint32_t>(l3 == 1) << 6)) & occ
+    cdef uint32_t big, two, wm
     # Most points have two empty neighbours and no string in atari beside
     # them: a stone there keeps two liberties and captures nothing, whatever
     # its colour, so every property bit is 0.
     if (em & (em - 1)) and not at:
         return g
+    if not at:
+        # At most one empty neighbour and nothing to capture: each colour
+        # has that liberty and what its friends keep besides p.
+        big = ((<uint32_t>(l0 >= 3)) | (<uint32_t>(l1 >= 3) << 2)
+               | (<uint32_t>(l2 >= 3) << 4) | (<uint32_t>(l3 >= 3) << 6)) & occ
+        two = ((<uint32_t>(l0 == 2)) | (<uint32_t>(l1 == 2) << 2)
+               | (<uint32_t>(l2 == 2) << 4) | (<uint32_t>(l3 == 2) << 6)) & occ
+        wm = colour_mask(g & 0xFF, WHITE_C)
+        first[1] = first[2] = p + b.nbr[fp_ctz64(em) >> 1] if em else 0
+        cnt[1] = 2 if wm & big else (em != 0)
+        cnt[2] = 2 if (occ & ~wm) & big else (em != 0)
+        while two:
+            k = fp_ctz64(two) >> 1
+            two &= two - 1
+            t = p + b.nbr[k]
+            col = BLACK_C - ((wm >> (2 * k)) & 1)
+            if cnt[col] < 2:
+                lib_seen(&cnt[col], &first[col], string_other_lib(b, b.sid[t], p))
+        return (g | (<uint32_t>(cnt[WHITE_C] <= 1) << 20) | (<uint32_t>(cnt[BLACK_C] <= 1) << 21)
+                | (<uint32_t>(cnt[WHITE_C] == 0) << 22) | (<uint32_t>(cnt[BLACK_C] == 0) << 23))
     nempty = 2 if em & (em - 1) else (em != 0)
     if em:
         first[1] = first[2] = p + b.nbr[fp_ctz64(em) >> 1]
