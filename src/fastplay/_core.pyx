@@ -639,9 +639,11 @@ cdef uint32_t point_ctx(BoardState* b, int p) noexcept nogil:
         two = ((<uint32_t>(l0 == 2)) | (<uint32_t>(l1 == 2) << 2)
                | (<uint32_t>(l2 == 2) << 4) | (<uint32_t>(l3 == 2) << 6)) & occ
         wm = colour_mask(g & 0xFF, WHITE_C)
-        first[1] = first[2] = p + b.nbr[fp_ctz64(em) >> 1] if em else 0
-        cnt[1] = 2 if wm & big else (em != 0)
-        cnt[2] = 2 if (occ & ~wm) & big else (em != 0)
+        # Branch-free: with no empty neighbour the 0x100 guard picks a
+        # harmless offset, and a tally of 3 means "at least 2" as 2 does.
+        first[1] = first[2] = p + b.nbr[fp_ctz64(em | 0x100) >> 1]
+        cnt[1] = (em != 0) | ((wm & big != 0) << 1)
+        cnt[2] = (em != 0) | (((occ & ~wm) & big != 0) << 1)
         while two:
             k = fp_ctz64(two) >> 1
             two &= two - 1
