@@ -9,8 +9,13 @@
 #
 # After a move only the update set Q of the move is recomputed (spec 6.3).
 # The same Q is the "near" set of the next draw (6.4): near points and the
-# forbidden ko point get their weight for that draw only, without touching
-# the sums (see pstate_draw).
+# forbidden ko point get their weight for that draw only; the sums keep far
+# values (see pstate_draw).
+#
+# Much of the code is written without data-dependent branches (masks,
+# unconditional stores): in a playout, which neighbour is empty or in atari
+# is as good as random, and cachegrind's branch simulation showed
+# mispredictions, not instruction counts, deciding the time per move.
 
 
 cdef struct PState:
@@ -24,6 +29,7 @@ cdef struct PState:
     uint32_t val[3][MAX_PTS]           # far value in the tree (0 if not a candidate)
     uint8_t cand[3][MAX_PTS]           # empty and not suicide for that colour
     uint64_t blk[3][MAX_PTS]           # partition sums of val[c]
+    uint64_t hole[MAX_PTS]             # per block, far mass a draw leaves out (0 between draws)
     uint64_t total[3]
     uint64_t rng[4]                    # xoshiro256** state
     bint near_free                     # the table's values never depend on the near bit
@@ -75,7 +81,9 @@ cdef inline void rng_seed(uint64_t* s, uint64_t key, uint64_t index) noexcept no
 
 
 cdef inline int blk_find(const PState* s, int c, uint64_t r) noexcept nogil:
-    """The point whose cumulative range of far values contains ``r`` (< total).
+    """The point whose cumulative range of far values contains ``r``, with
+    the draw's excluded mass (``hole``, and those points' values zeroed)
+    taken out.
 
     Counts the blocks, then the points of the block, whose running sum is
     still <= r: no early exit, so no mispredicted loop exit (a zero-valued
@@ -84,12 +92,13 @@ cdef inline int blk_find(const PState* s, int c, uint64_t r) noexcept nogil:
     cdef const uint64_t* blk = s.blk[c]
     cdef const uint32_t* val = s.val[c]
     cdef int i = 0, j, p, end
-    cdef uint64_t cum = 0, below = 0, le
+    cdef uint64_t cum = 0, below = 0, le, m
     for j in range(s.nblocks):
-        cum += blk[j]
+        m = blk[j] - s.hole[j]
+        cum += m
         le = cum <= r
         i += <int>le
-        below += blk[j] & (0 - le)
+        below += m & (0 - le)
     r -= below
     p = i << s.bshift
     end = p + (1 << s.bshift)
@@ -228,12 +237,11 @@ cdef int pstate_draw(PState* s, int c) noexcept nogil:
     The partition sums hold far values; the plan (``plan_point``) lists the
     few points whose weight differs for this draw (near points, the
     forbidden ko point), a set N.  The draw picks N's share by a linear scan,
-    or else the point of the far distribution with N taken out, found by
-    repeating the search with N's far mass below the answer added (a fixed
-    point reached in a step or two), so the sums are never modified for a draw.
+    or else searches the far distribution with N taken out: N's values are
+    zeroed and its mass per block set aside for that one search only.
     """
     cdef int k, x
-    cdef uint64_t r, u, excl, excl2
+    cdef uint64_t r, u
     cdef uint64_t total = s.total[c] - s.far_mass + s.near_mass
     if total == 0:
         return 0
@@ -244,15 +252,17 @@ cdef int pstate_draw(PState* s, int c) noexcept nogil:
                 return s.dp[k]
             u -= s.dw[k]
     r = u - s.near_mass
-    excl = 0
-    while True:
-        x = blk_find(s, c, r + excl)
-        excl2 = 0
-        for k in range(s.nd):
-            excl2 += s.dfar[k] & (0 - <uint64_t>(s.dp[k] <= x))
-        if excl2 == excl:
-            return x
-        excl = excl2
+    if s.nd == 0:
+        return blk_find(s, c, r)
+    # Take N out of the far distribution for this one search, then put it back.
+    for k in range(s.nd):
+        s.val[c][s.dp[k]] = 0
+        s.hole[s.dp[k] >> s.bshift] += s.dfar[k]
+    x = blk_find(s, c, r)
+    for k in range(s.nd):
+        s.val[c][s.dp[k]] = <uint32_t>s.dfar[k]
+        s.hole[s.dp[k] >> s.bshift] = 0
+    return x
 
 
 cdef void pstate_update(PState* s, const uint32_t* T, const uint16_t* G, int cn) noexcept nogil:
