@@ -602,7 +602,7 @@ cdef inline void lib_seen(int* cnt, int* first, int t) noexcept nogil:
         cnt[0] = 2
 
 
-cdef uint32_t point_ctx(BoardState* b, int p) noexcept nogil:
+cdef inline uint32_t point_ctx(BoardState* b, int p) noexcept nogil:
     """GNU Go's 24-bit local context of the empty point ``p`` (oracle README)."""
     cdef int k, m, t, h, col, nl, o, nempty, nn = 0
     cdef uint32_t g = b.code[p]
@@ -706,7 +706,7 @@ cdef uint32_t point_ctx(BoardState* b, int p) noexcept nogil:
     return g
 
 
-cdef uint32_t point_ctx_light(BoardState* b, int p) noexcept nogil:
+cdef inline uint32_t point_ctx_light(BoardState* b, int p) noexcept nogil:
     """The context without capture and self-atari bits, for databases whose
     values ignore them (``mc_uniform``): neighbourhood code and suicide only.
 

@@ -265,15 +265,14 @@ cdef int pstate_draw(PState* s, int c) noexcept nogil:
     return x
 
 
-cdef void pstate_update(PState* s, const uint32_t* T, const uint16_t* G, int cn) noexcept nogil:
-    """Recompute the contexts and values of the update set of the last move,
-    and plan the next draw, by ``cn``, in the same pass (Q is also the near set)."""
+cdef inline void update_impl(PState* s, const uint32_t* T, const uint16_t* G, int cn,
+                             bint light) noexcept nogil:
     cdef int k, p, ko = plan_begin(s, cn)
     cdef uint32_t ctx
     for k in range(s.q.n):
         p = s.q.pts[k]
         if s.b.color[p] == EMPTY_C:
-            ctx = s.ctxf(&s.b, p)
+            ctx = point_ctx_light(&s.b, p) if light else point_ctx(&s.b, p)
             if ctx != s.ctx[p]:
                 s.ctx[p] = ctx
                 set_value(s, T, G, WHITE_C, p, ctx)
@@ -287,6 +286,18 @@ cdef void pstate_update(PState* s, const uint32_t* T, const uint16_t* G, int cn)
             clear_value(s, WHITE_C, p)
             clear_value(s, BLACK_C, p)
     plan_end(s, cn, ko)
+
+
+cdef void pstate_update(PState* s, const uint32_t* T, const uint16_t* G, int cn) noexcept nogil:
+    """Recompute the contexts and values of the update set of the last move,
+    and plan the next draw, by ``cn``, in the same pass (Q is also the near set).
+
+    Two copies of the loop, each with its context function inlined.
+    """
+    if s.ctxf == point_ctx_light:
+        update_impl(s, T, G, cn, True)
+    else:
+        update_impl(s, T, G, cn, False)
 
 
 cdef int pstate_check(PState* s, const uint32_t* T, const uint16_t* G) noexcept nogil:
