@@ -19,6 +19,7 @@ cdef struct BoardState:
     int W                      # row stride, size + 2
     int npts                   # W * W
     int nwords                 # uint64 words per liberty bitset
+    int wshift                 # log2 of the bitset stride (nwords rounded up to a power of 2)
     int nbr[8]                 # neighbour offsets in GNU Go's order: S W N E SW NW NE SE
     uint8_t* color             # [npts] EMPTY/WHITE/BLACK/OFF
     int16_t* sid               # [npts] head point of the string on this point

@@ -98,21 +98,21 @@ cdef inline int other(int c) noexcept nogil:
 
 
 cdef inline bint lib_test(BoardState* b, int h, int p) noexcept nogil:
-    return (b.libs[h * b.nwords + (p >> 6)] >> (p & 63)) & 1
+    return (b.libs[(h << b.wshift) + (p >> 6)] >> (p & 63)) & 1
 
 
 cdef inline void lib_set(BoardState* b, int h, int p) noexcept nogil:
-    b.libs[h * b.nwords + (p >> 6)] |= (<uint64_t>1) << (p & 63)
+    b.libs[(h << b.wshift) + (p >> 6)] |= (<uint64_t>1) << (p & 63)
 
 
 cdef inline void lib_clear(BoardState* b, int h, int p) noexcept nogil:
-    b.libs[h * b.nwords + (p >> 6)] &= ~((<uint64_t>1) << (p & 63))
+    b.libs[(h << b.wshift) + (p >> 6)] &= ~((<uint64_t>1) << (p & 63))
 
 
 cdef void board_layout(BoardState* b) noexcept nogil:
     cdef size_t off = 0
     b.libs = <uint64_t*>(b.block + off)
-    off += sizeof(uint64_t) * b.npts * b.nwords
+    off += sizeof(uint64_t) * (<size_t>b.npts << b.wshift)
     b.sid = <int16_t*>(b.block + off)
     off += sizeof(int16_t) * b.npts
     b.nxt = <int16_t*>(b.block + off)
@@ -176,7 +176,11 @@ cdef int board_alloc(BoardState* b, int size) noexcept nogil:
     b.nbr[5] = -b.W - 1
     b.nbr[6] = -b.W + 1
     b.nbr[7] = b.W + 1
-    b.blocksize = (sizeof(uint64_t) * b.npts * b.nwords + 5 * sizeof(int16_t) * b.npts
+    # A power-of-two stride makes a string's bitset a shift away, not a multiply.
+    b.wshift = 0
+    while (1 << b.wshift) < b.nwords:
+        b.wshift += 1
+    b.blocksize = (sizeof(uint64_t) * (<size_t>b.npts << b.wshift) + 5 * sizeof(int16_t) * b.npts
                    + b.npts)
     b.block = <char*>calloc(b.blocksize, 1)
     if b.block == NULL:
@@ -226,7 +230,7 @@ cdef int string_other_lib(BoardState* b, int h, int p) noexcept nogil:
     cdef int w
     cdef uint64_t word
     for w in range(b.nwords):
-        word = b.libs[h * b.nwords + w]
+        word = b.libs[(h << b.wshift) + w]
         if (p >> 6) == w:
             word &= ~((<uint64_t>1) << (p & 63))
         if word:
@@ -252,8 +256,8 @@ cdef int merge_strings(BoardState* b, int ha, int hb) noexcept nogil:
     b.ssize[big] += b.ssize[small]
     cdef int n = 0
     for w in range(b.nwords):
-        b.libs[big * b.nwords + w] |= b.libs[small * b.nwords + w]
-        n += fp_popcount64(b.libs[big * b.nwords + w])
+        b.libs[(big << b.wshift) + w] |= b.libs[(small << b.wshift) + w]
+        n += fp_popcount64(b.libs[(big << b.wshift) + w])
     b.nlibs[big] = n
     return big
 
@@ -315,7 +319,7 @@ cdef void q_add_libs(QSet* q, BoardState* b, int h) noexcept nogil:
     cdef int w
     cdef uint64_t word
     for w in range(b.nwords):
-        word = b.libs[h * b.nwords + w]
+        word = b.libs[(h << b.wshift) + w]
         while word:
             q_add(q, (w << 6) + fp_ctz64(word))
             word &= word - 1
@@ -397,7 +401,7 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
     b.ssize[p] = 1
     b.nlibs[p] = 0
     for i in range(b.nwords):
-        b.libs[p * b.nwords + i] = 0
+        b.libs[(p << b.wshift) + i] = 0
     # Its own liberties, branch-free over the four directions; then the
     # strings beside it, friends and enemies, by bit masks of directions
     # (even bits, one per direction) taken from the code.
@@ -405,7 +409,7 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
     for d in range(4):
         n = p + b.nbr[d]
         e = ((g >> (2 * d)) & 3) == EMPTY_C
-        b.libs[p * b.nwords + (n >> 6)] |= (<uint64_t>e) << (n & 63)
+        b.libs[(p << b.wshift) + (n >> 6)] |= (<uint64_t>e) << (n & 63)
         b.nlibs[p] += e
     fm = colour_mask(g & 0xFF, c)
     om = colour_mask(g & 0xFF, o)
@@ -560,7 +564,7 @@ cdef int exact_liberties(BoardState* b, int p, int d, const int* nh, int nn) noe
         h = nh[k]
         if b.color[h] == d:
             for w in range(b.nwords):
-                acc[w] |= b.libs[h * b.nwords + w]
+                acc[w] |= b.libs[(h << b.wshift) + w]
         elif b.nlibs[h] == 1:
             # A captured stone frees its point if it touches p or a friend.
             s = h
