@@ -109,6 +109,54 @@ def test_draw_frequencies_follow_weights_near_extension() -> None:
     assert sps.chi2.sf(chi2, df=int(mask.sum()) - 1) > 0.001
 
 
+def _light_near_db() -> PatternDatabase:
+    """Geometry-only values with a near bonus: a point away from the edge
+    (any 8 on-board neighbours) is worth 7 near the previous move, every
+    other move 1."""
+    return PatternDatabase.from_string("???\n?*?\n???\n:7,near\n", name="light-near")
+
+
+def test_engine_fast_paths_follow_the_table() -> None:
+    """The core skips capture and self-atari analysis only for geometry-only
+    tables, and shrinks the update set only when the near bit never matters."""
+    from fastplay.montecarlo import _engine
+
+    def flags(d: PatternDatabase) -> tuple[bool, bool, int]:
+        e = _engine(d)
+        return e.light, e.near_free, e.update_bound
+
+    assert {name: flags(db(name)) for name in DBS} == {
+        "mc_uniform": (True, True, 1), "mc_mogo_classic": (False, False, 2),
+        "mc_montegnu_classic": (False, False, 2)}
+    # Geometry only, but near matters: the near set must stay GNU Go's.
+    assert flags(_light_near_db()) == (True, False, 2)
+
+
+def test_light_table_with_near_bonus_keeps_the_full_near_set() -> None:
+    """A geometry-only table that rewards nearness: the incremental state
+    stays exact (debug mode), and a draw near the previous move follows the
+    near weights, including a point that is near only through the clause for
+    strings with two liberties."""
+    d = _light_near_db()
+    for size in (5, 9, 13):
+        fp.playouts(fp.Board(size), d, n=40, seed=size, debug_check=True)
+    # White E6 leaves Black E7 two liberties: E8 is near only through GNU
+    # Go's clause for strings with two liberties (spec 6.3), not the ring.
+    b = fp.Board(9)
+    b.setup(black=["E7", "C3"], white=["D7"], to_move="W")
+    b.play("E6", "W")
+    weights = d.move_values(b).astype(np.float64)
+    assert weights[1, 4] == 7 and (weights == 7).sum() == 7
+    n = 40000
+    s = fp.playouts(b, d, n=n, seed=11, max_moves=0, amaf=True, near_first=True)
+    counts = s.amaf.black_first.astype(np.float64)
+    expected = weights / weights.sum() * n
+    mask = expected > 0
+    assert counts[~mask].sum() == 0
+    chi2 = float(((counts[mask] - expected[mask]) ** 2 / expected[mask]).sum())
+    assert sps.chi2.sf(chi2, df=int(mask.sum()) - 1) > 0.001
+
+
 def test_forbidden_ko_point_is_never_drawn() -> None:
     """Spec 8.3: after Black C3 takes the ko at B3, White may not retake at once."""
     b = fp.Board(5)

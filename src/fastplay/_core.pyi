@@ -76,6 +76,9 @@ class CoreBoard:
     def check_integrity(self) -> None: ...
 
 class PlayoutEngine:
+    light: bool          # values ignore capture and self-atari bits (geometry-only contexts)
+    near_free: bool      # values never depend on the near bit
+    update_bound: int    # liberty bound of the update set's string clauses: 2 (GNU Go) or 1
     def __init__(self, table: npt.NDArray[np.uint32], geometry: npt.NDArray[np.uint16]) -> None: ...
     def run(self, board: CoreBoard, n: int, seed: int, threads: int = 1, *,
             max_moves: int = 600, komi: float | None = None, tromp_taylor: bool = False,

@@ -509,6 +509,12 @@ cdef class PlayoutEngine:
     neighbourhood code to geometry class (spec 5.1).  Use
     :func:`fastplay.playouts`, which builds the engine from a
     :class:`fastplay.PatternDatabase`.
+
+    Read-only attributes, the fast paths the table allows: ``light`` (values
+    ignore every property bit, so contexts need no capture or self-atari
+    analysis), ``near_free`` (values never depend on the near bit, so draws
+    skip the near set) and ``update_bound`` (1 when both hold: the update
+    set takes liberties of strings in atari only; else 2, GNU Go's spec 6.3).
     """
 
     cdef object _table
@@ -517,6 +523,7 @@ cdef class PlayoutEngine:
     cdef const uint16_t* G
     cdef readonly bint light
     cdef readonly bint near_free
+    cdef readonly int update_bound
 
     def __init__(self, table, geometry):
         t = np.ascontiguousarray(table, dtype=np.uint32)
@@ -533,6 +540,10 @@ cdef class PlayoutEngine:
         # capture or self-atari analysis in the playouts.
         self.light = bool((t == t[:, [0, 1] * 128]).all())
         self.near_free = bool((t[:, 0::2] == t[:, 1::2]).all())
+        # Geometry-and-suicide values without a near bonus need the update
+        # set only where geometry or an atari status changed: liberties of
+        # strings in atari, not of every string with two liberties.
+        self.update_bound = 1 if self.light and self.near_free else 2
         cdef const uint32_t[:, ::1] tv = t
         cdef const uint16_t[::1] gv = g
         self.T = &tv[0, 0]
@@ -588,9 +599,7 @@ cdef class PlayoutEngine:
             board_copy(&tmpl.b, &board.st)
             tmpl.ctxf = point_ctx_light if self.light else point_ctx
             tmpl.near_free = self.near_free
-            # Geometry-and-suicide values without a near bonus need the
-            # update set only where geometry or an atari status changed.
-            tmpl.q.lim = 1 if self.light and self.near_free else 2
+            tmpl.q.lim = self.update_bound
             pstate_init(tmpl, self.T, self.G)
             if near_first:
                 near = board.near_mask()
