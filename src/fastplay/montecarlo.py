@@ -16,8 +16,9 @@ tallies are integer sums, so ``threads`` changes speed, not results.
 numpy's bit generators are not used inside the playouts because a stream per
 playout index would mean building one numpy generator per playout: 7-8
 microseconds each with the GIL held (measured: ``PCG64(SeedSequence(seed,
-spawn_key=(i,)))`` 8.2 us, ``Philox(key, counter)`` 6.6 us) against about 30
-for a whole 9x9 playout.  ``tests/test_rng.py`` checks the compiled
+spawn_key=(i,)))`` 8.2 us, ``Philox(key, counter)`` 6.6 us) against about 19
+(``mc_montegnu_classic``) and 14 (``mc_uniform``) for a whole playout from
+the empty 9x9 board.  ``tests/test_rng.py`` checks the compiled
 generator against a Python transcription of the published algorithm.
 
 Scores are from Black's point of view, in points: ``black - white - komi``.
