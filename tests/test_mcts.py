@@ -260,6 +260,53 @@ def test_bad_arguments(db):  # see also test_run_rejects_bad_limits
         MCTS(db).run(fp.Board(9), playouts=0)
 
 
+@pytest.mark.parametrize("kwargs", [
+    {"even_visits": -1.0}, {"even_visits": float("nan")}, {"pattern_visits": -0.5},
+    {"pattern_visits": float("inf")}, {"score_weight": -0.1}, {"score_weight": 1.0},
+    {"score_weight": float("nan")},
+])
+def test_bad_knowledge_options(db, kwargs):
+    with pytest.raises(ValueError):
+        MCTS(db, **kwargs)
+
+
+def test_prior_knowledge_is_virtual_and_follows_the_patterns(db):
+    """even_visits / pattern_visits seed the values, never the visit counts."""
+    board = fp.Board(9, komi=7.5)
+    board.play("E5")
+    board.play("E6")  # White's hane-like contact: pattern values now differ
+    search = MCTS(db, seed=1, even_visits=20, pattern_visits=40)
+    node = search._expand(board, 0.0)
+    assert np.all(node.pn[:-1] == 60) and node.pn[-1] == 20 and node.pw[-1] == 10
+    value = node.pw / node.pn
+    # value rises with the prior: r / (1 + r) mixed with the even 0.5
+    order = np.argsort(node.prior[:-1])
+    assert np.all(np.diff(value[:-1][order]) >= -1e-12)
+    assert value[:-1].min() < 0.5 < value[:-1].max()
+    result = search.run(board, playouts=400)
+    root = search.root
+    assert root.base + root.n.sum() == 400 and result.playouts == 400
+    assert sum(c.visits for c in result.children) == 400
+
+
+def test_score_weight_keeps_wins_above_losses(db):
+    search = MCTS(db, score_weight=0.1)
+    points = 81
+    values = [search._value(win, margin, points)
+              for win, margin in ((0.0, -81.0), (0.0, -0.5), (0.5, 0.0), (1.0, 0.5), (1.0, 81.0))]
+    assert values == sorted(values) and len(set(values)) == 5
+    assert values[1] < 0.1 < 0.9 < values[3]
+    assert MCTS(db)._value(1.0, 0.5, points) == 1.0  # off by default
+    # the histogram weights: bin i is Black's area minus White's = i - points, before komi
+    board = fp.Board(9, komi=7.5)
+    weights = search._margin_values(board)
+    assert weights.shape == (2 * points + 1,)
+    assert weights[points + 8] == pytest.approx(0.5 + 0.5 * 0.5 / points)
+    assert weights[0] == 0.0 and weights[-1] == pytest.approx(0.5 + 0.5 * (81 - 7.5) / 81)
+    result = search.run(board, playouts=200)
+    assert 0.0 <= result.winrate <= 1.0
+
+
 def test_passes_back_when_passing_wins(db):
     # A finished 5x5 game: Black's area 15, White's 10; White has just passed.
     board = board_from_ascii("""
@@ -324,9 +371,24 @@ def test_large_boards_keep_a_batch_floor(db):
     assert result.simulations == 40
 
 
+def test_opening_book_plays_tengen_on_the_empty_9x9_board_only(db):
+    result = MCTS(db, seed=1).run(fp.Board(9, komi=7.5), playouts=200)
+    assert result.best_move == "E5"
+    assert result.children  # the search ran all the same
+    # not once a stone is down, not for White, not on other sizes
+    board = fp.Board(9, komi=7.5)
+    board.play("C3")
+    white_first = fp.Board(9, komi=7.5)
+    white_first.pass_move("B")
+    for position in (board, white_first, fp.Board(13, komi=7.5), fp.Board(7, komi=7.5)):
+        assert MCTS._book_move(position) is None
+    assert MCTS._book_move(fp.Board(9, komi=0.5)) == "E5"
+
+
 def test_final_choice_ties_by_value_then_prior(db):
     for seed in (1, 2):
-        result = MCTS(db, seed=seed).run(fp.Board(9, komi=7.5), playouts=300)
+        # book=False: on the empty 9x9 board the opening book would answer E5
+        result = MCTS(db, seed=seed, book=False).run(fp.Board(9, komi=7.5), playouts=300)
         keys = [(c.visits, c.winrate, c.prior) for c in result.children if c.visits]
         assert keys == sorted(keys, reverse=True)
         assert result.best_move == result.children[0].move

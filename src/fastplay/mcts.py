@@ -50,9 +50,18 @@ first-play tally; it takes the mean tally of the other moves, since AMAF
 values run below tree values in the opening and an unblended pass looked
 better than every move (it won the empty board at 1000 playouts).  With a
 playout limit smaller than a few playouts per root move the batch shrinks
-(down to 1), so a tiny budget still follows the priors.  An unvisited move without RAVE data
-starts at the parent's mean value minus ``fpu_reduction`` ("first play
-urgency", as in Leela Zero).
+(down to 1 on 9x9, 3 on 19x19), so a tiny budget still follows the priors.
+An unvisited move without RAVE data starts at the parent's mean value minus
+``fpu_reduction`` ("first play urgency", as in Leela Zero).
+
+Optional knowledge, off by default (30-game screens against GNU Go did not
+show a gain; ``benchmarks/RESULTS.md``): ``even_visits`` and
+``pattern_visits`` add prior knowledge as virtual playouts to ``Q`` (Gelly
+and Silver 2007, section 5: the "even game" prior at 0.5 plus a value that
+rises with the move's relative pattern prior), and ``score_weight`` blends
+the score margin into each playout's value as Fuego's score modification
+does.  An opening book of one position: Black's first move on an empty 9x9
+board is E5 (``MCTS._book_move``).
 
 Rules inside the tree
 ---------------------
@@ -109,16 +118,21 @@ PASS = -1
 C_PUCT = 1.0
 C_UCT = 0.5
 
-#: Playouts per simulation (one call of :func:`fastplay.playouts`); ``None``
-#: in :class:`MCTS` picks one by board size.
-DEFAULT_BATCH_9X9 = 8
+#: Playouts per simulation (one call of the playout engine); ``None`` in
+#: :class:`MCTS` picks this one (or the size's floor, below, if larger).  With
+#: 8 per leaf, 5,000 playouts per move made 625 simulations and a shallow
+#: tree: 40 % against GNU Go level 10 over 100 games.  With 4 (1,250
+#: simulations) a 30-game screen won 63 %, with 2 (2,500) 57 %; 4 keeps the
+#: Python cost per simulation at about the cost of its playouts
+#: (``benchmarks/RESULTS.md``).
+DEFAULT_BATCH = 4
 
 #: Playouts per move when neither a limit nor a clock is given.
 DEFAULT_PLAYOUTS = 5000
 
 #: With a playout limit, the batch shrinks so that the root's moves get at
 #: least this many simulations' worth of playouts on average: with fewer
-#: playouts than moves, 8 playouts per leaf would only visit the first
+#: playouts than moves, 4 playouts per leaf would only visit the first
 #: moves PUCT tries, while 1 per leaf lets the priors steer the budget.
 SIMS_PER_ROOT_MOVE = 4
 
@@ -316,10 +330,11 @@ class MCTS:
         rave: use AMAF tallies (RAVE); ``rave_equiv`` is the visit count (in
             playouts) at which a move's own value and its RAVE value weigh
             the same.
-        batch: playouts per simulation (``None``: 8 on 9x9, fewer on larger
-            boards where one playout costs more).
+        batch: playouts per simulation (``None``: ``DEFAULT_BATCH`` = 4, 5 on
+            25x25; fewer for small playout limits, see ``_batch``).
         expand_threshold: playouts an edge needs before it gets a node
-            (``None``: ``batch``, i.e. expand on the second visit).
+            (``None``: ``2 * batch``, i.e. expand on the third visit; each
+            expansion costs about as much as three 9x9 playouts).
         prior_power: exponent applied to pattern values to form priors.
         pass_prior: prior probability of the pass.
         fpu_reduction: first-play urgency reduction (win-rate units).
@@ -346,7 +361,8 @@ class MCTS:
                  scoring: Scoring = "tromp-taylor", resign_threshold: float | None = 0.1,
                  resign_moves: int = 2, default_playouts: int = DEFAULT_PLAYOUTS,
                  max_nodes: int = 200_000, even_visits: float = 0.0,
-                 pattern_visits: float = 0.0) -> None:
+                 pattern_visits: float = 0.0, score_weight: float = 0.0,
+                 book: bool = True) -> None:
         from fastplay.patterns import PatternDatabase
 
         if not isinstance(db, PatternDatabase):
@@ -391,6 +407,11 @@ class MCTS:
             raise ValueError(f"even_visits must be >= 0, not {even_visits}")
         if not (math.isfinite(pattern_visits) and pattern_visits >= 0):
             raise ValueError(f"pattern_visits must be >= 0, not {pattern_visits}")
+        if not (math.isfinite(score_weight) and 0 <= score_weight < 1):
+            raise ValueError(f"score_weight must be in [0, 1), not {score_weight}")
+        self.score_weight = float(score_weight)
+        self.book = bool(book)
+        self._score_values: dict[tuple[int, float], npt.NDArray[np.float64]] = {}
         self.even_visits = float(even_visits)
         self.pattern_visits = float(pattern_visits)
         self._seed_base = seed if seed is not None else secrets.randbits(62)
@@ -568,21 +589,19 @@ class MCTS:
     def _batch(self, size: int, playouts: int | None = None, moves: int = 1) -> int:
         """Playouts per simulation: ``batch`` if given, else by board size and budget.
 
-        ``DEFAULT_BATCH_9X9`` scaled by 81 / points (one 19x19 playout costs
-        about 4-5x a 9x9 one; fewer per leaf keep the tree growing), never
-        below the floor ``ceil(points / BATCH_FLOOR_POINTS)``.  With a playout
-        limit of fewer than ``SIMS_PER_ROOT_MOVE`` simulations per root move
-        the batch shrinks towards that floor.
+        ``DEFAULT_BATCH``, or the floor ``ceil(points / BATCH_FLOOR_POINTS)``
+        where that is larger (25x25).  With a playout limit of fewer than
+        ``SIMS_PER_ROOT_MOVE`` simulations per root move the batch shrinks,
+        down to the floor (1 on 9x9 and 13x13, 3 on 19x19).
         """
         if self.batch is not None:
             return self.batch
-        points = size * size
-        floor = -(-points // BATCH_FLOOR_POINTS)
-        batch = min(DEFAULT_BATCH_9X9, max(floor, 2, round(DEFAULT_BATCH_9X9 * 81 / points)))
+        floor = -(-size * size // BATCH_FLOOR_POINTS)
+        batch = max(DEFAULT_BATCH, floor)
         if playouts is not None:
             # A small budget: smaller batches, so that PUCT spends it where the
-            # priors point instead of 8 playouts on each of the first moves tried.
-            batch = max(min(floor, batch), min(batch, playouts // (SIMS_PER_ROOT_MOVE * moves)))
+            # priors point instead of 4 playouts on each of the first moves tried.
+            batch = max(floor, min(batch, playouts // (SIMS_PER_ROOT_MOVE * moves)))
         return batch
 
     # ---- tree set-up and reuse --------------------------------------------------
@@ -695,7 +714,8 @@ class MCTS:
             root = self._prepare(board)
         npts = board.size * board.size
         batch = self._batch(board.size, playouts, len(root.moves))
-        threshold = self.expand_threshold if self.expand_threshold is not None else batch
+        # Default: a node on the third visit of an edge (two batches of playouts).
+        threshold = self.expand_threshold if self.expand_threshold is not None else 2 * batch
         deadline = None if seconds is None else time.perf_counter() + seconds
         state: dict[str, Any] = {
             "done": 0, "playouts": 0, "sims": 0, "own": np.zeros(npts), "error": None,
@@ -849,7 +869,8 @@ class MCTS:
             path.append((node, i))
             if board.consecutive_passes >= 2:
                 score = board.score()
-                return path, board, 1.0 if score > 0 else (0.0 if score < 0 else 0.5)
+                win = 1.0 if score > 0 else (0.0 if score < 0 else 0.5)
+                return path, board, self._value(win, score, board.size * board.size)
             child = node.children[i]
             if child is None:
                 if node.n[i] >= threshold and self._nodes < self.max_nodes:
@@ -877,6 +898,9 @@ class MCTS:
         else:
             n = float(stats["n"])
             black_wins = stats["black_wins"] + 0.5 * stats["draws"]
+            if self.score_weight > 0:
+                black_wins = ((1 - self.score_weight) * black_wins + self.score_weight
+                              * float(stats["hist"] @ self._margin_values(leaf)))
             own = stats["own_black"] - stats["own_white"]
             state["playouts"] += stats["n"]
         state["own"] += own
@@ -922,6 +946,35 @@ class MCTS:
                     rn[-1] = total / k
                     rw[-1] = rw[:-1].sum() / k if total > 0 else 0.0
 
+    def _value(self, win: float, margin: float, points: int) -> float:
+        """Black's value of one finished game: ``win`` (1, 0.5 or 0) blended
+        with the score margin (Black's area minus White's, komi included) as
+        ``(1 - s) win + s (1/2 + margin / (2 points))``, ``s = score_weight``.
+
+        The score modification of Fuego (``GoUctPlayoutPolicy``'s
+        ``ScoreModification``, default 0.02; Enzenberger et al., "Fuego", IEEE
+        TCIAIG 2010): wins stay above losses, and among wins (losses) a larger
+        (smaller) margin is worth a little more, which separates moves whose
+        win rates are equal (typical of the opening, with few playouts).
+        """
+        s = self.score_weight
+        if s == 0:
+            return win
+        return (1 - s) * win + s * (0.5 + 0.5 * max(-1.0, min(1.0, margin / points)))
+
+    def _margin_values(self, board: Board) -> npt.NDArray[np.float64]:
+        """``1/2 + margin / (2 points)`` for each bin of the core's score
+        histogram (bin ``i`` is Black's area minus White's ``= i - points``,
+        before komi), to weight with the histogram's counts."""
+        size, komi = board.size, float(board.komi)
+        values = self._score_values.get((size, komi))
+        if values is None:
+            points = size * size
+            margin = np.arange(2 * points + 1, dtype=np.float64) - points - komi
+            values = 0.5 + 0.5 * np.clip(margin / points, -1.0, 1.0)
+            self._score_values[(size, komi)] = values
+        return values
+
     # ---- the answer -----------------------------------------------------------------
 
     def _result(self, board: Board, state: dict[str, Any], seconds: float) -> SearchResult:
@@ -965,11 +1018,31 @@ class MCTS:
             # only fill our own area (a pass has a small prior, so it is rarely
             # the most visited move even when it is as good as any other).
             best_move, winrate = "pass", 1.0
+        book = self._book_move(board) if self.book else None
+        if book is not None:
+            best_move = book
+            booked = next((c for c in children if c.move == book and c.visits), None)
+            winrate = booked.winrate if booked is not None else winrate
         best_move = self._maybe_resign(board, best_move, winrate, int(root.n.sum()))
         return SearchResult(best_move=best_move, winrate=winrate, children=children,
                             ownership=own, playouts=int(state["playouts"]), seconds=seconds,
                             simulations=int(state["sims"]), root_visits=int(root.visits),
                             nodes=self._nodes)
+
+    @staticmethod
+    def _book_move(board: Board) -> str | None:
+        """The opening book: ``"E5"`` (tengen) on an empty 9x9 board, else ``None``.
+
+        With a few thousand playouts every first move on 9x9 has a win rate
+        within noise of 50 %, so the search picks one nearly at random (C4,
+        B5, G5 ... over seeds; ``benchmarks/RESULTS.md``).  The centre point is
+        the standard first move of 9x9 play (GNU Go's own 9x9 fuseki starts
+        there too).  Only this one position is in the book.
+        """
+        if board.size == 9 and board.to_move_code == BLACK_CODE \
+                and not board.to_numpy().any() and board.legality(40, BLACK_CODE) is None:
+            return "E5"
+        return None
 
     @staticmethod
     def _pv(node: Node, i: int, size: int, limit: int = 12) -> list[str]:
