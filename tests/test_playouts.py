@@ -225,6 +225,16 @@ def test_single_playout_matches_batch_index_zero() -> None:
     assert one.winner == ("B" if one.score > 0 else "W")
 
 
+def test_database_by_builtin_name() -> None:
+    b = fp.Board(9)
+    by_name = fp.playouts(b, "mc_uniform", n=200, seed=4)
+    by_object = fp.playouts(b, db("mc_uniform"), n=200, seed=4)
+    assert by_name.score_hist == by_object.score_hist
+    assert fp.playout(b, "mc_mogo_classic", seed=2).score == fp.playout(b, db("mc_mogo_classic"), seed=2).score
+    with pytest.raises(ValueError, match="mc_nonesuch"):
+        fp.playouts(b, "mc_nonesuch", n=1)
+
+
 def test_board_is_not_changed() -> None:
     b = fp.Board(9)
     b.play("C3")
@@ -313,7 +323,9 @@ def test_bad_board_and_database() -> None:
     with pytest.raises(TypeError):
         fp.playouts("not a board", db("mc_uniform"), n=1)
     with pytest.raises(TypeError):
-        fp.playouts(fp.Board(9), "mc_uniform", n=1)
+        fp.playouts(fp.Board(9), {"name": "mc_uniform"}, n=1)
+    with pytest.raises(TypeError):
+        fp.playouts(fp.Board(9), b"mc_uniform", n=1)
     with pytest.raises(TypeError):
         fp.playout(np.zeros((9, 9)), db("mc_uniform"))
     assert fp.playouts(fp.Board(9), db("mc_uniform"), n=0).n == 0

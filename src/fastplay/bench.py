@@ -22,10 +22,6 @@ __all__ = ["main", "build_parser"]
 EXIT_USAGE = 2
 
 
-
-
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``fastplay bench``."""
     parser = argparse.ArgumentParser(
@@ -76,8 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for size in args.size or [9, 13, 19]:
         board = Board(size)
         for db in dbs:
-            # A short batch sizes the timed ones to about --seconds each.
-            probe, _ = _rate(board, db, 50, args.seed, 1)
+            # An untimed batch builds the engine for this table; a short one
+            # then sizes the timed ones to about --seconds each.
+            _rate(board, db, 10, args.seed, 1)
+            probe, _ = _rate(board, db, 200, args.seed, 1)
             n = max(50, int(probe * args.seconds))
             one, length = _rate(board, db, n, args.seed, 1)
             many, _ = _rate(board, db, n, args.seed, args.threads)

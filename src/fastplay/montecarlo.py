@@ -128,10 +128,13 @@ def _engine(db: Any) -> PlayoutEngine:
 
 
 def _default_db(db: Any) -> Any:
-    if db is None:
-        from fastplay.patterns import PatternDatabase
+    """The database to use: the default for ``None``, a built-in for its name."""
+    from fastplay.patterns import PatternDatabase
 
+    if db is None:
         return PatternDatabase.default()
+    if isinstance(db, str):
+        return PatternDatabase.builtin(db)
     return db
 
 
@@ -157,9 +160,11 @@ def playouts(board: CoreBoard, db: Any = None, n: int = 1000, seed: int = 0, thr
         board: the starting position; the side to move moves first, its ko
             point is honoured, and nothing is "near" for the first move
             (spec 6.9).
-        db: a :class:`fastplay.PatternDatabase` (default ``mc_montegnu_classic``).
+        db: a :class:`fastplay.PatternDatabase`, or the name of a built-in
+            one such as ``"mc_uniform"`` (default ``mc_montegnu_classic``).
         n: number of playouts (>= 0).
-        seed: non-negative integer; the result is a pure function of it.
+        seed: any non-negative integer (all its bits feed numpy's
+            ``SeedSequence``); the result is a pure function of it.
         threads: worker threads (>= 1); the GIL is released while they run.
         komi: points added to White (default ``board.komi``).
         scoring: ``"gnugo"`` -- GNU Go's playout rule (spec 6.8: an empty point
@@ -174,7 +179,7 @@ def playouts(board: CoreBoard, db: Any = None, n: int = 1000, seed: int = 0, thr
 
     Raises:
         TypeError: a non-board, non-database or non-integer argument, a non-numeric komi.
-        ValueError: ``n`` outside 0..2**53, ``threads`` outside 1..1024,
+        ValueError: an unknown built-in name, ``n`` outside 0..2**53, ``threads`` outside 1..1024,
             ``max_moves`` outside 0..10**6, ``seed < 0``, a komi that is not
             finite (or beyond 10**6 points), a bad ``scoring``.
         KeyboardInterrupt: promptly, when interrupted.
