@@ -13,7 +13,8 @@ Run (about a minute)::
 
     pytest benchmarks/bench_mcts.py --benchmark-columns=median,rounds --benchmark-sort=name
 
-or ``python benchmarks/bench_mcts.py`` for the table alone.
+or ``python benchmarks/bench_mcts.py [--batch N]`` for the table alone
+(``--batch``: playouts per leaf instead of the search's default, to compare).
 """
 
 from __future__ import annotations
@@ -55,8 +56,9 @@ def bare_rate(board: Board, n: int, threads: int, seed: int = 1) -> float:
     return stats.n / stats.seconds
 
 
-def mcts_rate(board: Board, n: int, threads: int, seed: int = 1) -> float:
-    search = MCTS(_db(), threads=threads, seed=seed, resign_threshold=None)
+def mcts_rate(board: Board, n: int, threads: int, seed: int = 1,
+              batch: int | None = None) -> float:
+    search = MCTS(_db(), threads=threads, seed=seed, resign_threshold=None, batch=batch)
     result = search.run(board, playouts=n)
     return result.playouts / result.seconds
 
@@ -94,8 +96,14 @@ def teardown_module() -> None:
         print("\n" + table(_RATES))
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     """Interleave bare and MCTS runs (3 rounds each, median) and print the table."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--batch", type=int, default=None,
+                        help="MCTS playouts per leaf (default: the search's own choice)")
+    args = parser.parse_args(argv)
     rates: dict[tuple[str, int, str, int], float] = {}
     for size, where, threads in CASES:
         board = position(size, where)
@@ -103,7 +111,8 @@ def main() -> int:
         samples: dict[str, list[float]] = {"bare": [], "mcts": []}
         for round_ in range(3):
             samples["bare"].append(bare_rate(board, n, threads, seed=round_ + 1))
-            samples["mcts"].append(mcts_rate(board, n, threads, seed=round_ + 1))
+            samples["mcts"].append(mcts_rate(board, n, threads, seed=round_ + 1,
+                                             batch=args.batch))
         for kind, values in samples.items():
             rates[(kind, size, where, threads)] = sorted(values)[1]
         print(table({k: v for k, v in rates.items() if k[1:] == (size, where, threads)})

@@ -347,6 +347,15 @@ class MCTS:
             clock was set.
         max_nodes: the tree stops growing (searches keep refining the
             existing nodes) beyond this many nodes, bounding memory.
+        even_visits: virtual playouts at win rate 0.5 given to every move of
+            a new node ("even game" prior; 0 = off).
+        pattern_visits: virtual playouts given to every non-pass move at the
+            value ``r / (1 + r)``, ``r`` = the move's prior over the mean
+            prior (0 = off).  Neither counts as a visit anywhere.
+        score_weight: ``s`` in a playout's value ``(1 - s) win + s (1/2 +
+            margin / (2 points))`` (0 = plain wins; see ``_value``).  With
+            ``s > 0`` the reported win rates are these blended values.
+        book: play the one-position opening book (E5 on an empty 9x9 board).
 
     Raises:
         TypeError: ``db`` is not a :class:`fastplay.PatternDatabase`.
