@@ -101,7 +101,6 @@ import numpy.typing as npt
 
 from fastplay.board import Board, format_vertex, parse_color
 from fastplay._core import BLACK as BLACK_CODE
-from fastplay._core import WHITE as WHITE_CODE
 from fastplay._core import IllegalMoveError
 from fastplay._core import PlayoutEngine
 from fastplay.montecarlo import Scoring
@@ -916,11 +915,11 @@ class MCTS:
         state["done"] += int(n)
         state["sims"] += 1
         rave = stats is not None and self.rave
-        if rave:
+        if stats is not None and rave:
             # First-play tallies per colour code (rows of the core's arrays),
             # updated with the tree moves on the way up (a tree move precedes
-            # every playout move).
-            # The arrays are fresh per call: modified in place.
+            # every playout move).  The arrays are fresh per call: modified
+            # in place.
             count = stats["amaf_count"]
             bwin = stats["amaf_black_win"]
             if stats["draws"]:  # half wins
