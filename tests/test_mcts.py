@@ -369,6 +369,10 @@ def test_large_boards_keep_a_batch_floor(db):
     assert result.simulations == 100  # 3 playouts each
     result = MCTS(db, seed=1, resign_threshold=None).run(fp.Board(9, komi=7.5), playouts=40)
     assert result.simulations == 40
+    # 4 playouts per leaf and thread; the floor wins on 25x25
+    assert MCTS(db)._batch(9) == 4 and MCTS(db, threads=2)._batch(9) == 8
+    assert MCTS(db)._batch(25) == 5 and MCTS(db, batch=6, threads=2)._batch(9) == 6
+    assert MCTS(db, threads=2)._batch(19, playouts=1000, moves=362) == 3
 
 
 def test_opening_book_plays_tengen_on_the_empty_9x9_board_only(db):

@@ -329,8 +329,9 @@ class MCTS:
         rave: use AMAF tallies (RAVE); ``rave_equiv`` is the visit count (in
             playouts) at which a move's own value and its RAVE value weigh
             the same.
-        batch: playouts per simulation (``None``: ``DEFAULT_BATCH`` = 4, 5 on
-            25x25; fewer for small playout limits, see ``_batch``).
+        batch: playouts per simulation (``None``: ``DEFAULT_BATCH`` = 4 per
+            thread, at least 5 on 25x25; fewer for small playout limits, see
+            ``_batch``).
         expand_threshold: playouts an edge needs before it gets a node
             (``None``: ``2 * batch``, i.e. expand on the third visit; each
             expansion costs about as much as three 9x9 playouts).
@@ -597,15 +598,18 @@ class MCTS:
     def _batch(self, size: int, playouts: int | None = None, moves: int = 1) -> int:
         """Playouts per simulation: ``batch`` if given, else by board size and budget.
 
-        ``DEFAULT_BATCH``, or the floor ``ceil(points / BATCH_FLOOR_POINTS)``
-        where that is larger (25x25).  With a playout limit of fewer than
+        ``DEFAULT_BATCH`` per search thread (the selection and back-up run
+        under the GIL, one thread at a time, so with 4 playouts per leaf a
+        second thread had nothing to overlap: 2 threads ran slower than 1 on
+        9x9), or the floor ``ceil(points / BATCH_FLOOR_POINTS)`` where that
+        is larger (25x25).  With a playout limit of fewer than
         ``SIMS_PER_ROOT_MOVE`` simulations per root move the batch shrinks,
         down to the floor (1 on 9x9 and 13x13, 3 on 19x19).
         """
         if self.batch is not None:
             return self.batch
         floor = -(-size * size // BATCH_FLOOR_POINTS)
-        batch = max(DEFAULT_BATCH, floor)
+        batch = max(DEFAULT_BATCH * self.threads, floor)
         if playouts is not None:
             # A small budget: smaller batches, so that PUCT spends it where the
             # priors point instead of 4 playouts on each of the first moves tried.
