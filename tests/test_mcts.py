@@ -303,8 +303,15 @@ def test_score_weight_keeps_wins_above_losses(db):
     assert weights.shape == (2 * points + 1,)
     assert weights[points + 8] == pytest.approx(0.5 + 0.5 * 0.5 / points)
     assert weights[0] == 0.0 and weights[-1] == pytest.approx(0.5 + 0.5 * (81 - 7.5) / 81)
+    # the search follows the blended values, the report gives plain win rates
     result = search.run(board, playouts=200)
-    assert 0.0 <= result.winrate <= 1.0
+    root = search.root
+    assert np.all(root.wins <= root.n) and not np.array_equal(root.wins, root.w)
+    names = [fp.format_vertex(int(m), 9) for m in root.moves]
+    for child in result.children:
+        if child.visits:
+            i = names.index(child.move)
+            assert child.winrate == root.wins[i] / root.n[i]
 
 
 def test_passes_back_when_passing_wins(db):

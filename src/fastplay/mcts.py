@@ -260,7 +260,7 @@ class Node:
     """
 
     __slots__ = ("color", "moves", "points", "prior", "n", "w", "vl", "rn", "rw", "pn", "pw",
-                 "allowed", "children", "base", "sum_n", "sum_w", "sum_vl")
+                 "wins", "allowed", "children", "base", "sum_n", "sum_w", "sum_vl")
 
     def __init__(self, color: int, moves: npt.NDArray[np.int64], prior: npt.NDArray[np.float64],
                  base: float = 0.0) -> None:
@@ -269,10 +269,11 @@ class Node:
         self.moves = moves          # flat indices, the pass (-1) last
         self.points = moves[:-1]    # the non-pass moves, for AMAF indexing
         self.prior = prior
-        # One allocation for the seven statistics rows (nodes are made often).
-        stats = np.zeros((7, k))
+        # One allocation for the eight statistics rows (nodes are made often).
+        stats = np.zeros((8, k))
         self.n = stats[0]
-        self.w = stats[1]
+        self.w = stats[1]           # value of `color`: wins, or wins blended with the score
+        self.wins = stats[7]        # wins of `color` (draws count 1/2), for reporting
         self.vl = stats[2]          # virtual loss, in playouts
         self.rn = stats[3]          # RAVE visits / wins of `color`
         self.rw = stats[4]
@@ -353,8 +354,8 @@ class MCTS:
             value ``r / (1 + r)``, ``r`` = the move's prior over the mean
             prior (0 = off).  Neither counts as a visit anywhere.
         score_weight: ``s`` in a playout's value ``(1 - s) win + s (1/2 +
-            margin / (2 points))`` (0 = plain wins; see ``_value``).  With
-            ``s > 0`` the reported win rates are these blended values.
+            margin / (2 points))`` (0 = plain wins; see ``_value``).  The search
+            follows these values; reported win rates stay plain win rates.
         book: play the one-position opening book (E5 on an empty 9x9 board).
 
     Raises:
@@ -851,8 +852,8 @@ class MCTS:
         """Select down the tree, playing the moves on a copy of the root board.
 
         Returns the path of (node, child index), the leaf position and, when
-        the game ended inside the tree (two passes), Black's exact result
-        (1, 0.5 or 0) instead of ``None``.
+        the game ended inside the tree (two passes), Black's exact
+        Tromp-Taylor margin (komi included) instead of ``None``.
         """
         board = root_board.copy()
         node = root
@@ -880,9 +881,7 @@ class MCTS:
             node.sum_vl += batch
             path.append((node, i))
             if board.consecutive_passes >= 2:
-                score = board.score()
-                win = 1.0 if score > 0 else (0.0 if score < 0 else 0.5)
-                return path, board, self._value(win, score, board.size * board.size)
+                return path, board, float(board.score())
             child = node.children[i]
             if child is None:
                 if node.n[i] >= threshold and self._nodes < self.max_nodes:
@@ -900,19 +899,23 @@ class MCTS:
 
         ``stats`` is the core's raw playout result (:meth:`PlayoutEngine.run`:
         counts of wins, draws, owned points and first plays), ``None`` when
-        the game ended in the tree with Black's result ``terminal``.
+        the game ended in the tree with Black's margin ``terminal``.  ``w``
+        gets the values (see ``_value``), ``wins`` the plain wins.
         """
         if stats is None:
             assert terminal is not None
             n = float(batch)
-            black_wins = terminal * n
+            win = 1.0 if terminal > 0 else (0.0 if terminal < 0 else 0.5)
+            black_wins = win * n
+            black_value = self._value(win, terminal, leaf.size * leaf.size) * n
             own = leaf.area_owner().ravel() * n
         else:
             n = float(stats["n"])
             black_wins = stats["black_wins"] + 0.5 * stats["draws"]
+            black_value = black_wins
             if self.score_weight > 0:
-                black_wins = ((1 - self.score_weight) * black_wins + self.score_weight
-                              * float(stats["hist"] @ self._margin_values(leaf)))
+                black_value = ((1 - self.score_weight) * black_wins + self.score_weight
+                               * float(stats["hist"] @ self._margin_values(leaf)))
             own = stats["own_black"] - stats["own_white"]
             state["playouts"] += stats["n"]
         state["own"] += own
@@ -931,11 +934,13 @@ class MCTS:
         for node, i in reversed(path):
             node.vl[i] -= batch
             node.sum_vl -= batch
-            wins = black_wins if node.color == BLACK_CODE else n - black_wins
+            black = node.color == BLACK_CODE
+            value = black_value if black else n - black_value
             node.n[i] += n
-            node.w[i] += wins
+            node.w[i] += value
+            node.wins[i] += black_wins if black else n - black_wins
             node.sum_n += n
-            node.sum_w += wins
+            node.sum_w += value
             if rave:
                 move = int(node.moves[i])
                 c = node.color
@@ -995,14 +1000,14 @@ class MCTS:
         size = board.size
         # Most visited; ties (frequent with small budgets) by win rate, then prior.
         with np.errstate(divide="ignore", invalid="ignore"):
-            value = np.where(root.n > 0, root.w / root.n, -1.0)
+            value = np.where(root.n > 0, root.wins / root.n, -1.0)
         order = np.lexsort((-root.prior, -value, -root.n))
         children: list[ChildStats] = []
         for i in order:
             visits = int(root.n[i])
             if visits == 0 and len(children) >= 1:
                 continue
-            winrate = float(root.w[i] / root.n[i]) if visits else float("nan")
+            winrate = float(root.wins[i] / root.n[i]) if visits else float("nan")
             children.append(ChildStats(format_vertex(int(root.moves[i]), size), visits, winrate,
                                        float(root.prior[i]), self._pv(root, int(i), size)))
         done = state["done"]
