@@ -458,7 +458,8 @@ cdef class _Worker:
 
     cdef PState* s
     cdef Accum acc
-    cdef object hist, own_black, own_white, amaf_count, amaf_black_win, owner, final
+    cdef readonly object hist, own_black, own_white, amaf_count, amaf_black_win
+    cdef object owner, final
     cdef public int error
 
     def __cinit__(self, int size, bint amaf, bint want_final):
@@ -657,18 +658,28 @@ cdef class PlayoutEngine:
             "draws": sum(int((<_Worker>w).acc.draws) for w in workers),
             "sum_length": sum(int((<_Worker>w).acc.sum_len) for w in workers),
             "capped": sum(int((<_Worker>w).acc.capped) for w in workers),
-            "hist": np.sum([(<_Worker>w).hist for w in workers], axis=0, dtype=np.int64),
-            "own_black": np.sum([(<_Worker>w).own_black for w in workers], axis=0, dtype=np.int64),
-            "own_white": np.sum([(<_Worker>w).own_white for w in workers], axis=0, dtype=np.int64),
         }
+        names = ["hist", "own_black", "own_white"]
         if amaf:
-            out["amaf_count"] = np.sum([(<_Worker>w).amaf_count for w in workers], axis=0,
-                                       dtype=np.int64).reshape(3, npts)
-            out["amaf_black_win"] = np.sum([(<_Worker>w).amaf_black_win for w in workers], axis=0,
-                                           dtype=np.int64).reshape(3, npts)
+            names += ["amaf_count", "amaf_black_win"]
+        for name in names:
+            out[name] = _total(workers, name)
+        if amaf:
+            out["amaf_count"] = out["amaf_count"].reshape(3, npts)
+            out["amaf_black_win"] = out["amaf_black_win"].reshape(3, npts)
         if want_final:
             out["final"] = (<_Worker>workers[0]).final.copy()
         return out
+
+
+cdef object _total(list workers, str name):
+    """The workers' tallies ``name`` summed as int64.  With one worker (a
+    search's small batches) a cast instead of ``np.sum`` over a list, which
+    cost a few microseconds per array and call."""
+    arrays = [getattr(<_Worker>w, name) for w in workers]
+    if len(arrays) == 1:
+        return arrays[0].astype(np.int64)
+    return np.sum(arrays, axis=0, dtype=np.int64)
 
 
 cdef class _Batch:
