@@ -76,6 +76,17 @@ def compare(records: list[dict], n: int) -> tuple[np.ndarray, np.ndarray, float]
     return np.array(z_win), np.array(z_score), ours_len / theirs_len
 
 
+def assert_draws_follow(counts: np.ndarray, weights: np.ndarray, n: int) -> None:
+    """First-draw tallies ``counts`` of ``n`` playouts follow ``weights``:
+    nothing drawn where the weight is 0, and a chi-square test not
+    rejecting at p = 0.001."""
+    expected = weights / weights.sum() * n
+    mask = expected > 0
+    assert counts[~mask].sum() == 0
+    chi2 = float(((counts[mask] - expected[mask]) ** 2 / expected[mask]).sum())
+    assert sps.chi2.sf(chi2, df=int(mask.sum()) - 1) > 0.001
+
+
 @pytest.mark.parametrize("size", [9, 13, 19])
 def test_playout_statistics_agree_with_gnugo(size: int) -> None:
     records = oracle_stats(size)
@@ -102,11 +113,7 @@ def test_draw_frequencies_follow_weights_near_extension() -> None:
                     near_first=True)
     counts = s.amaf.white_first.astype(np.float64)
     assert counts.sum() == n
-    expected = weights / weights.sum() * n
-    mask = expected > 0
-    assert counts[~mask].sum() == 0
-    chi2 = float(((counts[mask] - expected[mask]) ** 2 / expected[mask]).sum())
-    assert sps.chi2.sf(chi2, df=int(mask.sum()) - 1) > 0.001
+    assert_draws_follow(counts, weights, n)
 
 
 def _light_near_db() -> PatternDatabase:
@@ -150,11 +157,7 @@ def test_light_table_with_near_bonus_keeps_the_full_near_set() -> None:
     n = 40000
     s = fp.playouts(b, d, n=n, seed=11, max_moves=0, amaf=True, near_first=True)
     counts = s.amaf.black_first.astype(np.float64)
-    expected = weights / weights.sum() * n
-    mask = expected > 0
-    assert counts[~mask].sum() == 0
-    chi2 = float(((counts[mask] - expected[mask]) ** 2 / expected[mask]).sum())
-    assert sps.chi2.sf(chi2, df=int(mask.sum()) - 1) > 0.001
+    assert_draws_follow(counts, weights, n)
 
 
 def test_forbidden_ko_point_is_never_drawn() -> None:
@@ -181,11 +184,7 @@ def test_far_draws_without_near_follow_table_values() -> None:
         n = 40000
         s = fp.playouts(b, db(name), n=n, seed=3, max_moves=0, amaf=True)
         first = s.amaf.black_first if b.to_move == "B" else s.amaf.white_first
-        expected = weights / weights.sum() * n
-        mask = expected > 0
-        assert first[~mask].sum() == 0
-        chi2 = float(((first[mask] - expected[mask]) ** 2 / expected[mask]).sum())
-        assert sps.chi2.sf(chi2, df=int(mask.sum()) - 1) > 0.001
+        assert_draws_follow(first, weights, n)
 
 
 @pytest.mark.parametrize("size", [2, 3, 4, 5, 6, 7, 9, 13, 19])
