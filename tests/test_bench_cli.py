@@ -10,19 +10,22 @@ from conftest import subprocess_env
 
 def test_bench_prints_a_line_per_setting() -> None:
     proc = subprocess.run([sys.executable, "-m", "fastplay", "bench", "--size", "5", "--size", "9",
-                           "--db", "uniform", "--seconds", "0.05"],
+                           "--db", "uniform", "--seconds", "0.05", "--rounds", "2"],
                           capture_output=True, text=True, env=subprocess_env(), timeout=120,
                           check=False)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.strip().splitlines()
     assert lines[0].split()[:3] == ["size", "database", "playouts/s"]
     assert [line.split()[:2] for line in lines[1:]] == [["5", "mc_uniform"], ["9", "mc_uniform"]]
+    assert lines[0].split()[-2:] == ["CPU", "use"]
     for line in lines[1:]:
         assert float(line.split()[2].replace(",", "")) > 0
+        assert 0 < float(line.split()[-1]) <= 2.5      # CPU use of the 2-thread run
 
 
 def test_bench_rejects_bad_arguments() -> None:
-    for args in (["--size", "1"], ["--db", "nope"], ["--threads", "0"], ["--seconds", "-1"]):
+    for args in (["--size", "1"], ["--db", "nope"], ["--threads", "0"], ["--seconds", "-1"],
+                 ["--rounds", "0"]):
         proc = subprocess.run([sys.executable, "-m", "fastplay", "bench", *args],
                               capture_output=True, text=True, env=subprocess_env(), timeout=60,
                               check=False)

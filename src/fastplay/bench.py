@@ -3,9 +3,13 @@
 A quick, installed-package counterpart of the pytest-benchmark suites and the
 GNU Go comparison in the repository's ``benchmarks/`` folder.  For each board
 size and built-in database it times :func:`fastplay.playouts` from the empty
-board with 1 thread and with ``--threads`` threads and prints playouts per
-second (wall clock), moves per second and the thread speed-up.  Every batch
-is seeded, so two runs play the same playouts; only the timings differ.
+board with 1 thread and with ``--threads`` threads, alternately for
+``--rounds`` rounds, and prints the best round's playouts per second (wall
+clock), moves per second, the thread speed-up and the CPU use of the best
+threaded round (process CPU seconds / wall seconds: near the thread count
+when the threads really ran at once; well below it when another process
+held a core, and then the speed-up says nothing).  Every batch is seeded, so
+two runs play the same playouts; only the timings differ.
 """
 
 from __future__ import annotations
@@ -36,17 +40,21 @@ def build_parser() -> argparse.ArgumentParser:
                         help="approximate time per measurement (default 1)")
     parser.add_argument("--threads", type=positive_int, default=2, metavar="T",
                         help="threads for the second measurement (default 2)")
+    parser.add_argument("--rounds", type=positive_int, default=1, metavar="R",
+                        help="rounds of each measurement, alternated; the best counts (default 1)")
     parser.add_argument("--seed", type=int, default=1, metavar="S", help="random seed")
     return parser
 
 
-def _rate(board: object, db: object, n: int, seed: int, threads: int) -> tuple[float, float]:
-    """(playouts per second, mean length in moves) of one timed batch."""
+def _rate(board: object, db: object, n: int, seed: int, threads: int
+          ) -> tuple[float, float, float]:
+    """(playouts per second, mean length in moves, CPU use) of one timed batch."""
     from fastplay.montecarlo import playouts
 
-    start = time.perf_counter()
+    wall, cpu = time.perf_counter(), time.process_time()
     stats = playouts(board, db, n=n, seed=seed, threads=threads)  # type: ignore[arg-type]
-    return n / (time.perf_counter() - start), stats.mean_length
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return n / wall, stats.mean_length, cpu / wall
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -68,19 +76,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"fastplay bench: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     print(f"{'size':>4}  {'database':<20} {'playouts/s':>11} {'moves/s':>11} "
-          f"{f'{args.threads} threads/s':>12} {'speed-up':>8}")
+          f"{f'{args.threads} threads/s':>12} {'speed-up':>8} {'CPU use':>7}")
     for size in args.size or [9, 13, 19]:
         board = Board(size)
         for db in dbs:
             # An untimed batch builds the engine for this table; a short one
             # then sizes the timed ones to about --seconds each.
             _rate(board, db, 10, args.seed, 1)
-            probe, _ = _rate(board, db, 200, args.seed, 1)
+            probe = _rate(board, db, 200, args.seed, 1)[0]
             n = max(50, int(probe * args.seconds))
-            one, length = _rate(board, db, n, args.seed, 1)
-            many, _ = _rate(board, db, n, args.seed, args.threads)
-            print(f"{size:>4}  {db.name:<20} {one:>11,.0f} {one * length:>11,.0f} "
-                  f"{many:>12,.0f} {many / one:>7.2f}x", flush=True)
+            one = many = (0.0, 0.0, 0.0)
+            for r in range(args.rounds):
+                order = (1, args.threads) if r % 2 == 0 else (args.threads, 1)
+                for t in order:
+                    m = _rate(board, db, n, args.seed + r, t)
+                    if t == 1:
+                        one = max(one, m)
+                    else:
+                        many = max(many, m)
+            print(f"{size:>4}  {db.name:<20} {one[0]:>11,.0f} {one[0] * one[1]:>11,.0f} "
+                  f"{many[0]:>12,.0f} {many[0] / one[0]:>7.2f}x {many[2]:>7.2f}", flush=True)
     return 0
 
 
