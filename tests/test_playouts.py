@@ -139,11 +139,13 @@ def test_engine_fast_paths_follow_the_table() -> None:
     assert flags(_light_near_db()) == (True, False, 2)
 
 
-def test_light_table_with_near_bonus_keeps_the_full_near_set() -> None:
+def test_light_table_with_near_bonus_draws_by_near_weights() -> None:
     """A geometry-only table that rewards nearness: the incremental state
     stays exact (debug mode), and a draw near the previous move follows the
     near weights, including a point that is near only through the clause for
-    strings with two liberties."""
+    strings with two liberties.  (This first draw uses the board's near set;
+    that playouts keep GNU Go's whole update set for such a table is pinned
+    by test_engine_fast_paths_follow_the_table through ``update_bound``.)"""
     d = _light_near_db()
     for size in (5, 9, 13):
         fp.playouts(fp.Board(size), d, n=40, seed=size, debug_check=True)
