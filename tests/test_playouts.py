@@ -352,3 +352,49 @@ def test_ctrl_c_stops_a_long_batch(threads: int) -> None:
         proc.kill()
         pytest.fail("playouts did not stop within 10 s of Ctrl-C")
     assert proc.returncode != 0 and "KeyboardInterrupt" in err
+
+
+def test_engine_numbers_playouts_from_first() -> None:
+    """Playouts are numbered: a batch split at any ``first`` sums to the whole
+    batch, and the engine's reused workers start every call from zero."""
+    from fastplay.montecarlo import _engine
+
+    board = fp.Board.from_sgf(shared_path("gnugo-regression", "games", "cgos", "42896.sgf"),
+                              move_number=24)
+    engine = _engine(db("mc_montegnu_classic"))
+    whole = engine.run(board, 40, 9, 1, amaf=True, tromp_taylor=True)
+    again = engine.run(board, 40, 9, 1, amaf=True, tromp_taylor=True)
+    head = engine.run(board, 13, 9, 1, amaf=True, tromp_taylor=True)
+    tail = engine.run(board, 27, 9, 2, amaf=True, tromp_taylor=True, first=13)
+    for key in ("black_wins", "draws", "sum_length", "hist", "own_black", "own_white", "amaf"):
+        assert np.array_equal(np.asarray(whole[key]), np.asarray(again[key])), key
+        assert np.array_equal(np.asarray(whole[key]),
+                              np.asarray(head[key]) + np.asarray(tail[key])), key
+    assert np.shares_memory(whole["amaf"], whole["amaf_count"])
+    assert np.array_equal(whole["amaf"][1], whole["amaf_black_win"])
+    # Another seed after a cached one gets its own streams.
+    assert not np.array_equal(engine.run(board, 40, 10, 1)["hist"], whole["hist"])
+    with pytest.raises(ValueError, match="first"):
+        engine.run(board, 1, 9, 1, first=-1)
+    with pytest.raises(TypeError, match="first"):
+        engine.run(board, 1, 9, 1, first=1.5)
+
+
+def test_engine_move_values_equal_the_database_decoding() -> None:
+    """The engine's one-pass values equal the ones decoded from the contexts
+    (``local_contexts``), for every database, on positions with ko, suicide
+    points and near flags."""
+    from fastplay.montecarlo import _engine
+    from fastplay.patterns import local_contexts
+
+    games = ["cgos/42896.sgf", "cgos/471085.sgf", "strategy38.sgf"]
+    for name in DBS:
+        d = db(name)
+        for game in games:
+            path = shared_path("gnugo-regression", "games", *game.split("/"))
+            for move in (0, 1, 7, 24, 61):
+                board = fp.Board.from_sgf(path, move_number=move)
+                lc = local_contexts(board)
+                want = np.where(lc.legal, d.table.reshape(-1)[np.where(lc.legal, lc.index, 0)], 0)
+                got = _engine(d).move_values(board).reshape(want.shape)
+                assert np.array_equal(got, want), (name, game, move)

@@ -458,7 +458,7 @@ cdef class _Worker:
 
     cdef PState* s
     cdef Accum acc
-    cdef readonly object hist, own_black, own_white, amaf_count, amaf_black_win
+    cdef readonly object hist, own_black, own_white, amaf
     cdef object owner, final
     cdef public int error
 
@@ -472,21 +472,31 @@ cdef class _Worker:
         self.hist = np.zeros(2 * npts + 1, dtype=np.int64)
         self.own_black = np.zeros(npts, dtype=np.int32)
         self.own_white = np.zeros(npts, dtype=np.int32)
-        self.amaf_count = np.zeros(3 * npts, dtype=np.int32)
-        self.amaf_black_win = np.zeros(3 * npts, dtype=np.int32)
+        # First plays, then Black's wins among them: one array, so that the
+        # caller gets both tallies of a point with one gather.
+        self.amaf = np.zeros(6 * npts, dtype=np.int32)
         self.owner = np.zeros(npts, dtype=np.int8)
         self.final = np.zeros(npts, dtype=np.int8) if want_final else None
         cdef cnp.int64_t[:] h = self.hist
         cdef cnp.int32_t[:] ob = self.own_black
         cdef cnp.int32_t[:] ow = self.own_white
-        cdef cnp.int32_t[:] ac = self.amaf_count
-        cdef cnp.int32_t[:] aw = self.amaf_black_win
+        cdef cnp.int32_t[:] am = self.amaf
         self.acc.black_wins = self.acc.draws = self.acc.sum_len = self.acc.capped = 0
         self.acc.hist = <int64_t*>&h[0]
         self.acc.own_black = <int32_t*>&ob[0]
         self.acc.own_white = <int32_t*>&ow[0]
-        self.acc.amaf_count = <int32_t*>&ac[0]
-        self.acc.amaf_black_win = <int32_t*>&aw[0]
+        self.acc.amaf_count = <int32_t*>&am[0]
+        self.acc.amaf_black_win = <int32_t*>&am[3 * npts]
+        self.error = DBG_OK
+
+    cdef void reset(self) noexcept:
+        """Zero the accumulators, for the next call (the engine keeps idle workers)."""
+        cdef int npts = self.s.b.size * self.s.b.size
+        self.acc.black_wins = self.acc.draws = self.acc.sum_len = self.acc.capped = 0
+        memset(self.acc.hist, 0, (2 * npts + 1) * sizeof(int64_t))
+        memset(self.acc.own_black, 0, npts * sizeof(int32_t))
+        memset(self.acc.own_white, 0, npts * sizeof(int32_t))
+        memset(self.acc.amaf_count, 0, 6 * npts * sizeof(int32_t))
         self.error = DBG_OK
 
     def __dealloc__(self):
@@ -499,6 +509,7 @@ cdef class _Worker:
 # the C types the core counts with.
 MAX_PLAYOUTS = 2 ** 53
 MAX_THREADS = 1024
+MAX_FIRST = 2 ** 62
 MAX_MOVES = 1_000_000
 MAX_KOMI = 1e6
 
@@ -525,6 +536,13 @@ cdef class PlayoutEngine:
     cdef readonly bint light
     cdef readonly bint near_free
     cdef readonly int update_bound
+    # (seed, key) of the last call: a search calls run() thousands of times
+    # with one seed, and SeedSequence costs about 4.5 us, a third of a call's
+    # fixed cost.  One tuple, so that threads never see a seed with another's key.
+    cdef object _key_cache
+    # Idle workers by (size, amaf), reused across calls (allocating one and
+    # its seven numpy arrays cost a few microseconds per call).
+    cdef dict _idle
 
     def __init__(self, table, geometry):
         t = np.ascontiguousarray(table, dtype=np.uint32)
@@ -549,27 +567,61 @@ cdef class PlayoutEngine:
         cdef const uint16_t[::1] gv = g
         self.T = &tv[0, 0]
         self.G = &gv[0]
+        self._key_cache = (None, 0)
+        self._idle = {}
+
+    def move_values(self, CoreBoard board not None):
+        """The side to move's weight of every point: ``uint32[size*size]``.
+
+        What :meth:`fastplay.PatternDatabase.move_values` returns with its
+        defaults (the board's near flags; 0 on stones, on the mover's suicide
+        points and on a ko point forbidden to the mover), computed in one pass
+        over the board instead of decoding every context with numpy: a tree
+        search asks for it at every new node.
+        """
+        cdef int size = board.st.size, i, r, col, p, c = board._to_move
+        cdef uint32_t ctx
+        out = np.zeros(size * size, dtype=np.uint32)
+        near = board.near_mask()
+        cdef cnp.uint32_t[::1] o = out
+        cdef const cnp.uint8_t[::1] nv = near
+        for r in range(size):
+            for col in range(size):
+                i = r * size + col
+                p = (r + 1) * board.st.W + col + 1
+                if board.st.color[p] == EMPTY_C:
+                    ctx = point_ctx(&board.st, p)
+                    if not ctx_suicide(ctx, c):
+                        o[i] = self.T[ctx_index(self.G, ctx, c) | nv[i]]
+        cdef int ko = board.ko_index
+        if ko >= 0 and board.ko_forbidden_for(c):
+            o[ko] = 0
+        return out
 
     def run(self, CoreBoard board not None, n, seed, threads=1, *, max_moves=600,
             komi=None, tromp_taylor=False, amaf=False, debug_check=False, want_final=False,
-            near_first=False):
+            near_first=False, first=0):
         """Play ``n`` playouts from ``board`` (unchanged) and return integer tallies.
 
         Returns a dict: ``n``, ``black_wins``, ``draws``, ``sum_length`` (moves,
         passes included), ``capped`` (playouts that reached the move cap),
         ``hist`` (``int64[2*size*size+1]``, Black-minus-White area score + size*size),
-        ``own_black`` / ``own_white`` (``int32[size*size]``, playouts in which
+        ``own_black`` / ``own_white`` (``int64[size*size]``, playouts in which
         the point counted for that colour), and with ``amaf`` the first-play
-        tallies ``amaf_count`` / ``amaf_black_win`` (``int32[3, size*size]``,
-        row = colour code).  Playout ``i`` uses its own random stream derived
-        from ``(seed, i)``, and all tallies are integer sums, so the result is
-        the same for every ``threads``.  GNU Go starts every playout with an
+        tallies ``amaf_count`` / ``amaf_black_win`` (``int64[3, size*size]``,
+        row = colour code), also stacked as ``amaf`` (``int64[2, 3,
+        size*size]``, the two are views of it).  The playouts are numbered ``first .. first + n - 1``
+        and playout ``i`` uses its own random stream derived from ``(seed,
+        i)``, and all tallies are integer sums, so the result is the same for
+        every ``threads``, and ``n`` playouts from ``first=0`` equal the sum of
+        two calls splitting them at any ``first``.  GNU Go starts every playout with an
         empty near set (spec 6.9); ``near_first=True`` instead lets the first
         draw see the near set of the board's last move.  Raises ``ValueError``/``TypeError``
         for bad arguments, ``RuntimeError`` when ``debug_check`` finds the
         incremental state wrong, ``KeyboardInterrupt`` promptly on Ctrl-C.
         """
-        for name, val in (("n", n), ("threads", threads), ("max_moves", max_moves)):
+        for name, val in (("n", n), ("threads", threads), ("max_moves", max_moves),
+                          ("first", first)):
             if isinstance(val, bool) or not isinstance(val, (int, np.integer)):
                 raise TypeError(f"{name} must be an integer, not {type(val).__name__}")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
@@ -582,6 +634,8 @@ cdef class PlayoutEngine:
             raise ValueError(f"max_moves must be between 0 and {MAX_MOVES}, not {max_moves}")
         if seed < 0:
             raise ValueError(f"seed must be >= 0, not {seed}")
+        if not 0 <= first <= MAX_FIRST:
+            raise ValueError(f"first must be between 0 and {MAX_FIRST}, not {first}")
         if komi is not None and (isinstance(komi, (bool, str, bytes)) or not isinstance(
                 komi, (int, float, np.integer, np.floating))):
             raise TypeError(f"komi must be a number, not {komi!r}")
@@ -589,7 +643,11 @@ cdef class PlayoutEngine:
         if not -MAX_KOMI <= k <= MAX_KOMI:
             raise ValueError(f"komi must be a finite number of points within +-{MAX_KOMI:g}, "
                              f"not {k}")
-        cdef uint64_t key = seed_key(seed)
+        cached_seed, cached_key = self._key_cache
+        if seed != cached_seed or type(seed) is not type(cached_seed):
+            cached_key = seed_key(seed)
+            self._key_cache = (seed, cached_key)
+        cdef uint64_t key = cached_key
         cdef int size = board.st.size
         cdef PState* tmpl = <PState*>calloc(1, sizeof(PState))
         if tmpl == NULL:
@@ -606,21 +664,24 @@ cdef class PlayoutEngine:
                 near = board.near_mask()
                 for i in np.flatnonzero(near):
                     q_add(&tmpl.q, board._pad(int(i)))
-            return self._run(tmpl, board._to_move, key, int(n), int(threads), int(max_moves), k,
-                             bool(tromp_taylor), bool(amaf), bool(debug_check), bool(want_final))
+            return self._run(tmpl, board._to_move, key, int(first), int(n), int(threads),
+                             int(max_moves), k, bool(tromp_taylor), bool(amaf),
+                             bool(debug_check), bool(want_final))
         finally:
             board_free(&tmpl.b)
             free(tmpl)
 
-    cdef dict _run(self, PState* tmpl, int start, uint64_t key, int64_t n, int threads,
-                   int max_moves, double komi, bint tt, bint amaf, bint debug, bint want_final):
+    cdef dict _run(self, PState* tmpl, int start, uint64_t key, int64_t first, int64_t n,
+                   int threads, int max_moves, double komi, bint tt, bint amaf, bint debug,
+                   bint want_final):
         cdef int size = tmpl.b.size
         cdef _Batch batch = _Batch()
         batch.eng = self
         batch.tmpl = tmpl
         batch.start = start
         batch.key = key
-        batch.n = n
+        batch.next_index = first
+        batch.end = first + n
         batch.chunk = 8 if size >= 13 else 32
         batch.max_moves = max_moves
         batch.komi = komi
@@ -629,7 +690,25 @@ cdef class PlayoutEngine:
         batch.debug = debug
         batch.lock = threading.Lock()
         chunks = (n + batch.chunk - 1) // batch.chunk
-        workers = [_Worker(size, amaf, want_final) for _ in range(min(threads, max(1, chunks)))]
+        count = min(threads, max(1, chunks))
+        idle = None if want_final else self._idle.setdefault((size, amaf), [])
+        workers = []
+        while len(workers) < count:
+            # list.pop is atomic under the GIL: concurrent calls never share a worker.
+            try:
+                workers.append(idle.pop() if idle else _Worker(size, amaf, want_final))
+            except IndexError:
+                workers.append(_Worker(size, amaf, want_final))
+        try:
+            return self._collect(batch, workers, size, amaf, want_final, n)
+        finally:
+            if idle is not None:
+                for w in workers:
+                    (<_Worker>w).reset()
+                idle.extend(workers)
+
+    cdef dict _collect(self, _Batch batch, list workers, int size, bint amaf, bint want_final,
+                       int64_t n):
         if len(workers) == 1:
             # In the calling thread, checking for Ctrl-C between chunks.
             batch.work(workers[0], True)
@@ -661,12 +740,13 @@ cdef class PlayoutEngine:
         }
         names = ["hist", "own_black", "own_white"]
         if amaf:
-            names += ["amaf_count", "amaf_black_win"]
+            names.append("amaf")
         for name in names:
             out[name] = _total(workers, name)
         if amaf:
-            out["amaf_count"] = out["amaf_count"].reshape(3, npts)
-            out["amaf_black_win"] = out["amaf_black_win"].reshape(3, npts)
+            pairs = out["amaf"] = out["amaf"].reshape(2, 3, npts)
+            out["amaf_count"] = pairs[0]
+            out["amaf_black_win"] = pairs[1]
         if want_final:
             out["final"] = (<_Worker>workers[0]).final.copy()
         return out
@@ -689,7 +769,7 @@ cdef class _Batch:
     cdef PState* tmpl
     cdef int start, max_moves
     cdef uint64_t key
-    cdef int64_t n, chunk, next_index
+    cdef int64_t end, chunk, next_index
     cdef double komi
     cdef bint tt, amaf, debug
     cdef volatile int stop
@@ -707,7 +787,7 @@ cdef class _Batch:
         while not self.stop:
             with self.lock:
                 a = self.next_index
-                b = min(self.n, a + self.chunk)
+                b = min(self.end, a + self.chunk)
                 self.next_index = b
             if a >= b:
                 return

@@ -1050,6 +1050,15 @@ class PatternDatabase:
             stones, on the mover's suicide points and on a ko point forbidden
             to the mover.
         """
+        from fastplay._core import CoreBoard
+        from fastplay.montecarlo import _engine
+
+        if color is None and near is True and isinstance(board, CoreBoard):
+            # The defaults, which a tree search asks for at every new node:
+            # the playout engine computes them in one pass (the same values;
+            # tests/test_patterns_oracle.py checks both ways against GNU Go).
+            size = int(board.size)
+            return _engine(self).move_values(board).reshape(size, size)
         lc = local_contexts(board, color, near)
         idx = np.where(lc.legal, lc.index, 0)
         return np.where(lc.legal, self._flat[idx], np.uint32(0)).astype(np.uint32, copy=False)
