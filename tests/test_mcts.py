@@ -154,6 +154,40 @@ def test_virtual_loss_removed_and_counts_consistent(db):
         assert sum(c.visits for c in result.children) == pytest.approx(root.n.sum())
 
 
+def test_cached_selection_follows_the_formulas(db):
+    """The values the back-up caches for selection (``Node.qs``, ``Node.u``)
+    equal the module docstring's formulas computed from the raw statistics:
+    RAVE blend, first-play urgency for a move never tried, -inf for a move
+    found illegal; and the fast selection picks the formula's argmax."""
+    board = fp.Board.from_sgf(shared_path("gnugo-regression", "games", "cgos", "42896.sgf"),
+                              move_number=24)
+    for kwargs in ({}, {"rave": False}, {"pattern_visits": 10.0, "even_visits": 5.0}):
+        search = MCTS(db, seed=3, **kwargs)
+        search.run(board, playouts=3000)
+        stack = [search.root]
+        checked = 0
+        while stack:
+            node = stack.pop()
+            stack.extend(c for c in node.children if c is not None)
+            nq = node.n + node.pn
+            parent = node.sum_w / node.sum_n if node.sum_n > 0 else 0.5
+            with np.errstate(divide="ignore", invalid="ignore"):
+                q = np.where(nq > 0, (node.w + node.pw) / nq, parent - search.fpu_reduction)
+                if search.rave:
+                    beta = np.where(node.rn > 0, node.rn / (node.rn + nq + node.rn * nq
+                                                            / search.rave_equiv), 0.0)
+                    q = q + beta * (np.where(node.rn > 0, node.rw / node.rn, 0.0) - q)
+            q = np.where(node.allowed, q, -np.inf)
+            assert np.allclose(node.qs, q, rtol=0, atol=1e-7)
+            assert np.array_equal(np.isinf(node.qs), ~node.allowed)
+            assert np.allclose(node.u, node.prior / (1 + node.n))
+            score = q + node.prior * search.c_puct * np.sqrt(node.sum_n + 1) / (1 + node.n)
+            if node.open:
+                assert score[search._select(node)] == pytest.approx(score.max(), abs=1e-9)
+            checked += 1
+        assert checked > 20
+
+
 def test_tree_reuse_keeps_visits(db):
     board = fp.Board(9, komi=7.5)
     search = MCTS(db, seed=7)

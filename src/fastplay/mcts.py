@@ -102,6 +102,7 @@ import numpy.typing as npt
 
 from fastplay.board import Board, format_vertex, parse_color
 from fastplay._core import BLACK as BLACK_CODE
+from fastplay._core import WHITE as WHITE_CODE
 from fastplay._core import IllegalMoveError
 from fastplay._core import PlayoutEngine
 from fastplay.montecarlo import Scoring
@@ -149,6 +150,9 @@ BATCH_FLOOR_POINTS = 128
 #: the same value and the tie would go to the corner, first in scan order.
 #: The same knowledge as Pachi's 1st/2nd-line malus (``prior.c``, "b19").
 LINE_PRIOR = {1: 0.1, 2: 0.5}
+
+#: Weight of the first-play-urgency value in ``MCTS._refresh`` (in playouts).
+_EPS = 1e-9
 
 #: Ownership beyond which a point counts as settled (see ``MCTS._settled``).
 SETTLED = 0.5
@@ -261,7 +265,9 @@ class Node:
     """
 
     __slots__ = ("color", "moves", "points", "prior", "n", "w", "vl", "rn", "rw", "pn", "pw",
-                 "wins", "allowed", "children", "base", "sum_n", "sum_w", "sum_vl")
+                 "wins", "allowed", "children", "base", "sum_n", "sum_w", "sum_vl", "stats",
+                 "qs", "u", "block", "nw", "r", "r_moves", "r_pass", "mean_w", "eps",
+                 "move_list", "open")
 
     def __init__(self, color: int, moves: npt.NDArray[np.int64], prior: npt.NDArray[np.float64],
                  base: float = 0.0) -> None:
@@ -271,7 +277,9 @@ class Node:
         self.points = moves[:-1]    # the non-pass moves, for AMAF indexing
         self.prior = prior
         # One allocation for the eight statistics rows (nodes are made often).
-        stats = np.zeros((8, k))
+        # Rows 0-1 (n, w), 3-4 (rn, rw) and 5-6 (pn, pw) are pairs in the same
+        # order, so that MCTS._refresh works on (2, k) blocks.
+        self.stats = stats = np.zeros((8, k))
         self.n = stats[0]
         self.w = stats[1]           # value of `color`: wins, or wins blended with the score
         self.wins = stats[7]        # wins of `color` (draws count 1/2), for reporting
@@ -281,12 +289,37 @@ class Node:
         self.pn = stats[5]          # prior knowledge as virtual playouts / wins of `color`
         self.pw = stats[6]
         self.allowed = np.ones(k, dtype=bool)
+        self.open = k               # allowed moves left
+        self.move_list: list[int] = moves.tolist()
+        # Cached for selection without virtual loss (MCTS._refresh): the
+        # blended value Q* of each move plus `block` (0, or -inf for a move
+        # found illegal), and u = prior / (1 + n).
+        self.block = np.zeros(k)
+        self.qs = np.zeros(k)
+        self.u = prior.copy()
+        # Views and constants for the back-up, made once: (n, w), (rn, rw) and
+        # its non-pass and pass columns, the weights of a mean over the
+        # non-pass moves, and the (2, 1) first-play-urgency weights.
+        self.nw = stats[0:2]
+        self.r = stats[3:5]
+        self.r_moves = stats[3:5, :-1]
+        self.r_pass = stats[3:5, -1]
+        self.mean_w = np.full(k - 1, 1.0 / (k - 1) if k > 1 else 0.0)
+        self.eps = np.zeros((2, 1))
         self.children: list[Node | None] = [None] * k
         self.base = base
         # n.sum(), w.sum() and vl.sum(), kept by the search (selection reads them).
         self.sum_n = 0.0
         self.sum_w = 0.0
         self.sum_vl = 0.0
+
+    def forbid(self, i: int) -> None:
+        """Never select move ``i`` again (illegal, superko, or no pass in the opening)."""
+        if self.allowed[i]:
+            self.open -= 1
+        self.allowed[i] = False
+        self.block[i] = -np.inf
+        self.qs[i] = -np.inf
 
     @property
     def visits(self) -> float:
@@ -404,6 +437,7 @@ class MCTS:
         self.c_uct = float(c_uct)
         self.rave = bool(rave)
         self.rave_equiv = float(rave_equiv)
+        self._inv_equiv = 1.0 / self.rave_equiv
         self.batch = batch
         self.expand_threshold = expand_threshold
         self.prior_power = float(prior_power)
@@ -426,7 +460,10 @@ class MCTS:
         self.even_visits = float(even_visits)
         self.pattern_visits = float(pattern_visits)
         self._seed_base = seed if seed is not None else secrets.randbits(62)
-        self._sim_counter = 0
+        # Playouts run so far by this object: each simulation's playouts are
+        # the next indices of the one random stream family of ``_seed_base``
+        # (PlayoutEngine.run's ``first``), so the engine derives its key once.
+        self._playout_index = 0
         self._lock = threading.Lock()
         self._root: Node | None = None
         self._root_board: Board | None = None
@@ -716,7 +753,8 @@ class MCTS:
         # back may end the game in our favour) and when nothing else is legal.
         stones = int(np.count_nonzero(grid))
         if len(points) and stones < grid.size // 4 and board.consecutive_passes == 0:
-            node.allowed[-1] = False
+            node.forbid(-1)
+        self._refresh(node)
         return node
 
     # ---- the search loop ------------------------------------------------------------
@@ -767,14 +805,14 @@ class MCTS:
                     with self._lock:
                         if finished():
                             return
-                        seed = self._seed_base * (1 << 40) + self._sim_counter
-                        self._sim_counter += 1
+                        first = self._playout_index
+                        self._playout_index += batch
                         path, leaf, terminal = self._descend(root, root_board, batch, threshold)
                     if terminal is None:
-                        # As fastplay.playouts(leaf, db, n=batch, seed=seed, threads=1,
+                        # As fastplay.playouts(leaf, db, n=batch, seed=..., threads=1,
                         # scoring=..., amaf=...) without the summary statistics.
-                        stats = self._engine.run(leaf, batch, seed, 1, tromp_taylor=tt,
-                                                 amaf=self.rave)
+                        stats = self._engine.run(leaf, batch, self._seed_base, 1,
+                                                 tromp_taylor=tt, amaf=self.rave, first=first)
                     else:
                         stats = None
                     with self._lock:
@@ -812,9 +850,14 @@ class MCTS:
     def _select(self, node: Node) -> int:
         """Index of the child to descend into (see the module docstring for the formulas).
 
-        Written for speed (it runs once per node per simulation): ``np.divide``
-        with ``where=`` instead of ``np.errstate`` blocks, no temporary copies.
+        With PUCT and no virtual loss on the node (always, with one thread)
+        this is three numpy operations on values the back-up cached
+        (``_refresh``); otherwise the formulas are evaluated in full.
         """
+        if self.policy == "puct" and not node.sum_vl:
+            score = node.u * (self.c_puct * math.sqrt(node.sum_n + 1))
+            score += node.qs
+            return int(score.argmax())
         n = node.n + node.vl if node.sum_vl else node.n  # virtual loss: lost playouts
         real = node.sum_n
         total = real + node.sum_vl
@@ -861,27 +904,29 @@ class MCTS:
         path: list[tuple[Node, int]] = []
         seen = self._seen
         path_hashes: list[int] = []
+        vl = self.threads > 1  # a virtual loss only matters to other threads
         while True:
-            if not node.allowed.any():
+            if not node.open:
                 break  # nothing left to try here: evaluate this position
             i = self._select(node)
-            move = int(node.moves[i])
+            move = node.move_list[i]
             try:
                 board.play_index(move, node.color)
             except IllegalMoveError:
-                node.allowed[i] = False
+                node.forbid(i)
                 continue
             if move != PASS:
                 h = board.zobrist_hash
                 if h in seen or h in path_hashes:
                     board.undo()
-                    node.allowed[i] = False  # positional superko
+                    node.forbid(i)  # positional superko
                     continue
                 path_hashes.append(h)
-            node.vl[i] += batch
-            node.sum_vl += batch
+            if vl:
+                node.vl[i] += batch
+                node.sum_vl += batch
             path.append((node, i))
-            if board.consecutive_passes >= 2:
+            if move == PASS and board.consecutive_passes >= 2:
                 return path, board, float(board.score())
             child = node.children[i]
             if child is None:
@@ -923,18 +968,20 @@ class MCTS:
         state["done"] += int(n)
         state["sims"] += 1
         rave = stats is not None and self.rave
-        if stats is not None and rave:
-            # First-play tallies per colour code (rows of the core's arrays),
-            # updated with the tree moves on the way up (a tree move precedes
-            # every playout move).  The arrays are fresh per call: modified
-            # in place.
-            count = stats["amaf_count"]
-            bwin = stats["amaf_black_win"]
+        if rave:
+            # First-play tallies (count, wins) per colour code, the wins
+            # turned into White's for White's row, so that one gather serves
+            # a node; updated with the tree moves on the way up (a tree move
+            # precedes every playout move).  Fresh per call: changed in place.
+            amaf = stats["amaf"]
             if stats["draws"]:  # half wins
-                bwin = bwin.astype(np.float64)
+                amaf = amaf.astype(np.float64)
+            np.subtract(amaf[0, WHITE_CODE], amaf[1, WHITE_CODE], out=amaf[1, WHITE_CODE])
+        vl = self.threads > 1
         for node, i in reversed(path):
-            node.vl[i] -= batch
-            node.sum_vl -= batch
+            if vl:
+                node.vl[i] -= batch
+                node.sum_vl -= batch
             black = node.color == BLACK_CODE
             value = black_value if black else n - black_value
             node.n[i] += n
@@ -942,27 +989,50 @@ class MCTS:
             node.wins[i] += black_wins if black else n - black_wins
             node.sum_n += n
             node.sum_w += value
+            node.u[i] = node.prior[i] / (1.0 + node.n[i])
             if rave:
-                move = int(node.moves[i])
+                move = node.move_list[i]
                 c = node.color
                 if move != PASS:
-                    count[c, move] = n
-                    bwin[c, move] = black_wins
-                pts = node.points
-                cnt = count[c, pts]
-                rn, rw = node.rn, node.rw
-                rn[:-1] += cnt
-                rw[:-1] += bwin[c, pts] if c == BLACK_CODE else cnt - bwin[c, pts]
+                    amaf[0, c, move] = n
+                    amaf[1, c, move] = black_wins if black else n - black_wins
+                got = amaf[:, c].take(node.points, axis=1)  # (2, k): first plays, wins
+                node.r_moves += got
                 # The pass has no first-play tally.  Left unblended it was
                 # compared by its own value with moves pulled towards their
                 # AMAF values, which run below the tree values in the
                 # opening: the pass won the empty board at 1000 playouts.  It
                 # gets the mean tally of the other moves.
-                k = len(pts)
-                if k:
-                    total = rn[:-1].sum()
-                    rn[-1] = total / k
-                    rw[-1] = rw[:-1].sum() / k if total > 0 else 0.0
+                node.r_pass += np.dot(got, node.mean_w)
+            self._refresh(node)
+
+    def _refresh(self, node: Node) -> None:
+        """Cache ``node.qs``: each move's blended value Q* plus ``node.block``.
+
+        With ``t = 1 + rn / rave_equiv`` the blend of the module docstring,
+        ``(1 - beta) Q + beta Q~``, is ``(t (w + pw) + rw) / (t (n + pn) + rn)``
+        (no division by ``n``, so no special case for unvisited moves); a
+        move with neither visits nor RAVE data gets the first-play urgency
+        value, through the ``1e-9`` weights, which change the others by less
+        than ``1e-9 / n``.
+        """
+        nw = node.nw
+        if self.even_visits or self.pattern_visits:
+            nw = nw + node.stats[5:7]
+        real = node.sum_n
+        eps = node.eps
+        eps[0, 0] = _EPS
+        eps[1, 0] = _EPS * ((node.sum_w / real if real > 0 else 0.5) - self.fpu_reduction)
+        if self.rave:
+            t = node.stats[3] * self._inv_equiv
+            t += 1.0
+            nd = nw * t
+            nd += node.r
+            nd += eps
+        else:
+            nd = nw + eps
+        np.divide(nd[1], nd[0], out=node.qs)
+        node.qs += node.block
 
     def _value(self, win: float, margin: float, points: int) -> float:
         """Black's value of one finished game: ``win`` (1, 0.5 or 0) blended
