@@ -968,7 +968,7 @@ class MCTS:
         state["done"] += int(n)
         state["sims"] += 1
         rave = stats is not None and self.rave
-        if rave:
+        if stats is not None and rave:
             # First-play tallies (count, wins) per colour code, the wins
             # turned into White's for White's row, so that one gather serves
             # a node; updated with the tree moves on the way up (a tree move
