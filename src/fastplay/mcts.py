@@ -42,11 +42,8 @@ estimation in computer Go", AIJ 2011::
 
 ``P`` is the pattern value of the move (:meth:`PatternDatabase.move_values`,
 the weight GNU Go's playout policy would give it) raised to ``prior_power``
-and normalised.  The default power 1 makes the prior the playout policy's
-own move distribution; a capture worth 20000 then takes nearly all of it,
-and RAVE and the visits overrule it when it is wrong.  (Against GNU Go
-level 10, 40-game screens: power 0.5 won 59 % over 100 games, 1.0 and 1.5
-65 %, 2.0 40 % after 25 games; ``benchmarks/RESULTS.md``.)  On a bare edge (no stone within two
+and normalised; the square root (default) keeps a capture worth 20000 from
+drowning every quiet move worth 1.  On a bare edge (no stone within two
 lines) first- and second-line moves get a smaller prior (``LINE_PRIOR``):
 patterns give every point of an empty board the same value.  The pass has no
 first-play tally; it takes the mean tally of the other moves, since AMAF
@@ -373,8 +370,7 @@ class MCTS:
         expand_threshold: playouts an edge needs before it gets a node
             (``None``: ``2 * batch``, i.e. expand on the third visit; each
             expansion costs about as much as three 9x9 playouts).
-        prior_power: exponent applied to pattern values to form priors (1:
-            the playout policy's move distribution).
+        prior_power: exponent applied to pattern values to form priors.
         pass_prior: prior probability of the pass.
         fpu_reduction: first-play urgency reduction (win-rate units).
         scoring: playout scoring, ``"tromp-taylor"`` (default, the rules the
@@ -404,7 +400,7 @@ class MCTS:
     def __init__(self, db: Any, *, threads: int = 1, seed: int | None = None,
                  policy: str = "puct", c_puct: float = C_PUCT, c_uct: float = C_UCT,
                  rave: bool = True, rave_equiv: float = 1000.0, batch: int | None = None,
-                 expand_threshold: int | None = None, prior_power: float = 1.0,
+                 expand_threshold: int | None = None, prior_power: float = 0.5,
                  pass_prior: float = 0.01, fpu_reduction: float = 0.1,
                  scoring: Scoring = "tromp-taylor", resign_threshold: float | None = 0.1,
                  resign_moves: int = 2, default_playouts: int = DEFAULT_PLAYOUTS,
