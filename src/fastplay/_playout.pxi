@@ -510,6 +510,10 @@ cdef class _Worker:
 MAX_PLAYOUTS = 2 ** 53
 MAX_THREADS = 1024
 MAX_FIRST = 2 ** 62
+# Idle workers kept per (board size, amaf) between calls: one per search
+# thread of a tree search (each calls run() with one worker); a worker holds a
+# whole playout state (about 9 MiB on 25x25).
+MAX_IDLE_WORKERS = 4
 MAX_MOVES = 1_000_000
 MAX_KOMI = 1e6
 
@@ -699,13 +703,15 @@ cdef class PlayoutEngine:
                 workers.append(idle.pop() if idle else _Worker(size, amaf, want_final))
             except IndexError:
                 workers.append(_Worker(size, amaf, want_final))
-        try:
-            return self._collect(batch, workers, size, amaf, want_final, n)
-        finally:
-            if idle is not None:
-                for w in workers:
+        out = self._collect(batch, workers, size, amaf, want_final, n)
+        # Back to the pool only after a call that completed: every thread of
+        # it has finished (an interrupted or failed call drops its workers).
+        if idle is not None:
+            for w in workers:
+                if len(idle) < MAX_IDLE_WORKERS:
                     (<_Worker>w).reset()
-                idle.extend(workers)
+                    idle.append(w)
+        return out
 
     cdef dict _collect(self, _Batch batch, list workers, int size, bint amaf, bint want_final,
                        int64_t n):
@@ -713,18 +719,23 @@ cdef class PlayoutEngine:
             # In the calling thread, checking for Ctrl-C between chunks.
             batch.work(workers[0], True)
         else:
-            ts = [threading.Thread(target=batch.work, args=(w, False), daemon=True)
-                  for w in workers]
+            # Completion is signalled by events, not Thread.join: on Python
+            # 3.11 a join(timeout) interrupted by Ctrl-C marks the thread as
+            # finished while it still runs (bpo-45274), and the template and
+            # the workers must outlive every thread that uses them.
+            done = [threading.Event() for _ in workers]
+            ts = [threading.Thread(target=_work_in_thread, args=(batch, w, ev), daemon=True)
+                  for w, ev in zip(workers, done)]
             for t in ts:
                 t.start()
             try:
-                for t in ts:
-                    while t.is_alive():
-                        t.join(0.05)
+                for ev in done:
+                    while not ev.wait(0.05):
+                        pass
             except BaseException:
                 batch.stop = 1
-                for t in ts:
-                    t.join()
+                for ev in done:
+                    _wait_through_interrupts(ev)
                 raise
         for w in workers:
             if (<_Worker>w).error:
@@ -750,6 +761,24 @@ cdef class PlayoutEngine:
         if want_final:
             out["final"] = (<_Worker>workers[0]).final.copy()
         return out
+
+
+def _work_in_thread(_Batch batch, _Worker w, done):
+    try:
+        batch.work(w, False)
+    finally:
+        done.set()
+
+
+def _wait_through_interrupts(done):
+    """Wait for ``done`` even through further Ctrl-C: a stopped batch ends
+    within one chunk of playouts (milliseconds)."""
+    while True:
+        try:
+            done.wait()
+            return
+        except KeyboardInterrupt:
+            continue
 
 
 cdef object _total(list workers, str name):
