@@ -151,8 +151,9 @@ BATCH_FLOOR_POINTS = 128
 #: The same knowledge as Pachi's 1st/2nd-line malus (``prior.c``, "b19").
 LINE_PRIOR = {1: 0.1, 2: 0.5}
 
-#: Weight of the first-play-urgency value in ``MCTS._refresh`` (in playouts).
-_EPS = 1e-9
+#: Weight of the first-play-urgency value in ``MCTS._refresh`` (in playouts):
+#: a normal double far below the rounding of any visit count.
+_EPS = 1e-300
 
 #: Ownership beyond which a point counts as settled (see ``MCTS._settled``).
 SETTLED = 0.5
@@ -1011,10 +1012,13 @@ class MCTS:
 
         With ``t = 1 + rn / rave_equiv`` the blend of the module docstring,
         ``(1 - beta) Q + beta Q~``, is ``(t (w + pw) + rw) / (t (n + pn) + rn)``
-        (no division by ``n``, so no special case for unvisited moves); a
+        (no division by ``n``, so no special case for unvisited moves).  A
         move with neither visits nor RAVE data gets the first-play urgency
-        value, through the ``1e-9`` weights, which change the others by less
-        than ``1e-9 / n``.
+        value through weights of ``_EPS`` = 1e-300 playouts, below the
+        rounding of any real count, so the others stay exact: the search is
+        the one of the plain formulas, ties included.  (A weight of 1e-9
+        broke ties between equal ratios such as 1/2 and 2/4 towards the
+        larger count and changed the games.)
         """
         nw = node.nw
         if self.even_visits or self.pattern_visits:
