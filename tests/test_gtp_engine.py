@@ -487,6 +487,8 @@ def test_gogui_analyze_commands(engine: GTPEngine, stub: StubSearch) -> None:
     "known_command", "final_status_list", "final_status_list maybe",
     "time_settings 1 2", "time_settings -1 0 0", "time_left b x 0", "loadsgf",
     "komi 1e300", "komi -1001", "komi 123456789.25", "time_left b -5 0", "time_left w 5 -1",
+    "time_settings 99999999999999999999 0 0", "time_settings 0 10000001 1",
+    "time_left b 10000001 0",
 ])
 def test_bad_input_answers_error_and_keeps_running(engine: GTPEngine, line: str) -> None:
     ok(engine, "boardsize 9")

@@ -60,8 +60,20 @@ MAX_KOMI = 1000.0
 _CONTROL = {c: None for c in (*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F)}
 
 
+#: Largest time (seconds) or stone count a clock command accepts: about 116
+#: days.  Beyond it a search would plan to think for years on one move.
+MAX_CLOCK = 10_000_000
+
+
 class GTPError(Exception):
     """A command failed; the message is sent to the controller after ``?``."""
+
+
+def _check_clock(values: Sequence[int]) -> None:
+    if min(values) < 0:
+        raise GTPError("syntax error: negative time")
+    if max(values) > MAX_CLOCK:
+        raise GTPError(f"time settings above {MAX_CLOCK} (seconds or stones) are not supported")
 
 
 class Search(Protocol):
@@ -376,8 +388,7 @@ class GTPEngine:
         main, byo, stones = _args(args, 3)
         values = (_parse_int(main, "main time"), _parse_int(byo, "byo-yomi time"),
                   _parse_int(stones, "byo-yomi stones"))
-        if min(values) < 0:
-            raise GTPError("syntax error: negative time")
+        _check_clock(values)
         self._get_search().set_time(*values)
         return ""
 
@@ -385,8 +396,7 @@ class GTPEngine:
         color_text, seconds, stones = _args(args, 3)
         color = parse_color(color_text)
         values = (_parse_int(seconds, "time"), _parse_int(stones, "stones"))
-        if min(values) < 0:
-            raise GTPError("syntax error: negative time")
+        _check_clock(values)
         self._get_search().time_left(color, *values)
         return ""
 
