@@ -7,6 +7,9 @@ wins, which makes the expected move unambiguous.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 import time
 
 import numpy as np
@@ -188,6 +191,63 @@ def test_cached_selection_follows_the_formulas(db):
         assert checked > 20
 
 
+def test_options_must_be_numbers(db):
+    with pytest.raises(TypeError, match="c_puct"):
+        MCTS(db, c_puct="big")
+    assert MCTS(db, c_puct=np.float32(1.5), prior_power=np.int64(1)).c_puct == 1.5
+
+
+def test_threads_keep_parent_and_child_counts_equal(db):
+    """With several threads an edge can get its node while other threads'
+    playouts through it are in flight; they count on the edge, so the child's
+    ``base`` must include them: parent.n[i] == child.base + child.n.sum()."""
+    board = fp.Board.from_sgf(shared_path("gnugo-regression", "games", "cgos", "42896.sgf"),
+                              move_number=24)
+    for seed in range(3):
+        search = MCTS(db, threads=3, seed=seed, batch=1)
+        search.run(board, playouts=3000)
+        _check_consistent(search.root)
+
+
+def test_interrupted_threaded_search_leaves_a_sound_tree():
+    """Ctrl-C during a 2-thread search: it raises only after both workers have
+    stopped, so no virtual loss is left and the next search reuses a
+    consistent tree (Python 3.11's Thread.join gives up after an interrupted
+    join, so the search waits on events)."""
+    code = textwrap.dedent("""
+        import signal, numpy as np, fastplay as fp
+        from fastplay.mcts import MCTS
+        db = fp.PatternDatabase.builtin("mc_montegnu_classic")
+        def interrupt(*args):
+            raise KeyboardInterrupt
+        signal.signal(signal.SIGALRM, interrupt)
+        search = MCTS(db, threads=2, seed=1)
+        board = fp.Board(9, komi=7.5)
+        bad = 0
+        for i in range(6):
+            signal.setitimer(signal.ITIMER_REAL, 0.05 + 0.011 * i)
+            try:
+                search.run(board, playouts=10**7)
+            except KeyboardInterrupt:
+                pass
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            stack = [search.root]
+            while stack:
+                node = stack.pop()
+                bad += int(node.sum_vl != 0 or np.any(node.vl != 0))
+                for i, child in enumerate(node.children):
+                    if child is not None:
+                        bad += int(abs(node.n[i] - child.base - child.n.sum()) > 1e-6)
+                        stack.append(child)
+            search.run(board, playouts=200)
+        print("bad", bad)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["bad", "0"]
+
+
 def test_tree_reuse_keeps_visits(db):
     board = fp.Board(9, komi=7.5)
     search = MCTS(db, seed=7)
@@ -298,6 +358,10 @@ def test_bad_arguments(db):  # see also test_run_rejects_bad_limits
     {"even_visits": -1.0}, {"even_visits": float("nan")}, {"pattern_visits": -0.5},
     {"pattern_visits": float("inf")}, {"score_weight": -0.1}, {"score_weight": 1.0},
     {"score_weight": float("nan")},
+    # an infinite constant or an overflowing power would put NaN in the scores
+    {"c_puct": float("inf")}, {"c_uct": -1.0}, {"fpu_reduction": 1e9},
+    {"fpu_reduction": float("nan")}, {"prior_power": 200}, {"prior_power": float("nan")},
+    {"rave_equiv": 0}, {"rave_equiv": float("inf")},
 ])
 def test_bad_knowledge_options(db, kwargs):
     with pytest.raises(ValueError):

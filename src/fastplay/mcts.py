@@ -316,11 +316,12 @@ class Node:
 
     def forbid(self, i: int) -> None:
         """Never select move ``i`` again (illegal, superko, or no pass in the opening)."""
+        # block first: a refresh that runs after it keeps the move out
+        self.block[i] = -np.inf
+        self.qs[i] = -np.inf
         if self.allowed[i]:
             self.open -= 1
         self.allowed[i] = False
-        self.block[i] = -np.inf
-        self.qs[i] = -np.inf
 
     @property
     def visits(self) -> float:
@@ -422,6 +423,15 @@ class MCTS:
             raise ValueError(f"scoring must be 'tromp-taylor' or 'gnugo', not {scoring!r}")
         if batch is not None and batch < 1:
             raise ValueError(f"batch must be >= 1, not {batch}")
+        for name, value, low, high in (("c_puct", c_puct, 0.0, 1e6), ("c_uct", c_uct, 0.0, 1e6),
+                                       ("fpu_reduction", fpu_reduction, -1.0, 1.0),
+                                       ("prior_power", prior_power, 0.0, 4.0)):
+            # Bounded: an infinite constant turns the cached scores into NaN,
+            # and a power above 4 overflows with values up to 2**32.
+            if not low <= _number(name, value) <= high:
+                raise ValueError(f"{name} must be a number in [{low:g}, {high:g}], not {value!r}")
+        if not 0 < _number("rave_equiv", rave_equiv) < math.inf:
+            raise ValueError(f"rave_equiv must be a positive number, not {rave_equiv!r}")
         if not 0 < pass_prior < 1:
             raise ValueError(f"pass_prior must be in (0, 1), not {pass_prior}")
         self.db = db
@@ -830,17 +840,28 @@ class MCTS:
         if self.threads == 1:
             worker()
         else:
-            workers = [threading.Thread(target=worker, daemon=True) for _ in range(self.threads)]
-            for t in workers:
-                t.start()
+            # Completion through events, not Thread.join: on Python 3.11 a
+            # join(timeout) interrupted by Ctrl-C marks a running thread as
+            # finished (bpo-45274), and the tree must not be used (or the
+            # next search started) while a worker still changes it.
+            done = [threading.Event() for _ in range(self.threads)]
+
+            def run_worker(event: threading.Event) -> None:
+                try:
+                    worker()
+                finally:
+                    event.set()
+
+            for event in done:
+                threading.Thread(target=run_worker, args=(event,), daemon=True).start()
             try:
-                for t in workers:
-                    while t.is_alive():
-                        t.join(0.05)
+                for event in done:
+                    while not event.wait(0.05):
+                        pass
             except BaseException:
                 state["stop"] = True
-                for t in workers:
-                    t.join()
+                for event in done:
+                    _wait_through_interrupts(event)
                 raise
         if state["error"] is not None:
             raise state["error"]
@@ -932,7 +953,11 @@ class MCTS:
             child = node.children[i]
             if child is None:
                 if node.n[i] >= threshold and self._nodes < self.max_nodes:
-                    child = self._expand(board, float(node.n[i]))
+                    # The edge's playouts so far, and those other threads
+                    # still run through it (their virtual loss, ours apart):
+                    # they will count on this edge, not in the child.
+                    pending = node.vl[i] - batch if vl else 0.0
+                    child = self._expand(board, float(node.n[i] + pending))
                     node.children[i] = child
                     self._nodes += 1
                 else:
@@ -1035,8 +1060,9 @@ class MCTS:
             nd += eps
         else:
             nd = nw + eps
-        np.divide(nd[1], nd[0], out=node.qs)
-        node.qs += node.block
+        qs = nd[1] / nd[0]
+        qs += node.block
+        node.qs = qs  # one assignment: an interrupt never leaves a half-made cache
 
     def _value(self, win: float, margin: float, points: int) -> float:
         """Black's value of one finished game: ``win`` (1, 0.5 or 0) blended
@@ -1227,6 +1253,25 @@ class MCTS:
     def root(self) -> Node | None:
         """The current root node (``None`` before the first search)."""
         return self._root
+
+
+def _wait_through_interrupts(event: threading.Event) -> None:
+    """Wait for ``event`` even through further Ctrl-C: a stopped worker
+    finishes its simulation within milliseconds."""
+    while True:
+        try:
+            event.wait()
+            return
+        except KeyboardInterrupt:
+            continue
+
+
+def _number(name: str, value: Any) -> float:
+    """``value`` as a float, or ``TypeError`` naming the option."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a number, not {value!r}") from None
 
 
 def _line_factor(grid: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
