@@ -614,15 +614,18 @@ cdef class PlayoutEngine:
         the point counted for that colour), and with ``amaf`` the first-play
         tallies ``amaf_count`` / ``amaf_black_win`` (``int64[3, size*size]``,
         row = colour code), also stacked as ``amaf`` (``int64[2, 3,
-        size*size]``, the two are views of it).  The playouts are numbered ``first .. first + n - 1``
-        and playout ``i`` uses its own random stream derived from ``(seed,
-        i)``, and all tallies are integer sums, so the result is the same for
-        every ``threads``, and ``n`` playouts from ``first=0`` equal the sum of
-        two calls splitting them at any ``first``.  GNU Go starts every playout with an
-        empty near set (spec 6.9); ``near_first=True`` instead lets the first
-        draw see the near set of the board's last move.  Raises ``ValueError``/``TypeError``
-        for bad arguments, ``RuntimeError`` when ``debug_check`` finds the
-        incremental state wrong, ``KeyboardInterrupt`` promptly on Ctrl-C.
+        size*size]``, the two are views of it).
+
+        The playouts are numbered ``first .. first + n - 1`` and playout ``i``
+        uses its own random stream derived from ``(seed, i)``; all tallies
+        are integer sums, so the result is the same for every ``threads``,
+        and a batch split at any ``first`` sums to the whole.  GNU Go starts
+        every playout with an empty near set (spec 6.9); ``near_first=True``
+        instead lets the first draw see the near set of the board's last
+        move.  Raises ``ValueError``/``TypeError`` for bad arguments,
+        ``RuntimeError`` when ``debug_check`` finds the incremental state
+        wrong, ``KeyboardInterrupt`` promptly on Ctrl-C (once every thread
+        of the call has stopped).
         """
         for name, val in (("n", n), ("threads", threads), ("max_moves", max_moves),
                           ("first", first)):
