@@ -248,6 +248,33 @@ def test_interrupted_threaded_search_leaves_a_sound_tree():
     assert proc.stdout.split() == ["bad", "0"]
 
 
+def test_fight_prior_raises_the_liberties_of_short_strings(db):
+    """``fight_prior`` multiplies the pattern value of every empty point next
+    to a string with one or two liberties (either colour) before the prior is
+    formed; other points keep theirs."""
+    board = board_from_ascii("""
+        . . . . . . .
+        . . . . . . .
+        . . X O . . .
+        . . O X . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+    """, to_move="B")
+    from fastplay.mcts import _fight_points
+    marked = {fp.format_vertex(int(i), 7) for i in np.flatnonzero(_fight_points(board))}
+    # every stone has two liberties: their eight liberties are the fight points
+    assert marked == {"C6", "B5", "D6", "E5", "B4", "C3", "E4", "D3"}
+    plain = MCTS(db, seed=1)._expand(board, 0.0)
+    fight = MCTS(db, seed=1, fight_prior=4.0)._expand(board, 0.0)
+    assert np.array_equal(plain.moves, fight.moves)
+    ratio = (fight.prior[:-1] / plain.prior[:-1])
+    is_fight = np.isin(plain.moves[:-1], np.flatnonzero(_fight_points(board)))
+    # prior ~ value ** 0.5: the fight points gain a factor 4 ** 0.5 = 2 over the others
+    assert np.allclose(ratio[is_fight] / ratio[~is_fight].mean(), 2.0)
+    assert np.allclose(ratio[~is_fight], ratio[~is_fight][0])
+
+
 def test_tree_reuse_keeps_visits(db):
     board = fp.Board(9, komi=7.5)
     search = MCTS(db, seed=7)
@@ -361,7 +388,8 @@ def test_bad_arguments(db):  # see also test_run_rejects_bad_limits
     # an infinite constant or an overflowing power would put NaN in the scores
     {"c_puct": float("inf")}, {"c_uct": -1.0}, {"fpu_reduction": 1e9},
     {"fpu_reduction": float("nan")}, {"prior_power": 200}, {"prior_power": float("nan")},
-    {"rave_equiv": 0}, {"rave_equiv": float("inf")},
+    {"rave_equiv": 0}, {"rave_equiv": float("inf")}, {"fight_prior": 0.0},
+    {"fight_prior": float("nan")},
 ])
 def test_bad_knowledge_options(db, kwargs):
     with pytest.raises(ValueError):

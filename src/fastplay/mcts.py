@@ -55,9 +55,11 @@ An unvisited move without RAVE data starts at the parent's mean value minus
 ``fpu_reduction`` ("first play urgency", as in Leela Zero).
 
 Optional knowledge, off by default (matches against GNU Go level 10 showed
-no gain: prior virtual playouts 8/20, score weighting 57/100 against 59/100
-without; ``benchmarks/RESULTS.md``): ``even_visits`` and
-``pattern_visits`` add prior knowledge as virtual playouts to ``Q`` (Gelly
+no gain: prior virtual playouts 8/20, score weighting 57/100, the fight
+prior 56/100, against 59/100 without; ``benchmarks/RESULTS.md``):
+``fight_prior`` raises the prior of the liberties of strings with one or
+two liberties (capturing races, where the lost games are decided);
+``even_visits`` and ``pattern_visits`` add prior knowledge as virtual playouts to ``Q`` (Gelly
 and Silver 2007, section 5: the "even game" prior at 0.5 plus a value that
 rises with the move's relative pattern prior), and ``score_weight`` blends
 the score margin into each playout's value as Fuego's score modification
@@ -393,6 +395,10 @@ class MCTS:
             margin / (2 points))`` (0 = plain wins; see ``_value``).  The search
             follows these values; reported win rates stay plain win rates.
         book: play the one-position opening book (E5 on an empty 9x9 board).
+        fight_prior: factor on the pattern value, before the prior is formed,
+            of every empty point next to a string (either colour) with one or
+            two liberties: the moves of capturing races, which the playouts
+            misjudge (1 = off; see ``_fight_points``).
 
     Raises:
         TypeError: ``db`` is not a :class:`fastplay.PatternDatabase`.
@@ -408,7 +414,7 @@ class MCTS:
                  resign_moves: int = 2, default_playouts: int = DEFAULT_PLAYOUTS,
                  max_nodes: int = 200_000, even_visits: float = 0.0,
                  pattern_visits: float = 0.0, score_weight: float = 0.0,
-                 book: bool = True) -> None:
+                 book: bool = True, fight_prior: float = 1.0) -> None:
         from fastplay.patterns import PatternDatabase
 
         if not isinstance(db, PatternDatabase):
@@ -466,6 +472,9 @@ class MCTS:
         if not (math.isfinite(score_weight) and 0 <= score_weight < 1):
             raise ValueError(f"score_weight must be in [0, 1), not {score_weight}")
         self.score_weight = float(score_weight)
+        if not 0 < _number("fight_prior", fight_prior) <= 1e6:
+            raise ValueError(f"fight_prior must be in (0, 1e6], not {fight_prior!r}")
+        self.fight_prior = float(fight_prior)
         self.book = bool(book)
         self._score_values: dict[tuple[int, float], npt.NDArray[np.float64]] = {}
         self.even_visits = float(even_visits)
@@ -738,6 +747,8 @@ class MCTS:
         positive = raw[raw > 0]
         floor = positive.min() / 10 if len(positive) else 1.0
         raw = np.where(raw > 0, raw, floor) * _line_factor(grid)[points]
+        if self.fight_prior != 1.0:
+            raw *= np.where(_fight_points(board)[points], self.fight_prior, 1.0)
         raw = raw ** self.prior_power
         total = raw.sum()
         if len(points):
@@ -1264,6 +1275,16 @@ def _wait_through_interrupts(event: threading.Event) -> None:
             return
         except KeyboardInterrupt:
             continue
+
+
+def _fight_points(board: Board) -> npt.NDArray[np.bool_]:
+    """Empty points (flat) next to a string of either colour with one or two
+    liberties: the moves of capturing races, which playouts misjudge."""
+    libs = board.liberty_array().ravel()
+    short = np.append((libs > 0) & (libs <= 2), False)  # index size*size: off the board
+    orth_idx = _eye_tables(board.size)[0]
+    out: npt.NDArray[np.bool_] = short[orth_idx].any(axis=1) & (libs == 0)
+    return out
 
 
 def _number(name: str, value: Any) -> float:
