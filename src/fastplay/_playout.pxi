@@ -726,19 +726,24 @@ cdef class PlayoutEngine:
             # 3.11 a join(timeout) interrupted by Ctrl-C marks the thread as
             # finished while it still runs (bpo-45274), and the template and
             # the workers must outlive every thread that uses them.
-            done = [threading.Event() for _ in workers]
-            ts = [threading.Thread(target=_work_in_thread, args=(batch, w, ev), daemon=True)
-                  for w, ev in zip(workers, done)]
-            for t in ts:
-                t.start()
+            # Threads start inside the try: a Ctrl-C between two starts must
+            # still stop and wait for the first.  A thread whose start was
+            # interrupted before it ran (no ident yet) finds the stop flag
+            # set and returns without touching the template.
+            started = []
             try:
-                for ev in done:
+                for w in workers:
+                    ev = threading.Event()
+                    t = threading.Thread(target=_work_in_thread, args=(batch, w, ev),
+                                         daemon=True)
+                    started.append((t, ev))
+                    t.start()
+                for t, ev in started:
                     while not ev.wait(0.05):
                         pass
             except BaseException:
                 batch.stop = 1
-                for ev in done:
-                    _wait_through_interrupts(ev)
+                _wait_for_started(started)
                 raise
         for w in workers:
             if (<_Worker>w).error:
@@ -773,12 +778,16 @@ def _work_in_thread(_Batch batch, _Worker w, done):
         done.set()
 
 
-def _wait_through_interrupts(done):
-    """Wait for ``done`` even through further Ctrl-C: a stopped batch ends
-    within one chunk of playouts (milliseconds)."""
+def _wait_for_started(list started):
+    """Wait until every started ``(thread, event)`` has set its event, through
+    any further Ctrl-C (signals are handled only inside the Python calls
+    here, all within the ``try``): a stopped batch ends within one chunk of
+    playouts (milliseconds), and its template and workers must outlive it."""
     while True:
         try:
-            done.wait()
+            for t, ev in started:
+                if t.ident is not None:
+                    ev.wait()
             return
         except KeyboardInterrupt:
             continue

@@ -863,16 +863,21 @@ class MCTS:
                 finally:
                     event.set()
 
-            for event in done:
-                threading.Thread(target=run_worker, args=(event,), daemon=True).start()
+            # Threads start inside the try, so that a Ctrl-C between two
+            # starts still stops and waits for the first; a thread whose start
+            # was interrupted before it ran finds the stop flag set.
+            started: list[tuple[threading.Thread, threading.Event]] = []
             try:
                 for event in done:
+                    thread = threading.Thread(target=run_worker, args=(event,), daemon=True)
+                    started.append((thread, event))
+                    thread.start()
+                for _, event in started:
                     while not event.wait(0.05):
                         pass
             except BaseException:
                 state["stop"] = True
-                for event in done:
-                    _wait_through_interrupts(event)
+                _wait_for_started(started)
                 raise
         if state["error"] is not None:
             raise state["error"]
@@ -1266,12 +1271,15 @@ class MCTS:
         return self._root
 
 
-def _wait_through_interrupts(event: threading.Event) -> None:
-    """Wait for ``event`` even through further Ctrl-C: a stopped worker
-    finishes its simulation within milliseconds."""
+def _wait_for_started(started: list[tuple[threading.Thread, threading.Event]]) -> None:
+    """Wait until every started ``(thread, event)`` has set its event, through
+    any further Ctrl-C: a stopped worker finishes its simulation within
+    milliseconds, and the tree must not be used while it runs."""
     while True:
         try:
-            event.wait()
+            for thread, event in started:
+                if thread.ident is not None:
+                    event.wait()
             return
         except KeyboardInterrupt:
             continue
