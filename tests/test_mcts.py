@@ -275,6 +275,33 @@ def test_fight_prior_raises_the_liberties_of_short_strings(db):
     assert np.allclose(ratio[~is_fight], ratio[~is_fight][0])
 
 
+def test_search_cut_short_in_the_back_up_drops_its_tree(db):
+    """With one thread the search runs in the calling thread, so Ctrl-C can
+    land in the middle of a back-up: the half-updated tree is dropped, and
+    the next search starts afresh with consistent counts."""
+    board = fp.Board(9, komi=7.5)
+    board.play("E5")
+    search = MCTS(db, seed=1)
+    search.run(board, playouts=2000)
+    original = search._refresh
+    armed = [True]
+
+    def refresh(node: Node) -> None:
+        original(node)
+        if armed[0] and node is not search.root and node.sum_n > 0:
+            armed[0] = False
+            raise KeyboardInterrupt
+
+    search._refresh = refresh  # type: ignore[method-assign]
+    with pytest.raises(KeyboardInterrupt):
+        search.run(board, playouts=10**6)
+    assert search.root is None
+    search._refresh = original  # type: ignore[method-assign]
+    result = search.run(board, playouts=1000)
+    assert search.root.visits == pytest.approx(result.playouts, abs=8)
+    _check_consistent(search.root)
+
+
 def test_tree_reuse_keeps_visits(db):
     board = fp.Board(9, komi=7.5)
     search = MCTS(db, seed=7)

@@ -880,6 +880,13 @@ class MCTS:
                 _wait_for_started(started)
                 raise
         if state["error"] is not None:
+            # A simulation cut short (Ctrl-C in the calling thread, or an
+            # error) may have backed up only part of its path: drop the tree
+            # rather than keep one whose counts disagree.
+            with self._lock:
+                self._root = None
+                self._root_board = None
+                self._nodes = 0
             raise state["error"]
         if callback is not None:
             callback(state["done"])
