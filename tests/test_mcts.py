@@ -192,8 +192,9 @@ def test_cached_selection_follows_the_formulas(db):
 
 
 def test_options_must_be_numbers(db):
-    with pytest.raises(TypeError, match="c_puct"):
-        MCTS(db, c_puct="big")
+    for bad in ("big", "1.0", b"1", True):
+        with pytest.raises(TypeError, match="c_puct"):
+            MCTS(db, c_puct=bad)
     assert MCTS(db, c_puct=np.float32(1.5), prior_power=np.int64(1)).c_puct == 1.5
 
 
@@ -416,7 +417,7 @@ def test_bad_arguments(db):  # see also test_run_rejects_bad_limits
     {"c_puct": float("inf")}, {"c_uct": -1.0}, {"fpu_reduction": 1e9},
     {"fpu_reduction": float("nan")}, {"prior_power": 200}, {"prior_power": float("nan")},
     {"rave_equiv": 0}, {"rave_equiv": float("inf")}, {"fight_prior": 0.0},
-    {"fight_prior": float("nan")},
+    {"fight_prior": float("nan")}, {"rave_equiv": 5e-324}, {"c_puct": 10**400},
 ])
 def test_bad_knowledge_options(db, kwargs):
     with pytest.raises(ValueError):

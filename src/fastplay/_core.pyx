@@ -39,6 +39,7 @@ from libc.stdlib cimport malloc, free, calloc
 from libc.string cimport memcpy, memset
 
 import threading
+import time
 
 import numpy as np
 cimport numpy as cnp

@@ -514,6 +514,8 @@ MAX_FIRST = 2 ** 62
 # thread of a tree search (each calls run() with one worker); a worker holds a
 # whole playout state (about 9 MiB on 25x25).
 MAX_IDLE_WORKERS = 4
+# Seconds between two looks at the flags of a threaded call's threads.
+POLL_SECONDS = 0.0002
 MAX_MOVES = 1_000_000
 MAX_KOMI = 1e6
 
@@ -722,28 +724,28 @@ cdef class PlayoutEngine:
             # In the calling thread, checking for Ctrl-C between chunks.
             batch.work(workers[0], True)
         else:
-            # Completion is signalled by events, not Thread.join: on Python
-            # 3.11 a join(timeout) interrupted by Ctrl-C marks the thread as
-            # finished while it still runs (bpo-45274), and the template and
-            # the workers must outlive every thread that uses them.
-            # Threads start inside the try: a Ctrl-C between two starts must
-            # still stop and wait for the first.  A thread whose start was
-            # interrupted before it ran (no ident yet) finds the stop flag
-            # set and returns without touching the template.
-            started = []
+            # Completion is read from plain flags that each thread sets, by
+            # polling, not from Thread.join or Event.wait: on Python 3.11 a
+            # join interrupted by Ctrl-C gives up on a running thread
+            # (bpo-45274), and an interrupt inside Event.wait can leak the
+            # event's lock so that nobody ever returns.  The template and the
+            # workers must outlive every thread that uses them.  Threads start
+            # inside the try, so that a Ctrl-C between two starts still stops
+            # and waits for the first; a thread that has not begun to run
+            # when the stop flag is set returns at once.
+            flags = [[False, False] for _ in workers]  # [running, done] per thread
             try:
-                for w in workers:
-                    ev = threading.Event()
-                    t = threading.Thread(target=_work_in_thread, args=(batch, w, ev),
-                                         daemon=True)
-                    started.append((t, ev))
-                    t.start()
-                for t, ev in started:
-                    while not ev.wait(0.05):
-                        pass
+                for w, flag in zip(workers, flags):
+                    threading.Thread(target=_work_in_thread, args=(batch, w, flag),
+                                     daemon=True).start()
+                while not all(flag[1] for flag in flags):
+                    time.sleep(POLL_SECONDS)
+                    # Compiled code runs no bytecode: let a pending Ctrl-C
+                    # (often delivered to a worker thread) raise here.
+                    PyErr_CheckSignals()
             except BaseException:
                 batch.stop = 1
-                _wait_for_started(started)
+                _wait_for_running(flags)
                 raise
         for w in workers:
             if (<_Worker>w).error:
@@ -771,23 +773,23 @@ cdef class PlayoutEngine:
         return out
 
 
-def _work_in_thread(_Batch batch, _Worker w, done):
+def _work_in_thread(_Batch batch, _Worker w, list flag):
+    flag[0] = True
     try:
         batch.work(w, False)
     finally:
-        done.set()
+        flag[1] = True
 
 
-def _wait_for_started(list started):
-    """Wait until every started ``(thread, event)`` has set its event, through
-    any further Ctrl-C (signals are handled only inside the Python calls
-    here, all within the ``try``): a stopped batch ends within one chunk of
-    playouts (milliseconds), and its template and workers must outlive it."""
+def _wait_for_running(list flags):
+    """Wait until every thread that began to run has finished, through any
+    further Ctrl-C (no lock is held between two checks): a stopped batch
+    ends within one chunk of playouts (milliseconds)."""
     while True:
         try:
-            for t, ev in started:
-                if t.ident is not None:
-                    ev.wait()
+            while not all(flag[1] for flag in flags if flag[0]):
+                time.sleep(POLL_SECONDS)
+                PyErr_CheckSignals()
             return
         except KeyboardInterrupt:
             continue

@@ -157,6 +157,9 @@ LINE_PRIOR = {1: 0.1, 2: 0.5}
 #: a normal double far below the rounding of any visit count.
 _EPS = 1e-300
 
+#: Seconds between two looks at the search threads' flags.
+POLL_SECONDS = 0.0002
+
 #: Ownership beyond which a point counts as settled (see ``MCTS._settled``).
 SETTLED = 0.5
 
@@ -436,8 +439,9 @@ class MCTS:
             # and a power above 4 overflows with values up to 2**32.
             if not low <= _number(name, value) <= high:
                 raise ValueError(f"{name} must be a number in [{low:g}, {high:g}], not {value!r}")
-        if not 0 < _number("rave_equiv", rave_equiv) < math.inf:
-            raise ValueError(f"rave_equiv must be a positive number, not {rave_equiv!r}")
+        if not 1e-3 <= _number("rave_equiv", rave_equiv) <= 1e12:
+            raise ValueError(f"rave_equiv must be a number of playouts in [0.001, 1e12], "
+                             f"not {rave_equiv!r}")
         if not 0 < pass_prior < 1:
             raise ValueError(f"pass_prior must be in (0, 1), not {pass_prior}")
         self.db = db
@@ -851,33 +855,31 @@ class MCTS:
         if self.threads == 1:
             worker()
         else:
-            # Completion through events, not Thread.join: on Python 3.11 a
-            # join(timeout) interrupted by Ctrl-C marks a running thread as
-            # finished (bpo-45274), and the tree must not be used (or the
-            # next search started) while a worker still changes it.
-            done = [threading.Event() for _ in range(self.threads)]
+            # Completion is read from plain flags by polling, not from
+            # Thread.join or Event.wait: on Python 3.11 an interrupted join
+            # gives up on a running thread (bpo-45274), and a Ctrl-C inside
+            # Event.wait can leak the event's lock so that nobody returns.
+            # The tree must not be used (or the next search started) while a
+            # worker still changes it.  Threads start inside the try; one
+            # that has not begun to run when the stop flag is set returns at
+            # once (``finished``).
+            flags = [[False, False] for _ in range(self.threads)]  # [running, done]
 
-            def run_worker(event: threading.Event) -> None:
+            def run_worker(flag: list[bool]) -> None:
+                flag[0] = True
                 try:
                     worker()
                 finally:
-                    event.set()
+                    flag[1] = True
 
-            # Threads start inside the try, so that a Ctrl-C between two
-            # starts still stops and waits for the first; a thread whose start
-            # was interrupted before it ran finds the stop flag set.
-            started: list[tuple[threading.Thread, threading.Event]] = []
             try:
-                for event in done:
-                    thread = threading.Thread(target=run_worker, args=(event,), daemon=True)
-                    started.append((thread, event))
-                    thread.start()
-                for _, event in started:
-                    while not event.wait(0.05):
-                        pass
+                for flag in flags:
+                    threading.Thread(target=run_worker, args=(flag,), daemon=True).start()
+                while not all(flag[1] for flag in flags):
+                    time.sleep(POLL_SECONDS)
             except BaseException:
                 state["stop"] = True
-                _wait_for_started(started)
+                _wait_for_running(flags)
                 raise
         if state["error"] is not None:
             # A simulation cut short (Ctrl-C in the calling thread, or an
@@ -1278,15 +1280,14 @@ class MCTS:
         return self._root
 
 
-def _wait_for_started(started: list[tuple[threading.Thread, threading.Event]]) -> None:
-    """Wait until every started ``(thread, event)`` has set its event, through
-    any further Ctrl-C: a stopped worker finishes its simulation within
+def _wait_for_running(flags: list[list[bool]]) -> None:
+    """Wait until every worker that began to run has finished, through any
+    further Ctrl-C: a stopped worker finishes its simulation within
     milliseconds, and the tree must not be used while it runs."""
     while True:
         try:
-            for thread, event in started:
-                if thread.ident is not None:
-                    event.wait()
+            while not all(flag[1] for flag in flags if flag[0]):
+                time.sleep(POLL_SECONDS)
             return
         except KeyboardInterrupt:
             continue
@@ -1303,11 +1304,16 @@ def _fight_points(board: Board) -> npt.NDArray[np.bool_]:
 
 
 def _number(name: str, value: Any) -> float:
-    """``value`` as a float, or ``TypeError`` naming the option."""
+    """``value`` (a real number, not a string or a bool) as a float, or
+    ``TypeError``/``ValueError`` naming the option."""
+    if isinstance(value, (str, bytes, bool, np.bool_)):
+        raise TypeError(f"{name} must be a number, not {value!r}")
     try:
         return float(value)
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a number, not {value!r}") from None
+    except OverflowError:
+        raise ValueError(f"{name} is out of range: {value!r}") from None
 
 
 def _line_factor(grid: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
