@@ -434,9 +434,14 @@ class MCTS:
             raise ValueError(f"batch must be >= 1, not {batch}")
         for name, value, low, high in (("c_puct", c_puct, 0.0, 1e6), ("c_uct", c_uct, 0.0, 1e6),
                                        ("fpu_reduction", fpu_reduction, -1.0, 1.0),
-                                       ("prior_power", prior_power, 0.0, 4.0)):
+                                       ("prior_power", prior_power, 0.0, 4.0),
+                                       ("even_visits", even_visits, 0.0, 1e12),
+                                       ("pattern_visits", pattern_visits, 0.0, 1e12),
+                                       ("score_weight", score_weight, 0.0, 0.999),
+                                       ("fight_prior", fight_prior, 1e-6, 1e6)):
             # Bounded: an infinite constant turns the cached scores into NaN,
-            # and a power above 4 overflows with values up to 2**32.
+            # a power above 4 overflows with values up to 2**32, and a score
+            # weight of 1 would drop the wins.
             if not low <= _number(name, value) <= high:
                 raise ValueError(f"{name} must be a number in [{low:g}, {high:g}], not {value!r}")
         if not 1e-3 <= _number("rave_equiv", rave_equiv) <= 1e12:
@@ -469,15 +474,7 @@ class MCTS:
         self.resign_moves = int(resign_moves)
         self.default_playouts = int(default_playouts)
         self.max_nodes = int(max_nodes)
-        if not (math.isfinite(even_visits) and even_visits >= 0):
-            raise ValueError(f"even_visits must be >= 0, not {even_visits}")
-        if not (math.isfinite(pattern_visits) and pattern_visits >= 0):
-            raise ValueError(f"pattern_visits must be >= 0, not {pattern_visits}")
-        if not (math.isfinite(score_weight) and 0 <= score_weight < 1):
-            raise ValueError(f"score_weight must be in [0, 1), not {score_weight}")
         self.score_weight = float(score_weight)
-        if not 0 < _number("fight_prior", fight_prior) <= 1e6:
-            raise ValueError(f"fight_prior must be in (0, 1e6], not {fight_prior!r}")
         self.fight_prior = float(fight_prior)
         self.book = bool(book)
         self._score_values: dict[tuple[int, float], npt.NDArray[np.float64]] = {}
