@@ -402,6 +402,13 @@ class MCTS:
             of every empty point next to a string (either colour) with one or
             two liberties: the moves of capturing races, which the playouts
             misjudge (1 = off; see ``_fight_points``).
+        ladder_prior: factor on the pattern value of a move that saves a
+            string in atari or captures one by a ladder, and its inverse on a
+            move that leaves the mover's string in atari or in a working
+            ladder (:meth:`Board.tactical_moves`; 1 = off).
+        ladder_visits: virtual playouts given to the same moves, lost for the
+            bad ones and won for the others (0 = off): playouts do not read
+            ladders, so a failed escape keeps a good playout value.
 
     Raises:
         TypeError: ``db`` is not a :class:`fastplay.PatternDatabase`.
@@ -417,7 +424,8 @@ class MCTS:
                  resign_moves: int = 2, default_playouts: int = DEFAULT_PLAYOUTS,
                  max_nodes: int = 200_000, even_visits: float = 0.0,
                  pattern_visits: float = 0.0, score_weight: float = 0.0,
-                 book: bool = True, fight_prior: float = 1.0) -> None:
+                 book: bool = True, fight_prior: float = 1.0,
+                 ladder_prior: float = 1.0, ladder_visits: float = 0.0) -> None:
         from fastplay.patterns import PatternDatabase
 
         if not isinstance(db, PatternDatabase):
@@ -438,7 +446,9 @@ class MCTS:
                                        ("even_visits", even_visits, 0.0, 1e12),
                                        ("pattern_visits", pattern_visits, 0.0, 1e12),
                                        ("score_weight", score_weight, 0.0, 0.999),
-                                       ("fight_prior", fight_prior, 1e-6, 1e6)):
+                                       ("fight_prior", fight_prior, 1e-6, 1e6),
+                                       ("ladder_prior", ladder_prior, 1.0, 1e6),
+                                       ("ladder_visits", ladder_visits, 0.0, 1e12)):
             # Bounded: an infinite constant turns the cached scores into NaN,
             # a power above 4 overflows with values up to 2**32, and a score
             # weight of 1 would drop the wins.
@@ -476,6 +486,9 @@ class MCTS:
         self.max_nodes = int(max_nodes)
         self.score_weight = float(score_weight)
         self.fight_prior = float(fight_prior)
+        self.ladder_prior = float(ladder_prior)
+        self.ladder_visits = float(ladder_visits)
+        self._virtual = even_visits > 0 or pattern_visits > 0 or ladder_visits > 0
         self.book = bool(book)
         self._score_values: dict[tuple[int, float], npt.NDArray[np.float64]] = {}
         self.even_visits = float(even_visits)
@@ -750,6 +763,13 @@ class MCTS:
         raw = np.where(raw > 0, raw, floor) * _line_factor(grid)[points]
         if self.fight_prior != 1.0:
             raw *= np.where(_fight_points(board)[points], self.fight_prior, 1.0)
+        tactics = None
+        if self.ladder_prior != 1.0 or self.ladder_visits > 0:
+            tactics = board.tactical_moves(color)[points]
+            # Indexed by tactical code: none, bad, save, capture.
+            factors = np.array([1.0, 1.0 / self.ladder_prior, self.ladder_prior,
+                                self.ladder_prior])
+            raw *= factors[tactics]
         raw = raw ** self.prior_power
         total = raw.sum()
         if len(points):
@@ -770,6 +790,16 @@ class MCTS:
                 rel = prior[:-1] * len(points) / (1 - self.pass_prior)
                 node.pn[:-1] += self.pattern_visits
                 node.pw[:-1] += self.pattern_visits * rel / (1 + rel)
+        if tactics is not None and self.ladder_visits > 0:
+            # Virtual playouts in both the move's own value and its RAVE
+            # value: with RAVE alone carrying thousands of first plays, a
+            # prior on Q alone was swamped (a failed ladder escape stayed
+            # the most visited move at 100 virtual losses).
+            found = tactics > 0
+            good = found & (tactics != 1)
+            for n_row, w_row in ((node.pn[:-1], node.pw[:-1]), (node.rn[:-1], node.rw[:-1])):
+                n_row[found] += self.ladder_visits
+                w_row[good] += self.ladder_visits
         # No pass in the opening: playouts hardly punish the lost tempo, so a
         # pass with a lucky start could win the final choice on an empty
         # board.  It stays a candidate after the opponent's pass (passing
@@ -910,7 +940,7 @@ class MCTS:
             parent_q = node.sum_w / real if real > 0 else 0.5
             q = np.full(len(n), parent_q - self.fpu_reduction)
             np.divide(node.w + node.pw, nq, out=q, where=nq > 0)
-        elif self.even_visits > 0 or self.pattern_visits > 0:
+        elif self._virtual:
             q = np.full(len(n), 0.5 - self.fpu_reduction)
             np.divide(node.pw, nq, out=q, where=nq > 0)
         else:
@@ -1068,7 +1098,7 @@ class MCTS:
         larger count and changed the games.)
         """
         nw = node.nw
-        if self.even_visits or self.pattern_visits:
+        if self._virtual:
             nw = nw + node.stats[5:7]
         real = node.sum_n
         eps = node.eps
