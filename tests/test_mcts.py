@@ -276,6 +276,33 @@ def test_fight_prior_raises_the_liberties_of_short_strings(db):
     assert np.allclose(ratio[~is_fight], ratio[~is_fight][0])
 
 
+def test_ladder_knowledge_scales_priors_and_adds_virtual_playouts(db):
+    """``ladder_prior`` divides the pattern value of a move the ladder reader
+    calls bad and multiplies a save or a capture; ``ladder_visits`` gives
+    them virtual lost (bad) or won playouts in both Q and the RAVE value."""
+    board = fp.Board(9)
+    for move in "E5 C4 C5 D5 D4 D6 C3 E4 D3 F5 E6".split():
+        board.play(move)  # White to move: E7 ladders two stones, B4 saves C4
+    tactics = board.tactics(fp.WHITE).ravel()
+    plain = MCTS(db, seed=1)._expand(board, 0.0)
+    ladder = MCTS(db, seed=1, ladder_prior=9.0, ladder_visits=30)._expand(board, 0.0)
+    assert np.array_equal(plain.moves, ladder.moves)
+    code = tactics[plain.moves[:-1]]
+    assert {fp.format_vertex(int(m), 9) for m in plain.moves[:-1][code == 3]} == {"E7"}
+    ratio = ladder.prior[:-1] / plain.prior[:-1]
+    none = ratio[code == 0][0]
+    assert np.allclose(ratio[code == 0], none)
+    # prior ~ value ** 0.5: factor 3 up for save and capture, 3 down for bad
+    assert np.allclose(ratio[code >= 2] / none, 3.0)
+    assert np.allclose(ratio[code == 1] / none, 1 / 3.0)
+    for n_row, w_row in ((ladder.pn, ladder.pw), (ladder.rn, ladder.rw)):
+        assert np.array_equal(n_row[:-1], np.where(code > 0, 30.0, 0.0))
+        assert np.array_equal(w_row[:-1], np.where(code >= 2, 30.0, 0.0))
+        assert n_row[-1] == w_row[-1] == 0
+    result = MCTS(db, seed=1, ladder_prior=9.0, ladder_visits=30).run(board, playouts=400)
+    assert sum(c.visits for c in result.children) == 400  # virtual playouts never count
+
+
 def test_search_cut_short_in_the_back_up_drops_its_tree(db):
     """With one thread the search runs in the calling thread, so Ctrl-C can
     land in the middle of a back-up: the half-updated tree is dropped, and
@@ -418,6 +445,8 @@ def test_bad_arguments(db):  # see also test_run_rejects_bad_limits
     {"fpu_reduction": float("nan")}, {"prior_power": 200}, {"prior_power": float("nan")},
     {"rave_equiv": 0}, {"rave_equiv": float("inf")}, {"fight_prior": 0.0},
     {"fight_prior": float("nan")}, {"rave_equiv": 5e-324}, {"c_puct": 10**400},
+    {"ladder_prior": 0.5}, {"ladder_prior": float("inf")}, {"ladder_visits": -1.0},
+    {"ladder_visits": float("nan")},
 ])
 def test_bad_knowledge_options(db, kwargs):
     with pytest.raises(ValueError):

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import Union
 
 import numpy as np
+import numpy.typing as npt
 
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import EMPTY as EMPTY_CODE
@@ -209,6 +210,24 @@ class Board(CoreBoard):
     def liberties(self, vertex: Vertex) -> int:
         """Liberties (distinct empty neighbours) of the string at ``vertex``; 0 if empty."""
         return int(self.liberty_count(self._point(vertex)))
+
+    def in_ladder(self, vertex: Vertex, attacker_first: bool = True) -> bool:
+        """Whether the string at ``vertex`` (at most two liberties) is captured
+        by a ladder: ataris only, answered by extensions or by captures of a
+        chasing string (GNU Go's simple ladder reading).  With
+        ``attacker_first`` its opponent moves next, otherwise its owner does.
+        Raises :class:`IllegalMoveError` for an empty point or a bad vertex.
+        """
+        return bool(self.ladder_captures(self._point(vertex), attacker_first))
+
+    def tactics(self, color: Color = None) -> npt.NDArray[np.int8]:
+        """The ladder reader's verdict on a move of ``color`` (default: the side
+        to move) at every point: ``int8[size, size]``, 0 nothing found (or
+        illegal), 1 bad (leaves the mover's string in atari or in a working
+        ladder), 2 rescues a string in atari, 3 ataris a string that cannot
+        escape.  See :meth:`CoreBoard.tactical_moves`.
+        """
+        return self.tactical_moves(self._color(color)).reshape(self.size, self.size)
 
     def string(self, vertex: Vertex) -> list[str]:
         """GTP vertices of the string at ``vertex`` (board order); ``[]`` if empty."""

@@ -1,0 +1,256 @@
+"""The ladder reader behind the search's tactical priors.
+
+Boards are ASCII as in ``test_mcts.py``: ``X`` Black, ``O`` White, ``.``
+empty, the first row printed is the top one.  A slow reference reader in
+Python (the same rules, on :class:`fastplay.Board` copies, no node budget)
+checks the compiled one on positions from real games.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fastplay as fp
+from fastplay._core import BLACK, WHITE
+
+from conftest import shared_path
+
+NONE, BAD, SAVE, CAPTURE = 0, 1, 2, 3
+
+
+def board_from_ascii(text: str, to_move: str = "B") -> fp.Board:
+    rows = [row.split() for row in text.strip().splitlines()]
+    board = fp.Board(len(rows))
+    black = [(i, j) for i, row in enumerate(rows) for j, c in enumerate(row) if c == "X"]
+    white = [(i, j) for i, row in enumerate(rows) for j, c in enumerate(row) if c == "O"]
+    board.setup(black=black, white=white, to_move=to_move)
+    return board
+
+
+def codes(board: fp.Board, color: int) -> dict[str, int]:
+    """Vertex -> tactical code, for the points with a code."""
+    found = board.tactical_moves(color)
+    return {fp.format_vertex(int(i), board.size): int(found[i]) for i in np.flatnonzero(found)}
+
+
+# -- a reference reader: the rules of Board.tactical_moves, spelled out slowly ------
+
+
+def _neighbours(board: fp.Board, v: int) -> list[int]:
+    n, r, c = board.size, divmod(v, board.size)[0], v % board.size
+    return [(r + dr) * n + c + dc for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+            if 0 <= r + dr < n and 0 <= c + dc < n]
+
+
+def _played(board: fp.Board, v: int, color: int) -> fp.Board:
+    after = board.copy()
+    after.play_index(v, color)
+    return after
+
+
+def ref_attack(board: fp.Board, v: int) -> bool:
+    """The string at ``v``'s opponent, to move, captures it by ataris alone."""
+    libs = [int(x) for x in board.string_liberty_indices(v)]
+    attacker = 3 - board.color_at(v)
+    if len(libs) == 1:
+        return board.legality(libs[0], attacker) is None
+    if len(libs) != 2:
+        return False
+    return any(board.legality(lib, attacker) is None
+               and (after := _played(board, lib, attacker)).liberty_count(v) == 1
+               and not ref_defend(after, v) for lib in libs)
+
+
+def ref_defend(board: fp.Board, v: int) -> bool:
+    """The owner of the string at ``v`` (in atari), to move, saves it."""
+    me = board.color_at(v)
+    moves = [int(board.string_liberty_indices(v)[0])]
+    for stone in board.string_indices(v):
+        for n in _neighbours(board, int(stone)):
+            if board.color_at(n) == 3 - me and board.liberty_count(n) == 1:
+                moves.append(int(board.string_liberty_indices(n)[0]))
+    for move in moves:
+        if board.legality(move, me) is None:
+            after = _played(board, move, me)
+            libs = after.liberty_count(v)
+            if libs >= 3 or (libs == 2 and not ref_attack(after, v)):
+                return True
+    return False
+
+
+def ref_code(board: fp.Board, v: int, me: int) -> int:
+    if board.legality(v, me) is not None:
+        return NONE
+    rescue = [n for n in _neighbours(board, v)
+              if board.color_at(n) == me and board.liberty_count(n) == 1]
+    after = _played(board, v, me)
+    libs = after.liberty_count(v)
+    if (libs == 1 and len(after.string_indices(v)) >= 2) or (libs == 2 and ref_attack(after, v)):
+        return BAD
+    for n in _neighbours(after, v):
+        if after.color_at(n) == 3 - me and after.liberty_count(n) == 1 \
+                and not ref_defend(after, n):
+            return CAPTURE
+    if any(after.liberty_count(n) >= 2 for n in rescue):
+        return SAVE
+    return NONE
+
+
+# -- hand-made positions -----------------------------------------------------------
+
+# White D5 has two liberties (D4, E5).  On an empty board either atari starts
+# a ladder that runs to the edge.
+LADDER = """
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . X . . . . .
+. . X O . . . . .
+. . . . X . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+"""
+
+
+def test_ladder_works_on_an_open_board_and_breakers_stop_it():
+    board = board_from_ascii(LADDER)
+    d5 = board._point("D5")
+    assert board.ladder_captures(d5)
+    # The owner to move with two liberties counts as safe.
+    assert not board.ladder_captures(d5, attacker_first=False)
+    # Atari from D4 drives White up and to the right, from E5 down and to the
+    # left: a white stone on one path leaves the other atari working.
+    for breakers, captured in ((["G8"], True), (["B2"], True), (["G8", "B2"], False)):
+        b = board.copy()
+        b.setup(black=["C5", "D6", "E4"], white=["D5", *breakers], to_move="B")
+        assert b.ladder_captures(d5) is captured, breakers
+        assert (codes(b, BLACK).get("D4") == CAPTURE or codes(b, BLACK).get("E5") == CAPTURE) \
+            is captured
+    b = board.copy()
+    b.setup(black=["C5", "D6", "E4"], white=["D5", "G8"], to_move="B")
+    # Only the atari from E5 works.  A lone corner stone is ladder food too,
+    # and so is G9, on the edge beside White's breaker.
+    assert codes(b, BLACK) == {"E5": CAPTURE, "G9": BAD,
+                               "A9": BAD, "J9": BAD, "A1": BAD, "J1": BAD}
+
+
+def test_failed_escape_is_bad_and_the_capture_is_found():
+    # Game 5 of the 387e119 match (benchmarks/RESULTS.md), move 10: Black E5
+    # is in atari and E6 runs into a ladder; Black went on to lose 7 stones.
+    board = fp.Board(9)
+    for move in "E5 C4 C5 D5 D4 D6 C3 E4 D3 F5".split():
+        board.play(move)
+    assert codes(board, BLACK)["E6"] == BAD
+    # After E6, White's atari at E7 captures the two stones in a ladder, and
+    # B4 rescues White C4 (in atari).  Capturing E5 outright at E6 had no
+    # code: a capture is valued by the patterns.
+    board.play("E6")
+    assert codes(board, WHITE) == {"E7": CAPTURE, "B4": SAVE,
+                                   "A9": BAD, "J9": BAD, "A1": BAD, "J1": BAD}
+
+
+def test_rescue_and_self_atari():
+    board = board_from_ascii("""
+        . . . . . . .
+        . . . . . . .
+        . . . O . . .
+        . . O X O . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+    """)
+    # D3 gives D4 three liberties; the corners are ladder food.
+    assert codes(board, BLACK) == {"D3": SAVE, "A7": BAD, "G7": BAD, "A1": BAD, "G1": BAD}
+    board = board_from_ascii("""
+        . . . . . . .
+        . . . . . . .
+        . . O O . . .
+        . O X . . . .
+        . . O O . . .
+        . . . . . . .
+        . . . . . . .
+    """)
+    # D4 "rescues" C4 into two stones with one liberty: bad, not a save.
+    found = codes(board, BLACK)
+    assert found["D4"] == BAD
+    assert all(code == BAD for code in found.values())
+    # A single stone thrown in (one liberty) is left to the patterns.
+    board = board_from_ascii("""
+        . . . . .
+        . O O O .
+        . O . . .
+        . O O O .
+        . . . . .
+    """)
+    assert board.liberty_count(board._point("D3")) == 0
+    assert board.tactical_moves(BLACK)[board._point("C3")] == NONE
+
+
+def test_board_wrappers_take_vertices_and_colours():
+    board = board_from_ascii(LADDER)
+    assert board.in_ladder("D5") and not board.in_ladder("D5", attacker_first=False)
+    assert np.array_equal(board.tactics("W"), board.tactical_moves(WHITE).reshape(9, 9))
+    assert np.array_equal(board.tactics(), board.tactical_moves(BLACK).reshape(9, 9))
+    assert board.tactics("B")[4, 4] == board.tactics("B")[5, 3] == CAPTURE  # E5 and D4
+    with pytest.raises(fp.IllegalMoveError):
+        board.in_ladder("pass")
+
+
+def test_bad_arguments_are_refused():
+    board = fp.Board(9)
+    with pytest.raises(ValueError):
+        board.tactical_moves(0)
+    with pytest.raises(fp.IllegalMoveError):
+        board.ladder_captures(board._point("E5"))  # no string there
+    with pytest.raises(fp.IllegalMoveError):
+        board.ladder_captures(81)
+    board.play("E5")
+    assert not board.ladder_captures(board._point("E5"))  # four liberties
+
+
+def test_long_ladder_across_a_25x25_board_is_read_to_the_end():
+    # The LADDER shape near the lower left corner of a 25x25 board, with a
+    # white stone at B2 spoiling the short ladder towards the corner: the
+    # atari from D4 chases White up and to the right for about 40 moves.
+    board = fp.Board(25)
+    d5 = board._point("D5")
+    for breakers, captured in (([], True), (["S19"], False), (["N14"], False)):
+        board.setup(black=["C5", "D6", "E4"], white=["D5", "B2", *breakers], to_move="B")
+        assert board.ladder_captures(d5) is captured, breakers
+        assert ref_attack(board, d5) is captured, breakers
+
+
+# -- the compiled reader equals the reference on real games ------------------------
+
+
+def _positions():
+    games = sorted(shared_path("gnugo-regression", "games").glob("9x9-*.sgf"))
+    assert games
+    for path in games:
+        for move_number in (20, 30, 40, 50):
+            try:
+                yield path.name, move_number, fp.Board.from_sgf(path, move_number=move_number)
+            except (ValueError, IndexError):
+                break
+
+
+def test_reader_equals_the_reference_on_real_games():
+    strings = points = 0
+    for name, number, board in _positions():
+        n = board.size * board.size
+        grid = board.to_numpy().ravel()
+        for v in range(n):
+            if grid[v] and board.liberty_count(v) <= 2:
+                strings += 1
+                assert board.ladder_captures(v) == ref_attack(board, v), (name, number, v)
+                if board.liberty_count(v) == 1:
+                    assert board.ladder_captures(v, attacker_first=False) == \
+                        (not ref_defend(board, v)), (name, number, v)
+        for color in (BLACK, WHITE):
+            fast = board.tactical_moves(color)
+            for v in range(n):
+                points += 1
+                assert fast[v] == ref_code(board, v, color), (name, number, v, color)
+    assert strings > 20 and points > 1000
