@@ -284,7 +284,7 @@ def test_ladder_knowledge_scales_priors_and_adds_virtual_playouts(db):
     for move in "E5 C4 C5 D5 D4 D6 C3 E4 D3 F5 E6".split():
         board.play(move)  # White to move: E7 ladders two stones, B4 saves C4
     tactics = board.tactics(fp.WHITE).ravel()
-    plain = MCTS(db, seed=1)._expand(board, 0.0)
+    plain = MCTS(db, seed=1, ladder_prior=1.0, ladder_visits=0.0)._expand(board, 0.0)
     ladder = MCTS(db, seed=1, ladder_prior=9.0, ladder_visits=30)._expand(board, 0.0)
     assert np.array_equal(plain.moves, ladder.moves)
     code = tactics[plain.moves[:-1]]
@@ -458,7 +458,7 @@ def test_prior_knowledge_is_virtual_and_follows_the_patterns(db):
     board = fp.Board(9, komi=7.5)
     board.play("E5")
     board.play("E6")  # White's hane-like contact: pattern values now differ
-    search = MCTS(db, seed=1, even_visits=20, pattern_visits=40)
+    search = MCTS(db, seed=1, even_visits=20, pattern_visits=40, ladder_prior=1.0, ladder_visits=0.0)
     node = search._expand(board, 0.0)
     assert np.all(node.pn[:-1] == 60) and node.pn[-1] == 20 and node.pw[-1] == 10
     value = node.pw / node.pn
