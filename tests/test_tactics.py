@@ -83,7 +83,7 @@ def ref_code(board: fp.Board, v: int, me: int) -> int:
     if board.legality(v, me) is not None:
         return NONE
     rescue = [n for n in _neighbours(board, v)
-              if board.color_at(n) == me and board.liberty_count(n) == 1]
+              if board.color_at(n) == me and board.liberty_count(n) <= 2 and ref_attack(board, n)]
     after = _played(board, v, me)
     libs = after.liberty_count(v)
     if (libs == 1 and len(after.string_indices(v)) >= 2) or (libs == 2 and ref_attack(after, v)):
@@ -92,8 +92,8 @@ def ref_code(board: fp.Board, v: int, me: int) -> int:
         if after.color_at(n) == 3 - me and after.liberty_count(n) == 1 \
                 and not ref_defend(after, n):
             return CAPTURE
-    if any(after.liberty_count(n) >= 2 for n in rescue):
-        return SAVE
+    if rescue:
+        return SAVE  # joined to the new string, which is not bad
     return NONE
 
 
@@ -134,6 +134,17 @@ def test_ladder_works_on_an_open_board_and_breakers_stop_it():
     # and so is G9, on the edge beside White's breaker.
     assert codes(b, BLACK) == {"E5": CAPTURE, "G9": BAD,
                                "A9": BAD, "J9": BAD, "A1": BAD, "J1": BAD}
+
+
+def test_a_string_in_a_working_ladder_is_saved_by_extending():
+    board = board_from_ascii(LADDER, to_move="W")
+    # D5 has two liberties but a working ladder: extending gives three.
+    assert codes(board, WHITE) == {"E5": SAVE, "D4": SAVE,
+                                   "A9": BAD, "J9": BAD, "A1": BAD, "J1": BAD}
+    # With a breaker on each path there is nothing to save.
+    board.setup(white=["G8", "B2"])
+    assert not board.in_ladder("D5")
+    assert "E5" not in codes(board, WHITE) and "D4" not in codes(board, WHITE)
 
 
 def test_failed_escape_is_bad_and_the_capture_is_found():

@@ -34,7 +34,7 @@ profiles with ``valgrind --tool=cachegrind --branch-sim=yes`` showed
 mispredicted branches, not instructions, setting the time per playout move.
 """
 
-from libc.stdint cimport uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t
+from libc.stdint cimport int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free, calloc
 from libc.string cimport memcpy, memset
 
@@ -795,7 +795,7 @@ cdef enum:
     LADDER_BUDGET = 300
     TAC_NONE = 0
     TAC_BAD = 1        # the mover's string is left capturable (atari, or a working ladder)
-    TAC_SAVE = 2       # rescues a mover's string that was in atari
+    TAC_SAVE = 2       # rescues a mover's string in atari or in a working ladder
     TAC_CAPTURE = 3    # ataris an enemy string that cannot escape
 
 
@@ -874,13 +874,15 @@ cdef int ladder_defend(BoardState* b, int s, int* budget) noexcept nogil:
     return 0
 
 
-cdef int tactical_code(BoardState* b, BoardState* c, int p, int me) noexcept nogil:
-    """Tactical code of the legal move ``me`` at ``p`` (``c``: scratch board)."""
-    cdef int opp = other(me), d, n, h, budget, code = TAC_NONE, saved = 0
+cdef int tactical_code(BoardState* b, BoardState* c, int p, int me,
+                       int8_t* danger) noexcept nogil:
+    """Tactical code of the legal move ``me`` at ``p`` (``c``: scratch board;
+    ``danger``: per string head, -1 not yet read, else whether the string is
+    captured if the opponent moves first -- filled on demand, shared by the
+    points of one position)."""
+    cdef int opp = other(me), d, n, h, budget, code = TAC_NONE
     cdef int16_t nl
-    # Our strings beside p that are in atari before the move.
-    cdef int rescue[4]
-    cdef int nr = 0, empties = 0, short = 0, wide = 0
+    cdef int empties = 0, short = 0, wide = 0, endangered = 0
     for d in range(4):
         n = p + b.nbr[d]
         if b.color[n] == EMPTY_C:
@@ -888,13 +890,20 @@ cdef int tactical_code(BoardState* b, BoardState* c, int p, int me) noexcept nog
         elif b.color[n] != OFF_C:
             short |= b.nlibs[b.sid[n]] <= 2
             wide |= b.color[n] == me and b.nlibs[b.sid[n]] >= 4
-        if b.color[n] == me and b.nlibs[b.sid[n]] == 1:
-            rescue[nr] = n
-            nr += 1
     # Nothing to read when no string beside p is short of liberties and the
     # new string keeps three or more (captures only add liberties).
     if not short and (empties >= 3 or wide):
         return TAC_NONE
+    # Our strings beside p that the opponent could capture now: in atari, or
+    # with two liberties and a working ladder.  p joins them to its string.
+    for d in range(4):
+        n = p + b.nbr[d]
+        if b.color[n] == me and b.nlibs[b.sid[n]] <= 2:
+            h = b.sid[n]
+            if danger[h] < 0:
+                budget = LADDER_BUDGET
+                danger[h] = ladder_attack(b, h, &budget)
+            endangered |= danger[h]
     memcpy(c.block, b.block, b.blocksize)
     c.ko, c.ko_color, c.passes, c.hash = b.ko, b.ko_color, b.passes, b.hash
     board_play(c, p, me, NULL)
@@ -907,14 +916,8 @@ cdef int tactical_code(BoardState* b, BoardState* c, int p, int me) noexcept nog
         return TAC_BAD
     if nl == 2 and ladder_attack(c, p, &budget):
         return TAC_BAD
-    if nr > 0:
-        # Every rescued string is now part of h, or freed by a capture.
-        for d in range(nr):
-            n = rescue[d]
-            if c.nlibs[c.sid[n]] >= 2:
-                saved = 1
-        if saved:
-            code = TAC_SAVE
+    if endangered:
+        code = TAC_SAVE        # they are part of h now, and h is safe
     for d in range(4):
         n = p + c.nbr[d]
         if c.color[n] == opp and c.nlibs[c.sid[n]] == 1 and c.ssize[c.sid[n]] >= 1:
@@ -1278,7 +1281,8 @@ cdef class CoreBoard:
         * 0 -- nothing found (also every illegal point);
         * 1 -- *bad*: the mover's string through the point is left in atari
           (two stones or more) or in a ladder that works, or commits suicide;
-        * 2 -- *save*: rescues a mover's string that was in atari;
+        * 2 -- *save*: joins a mover's string that the opponent could
+          capture (in atari, or in a working ladder) into a safe one;
         * 3 -- *capture*: ataris an enemy string that cannot escape (ladder
           or net of ataris).
 
@@ -1291,16 +1295,18 @@ cdef class CoreBoard:
         self._check_color(color)
         cdef int n = self.st.size * self.st.size, i, p
         cdef BoardState c
+        cdef int8_t danger[MAX_PTS]
         out = np.zeros(n, dtype=np.int8)
         cdef cnp.int8_t[:] o = out
         if board_clone(&c, &self.st) != 0:
             raise MemoryError("no memory for a scratch board")
+        memset(danger, -1, sizeof(danger))
         try:
             with nogil:
                 for i in range(n):
                     p = (i // self.st.size + 1) * self.st.W + i % self.st.size + 1
                     if board_legality(&self.st, p, color, self._suicide) == LEGAL:
-                        o[i] = tactical_code(&self.st, &c, p, color)
+                        o[i] = tactical_code(&self.st, &c, p, color, danger)
         finally:
             free(c.block)
         return out
