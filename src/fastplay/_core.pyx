@@ -790,60 +790,102 @@ cdef inline bint ctx_suicide(uint32_t ctx, int c) noexcept nogil:
 # as safe, so an uncertain answer never discourages a move.
 
 # Codes of tactical_moves, and the nodes one reading may visit (a ladder
-# across a 19x19 board takes about 40).
+# across a 19x19 board takes about 40, plus the atari that fails at each
+# step).
 cdef enum:
-    LADDER_BUDGET = 300
+    LADDER_BUDGET = 150
+    TACTICS_BUDGET = 1500      # nodes for all the readings of one position
     TAC_NONE = 0
     TAC_BAD = 1        # the mover's string is left capturable (atari, or a working ladder)
     TAC_SAVE = 2       # rescues a mover's string in atari or in a working ladder
     TAC_CAPTURE = 3    # ataris an enemy string that cannot escape
 
 
-cdef inline int board_clone(BoardState* dst, const BoardState* src) noexcept nogil:
-    """``dst``: a fresh copy of ``src`` (its own block); -1 when out of memory."""
-    dst[0] = src[0]
-    dst.block = <char*>malloc(src.blocksize)
-    if dst.block == NULL:
+cdef enum:
+    READ_DEPTH = 2 * LADDER_BUDGET + 4   # deeper than any reading within budget
+
+
+# Node budgets and scratch boards by depth for the readings of a position.
+# The boards are allocated on first use and kept (``_ReaderBox`` pools
+# them between calls): a fresh malloc per node, or per call, cost page
+# faults that made a 19x19 reading 60 times slower than a 13x13 one.
+cdef struct Reader:
+    int budget                 # nodes left for the current reading
+    int total                  # nodes left for the position
+    int depth
+    size_t bsize               # size of every allocated block
+    char* blocks[READ_DEPTH]
+
+
+cdef void reader_free(Reader* r) noexcept nogil:
+    cdef int i
+    for i in range(READ_DEPTH):
+        free(r.blocks[i])
+        r.blocks[i] = NULL
+
+
+cdef void reader_start(Reader* r, size_t blocksize, int total) noexcept nogil:
+    """Ready ``r`` for a position whose boards take ``blocksize`` bytes."""
+    if r.bsize < blocksize:
+        reader_free(r)         # blocks of a smaller board are too small
+        r.bsize = blocksize
+    r.total = total
+    r.depth = 0
+    r.budget = 0
+
+
+cdef int scratch(Reader* r, BoardState* dst, const BoardState* src) noexcept nogil:
+    """``dst``: a copy of ``src`` in the reader's block for the current
+    depth; -1 when too deep or out of memory."""
+    if r.depth >= READ_DEPTH:
         return -1
+    if r.blocks[r.depth] == NULL:
+        r.blocks[r.depth] = <char*>malloc(r.bsize)
+        if r.blocks[r.depth] == NULL:
+            return -1
+    dst[0] = src[0]
+    dst.block = r.blocks[r.depth]
     board_layout(dst)
     memcpy(dst.block, src.block, src.blocksize)
     return 0
 
 
-cdef int ladder_attack(BoardState* b, int s, int* budget) noexcept nogil:
+cdef int ladder_attack(BoardState* b, int s, Reader* r) noexcept nogil:
     """1 if the attacker, to move, captures the string at ``s`` by ataris alone."""
-    cdef int h = b.sid[s], n = b.nlibs[h], att = other(b.color[s]), i
+    cdef int h = b.sid[s], n = b.nlibs[h], att = other(b.color[s]), i, found
     cdef int lib[2]
     cdef BoardState c
     if n == 1:
         return board_legality(b, string_other_lib(b, h, 0), att, False) == LEGAL
-    if n != 2 or budget[0] <= 0:
+    if n != 2 or r.budget <= 0:
         return 0
-    budget[0] -= 1
+    r.budget -= 1
     lib[0] = string_other_lib(b, h, 0)
     lib[1] = string_other_lib(b, h, lib[0])
     for i in range(2):
         if board_legality(b, lib[i], att, False) != LEGAL:
             continue
-        if board_clone(&c, b) != 0:
+        if scratch(r, &c, b) != 0:
             return 0
         board_play(&c, lib[i], att, NULL)
-        if c.nlibs[c.sid[s]] == 1 and not ladder_defend(&c, s, budget):
-            free(c.block)
+        r.depth += 1
+        found = c.nlibs[c.sid[s]] == 1 and not ladder_defend(&c, s, r)
+        r.depth -= 1
+        if found:
             return 1
-        free(c.block)
     return 0
 
 
-cdef int ladder_defend(BoardState* b, int s, int* budget) noexcept nogil:
+cdef int ladder_defend(BoardState* b, int s, Reader* r) noexcept nogil:
     """1 if the defender, to move, saves the string at ``s`` (in atari):
     by extending on its liberty or capturing an attacker string in atari."""
     cdef int h = b.sid[s], me = b.color[s], att = other(me), d, t, m, i, k, n, nm = 1
+    cdef int found
     cdef int moves[64]
     cdef BoardState c
-    if budget[0] <= 0:
+    if r.budget <= 0:
         return 1
-    budget[0] -= 1
+    r.budget -= 1
     moves[0] = string_other_lib(b, h, 0)
     t = h
     while True:
@@ -863,24 +905,63 @@ cdef int ladder_defend(BoardState* b, int s, int* budget) noexcept nogil:
     for i in range(nm):
         if board_legality(b, moves[i], me, False) != LEGAL:
             continue
-        if board_clone(&c, b) != 0:
+        if scratch(r, &c, b) != 0:
             return 1
         board_play(&c, moves[i], me, NULL)
         n = c.nlibs[c.sid[s]]
-        if n >= 3 or (n == 2 and not ladder_attack(&c, s, budget)):
-            free(c.block)
+        r.depth += 1
+        found = n >= 3 or (n == 2 and not ladder_attack(&c, s, r))
+        r.depth -= 1
+        if found:
             return 1
-        free(c.block)
     return 0
 
 
+cdef int read_attack(BoardState* b, int s, Reader* r) noexcept nogil:
+    """``ladder_attack`` within the position's remaining node budget."""
+    r.budget = LADDER_BUDGET if r.total > LADDER_BUDGET else r.total
+    cdef int start = r.budget, found = ladder_attack(b, s, r)
+    r.total -= start - r.budget
+    return found
+
+
+cdef int read_defend(BoardState* b, int s, Reader* r) noexcept nogil:
+    """``ladder_defend`` within the position's remaining node budget."""
+    r.budget = LADDER_BUDGET if r.total > LADDER_BUDGET else r.total
+    cdef int start = r.budget, found = ladder_defend(b, s, r)
+    r.total -= start - r.budget
+    return found
+
+
+cdef int libs_after(BoardState* b, int p, int me) noexcept nogil:
+    """Liberties of the string a ``me`` stone at ``p`` would join, not
+    counting those its captures would free."""
+    cdef uint64_t words[MAX_WORDS]
+    cdef int w, d, n, h, count = 0
+    for w in range(b.nwords):
+        words[w] = 0
+    for d in range(4):
+        n = p + b.nbr[d]
+        if b.color[n] == EMPTY_C:
+            words[n >> 6] |= (<uint64_t>1) << (n & 63)
+        elif b.color[n] == me:
+            h = b.sid[n]
+            for w in range(b.nwords):
+                words[w] |= b.libs[(h << b.wshift) + w]
+    words[p >> 6] &= ~((<uint64_t>1) << (p & 63))
+    for w in range(b.nwords):
+        count += fp_popcount64(words[w])
+    return count
+
+
 cdef int tactical_code(BoardState* b, BoardState* c, int p, int me,
-                       int8_t* danger) noexcept nogil:
+                       int8_t* danger, Reader* total) noexcept nogil:
     """Tactical code of the legal move ``me`` at ``p`` (``c``: scratch board;
     ``danger``: per string head, -1 not yet read, else whether the string is
     captured if the opponent moves first -- filled on demand, shared by the
-    points of one position)."""
-    cdef int opp = other(me), d, n, h, budget, code = TAC_NONE
+    points of one position; ``total``: the position's reader, whose node
+    budget keeps one call bounded on a big board full of short strings)."""
+    cdef int opp = other(me), d, n, h, code = TAC_NONE
     cdef int16_t nl
     cdef int empties = 0, short = 0, wide = 0, endangered = 0
     for d in range(4):
@@ -901,9 +982,19 @@ cdef int tactical_code(BoardState* b, BoardState* c, int p, int me,
         if b.color[n] == me and b.nlibs[b.sid[n]] <= 2:
             h = b.sid[n]
             if danger[h] < 0:
-                budget = LADDER_BUDGET
-                danger[h] = ladder_attack(b, h, &budget)
+                danger[h] = read_attack(b, h, total)
             endangered |= danger[h]
+    # No copy of the board (33 kB on 19x19) when the move captures nothing,
+    # puts no enemy string in atari and leaves its own string three
+    # liberties or more: then it is neither bad nor a capture.
+    cdef int takes = 0, squeezes = 0
+    for d in range(4):
+        n = p + b.nbr[d]
+        if b.color[n] == opp:
+            takes |= b.nlibs[b.sid[n]] == 1
+            squeezes |= b.nlibs[b.sid[n]] == 2
+    if not takes and not squeezes and libs_after(b, p, me) >= 3:
+        return TAC_SAVE if endangered else TAC_NONE
     memcpy(c.block, b.block, b.blocksize)
     c.ko, c.ko_color, c.passes, c.hash = b.ko, b.ko_color, b.passes, b.hash
     board_play(c, p, me, NULL)
@@ -911,20 +1002,63 @@ cdef int tactical_code(BoardState* b, BoardState* c, int p, int me,
         return TAC_BAD         # multi-stone suicide, where the rules allow it
     h = c.sid[p]
     nl = c.nlibs[h]
-    budget = LADDER_BUDGET
     if nl == 1 and c.ssize[h] >= 2:
         return TAC_BAD
-    if nl == 2 and ladder_attack(c, p, &budget):
+    if nl == 2 and read_attack(c, p, total):
         return TAC_BAD
     if endangered:
         code = TAC_SAVE        # they are part of h now, and h is safe
     for d in range(4):
         n = p + c.nbr[d]
-        if c.color[n] == opp and c.nlibs[c.sid[n]] == 1 and c.ssize[c.sid[n]] >= 1:
-            budget = LADDER_BUDGET
-            if not ladder_defend(c, n, &budget):
-                return TAC_CAPTURE
+        if c.color[n] == opp and c.nlibs[c.sid[n]] == 1 and not read_defend(c, n, total):
+            return TAC_CAPTURE
     return code
+
+
+cdef class _ReaderBox:
+    """A :c:type:`Reader` plus the candidate move's board, kept between calls."""
+    cdef Reader* r
+    cdef char* cand
+    cdef size_t cand_size
+
+    def __cinit__(self):
+        self.r = <Reader*>calloc(1, sizeof(Reader))
+        if self.r == NULL:
+            raise MemoryError("no memory for a ladder reader")
+
+    def __dealloc__(self):
+        if self.r != NULL:
+            reader_free(self.r)
+            free(self.r)
+        free(self.cand)
+
+    cdef int start(self, size_t blocksize, int total) except -1:
+        if self.cand_size < blocksize:
+            free(self.cand)
+            self.cand = <char*>malloc(blocksize)
+            self.cand_size = blocksize if self.cand != NULL else 0
+            if self.cand == NULL:
+                raise MemoryError("no memory for a scratch board")
+        reader_start(self.r, blocksize, total)
+        return 0
+
+
+# Idle readers; list.pop and list.append are atomic under the GIL, so
+# threads never share one.
+_READERS = []
+_MAX_IDLE_READERS = 8
+
+
+cdef _ReaderBox _take_reader():
+    try:
+        return _READERS.pop()
+    except IndexError:
+        return _ReaderBox()
+
+
+cdef void _give_back(_ReaderBox box) noexcept:
+    if len(_READERS) < _MAX_IDLE_READERS:
+        _READERS.append(box)
 
 
 # ---------------------------------------------------------------------------
@@ -1288,27 +1422,30 @@ cdef class CoreBoard:
 
         The reading is GNU Go's simple ladder (Engine documentation,
         "Tactical reading"): the attacker only plays atari, the defender
-        extends or captures an attacker string in atari; at most 300 nodes
-        per reading, an unfinished reading counts as an escape.  Raises
-        ``ValueError`` for a colour other than WHITE or BLACK.
+        extends or captures an attacker string in atari; at most 150 nodes
+        per reading and 1,500 per call, an unfinished reading counts as an
+        escape.  Raises ``ValueError`` for a colour other than WHITE or BLACK.
         """
         self._check_color(color)
         cdef int n = self.st.size * self.st.size, i, p
         cdef BoardState c
         cdef int8_t danger[MAX_PTS]
+        cdef _ReaderBox box = _take_reader()
+        box.start(self.st.blocksize, TACTICS_BUDGET)
         out = np.zeros(n, dtype=np.int8)
         cdef cnp.int8_t[:] o = out
-        if board_clone(&c, &self.st) != 0:
-            raise MemoryError("no memory for a scratch board")
+        c = self.st
+        c.block = box.cand            # the candidate move's board
+        board_layout(&c)
         memset(danger, -1, sizeof(danger))
         try:
             with nogil:
                 for i in range(n):
                     p = (i // self.st.size + 1) * self.st.W + i % self.st.size + 1
                     if board_legality(&self.st, p, color, self._suicide) == LEGAL:
-                        o[i] = tactical_code(&self.st, &c, p, color, danger)
+                        o[i] = tactical_code(&self.st, &c, p, color, danger, box.r)
         finally:
-            free(c.block)
+            _give_back(box)
         return out
 
     def ladder_captures(self, v, bint attacker_first=True):
@@ -1323,10 +1460,18 @@ cdef class CoreBoard:
         cdef int i = self._check_index(v)
         if i < 0 or self.st.color[self._pad(i)] == EMPTY_C:
             raise IllegalMoveError(f"no string at vertex index {v}", "bad vertex", v)
-        cdef int p = self._pad(i), budget = LADDER_BUDGET, n = self.st.nlibs[self.st.sid[p]]
-        if attacker_first:
-            return bool(ladder_attack(&self.st, p, &budget))
-        return n == 1 and not ladder_defend(&self.st, p, &budget)
+        cdef int p = self._pad(i), n = self.st.nlibs[self.st.sid[p]], found
+        cdef _ReaderBox box = _take_reader()
+        box.start(self.st.blocksize, LADDER_BUDGET)
+        try:
+            with nogil:
+                if attacker_first:
+                    found = read_attack(&self.st, p, box.r)
+                else:
+                    found = n == 1 and not read_defend(&self.st, p, box.r)
+        finally:
+            _give_back(box)
+        return bool(found)
 
     def legal_indices(self, int color):
         """Flat indices of the legal non-pass moves of ``color``: ``int32[k]``, board order."""
