@@ -96,7 +96,7 @@ def ref_code(board: fp.Board, v: int, me: int) -> int:
     if board.legality(v, me) is not None:
         return NONE
     rescue = [n for n in _neighbours(board, v)
-              if board.color_at(n) == me and board.liberty_count(n) <= 2 and ref_attack(board, n)]
+              if board.color_at(n) == me and board.liberty_count(n) == 1]
     after = _played(board, v, me)
     if after.color_at(v) != me:
         return BAD  # a suicide, where the rules allow it
@@ -151,15 +151,13 @@ def test_ladder_works_on_an_open_board_and_breakers_stop_it():
                                "A9": BAD, "J9": BAD, "A1": BAD, "J1": BAD}
 
 
-def test_a_string_in_a_working_ladder_is_saved_by_extending():
+def test_only_strings_in_atari_are_saved():
     board = board_from_ascii(LADDER, to_move="W")
-    # D5 has two liberties but a working ladder: extending gives three.
-    assert codes(board, WHITE) == {"E5": SAVE, "D4": SAVE,
-                                   "A9": BAD, "J9": BAD, "A1": BAD, "J1": BAD}
-    # With a breaker on each path there is nothing to save.
-    board.setup(white=["G8", "B2"])
-    assert not board.in_ladder("D5")
-    assert "E5" not in codes(board, WHITE) and "D4" not in codes(board, WHITE)
+    # D5 has two liberties and a working ladder, but saves are for strings
+    # in atari only (RESULTS.md: counting these won 55 of 100 games, 59-71
+    # without); extending gives three liberties, so nothing is bad either.
+    assert board.in_ladder("D5")
+    assert codes(board, WHITE) == {"A9": BAD, "J9": BAD, "A1": BAD, "J1": BAD}
 
 
 def test_failed_escape_is_bad_and_the_capture_is_found():

@@ -224,8 +224,8 @@ class Board(CoreBoard):
         """The ladder reader's verdict on a move of ``color`` (default: the side
         to move) at every point: ``int8[size, size]``, 0 nothing found (or
         illegal), 1 bad (leaves the mover's string in atari or in a working
-        ladder), 2 rescues a string in atari or in a working ladder, 3 ataris
-        a string that cannot escape.  See :meth:`CoreBoard.tactical_moves`.
+        ladder), 2 rescues a string in atari, 3 ataris a string that cannot
+        escape.  See :meth:`CoreBoard.tactical_moves`.
         """
         return self.tactical_moves(self._color(color)).reshape(self.size, self.size)
 
