@@ -793,8 +793,8 @@ cdef inline bint ctx_suicide(uint32_t ctx, int c) noexcept nogil:
 # across a 19x19 board takes about 40, plus the atari that fails at each
 # step).
 cdef enum:
-    LADDER_BUDGET = 150
-    TACTICS_BUDGET = 1500      # nodes for all the readings of one position
+    LADDER_BUDGET = 300
+    TACTICS_BUDGET = 3000      # nodes for all the readings of one position
     TAC_NONE = 0
     TAC_BAD = 1        # the mover's string is left capturable (atari, or a working ladder)
     TAC_SAVE = 2       # rescues a mover's string in atari
@@ -1038,7 +1038,7 @@ cdef class _ReaderBox:
 # Idle readers; list.pop and list.append are atomic under the GIL, so
 # threads never share one.
 _READERS = []
-_MAX_IDLE_READERS = 8
+_MAX_IDLE_READERS = 4
 
 
 cdef _ReaderBox _take_reader():
@@ -1162,7 +1162,8 @@ cdef class CoreBoard:
         return v
 
     cdef int _check_color(self, color) except -1:
-        if isinstance(color, bool) or color not in (WHITE_C, BLACK_C):
+        if (isinstance(color, bool) or not isinstance(color, (int, np.integer))
+                or color not in (WHITE_C, BLACK_C)):
             raise ValueError(f"colour code must be WHITE (1) or BLACK (2), not {color!r}")
         return color
 
@@ -1400,7 +1401,7 @@ cdef class CoreBoard:
         self.st.ko = self._pad(i)
         self.st.ko_color = color
 
-    def tactical_moves(self, int color):
+    def tactical_moves(self, color):
         """Ladder-reading verdict on every point for a move by ``color``:
         ``int8[size * size]`` (flat), one of
 
@@ -1413,11 +1414,15 @@ cdef class CoreBoard:
 
         The reading is GNU Go's simple ladder (Engine documentation,
         "Tactical reading"): the attacker only plays atari, the defender
-        extends or captures an attacker string in atari; at most 150 nodes
-        per reading and 1,500 per call, an unfinished reading counts as an
-        escape.  Raises ``ValueError`` for a colour other than WHITE or BLACK.
+        extends or captures an attacker string in atari; at most 300 nodes
+        per reading and 3,000 per call, an unfinished reading counts as an
+        escape (a ladder with a ko capture at each step can need more).
+        Only the basic rules decide legality here (occupied, suicide, simple
+        ko): a point that positional superko alone forbids still gets a
+        code.  Runs with the GIL held: a few microseconds on 9x9, a few
+        hundred on 19x19.  Raises ``ValueError`` for a colour other than WHITE or BLACK.
         """
-        self._check_color(color)
+        cdef int c_color = self._check_color(color)
         cdef int n = self.st.size * self.st.size, i, p
         cdef BoardState c
         cdef _ReaderBox box = _take_reader()
@@ -1427,12 +1432,14 @@ cdef class CoreBoard:
         c = self.st
         c.block = box.cand            # the candidate move's board
         board_layout(&c)
+        # The GIL stays held, here and in every CoreBoard query: released, it
+        # let another thread free this board's block (setup, __init__) in
+        # the middle of a read (a fresh tester's segfault).
         try:
-            with nogil:
-                for i in range(n):
-                    p = (i // self.st.size + 1) * self.st.W + i % self.st.size + 1
-                    if board_legality(&self.st, p, color, self._suicide) == LEGAL:
-                        o[i] = tactical_code(&self.st, &c, p, color, box.r)
+            for i in range(n):
+                p = (i // self.st.size + 1) * self.st.W + i % self.st.size + 1
+                if board_legality(&self.st, p, c_color, self._suicide) == LEGAL:
+                    o[i] = tactical_code(&self.st, &c, p, c_color, box.r)
         finally:
             _give_back(box)
         return out
@@ -1453,18 +1460,17 @@ cdef class CoreBoard:
         cdef _ReaderBox box = _take_reader()
         box.start(self.st.blocksize, LADDER_BUDGET)
         try:
-            with nogil:
-                if attacker_first:
-                    found = read_attack(&self.st, p, box.r)
-                else:
-                    found = n == 1 and not read_defend(&self.st, p, box.r)
+            if attacker_first:
+                found = read_attack(&self.st, p, box.r)
+            else:
+                found = n == 1 and not read_defend(&self.st, p, box.r)
         finally:
             _give_back(box)
         return bool(found)
 
-    def legal_indices(self, int color):
+    def legal_indices(self, color):
         """Flat indices of the legal non-pass moves of ``color``: ``int32[k]``, board order."""
-        self._check_color(color)
+        color = self._check_color(color)
         cdef int i, n = self.st.size * self.st.size
         out = []
         for i in range(n):
@@ -1560,8 +1566,7 @@ cdef class CoreBoard:
         out = np.zeros(self.st.size * self.st.size, dtype=np.int8)
         cdef cnp.int8_t[:] o = out
         cdef int nb, nw
-        with nogil:
-            tromp_taylor_owner(&self.st, &o[0], &nb, &nw)
+        tromp_taylor_owner(&self.st, &o[0], &nb, &nw)
         return nb, nw
 
     def area_owner(self):
@@ -1569,8 +1574,7 @@ cdef class CoreBoard:
         out = np.zeros(self.st.size * self.st.size, dtype=np.int8)
         cdef cnp.int8_t[:] o = out
         cdef int nb, nw
-        with nogil:
-            tromp_taylor_owner(&self.st, &o[0], &nb, &nw)
+        tromp_taylor_owner(&self.st, &o[0], &nb, &nw)
         return out.reshape(self.st.size, self.st.size)
 
     def contexts(self):

@@ -218,14 +218,19 @@ class Board(CoreBoard):
         ``attacker_first`` its opponent moves next, otherwise its owner does.
         Raises :class:`IllegalMoveError` for an empty point or a bad vertex.
         """
-        return bool(self.ladder_captures(self._point(vertex), attacker_first))
+        index = self._point(vertex)
+        if self.color_at(index) == EMPTY_CODE:
+            raise IllegalMoveError(f"no string at {format_vertex(index, self.size)}",
+                                   "bad vertex", vertex)
+        return bool(self.ladder_captures(index, attacker_first))
 
     def tactics(self, color: Color = None) -> npt.NDArray[np.int8]:
         """The ladder reader's verdict on a move of ``color`` (default: the side
         to move) at every point: ``int8[size, size]``, 0 nothing found (or
-        illegal), 1 bad (leaves the mover's string in atari or in a working
-        ladder), 2 rescues a string in atari, 3 ataris a string that cannot
-        escape.  See :meth:`CoreBoard.tactical_moves`.
+        illegal), 1 bad (leaves the mover's string of two stones or more in
+        atari, or the string in a working ladder), 2 rescues a string in
+        atari, 3 ataris a string that cannot escape.  See
+        :meth:`CoreBoard.tactical_moves`.
         """
         return self.tactical_moves(self._color(color)).reshape(self.size, self.size)
 
