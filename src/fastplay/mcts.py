@@ -55,9 +55,9 @@ An unvisited move without RAVE data starts at the parent's mean value minus
 ``fpu_reduction`` ("first play urgency", as in Leela Zero).
 
 Ladder knowledge (on by default).  Playouts do not read ladders: a string
-chased along a ladder keeps a good playout value for many moves, and in the
-lost games of the first 100-game matches such failed escapes and missed
-ladder captures decided most games.  On every new node a ladder reader in
+chased along a ladder keeps a good playout value for many moves; in 41
+games lost to GNU Go level 10, fastplay played 201 moves that a ladder
+reader calls bad (GNU Go 14).  On every new node a ladder reader in
 the core (:meth:`Board.tactical_moves`, after GNU Go's simple ladder
 reading) marks each move *bad* (it leaves the mover's string in atari or in
 a working ladder), *save* (rescues a string in atari) or *capture* (ataris a
