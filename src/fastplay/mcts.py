@@ -66,9 +66,9 @@ bad move and multiplies the others before the prior is formed, and
 ``ladder_visits`` gives them virtual lost or won playouts in both ``Q`` and
 the RAVE value (in ``Q`` alone they were swamped by thousands of first-play
 tallies).  Against GNU Go level 10 (100-game matches, 5,000 playouts) it
-won 71, 60, 59 and 68 games, 64.5 % in all, against 59, 59 and 60 without
-(59.3 %): a gain within the noise of 700 games, but in its favour, for 9 %
-of the search's speed on 9x9 (``benchmarks/RESULTS.md``).
+won 71, 60, 59, 68 and 66 games, 64.8 % in all, against 59, 59 and 60
+without (59.3 %): a gain within the noise of 800 games, but in its favour,
+for 9 % of the search's speed on 9x9 (``benchmarks/RESULTS.md``).
 
 Optional knowledge, off by default (matches against GNU Go level 10 showed
 no gain: prior virtual playouts 8/20, score weighting 57/100, the fight
@@ -174,7 +174,7 @@ LINE_PRIOR = {1: 0.1, 2: 0.5}
 #: (lost for a bad move, won otherwise).  Picked once, not tuned: a factor
 #: of about 3 on the prior after the square root, and virtual playouts worth
 #: a tenth of a typical root move's share of 5,000 playouts.  Against GNU Go
-#: level 10: 64.5 % over 400 games with them, 59.3 % over 300 without;
+#: level 10: 64.8 % over 500 games with them, 59.3 % over 300 without;
 #: virtual losses alone (no virtual wins) 61 % over 100 (RESULTS.md).
 LADDER_PRIOR = 10.0
 LADDER_VISITS = 50.0
