@@ -13,10 +13,12 @@ import pytest
 
 import fastplay as fp
 from fastplay._core import BLACK, WHITE
+from fastplay._core import TACTIC_BAD as BAD
+from fastplay._core import TACTIC_CAPTURE as CAPTURE
+from fastplay._core import TACTIC_NONE as NONE
+from fastplay._core import TACTIC_SAVE as SAVE
 
 from conftest import shared_path
-
-NONE, BAD, SAVE, CAPTURE = 0, 1, 2, 3
 
 
 def board_from_ascii(text: str, to_move: str = "B") -> fp.Board:

@@ -20,6 +20,10 @@ OFFBOARD: int
 PASS: int
 MIN_SIZE: int
 MAX_SIZE: int
+TACTIC_NONE: int
+TACTIC_BAD: int
+TACTIC_SAVE: int
+TACTIC_CAPTURE: int
 
 class IllegalMoveError(ValueError):
     """A move breaks a rule; ``rule`` is one of ``RULES``."""

@@ -800,6 +800,11 @@ cdef enum:
     TAC_SAVE = 2       # rescues a mover's string in atari
     TAC_CAPTURE = 3    # ataris an enemy string that cannot escape
 
+TACTIC_NONE = TAC_NONE
+TACTIC_BAD = TAC_BAD
+TACTIC_SAVE = TAC_SAVE
+TACTIC_CAPTURE = TAC_CAPTURE
+
 
 cdef enum:
     READ_DEPTH = 2 * LADDER_BUDGET + 4   # deeper than any reading within budget
@@ -1419,8 +1424,9 @@ cdef class CoreBoard:
         escape (a ladder with a ko capture at each step can need more).
         Only the basic rules decide legality here (occupied, suicide, simple
         ko): a point that positional superko alone forbids still gets a
-        code.  Runs with the GIL held: a few microseconds on 9x9, a few
-        hundred on 19x19.  Raises ``ValueError`` for a colour other than WHITE or BLACK.
+        code.  Runs with the GIL held: tens of microseconds on 9x9, a few
+        hundred on 19x19.  Raises ``ValueError`` for a colour other than
+        WHITE or BLACK.
         """
         cdef int c_color = self._check_color(color)
         cdef int n = self.st.size * self.st.size, i, p

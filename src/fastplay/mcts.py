@@ -122,6 +122,7 @@ from fastplay.board import Board, format_vertex, parse_color
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import WHITE as WHITE_CODE
 from fastplay._core import IllegalMoveError
+from fastplay._core import TACTIC_BAD, TACTIC_CAPTURE, TACTIC_SAVE
 from fastplay._core import PlayoutEngine
 from fastplay.montecarlo import Scoring
 from fastplay.montecarlo import _engine as playout_engine
@@ -517,6 +518,10 @@ class MCTS:
         self.fight_prior = float(fight_prior)
         self.ladder_prior = float(ladder_prior)
         self.ladder_visits = float(ladder_visits)
+        # Prior factor indexed by tactical code (none, bad, save, capture).
+        self._ladder_factors = np.ones(4)
+        self._ladder_factors[TACTIC_BAD] = 1.0 / self.ladder_prior
+        self._ladder_factors[[TACTIC_SAVE, TACTIC_CAPTURE]] = self.ladder_prior
         self._virtual = even_visits > 0 or pattern_visits > 0 or ladder_visits > 0
         self.book = bool(book)
         self._score_values: dict[tuple[int, float], npt.NDArray[np.float64]] = {}
@@ -795,10 +800,7 @@ class MCTS:
         tactics = None
         if self.ladder_prior != 1.0 or self.ladder_visits > 0:
             tactics = board.tactical_moves(color)[points]
-            # Indexed by tactical code: none, bad, save, capture.
-            factors = np.array([1.0, 1.0 / self.ladder_prior, self.ladder_prior,
-                                self.ladder_prior])
-            raw *= factors[tactics]
+            raw *= self._ladder_factors[tactics]
         raw = raw ** self.prior_power
         total = raw.sum()
         if len(points):
@@ -825,7 +827,7 @@ class MCTS:
             # prior on Q alone was swamped (a failed ladder escape stayed
             # the most visited move at 100 virtual losses).
             found = tactics > 0
-            good = found & (tactics != 1)
+            good = found & (tactics != TACTIC_BAD)
             for n_row, w_row in ((node.pn[:-1], node.pw[:-1]), (node.rn[:-1], node.rw[:-1])):
                 n_row[found] += self.ladder_visits
                 w_row[good] += self.ladder_visits
