@@ -234,6 +234,16 @@ class Board(CoreBoard):
         """
         return self.tactical_moves(self._color(color)).reshape(self.size, self.size)
 
+    def races(self, color: Color = None) -> npt.NDArray[np.int8]:
+        """The capturing-race reader's verdict on a move of ``color`` (default:
+        the side to move) at every point: ``int8[size, size]``, 0 nothing
+        found (or illegal), 2 keeps alive a string of two to four liberties
+        that the opponent, moving first, would capture, 3 captures an enemy
+        string that its owner, moving first, would keep alive.  See
+        :meth:`CoreBoard.race_moves`.
+        """
+        return self.race_moves(self._color(color)).reshape(self.size, self.size)
+
     def string(self, vertex: Vertex) -> list[str]:
         """GTP vertices of the string at ``vertex`` (board order); ``[]`` if empty."""
         return [format_vertex(int(i), self.size) for i in self.string_indices(self._point(vertex))]
