@@ -285,7 +285,8 @@ def test_ladder_knowledge_scales_priors_and_adds_virtual_playouts(db):
         board.play(move)  # White to move: E7 ladders two stones, B4 saves C4
     tactics = board.tactics(fp.WHITE).ravel()
     plain = MCTS(db, seed=1, ladder_prior=1.0, ladder_visits=0.0)._expand(board, 0.0)
-    ladder = MCTS(db, seed=1, ladder_prior=9.0, ladder_visits=30)._expand(board, 0.0)
+    ladder = MCTS(db, seed=1, ladder_prior=9.0, ladder_visits=30, race_reading=False,
+                  stake_stones=0)._expand(board, 0.0)
     assert np.array_equal(plain.moves, ladder.moves)
     code = tactics[plain.moves[:-1]]
     assert {fp.format_vertex(int(m), 9) for m in plain.moves[:-1][code == 3]} == {"E7"}
@@ -301,6 +302,98 @@ def test_ladder_knowledge_scales_priors_and_adds_virtual_playouts(db):
         assert n_row[-1] == w_row[-1] == 0
     result = MCTS(db, seed=1, ladder_prior=9.0, ladder_visits=30).run(board, playouts=400)
     assert sum(c.visits for c in result.children) == 400  # virtual playouts never count
+
+
+def test_race_reading_marks_the_race_moves_like_the_ladder_ones(db):
+    """With ``race_reading`` the moves :meth:`Board.race_moves` finds where the
+    ladder reader finds nothing get the same prior factor and virtual won
+    playouts as a ladder save; without it they are plain moves."""
+    board = fp.Board.from_sgf(shared_path("gnugo-regression", "games", "9x9-1.sgf"),
+                              move_number=30)  # Black: J8 wins a two-liberty race
+    assert board.to_move == "B"
+    options = dict(seed=1, ladder_prior=9.0, ladder_visits=30, stake_stones=0)
+    off = MCTS(db, race_reading=False, **options)._expand(board, 0.0)
+    on = MCTS(db, race_reading=True, **options)._expand(board, 0.0)
+    assert np.array_equal(off.moves, on.moves)
+    ladder = board.tactical_moves(board.to_move_code)[off.moves[:-1]]
+    race = np.where(ladder == 0, board.race_moves(board.to_move_code)[off.moves[:-1]], 0)
+    assert {fp.format_vertex(int(m), 9) for m in off.moves[:-1][race > 0]} == {"J8"}
+    ratio = on.prior[:-1] / off.prior[:-1]
+    assert np.allclose(ratio[race > 0] / ratio[race == 0][0], 3.0)  # 9 ** 0.5
+    assert np.allclose(ratio[race == 0], ratio[race == 0][0])
+    assert np.array_equal(on.pw[:-1] - off.pw[:-1], np.where(race > 0, 30.0, 0.0))
+    assert np.array_equal(on.rn[:-1] - off.rn[:-1], np.where(race > 0, 30.0, 0.0))
+    with pytest.raises(ValueError, match="race_reading"):
+        MCTS(db, race_reading=1)  # type: ignore[arg-type]
+
+
+def test_tactical_bonus_grows_with_the_stones_at_stake(db):
+    """With ``stake_stones`` = 3 a code about one stone gets a third of the
+    prior exponent and of the virtual playouts, one about three stones or
+    more all of them."""
+    board = fp.Board.from_sgf(shared_path("gnugo-regression", "games", "9x9-1.sgf"),
+                              move_number=30)
+    color = board.to_move_code
+    stakes = np.zeros(81, dtype=np.int16)
+    codes = board.tactical_moves(color, stakes)
+    race_stakes = np.zeros(81, dtype=np.int16)
+    race = board.race_moves(color, race_stakes)
+    # F9 joins F8-G8 in a self-atari (three stones), H9 ataris the lone H8,
+    # J8 saves F8-G8 in the race (two stones).
+    assert (codes[5], stakes[5]) == (1, 3) and (codes[7], stakes[7]) == (3, 1)
+    assert (race[17], race_stakes[17]) == (2, 2) and codes[17] == 0
+    options = dict(seed=1, ladder_prior=8.0, ladder_visits=30.0, race_reading=True)
+    flat = MCTS(db, stake_stones=0, **options)._expand(board, 0.0)
+    staked = MCTS(db, stake_stones=3, **options)._expand(board, 0.0)
+    plain = MCTS(db, ladder_prior=1.0, ladder_visits=0.0)._expand(board, 0.0)
+    where = {fp.format_vertex(int(m), 9): i for i, m in enumerate(plain.moves[:-1])}
+    share = {"F9": 1.0, "H9": 1 / 3, "J8": 2 / 3}
+    for vertex, part in share.items():
+        i = where[vertex]
+        assert np.isclose(staked.pn[i], 30.0 * part) and np.isclose(flat.pn[i], 30.0)
+        assert np.isclose(staked.rw[i], 0.0 if vertex == "F9" else 30.0 * part)
+    # prior ~ value ** 0.5: factor 8 ** (0.5 * share), up for H9 and J8, down for F9
+    ratio = staked.prior[:-1] / plain.prior[:-1]
+    none = ratio[where["E5"]] if "E5" in where else np.median(ratio)
+    assert np.isclose(ratio[where["H9"]] / none, 8 ** (0.5 / 3))
+    assert np.isclose(ratio[where["J8"]] / none, 8 ** (0.5 * 2 / 3))
+    assert np.isclose(ratio[where["F9"]] / none, 8 ** -0.5)
+    with pytest.raises(ValueError, match="stakes"):
+        board.race_moves(color, np.zeros(80, dtype=np.int16))
+    with pytest.raises(ValueError, match="stakes"):
+        board.tactical_moves(color, np.zeros(81, dtype=np.int32))
+    with pytest.raises(ValueError, match="stake_stones"):
+        MCTS(db, stake_stones=-1)
+
+
+def test_dynamic_komi_raises_the_komi_against_a_side_far_ahead(db):
+    """``dynamic_komi``: after a search whose best value is above KOMI_RAISE
+    the playouts of the next one give the searching side that many points
+    less; the reported win rates stay those of the game's komi."""
+    from fastplay.mcts import KOMI_RAISE
+
+    for color, komi, sign in (("B", -40.5, 1.0), ("W", 40.5, -1.0)):
+        board = fp.Board(9, komi=komi)
+        if color == "W":
+            board.play("E5")
+        search = MCTS(db, seed=1, dynamic_komi=3.0)
+        first = search.run(board, playouts=300)
+        assert first.winrate > KOMI_RAISE
+        assert search._extra_komi == {board.to_move_code: 3.0}
+        search.run(board, playouts=300)
+        assert search._search_komi == komi + sign * 3.0
+        assert search._extra_komi == {board.to_move_code: 6.0}
+        root = search.root
+        # a playout won under the harder komi is won under the game's
+        assert np.all(root.wins >= root.w - 1e-9) and np.any(root.wins > root.w)
+        for _ in range(10):
+            search.run(board, playouts=100)
+        assert search._extra_komi[board.to_move_code] == 81 / 4  # capped
+        search.new_game()
+        assert search._extra_komi == {}
+    assert MCTS(db)._extra_komi == {} and MCTS(db).dynamic_komi == 0.0
+    with pytest.raises(ValueError, match="dynamic_komi"):
+        MCTS(db, dynamic_komi=-1.0)
 
 
 def test_search_cut_short_in_the_back_up_drops_its_tree(db):
@@ -482,8 +575,9 @@ def test_score_weight_keeps_wins_above_losses(db):
     assert MCTS(db)._value(1.0, 0.5, points) == 1.0  # off by default
     # the histogram weights: bin i is Black's area minus White's = i - points, before komi
     board = fp.Board(9, komi=7.5)
-    weights = search._margin_values(board)
-    assert weights.shape == (2 * points + 1,)
+    weights, wins = search._score_table(board.size, board.komi)
+    assert weights.shape == wins.shape == (2 * points + 1,)
+    assert wins[points + 7] == 0.0 and wins[points + 8] == 1.0 and wins.sum() == 81 - 7
     assert weights[points + 8] == pytest.approx(0.5 + 0.5 * 0.5 / points)
     assert weights[0] == 0.0 and weights[-1] == pytest.approx(0.5 + 0.5 * (81 - 7.5) / 81)
     # the search follows the blended values, the report gives plain win rates

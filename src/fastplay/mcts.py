@@ -122,7 +122,7 @@ from fastplay.board import Board, format_vertex, parse_color
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import WHITE as WHITE_CODE
 from fastplay._core import IllegalMoveError
-from fastplay._core import TACTIC_BAD, TACTIC_CAPTURE, TACTIC_SAVE
+from fastplay._core import TACTIC_BAD, TACTIC_CAPTURE, TACTIC_NONE, TACTIC_SAVE
 from fastplay._core import PlayoutEngine
 from fastplay.montecarlo import Scoring
 from fastplay.montecarlo import _engine as playout_engine
@@ -179,6 +179,16 @@ LINE_PRIOR = {1: 0.1, 2: 0.5}
 #: virtual losses alone (no virtual wins) 61 % over 100 (RESULTS.md).
 LADDER_PRIOR = 10.0
 LADDER_VISITS = 50.0
+#: Dynamic komi (``dynamic_komi`` > 0): the extra komi against the searching
+#: side grows by one step after a search whose best value is above
+#: KOMI_RAISE and shrinks (never below 0) after one below KOMI_LOWER
+#: (Baudis, "Balancing MCTS by dynamically adjusting the komi value", ICGA
+#: Journal 34(3), 2011: value-based situational compensation).
+KOMI_RAISE = 0.6
+KOMI_LOWER = 0.45
+#: Stones at stake from which a tactical code gets the whole ``ladder_prior``
+#: and ``ladder_visits``; a smaller string gets the share stones / STAKE_STONES.
+STAKE_STONES = 3
 
 #: Weight of the first-play-urgency value in ``MCTS._refresh`` (in playouts):
 #: a normal double far below the rounding of any visit count.
@@ -438,6 +448,23 @@ class MCTS:
             bad ones and won for the others, in both ``Q`` and the RAVE value
             (0 = off; default ``LADDER_VISITS`` = 50): playouts do not read
             ladders, so a failed escape keeps a good playout value.
+        race_reading: also mark, with the same prior factor and virtual
+            playouts, the moves that decide a capturing race between strings
+            of two to four liberties (:meth:`Board.race_moves`): saves of a
+            string the opponent would capture by moving first, captures of
+            one its owner would save by moving first.  Off by default.
+        stake_stones: stones at stake (the string a tactical code is about)
+            from which the code gets the whole ``ladder_prior`` and
+            ``ladder_visits``; a smaller string gets the share stones /
+            ``stake_stones`` of both (the prior factor ``ladder_prior **
+            share``).  0 (the default): every code gets the whole of both.
+        dynamic_komi: points by which the komi against the searching side
+            rises after a search whose best value is above ``KOMI_RAISE``
+            (0.6) and falls, never below the game's, after one below
+            ``KOMI_LOWER`` (0.45); capped at a quarter of the board's points
+            (Baudis 2011, value-based situational compensation).  The
+            playouts and values use that komi; win rates, resignation and
+            reports stay those of the game's komi.  0 = off (the default).
 
     Raises:
         TypeError: ``db`` is not a :class:`fastplay.PatternDatabase`.
@@ -455,7 +482,8 @@ class MCTS:
                  pattern_visits: float = 0.0, score_weight: float = 0.0,
                  book: bool = True, fight_prior: float = 1.0,
                  ladder_prior: float = LADDER_PRIOR,
-                 ladder_visits: float = LADDER_VISITS) -> None:
+                 ladder_visits: float = LADDER_VISITS, race_reading: bool = False,
+                 stake_stones: int = 0, dynamic_komi: float = 0.0) -> None:
         from fastplay.patterns import PatternDatabase
 
         if not isinstance(db, PatternDatabase):
@@ -518,10 +546,22 @@ class MCTS:
         self.fight_prior = float(fight_prior)
         self.ladder_prior = float(ladder_prior)
         self.ladder_visits = float(ladder_visits)
-        # Prior factor indexed by tactical code (none, bad, save, capture).
-        self._ladder_factors = np.ones(4)
-        self._ladder_factors[TACTIC_BAD] = 1.0 / self.ladder_prior
-        self._ladder_factors[[TACTIC_SAVE, TACTIC_CAPTURE]] = self.ladder_prior
+        if not isinstance(race_reading, bool):
+            raise ValueError(f"race_reading must be True or False, not {race_reading!r}")
+        self.race_reading = race_reading
+        if isinstance(stake_stones, bool) or not isinstance(stake_stones, int) \
+                or not 0 <= stake_stones <= 361:
+            raise ValueError(f"stake_stones must be an integer in [0, 361], not {stake_stones!r}")
+        self.stake_stones = stake_stones
+        if not 0.0 <= _number("dynamic_komi", dynamic_komi) <= 10.0:
+            raise ValueError(f"dynamic_komi must be a number of points in [0, 10], "
+                             f"not {dynamic_komi!r}")
+        self.dynamic_komi = float(dynamic_komi)
+        self._extra_komi: dict[int, float] = {}   # by colour code of the searching side
+        self._search_komi = 0.0                   # the komi the playouts of this search use
+        # Sign of the prior exponent by tactical code (none, bad, save, capture).
+        self._ladder_signs = np.zeros(4)
+        self._ladder_signs[[TACTIC_BAD, TACTIC_SAVE, TACTIC_CAPTURE]] = -1, 1, 1
         self._virtual = even_visits > 0 or pattern_visits > 0 or ladder_visits > 0
         self.book = bool(book)
         self._score_values: dict[tuple[int, float], npt.NDArray[np.float64]] = {}
@@ -554,6 +594,7 @@ class MCTS:
         self._nodes = 0
         self._low_searches = 0
         self._clock.left.clear()
+        self._extra_komi.clear()
 
     def set_time(self, main_time: float, byo_yomi_time: float, byo_yomi_stones: int) -> None:
         """GTP ``time_settings``: main time and Canadian byo-yomi, in seconds and stones.
@@ -683,9 +724,30 @@ class MCTS:
                 playouts = self.default_playouts
         stats = self._search(board.copy(), playouts, seconds, None, callback, early_stop=clocked)
         result = self._result(board, stats, time.perf_counter() - start)
+        if self.dynamic_komi > 0:
+            self._adjust_komi(board)
         if clocked:
             self._spend(board.to_move_code, result.seconds)
         return result
+
+    def _adjust_komi(self, board: Board) -> None:
+        """After a search for the side to move of ``board``: raise the extra komi against it by
+        ``dynamic_komi`` points when its best move's value (under the komi it
+        searched with) is above KOMI_RAISE, lower it when below KOMI_LOWER.
+        A search ahead by a wide margin sees almost only wins and plays
+        slack moves; the extra komi makes it keep the margin."""
+        root = self._root
+        if root is None or root.n.sum() == 0:
+            return
+        best = int(root.n.argmax())
+        value = float(root.w[best] / root.n[best])
+        color = board.to_move_code
+        extra = self._extra_komi.get(color, 0.0)
+        if value > KOMI_RAISE:
+            extra += self.dynamic_komi
+        elif value < KOMI_LOWER:
+            extra = max(0.0, extra - self.dynamic_komi)
+        self._extra_komi[color] = min(extra, board.size * board.size / 4)
 
     def _spend(self, color: int, seconds: float) -> None:
         """Charge our own clock when the controller sends no ``time_left``."""
@@ -797,10 +859,10 @@ class MCTS:
         raw = np.where(raw > 0, raw, floor) * _line_factor(grid)[points]
         if self.fight_prior != 1.0:
             raw *= np.where(_fight_points(board)[points], self.fight_prior, 1.0)
-        tactics = None
+        tactics = weight = None
         if self.ladder_prior != 1.0 or self.ladder_visits > 0:
-            tactics = board.tactical_moves(color)[points]
-            raw *= self._ladder_factors[tactics]
+            tactics, weight = self._tactics(board, color, points)
+            raw *= self.ladder_prior ** (self._ladder_signs[tactics] * weight)
         raw = raw ** self.prior_power
         total = raw.sum()
         if len(points):
@@ -826,11 +888,12 @@ class MCTS:
             # value: with RAVE alone carrying thousands of first plays, a
             # prior on Q alone was swamped (a failed ladder escape stayed
             # the most visited move at 100 virtual losses).
-            found = tactics > 0
-            good = found & (tactics != TACTIC_BAD)
+            assert weight is not None
+            virtual = self.ladder_visits * weight
+            good = tactics != TACTIC_BAD
             for n_row, w_row in ((node.pn[:-1], node.pw[:-1]), (node.rn[:-1], node.rw[:-1])):
-                n_row[found] += self.ladder_visits
-                w_row[good] += self.ladder_visits
+                n_row += virtual
+                w_row[good] += virtual[good]
         # No pass in the opening: playouts hardly punish the lost tempo, so a
         # pass with a lucky start could win the final choice on an empty
         # board.  It stays a candidate after the opponent's pass (passing
@@ -840,6 +903,30 @@ class MCTS:
             node.forbid(-1)
         self._refresh(node)
         return node
+
+    def _tactics(self, board: Board, color: int, points: npt.NDArray[np.int64]
+                 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float64]]:
+        """Tactical code of each move in ``points`` (ladder first, then race)
+        and the share in [0, 1] of the tactical prior and virtual playouts it
+        gets: 0 without a code, else stones at stake / ``stake_stones``,
+        capped at 1.  In the lost games a one-stone ladder capture took the
+        same bonus as the capture that decided an eight-stone race."""
+        n = board.size * board.size
+        stakes = np.zeros(n, dtype=np.int16)
+        codes = board.tactical_moves(color, stakes)
+        if self.race_reading:
+            race_stakes = np.zeros(n, dtype=np.int16)
+            race = board.race_moves(color, race_stakes)
+            unset = codes == TACTIC_NONE
+            codes = np.where(unset, race, codes)
+            stakes = np.where(unset, race_stakes, stakes)
+        tactics = codes[points]
+        if self.stake_stones == 0:
+            weight = (tactics != TACTIC_NONE).astype(np.float64)
+        else:
+            weight = np.minimum(stakes[points], self.stake_stones) / self.stake_stones
+            weight[tactics == TACTIC_NONE] = 0.0
+        return tactics, weight
 
     # ---- the search loop ------------------------------------------------------------
 
@@ -859,6 +946,10 @@ class MCTS:
         }
         root_board = board
         tt = self.scoring == "tromp-taylor"
+        # The playouts' komi: the game's, plus the extra komi against the
+        # searching side (dynamic komi; 0 unless enabled).
+        extra = self._extra_komi.get(board.to_move_code, 0.0)
+        self._search_komi = board.komi + (extra if board.to_move_code == BLACK_CODE else -extra)
         last_report = [time.perf_counter()]
 
         def finished() -> bool:
@@ -896,7 +987,8 @@ class MCTS:
                         # As fastplay.playouts(leaf, db, n=batch, seed=..., threads=1,
                         # scoring=..., amaf=...) without the summary statistics.
                         stats = self._engine.run(leaf, batch, self._seed_base, 1,
-                                                 tromp_taylor=tt, amaf=self.rave, first=first)
+                                                 komi=self._search_komi, tromp_taylor=tt,
+                                                 amaf=self.rave, first=first)
                     else:
                         stats = None
                     with self._lock:
@@ -1057,20 +1149,25 @@ class MCTS:
         the game ended in the tree with Black's margin ``terminal``.  ``w``
         gets the values (see ``_value``), ``wins`` the plain wins.
         """
+        shift = self._search_komi - leaf.komi   # dynamic komi: values use the search's komi
         if stats is None:
             assert terminal is not None
             n = float(batch)
             win = 1.0 if terminal > 0 else (0.0 if terminal < 0 else 0.5)
             black_wins = win * n
-            black_value = self._value(win, terminal, leaf.size * leaf.size) * n
+            margin = terminal - shift
+            win = 1.0 if margin > 0 else (0.0 if margin < 0 else 0.5)
+            black_value = self._value(win, margin, leaf.size * leaf.size) * n
             own = leaf.area_owner().ravel() * n
         else:
             n = float(stats["n"])
-            black_wins = stats["black_wins"] + 0.5 * stats["draws"]
-            black_value = black_wins
+            black_wins = black_value = stats["black_wins"] + 0.5 * stats["draws"]
+            if shift:   # plain wins under the game's komi, from the score histogram
+                black_wins = float(stats["hist"] @ self._score_table(leaf.size, leaf.komi)[1])
             if self.score_weight > 0:
-                black_value = ((1 - self.score_weight) * black_wins + self.score_weight
-                               * float(stats["hist"] @ self._margin_values(leaf)))
+                black_value = ((1 - self.score_weight) * black_value + self.score_weight
+                               * float(stats["hist"]
+                                       @ self._score_table(leaf.size, self._search_komi)[0]))
             own = stats["own_black"] - stats["own_white"]
             state["playouts"] += stats["n"]
         state["own"] += own
@@ -1163,18 +1260,19 @@ class MCTS:
             return win
         return (1 - s) * win + s * (0.5 + 0.5 * max(-1.0, min(1.0, margin / points)))
 
-    def _margin_values(self, board: Board) -> npt.NDArray[np.float64]:
-        """``1/2 + margin / (2 points)`` for each bin of the core's score
-        histogram (bin ``i`` is Black's area minus White's ``= i - points``,
-        before komi), to weight with the histogram's counts."""
-        size, komi = board.size, float(board.komi)
-        values = self._score_values.get((size, komi))
-        if values is None:
+    def _score_table(self, size: int, komi: float) -> npt.NDArray[np.float64]:
+        """Two rows for the bins of the core's score histogram (bin ``i`` is
+        Black's area minus White's ``= i - points``, before komi), to weight
+        with its counts: ``1/2 + margin / (2 points)`` and Black's win (1,
+        1/2 for a draw, 0), for a margin after ``komi``."""
+        table = self._score_values.get((size, komi))
+        if table is None:
             points = size * size
             margin = np.arange(2 * points + 1, dtype=np.float64) - points - komi
-            values = 0.5 + 0.5 * np.clip(margin / points, -1.0, 1.0)
-            self._score_values[(size, komi)] = values
-        return values
+            table = np.stack([0.5 + 0.5 * np.clip(margin / points, -1.0, 1.0),
+                              np.where(margin > 0, 1.0, np.where(margin < 0, 0.0, 0.5))])
+            self._score_values[(size, komi)] = table
+        return table
 
     # ---- the answer -----------------------------------------------------------------
 
