@@ -43,7 +43,8 @@ def ref_defences(board: fp.Board, v: int) -> list[int]:
             if board.color_at(n) == 3 - me:
                 beside[int(min(board.string_indices(n)))] = _libs(board, n)
     moves: list[int] = []
-    for want in range(1, board.liberty_count(v) + 1):
+    nl = board.liberty_count(v)
+    for want in range(1, nl + 2 if nl >= 2 else 2):
         group = sorted({m for libs in beside.values() if len(libs) == want for m in libs})
         moves += [m for m in group if m not in moves]
     return moves + [m for m in _libs(board, v) if m not in moves]
@@ -161,13 +162,30 @@ def test_two_liberty_race_is_won_by_the_atari_the_ladder_reader_does_not_see():
 
 
 def test_surrounded_string_of_four_liberties_is_captured_by_any_of_them():
-    # White B1-C1-B2 (liberties A1, A2, B3, D1) inside Black's wall: Black,
-    # moving first, kills it on any liberty; White's one way out is B3,
-    # which puts three Black stones beside it short of liberties.
+    # White B1-C1-B2 (liberties A1, A2, B3, D1) inside Black's wall C3-C2-
+    # D2-E2-E1 (B3, C4, D1, F1): Black, moving first, kills it on any
+    # liberty.  White's ways out: B3, which takes a liberty from the wall
+    # and from the stones around it, or a move on the wall's outside
+    # liberties C4 and F1.
     board = _game("9x9-2.sgf", 20)
     assert race_codes(board, BLACK) == {"A1": CAPTURE, "A2": CAPTURE, "B3": CAPTURE,
                                         "D1": CAPTURE}
-    assert race_codes(board, WHITE) == {"B3": SAVE}
+    assert race_codes(board, WHITE) == {"B3": SAVE, "C4": SAVE, "F1": SAVE}
+
+
+def test_an_eye_wins_the_race_against_a_string_with_more_liberties():
+    # A fresh tester's case.  Black B19-A18-B18-B17 has an eye (A19), the
+    # shared C19 and the outside A17; White D19-C18-D18-C17-D17 has C19, E19
+    # and E18.  Black lives whoever moves first: White can fill neither A19
+    # nor C19 while Black has E18 and E19 to fill.  So no move is urgent.
+    board = fp.Board(19)
+    board.setup(black="B19 A18 B18 B17 F19 F18 E17 F17 C16 D16 E16 F16 C15 D15 E15 F15".split(),
+                white="D19 C18 D18 C17 D17 A16 B16 A15 B15 A14 B14 A13 B13".split())
+    assert race_codes(board, BLACK) == {} and race_codes(board, WHITE) == {}
+    # After White A17 Black must answer on White's outside liberties; each
+    # answer also captures White, so it gets the larger code.
+    board.play("A17", "W")
+    assert race_codes(board, BLACK) == {"E18": CAPTURE, "E19": CAPTURE}
 
 
 # -- the compiled reader equals the reference ---------------------------------------
@@ -231,3 +249,16 @@ def test_bad_arguments_are_refused():
     with pytest.raises(ValueError):
         board.races("purple")
     assert board.races().shape == (9, 9) and not board.races("W").any()
+
+
+def test_stakes_are_written_at_coded_points_only():
+    board = _game("9x9-1.sgf", 30)
+    stakes = np.full(81, 100, dtype=np.int16)
+    codes = board.race_moves(BLACK, stakes)
+    assert list(stakes[codes > 0]) == [2, 2]  # F8-G8, whatever the array held
+    assert np.all(stakes[codes == 0] == 100)
+    unaligned = np.zeros(163, dtype=np.uint8)[1:].view(np.int16)
+    assert unaligned.shape == (81,) and not unaligned.flags.aligned
+    for call in (board.race_moves, board.tactical_moves):
+        with pytest.raises(ValueError, match="aligned"):
+            call(BLACK, unaligned)

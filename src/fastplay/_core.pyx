@@ -1077,8 +1077,10 @@ cdef void sort_moves(int* moves, int start, int end) noexcept nogil:
 cdef int race_defences(BoardState* b, int s, int* moves) noexcept nogil:
     """Candidate moves for the owner of the string at ``s``, best first:
     captures of attacker strings beside it in atari, race moves on the
-    attacker strings beside it with at most as many liberties as it has
-    (fewest first), then its own liberties.  Board order within each group,
+    attacker strings beside it with at most one liberty more than it has
+    (fewest first; one more, because an eye or a shared liberty the
+    attacker cannot fill makes a longer string lose), then its own
+    liberties.  Board order within each group,
     so that the order (and where a node budget runs out) does not depend on
     how the strings were built."""
     cdef int h = b.sid[s], me = b.color[s], att = other(me), d, t, n, k, j, nm = 0, nn = 0
@@ -1099,7 +1101,7 @@ cdef int race_defences(BoardState* b, int s, int* moves) noexcept nogil:
         t = b.nxt[t]
         if t == h:
             break
-    for want in range(1, nl + 1):
+    for want in range(1, nl + 2 if nl >= 2 else 2):
         start = nm
         for k in range(nn):
             if b.nlibs[nbrs[k]] == want:
@@ -1227,9 +1229,9 @@ cdef void race_codes(BoardState* b, int me, Reader* r, cnp.int8_t* out,
                 r.depth += 1
                 x = (q // b.W - 1) * size + q % b.W - 1
                 if k >= RACE_SAFE or (k >= 2 and not race_read(&c, p, True, r)):
-                    out[x] = TAC_SAVE if out[x] < TAC_SAVE else out[x]
-                    if stakes != NULL and stakes[x] < b.ssize[h]:
+                    if stakes != NULL and (out[x] == TAC_NONE or stakes[x] < b.ssize[h]):
                         stakes[x] = b.ssize[h]
+                    out[x] = TAC_SAVE if out[x] < TAC_SAVE else out[x]
                 r.depth -= 1
         else:
             # Theirs: urgent when its owner, moving first, saves it.
@@ -1246,9 +1248,9 @@ cdef void race_codes(BoardState* b, int me, Reader* r, cnp.int8_t* out,
                 r.depth += 1
                 x = (q // b.W - 1) * size + q % b.W - 1
                 if c.color[p] != owner or not race_read(&c, p, False, r):
-                    out[x] = TAC_CAPTURE
-                    if stakes != NULL and stakes[x] < b.ssize[h]:
+                    if stakes != NULL and (out[x] == TAC_NONE or stakes[x] < b.ssize[h]):
                         stakes[x] = b.ssize[h]
+                    out[x] = TAC_CAPTURE
                 r.depth -= 1
 
 
@@ -1676,8 +1678,8 @@ cdef class CoreBoard:
         cdef int n = self.st.size * self.st.size
         if not isinstance(stakes, np.ndarray) or stakes.dtype != np.int16 \
                 or stakes.shape != (n,) or not stakes.flags.c_contiguous \
-                or not stakes.flags.writeable:
-            raise ValueError(f"stakes must be a writeable int16[{n}] numpy array")
+                or not stakes.flags.writeable or not stakes.flags.aligned:
+            raise ValueError(f"stakes must be a writeable, aligned int16[{n}] numpy array")
         cdef cnp.int16_t[::1] view = stakes
         return &view[0]
 
@@ -1757,7 +1759,9 @@ cdef class CoreBoard:
 
         ``stakes``, an ``int16[size * size]`` array, receives at every point
         with a code the stones of the largest string the move decides (and
-        keeps its value elsewhere).
+        keeps its value elsewhere).  The defender's race moves fill the
+        liberties of attacker strings with at most one liberty more than
+        its own string.
 
         Raises ``ValueError`` for a colour other than WHITE or BLACK, or a
         ``stakes`` of another dtype or shape.
