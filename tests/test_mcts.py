@@ -392,6 +392,24 @@ def test_dynamic_komi_raises_the_komi_against_a_side_far_ahead(db):
         search.new_game()
         assert search._extra_komi == {}
     assert MCTS(db)._extra_komi == {} and MCTS(db).dynamic_komi == 0.0
+    # The first-play tallies count wins under the search's komi, for the
+    # playout moves (in the core) and for the tree moves (in the back-up).
+    board = fp.Board(9, komi=7.5)
+    search = MCTS(db, seed=1, dynamic_komi=5.0)
+    search._extra_komi = {board.to_move_code: 15.0}
+    backup, checked = search._backup, []
+
+    def spy(path, leaf, stats, terminal, batch, state):
+        node, i = path[0]
+        before = node.r_moves[1, i] if i < len(node.points) else None
+        backup(path, leaf, stats, terminal, batch, state)
+        if stats is not None and before is not None:
+            wins = stats["black_wins"] + 0.5 * stats["draws"]   # Black to move at the root
+            checked.append(node.r_moves[1, i] - before == wins)
+
+    search._backup = spy
+    search.run(board, playouts=1000)
+    assert len(checked) > 100 and all(checked)
     with pytest.raises(ValueError, match="dynamic_komi"):
         MCTS(db, dynamic_komi=-1.0)
 

@@ -72,7 +72,18 @@ for 9 % of the search's speed on 9x9 (``benchmarks/RESULTS.md``).
 
 Optional knowledge, off by default (matches against GNU Go level 10 showed
 no gain: prior virtual playouts 8/20, score weighting 57/100, the fight
-prior 56/100, against 59/100 without; ``benchmarks/RESULTS.md``):
+prior 56/100, against 59/100 without; race reading 59/100, race reading
+with bonuses by stake 64/100, dynamic komi 24/56, against 64.8 % with the
+ladder knowledge alone; ``benchmarks/RESULTS.md``):
+``race_reading`` adds the verdicts of a capturing-race reader in the core
+(:meth:`Board.race_moves`: strings of two to four liberties) to the ladder
+reader's, with the same prior factor and virtual playouts;
+``stake_stones`` scales that bonus by the stones at stake (in a lost game a
+one-stone ladder capture took the same bonus as the move that decided an
+eight-stone race, and was chosen); ``dynamic_komi`` raises the komi
+against a side whose searches see mostly wins, so that it keeps its margin
+(Baudis 2011; meant for handicap games: in even 9x9 games against GNU Go it
+won by wider margins and lost far more often);
 ``fight_prior`` raises the prior of the liberties of strings with one or
 two liberties (capturing races, where the lost games are decided);
 ``even_visits`` and ``pattern_visits`` add prior knowledge as virtual playouts to ``Q`` (Gelly
@@ -467,7 +478,8 @@ class MCTS:
             reports stay those of the game's komi.  0 = off (the default).
 
     Raises:
-        TypeError: ``db`` is not a :class:`fastplay.PatternDatabase`.
+        TypeError: ``db`` is not a :class:`fastplay.PatternDatabase`, or a
+            numeric option is not a number.
         ValueError: an out-of-range option.
     """
 
@@ -546,13 +558,13 @@ class MCTS:
         self.fight_prior = float(fight_prior)
         self.ladder_prior = float(ladder_prior)
         self.ladder_visits = float(ladder_visits)
-        if not isinstance(race_reading, bool):
+        if not isinstance(race_reading, (bool, np.bool_)):
             raise ValueError(f"race_reading must be True or False, not {race_reading!r}")
-        self.race_reading = race_reading
-        if isinstance(stake_stones, bool) or not isinstance(stake_stones, int) \
-                or not 0 <= stake_stones <= 361:
+        self.race_reading = bool(race_reading)
+        if isinstance(stake_stones, (bool, np.bool_)) \
+                or not isinstance(stake_stones, (int, np.integer)) or not 0 <= stake_stones <= 361:
             raise ValueError(f"stake_stones must be an integer in [0, 361], not {stake_stones!r}")
-        self.stake_stones = stake_stones
+        self.stake_stones = int(stake_stones)
         if not 0.0 <= _number("dynamic_komi", dynamic_komi) <= 10.0:
             raise ValueError(f"dynamic_komi must be a number of points in [0, 10], "
                              f"not {dynamic_komi!r}")
@@ -1157,11 +1169,14 @@ class MCTS:
             black_wins = win * n
             margin = terminal - shift
             win = 1.0 if margin > 0 else (0.0 if margin < 0 else 0.5)
+            search_wins = win * n
             black_value = self._value(win, margin, leaf.size * leaf.size) * n
             own = leaf.area_owner().ravel() * n
         else:
             n = float(stats["n"])
-            black_wins = black_value = stats["black_wins"] + 0.5 * stats["draws"]
+            # Wins under the search's komi: the core's first-play tallies
+            # count them, so the tree moves' tallies must too.
+            search_wins = black_wins = black_value = stats["black_wins"] + 0.5 * stats["draws"]
             if shift:   # plain wins under the game's komi, from the score histogram
                 black_wins = float(stats["hist"] @ self._score_table(leaf.size, leaf.komi)[1])
             if self.score_weight > 0:
@@ -1201,7 +1216,7 @@ class MCTS:
                 c = node.color
                 if move != PASS:
                     amaf[0, c, move] = n
-                    amaf[1, c, move] = black_wins if black else n - black_wins
+                    amaf[1, c, move] = search_wins if black else n - search_wins
                 got = amaf[:, c].take(node.points, axis=1)  # (2, k): first plays, wins
                 node.r_moves += got
                 # The pass has no first-play tally.  Left unblended it was
