@@ -125,3 +125,29 @@ def test_warnings_print_as_one_command_line_line(monkeypatch: pytest.MonkeyPatch
         "fastplay: warning: KM[abc] holds no komi value",
         "fastplay: warning: another one",
     ]
+
+
+def test_gtp_batch_reaches_the_search(monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """--batch N: playouts per leaf of the default MCTS (here one genmove of
+    40 playouts in 40 one-playout descents)."""
+    import fastplay.mcts
+
+    built: list[fastplay.mcts.MCTS] = []
+    original = fastplay.mcts.MCTS.__init__
+
+    def spy(self: fastplay.mcts.MCTS, *args: object, **kwargs: object) -> None:
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+        built.append(self)
+
+    monkeypatch.setattr(fastplay.mcts.MCTS, "__init__", spy)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(
+        b"boardsize 9\nclear_board\nplay b E5\ngenmove w\n")))
+    assert main(["gtp", "--batch", "1", "--playouts", "40", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("=") == 4 and "?" not in out
+    assert len(built) == 1 and built[0].batch == 1 and built[0]._batch(9, 40) == 1
+    assert built[0].root is not None and built[0].root.n.sum() == 40
+    for bad in ("0", "-2", "x"):
+        assert main(["gtp", f"--batch={bad}"]) == 2
+        assert "--batch" in capsys.readouterr().err

@@ -159,8 +159,9 @@ class GTPEngine:
     playouts, seconds:
         Per-move limits passed to ``search.run`` (``None``: the search's own
         time management decides).
-    threads, seed:
-        Passed to the default MCTS.
+    threads, seed, batch:
+        Passed to the default MCTS (``batch``: playouts per leaf, ``None``
+        for the search's default).
     patterns, pattern_file:
         Built-in database name (GNU Go's ``--mc-patterns``) or a ``.db`` file
         (``--mc-load-patterns``, which wins, as in GNU Go).
@@ -182,6 +183,7 @@ class GTPEngine:
         patterns: str | None = None,
         pattern_file: str | None = None,
         ponder: bool = False,
+        batch: int | None = None,
         size: int = 19,
         komi: float = 7.5,
     ) -> None:
@@ -194,6 +196,7 @@ class GTPEngine:
         self.patterns = patterns
         self.pattern_file = pattern_file
         self.ponder = ponder
+        self.batch = batch
         self._db: Any = None
         self.komi = float(komi)
         self.board = Board(size, komi=self.komi)
@@ -414,7 +417,7 @@ class GTPEngine:
     def _default_search(self) -> Search:
         from fastplay.mcts import MCTS  # lazily: the GTP front end must start fast
 
-        return MCTS(self.load_patterns(), threads=self.threads, seed=self.seed)
+        return MCTS(self.load_patterns(), threads=self.threads, seed=self.seed, batch=self.batch)
 
     def load_patterns(self) -> Any:
         """The pattern database chosen by ``pattern_file`` or ``patterns``.
