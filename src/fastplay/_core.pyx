@@ -808,6 +808,7 @@ TACTIC_CAPTURE = TAC_CAPTURE
 
 cdef enum:
     READ_DEPTH = 2 * LADDER_BUDGET + 4   # deeper than any reading within budget
+    READ_MOVES = 48                      # candidate moves kept at one node
 
 
 # Node budgets and scratch boards by depth for the readings of a position.
@@ -855,9 +856,35 @@ cdef int scratch(Reader* r, BoardState* dst, const BoardState* src) noexcept nog
     return 0
 
 
+cdef int try_move(Reader* r, BoardState* c, BoardState* b, int p, int color) noexcept nogil:
+    """Play ``color`` at ``p`` on ``c``, made a copy of ``b`` in the reader's
+    block for the current depth: 0 played, 1 illegal (suicide included:
+    readings never sacrifice a whole string), -1 too deep or out of memory."""
+    if board_legality(b, p, color, False) != LEGAL:
+        return 1
+    if scratch(r, c, b) != 0:
+        return -1
+    board_play(c, p, color, NULL)
+    return 0
+
+
+cdef int add_atari_libs(BoardState* b, int h, int color, int* moves, int nm) noexcept nogil:
+    """Append to ``moves[:nm]`` (``add_move``) the liberty of every string of
+    ``color`` in atari beside string ``h``; the new count."""
+    cdef int t = h, d, n
+    while True:
+        for d in range(4):
+            n = t + b.nbr[d]
+            if b.color[n] == color and b.nlibs[b.sid[n]] == 1:
+                nm = add_move(moves, nm, string_other_lib(b, b.sid[n], 0))
+        t = b.nxt[t]
+        if t == h:
+            return nm
+
+
 cdef int ladder_attack(BoardState* b, int s, Reader* r) noexcept nogil:
     """1 if the attacker, to move, captures the string at ``s`` by ataris alone."""
-    cdef int h = b.sid[s], n = b.nlibs[h], att = other(b.color[s]), i, found
+    cdef int h = b.sid[s], n = b.nlibs[h], att = other(b.color[s]), i, found, tried
     cdef int lib[2]
     cdef BoardState c
     if n == 1:
@@ -868,11 +895,11 @@ cdef int ladder_attack(BoardState* b, int s, Reader* r) noexcept nogil:
     lib[0] = string_other_lib(b, h, 0)
     lib[1] = string_other_lib(b, h, lib[0])
     for i in range(2):
-        if board_legality(b, lib[i], att, False) != LEGAL:
+        tried = try_move(r, &c, b, lib[i], att)
+        if tried > 0:
             continue
-        if scratch(r, &c, b) != 0:
+        if tried < 0:
             return 0
-        board_play(&c, lib[i], att, NULL)
         r.depth += 1
         found = c.nlibs[c.sid[s]] == 1 and not ladder_defend(&c, s, r)
         r.depth -= 1
@@ -884,35 +911,21 @@ cdef int ladder_attack(BoardState* b, int s, Reader* r) noexcept nogil:
 cdef int ladder_defend(BoardState* b, int s, Reader* r) noexcept nogil:
     """1 if the defender, to move, saves the string at ``s`` (in atari):
     by extending on its liberty or capturing an attacker string in atari."""
-    cdef int h = b.sid[s], me = b.color[s], att = other(me), d, t, m, i, k, n, nm = 1
-    cdef int found
-    cdef int moves[64]
+    cdef int h = b.sid[s], me = b.color[s], att = other(me), i, n, nm = 1
+    cdef int found, tried
+    cdef int moves[READ_MOVES]
     cdef BoardState c
     if r.budget <= 0:
         return 1
     r.budget -= 1
     moves[0] = string_other_lib(b, h, 0)
-    t = h
-    while True:
-        for d in range(4):
-            n = t + b.nbr[d]
-            if b.color[n] == att and b.nlibs[b.sid[n]] == 1 and nm < 64:
-                m = string_other_lib(b, b.sid[n], 0)
-                for k in range(nm):
-                    if moves[k] == m:
-                        break
-                else:
-                    moves[nm] = m
-                    nm += 1
-        t = b.nxt[t]
-        if t == h:
-            break
+    nm = add_atari_libs(b, h, att, moves, nm)
     for i in range(nm):
-        if board_legality(b, moves[i], me, False) != LEGAL:
+        tried = try_move(r, &c, b, moves[i], me)
+        if tried > 0:
             continue
-        if scratch(r, &c, b) != 0:
+        if tried < 0:
             return 1
-        board_play(&c, moves[i], me, NULL)
         n = c.nlibs[c.sid[s]]
         r.depth += 1
         found = n >= 3 or (n == 2 and not ladder_attack(&c, s, r))
@@ -1034,7 +1047,6 @@ cdef enum:
     RACE_SAFE = 5              # liberties that end a reading as an escape
     RACE_BUDGET = 400          # nodes for one reading
     RACE_TOTAL = 6000          # nodes for all the race readings of one position
-    RACE_MOVES = 48            # candidate moves kept at one node
 
 
 cdef int string_libs(BoardState* b, int h, int* out, int room) noexcept nogil:
@@ -1056,7 +1068,7 @@ cdef inline int add_move(int* moves, int nm, int m) noexcept nogil:
     for k in range(nm):
         if moves[k] == m:
             return nm
-    if nm < RACE_MOVES:
+    if nm < READ_MOVES:
         moves[nm] = m
         nm += 1
     return nm
@@ -1117,9 +1129,9 @@ cdef int race_attack(BoardState* b, int s, Reader* r) noexcept nogil:
     """1 if the attacker, to move, captures the string at ``s``: by filling
     one of its liberties, or by first saving an attacker string beside it in
     atari (the race move a filler-only reader would let win)."""
-    cdef int h = b.sid[s], n = b.nlibs[h], me = b.color[s], att = other(me), i, d, t, q, nm
+    cdef int h = b.sid[s], n = b.nlibs[h], me = b.color[s], att = other(me), i, nm, tried
     cdef int found, start
-    cdef int moves[RACE_MOVES]
+    cdef int moves[READ_MOVES]
     cdef BoardState c
     if n == 1:
         return board_legality(b, string_other_lib(b, h, 0), att, False) == LEGAL
@@ -1128,22 +1140,14 @@ cdef int race_attack(BoardState* b, int s, Reader* r) noexcept nogil:
     r.budget -= 1
     nm = string_libs(b, h, moves, RACE_SAFE)
     start = nm
-    t = h
-    while True:
-        for d in range(4):
-            q = t + b.nbr[d]
-            if b.color[q] == att and b.nlibs[b.sid[q]] == 1:
-                nm = add_move(moves, nm, string_other_lib(b, b.sid[q], 0))
-        t = b.nxt[t]
-        if t == h:
-            break
+    nm = add_atari_libs(b, h, att, moves, nm)
     sort_moves(moves, start, nm)
     for i in range(nm):
-        if board_legality(b, moves[i], att, False) != LEGAL:
+        tried = try_move(r, &c, b, moves[i], att)
+        if tried > 0:
             continue
-        if scratch(r, &c, b) != 0:
+        if tried < 0:
             return 0
-        board_play(&c, moves[i], att, NULL)
         # A stone left in atari is taken at once unless the string is then
         # in atari itself (a throw-in): not worth a node otherwise.
         if c.nlibs[c.sid[moves[i]]] == 1 and c.nlibs[c.sid[s]] > 1:
@@ -1158,19 +1162,19 @@ cdef int race_attack(BoardState* b, int s, Reader* r) noexcept nogil:
 
 cdef int race_defend(BoardState* b, int s, Reader* r) noexcept nogil:
     """1 if the owner of the string at ``s``, to move, keeps it alive."""
-    cdef int me = b.color[s], i, nm, n, found
-    cdef int moves[RACE_MOVES]
+    cdef int me = b.color[s], i, nm, n, found, tried
+    cdef int moves[READ_MOVES]
     cdef BoardState c
     if r.budget <= 0:
         return 1
     r.budget -= 1
     nm = race_defences(b, s, moves)
     for i in range(nm):
-        if board_legality(b, moves[i], me, False) != LEGAL:
+        tried = try_move(r, &c, b, moves[i], me)
+        if tried > 0:
             continue
-        if scratch(r, &c, b) != 0:
+        if tried < 0:
             return 1
-        board_play(&c, moves[i], me, NULL)
         n = c.nlibs[c.sid[s]]
         if n >= RACE_SAFE:
             return 1
@@ -1203,8 +1207,8 @@ cdef void race_codes(BoardState* b, int me, Reader* r, cnp.int8_t* out,
     which its owner, moving first, would keep alive.  A point marked for
     two strings keeps the larger code.  ``stakes`` (or NULL): the stones of
     the largest string each marked point decides."""
-    cdef int size = b.size, p, q, h, owner, i, nm, k, x
-    cdef int moves[RACE_MOVES]
+    cdef int size = b.size, p, q, h, owner, i, nm, k, x, tried
+    cdef int moves[READ_MOVES]
     cdef BoardState c
     for p in range(b.npts):
         if b.color[p] != WHITE_C and b.color[p] != BLACK_C:
@@ -1220,11 +1224,11 @@ cdef void race_codes(BoardState* b, int me, Reader* r, cnp.int8_t* out,
             nm = race_defences(b, p, moves)
             for i in range(nm):
                 q = moves[i]
-                if board_legality(b, q, me, False) != LEGAL:
+                tried = try_move(r, &c, b, q, me)
+                if tried > 0:
                     continue
-                if scratch(r, &c, b) != 0:
+                if tried < 0:
                     return
-                board_play(&c, q, me, NULL)
                 k = c.nlibs[c.sid[p]]
                 r.depth += 1
                 x = (q // b.W - 1) * size + q % b.W - 1
@@ -1240,11 +1244,11 @@ cdef void race_codes(BoardState* b, int me, Reader* r, cnp.int8_t* out,
             nm = string_libs(b, h, moves, RACE_SAFE)
             for i in range(nm):
                 q = moves[i]
-                if board_legality(b, q, me, False) != LEGAL:
+                tried = try_move(r, &c, b, q, me)
+                if tried > 0:
                     continue
-                if scratch(r, &c, b) != 0:
+                if tried < 0:
                     return
-                board_play(&c, q, me, NULL)
                 r.depth += 1
                 x = (q // b.W - 1) * size + q % b.W - 1
                 if c.color[p] != owner or not race_read(&c, p, False, r):
