@@ -109,9 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_search_options(gtp)
     gtp.add_argument("--batch", type=positive_int, metavar="N",
                      help="playouts per leaf of the tree search (default: 4 per thread; "
-                          "1 won 68 and 78 of 100 games against GNU Go level 10 at 5,000 "
-                          "playouts per move, the default about 65, at a third of the "
-                          "default's playouts per second: benchmarks/RESULTS.md)")
+                          "1 is stronger at a fixed number of playouts and about 3 times "
+                          "slower on 9x9: benchmarks/RESULTS.md)")
     gtp.add_argument("--ponder", action="store_true",
                      help="think on the opponent's time after each genmove")
 
