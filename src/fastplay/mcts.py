@@ -743,11 +743,11 @@ class MCTS:
         return result
 
     def _adjust_komi(self, board: Board) -> None:
-        """After a search for the side to move of ``board``: raise the extra komi against it by
-        ``dynamic_komi`` points when its best move's value (under the komi it
-        searched with) is above KOMI_RAISE, lower it when below KOMI_LOWER.
-        A search ahead by a wide margin sees almost only wins and plays
-        slack moves; the extra komi makes it keep the margin."""
+        """After a search for the side to move of ``board``: raise the extra
+        komi against it by ``dynamic_komi`` points when its best move's value
+        (under the komi it searched with) is above KOMI_RAISE, lower it when
+        below KOMI_LOWER.  A search ahead by a wide margin sees almost only
+        wins and plays slack moves; the extra komi makes it keep the margin."""
         root = self._root
         if root is None or root.n.sum() == 0:
             return
@@ -924,16 +924,18 @@ class MCTS:
         capped at 1.  In the lost games a one-stone ladder capture took the
         same bonus as the capture that decided an eight-stone race."""
         n = board.size * board.size
-        stakes = np.zeros(n, dtype=np.int16)
+        staked = self.stake_stones > 0
+        stakes = np.zeros(n, dtype=np.int16) if staked else None
         codes = board.tactical_moves(color, stakes)
         if self.race_reading:
-            race_stakes = np.zeros(n, dtype=np.int16)
+            race_stakes = np.zeros(n, dtype=np.int16) if staked else None
             race = board.race_moves(color, race_stakes)
             unset = codes == TACTIC_NONE
             codes = np.where(unset, race, codes)
-            stakes = np.where(unset, race_stakes, stakes)
+            if stakes is not None and race_stakes is not None:
+                stakes[unset] = race_stakes[unset]
         tactics = codes[points]
-        if self.stake_stones == 0:
+        if stakes is None:
             weight = (tactics != TACTIC_NONE).astype(np.float64)
         else:
             weight = np.minimum(stakes[points], self.stake_stones) / self.stake_stones
