@@ -17,7 +17,7 @@ from fastplay._core import TACTIC_CAPTURE as CAPTURE
 from fastplay._core import TACTIC_NONE as NONE
 from fastplay._core import TACTIC_SAVE as SAVE
 
-from test_tactics import _legal, _neighbours, _played, _positions
+from test_tactics import _legal, _neighbours, _played, _positions, random_game
 
 # The core's constants (section 2c of _core.pyx).
 RACE_LIBS, RACE_SAFE, RACE_BUDGET, RACE_TOTAL = 4, 5, 400, 6000
@@ -217,13 +217,7 @@ def test_reader_equals_the_reference_on_random_positions(size):
     rng = np.random.default_rng(size)
     compared = found = 0
     for game in range(20):
-        board = fp.Board(size, suicide=bool(game % 2))
-        for _ in range(int(size * size * rng.uniform(0.3, 1.0))):
-            legal = board.legal_indices(board.to_move_code)
-            if len(legal) == 0:
-                board.pass_move()
-                continue
-            board.play_index(int(rng.choice(legal)), board.to_move_code)
+        board = random_game(size, rng, suicide=bool(game % 2), most=1.0)
         compared += _equal_to_reference(board)
         found += int(np.count_nonzero(board.race_moves(BLACK)))
     assert compared >= 36 and found > 0

@@ -328,6 +328,19 @@ def test_reader_equals_the_reference_on_real_games():
     assert strings > 20 and points > 1000
 
 
+def random_game(size: int, rng: np.random.Generator, suicide: bool, most: float) -> fp.Board:
+    """A board after 0.3 to ``most`` times ``size ** 2`` random legal moves
+    (a pass when there is none)."""
+    board = fp.Board(size, suicide=suicide)
+    for _ in range(int(size * size * rng.uniform(0.3, most))):
+        legal = board.legal_indices(board.to_move_code)
+        if len(legal) == 0:
+            board.pass_move()
+            continue
+        board.play_index(int(rng.choice(legal)), board.to_move_code)
+    return board
+
+
 @pytest.mark.parametrize("size", [2, 3, 5, 7, 13, 25])
 def test_reader_equals_the_reference_on_random_positions(size):
     """Random legal games (captures, kos, crowded small boards).  The
@@ -337,13 +350,7 @@ def test_reader_equals_the_reference_on_random_positions(size):
     rng = np.random.default_rng(size)
     checked = 0
     for game in range(6):
-        board = fp.Board(size, suicide=bool(game % 2))
-        for _ in range(int(size * size * rng.uniform(0.3, 1.2))):
-            legal = board.legal_indices(board.to_move_code)
-            if len(legal) == 0:
-                board.pass_move()
-                continue
-            board.play_index(int(rng.choice(legal)), board.to_move_code)
+        board = random_game(size, rng, suicide=bool(game % 2), most=1.2)
         for color in (BLACK, WHITE):
             fast = board.tactical_moves(color)
             assert set(np.unique(fast)) <= {NONE, BAD, SAVE, CAPTURE}
