@@ -148,6 +148,6 @@ def test_gtp_batch_reaches_the_search(monkeypatch: pytest.MonkeyPatch,
     assert out.count("=") == 4 and "?" not in out
     assert len(built) == 1 and built[0].batch == 1 and built[0]._batch(9, 40) == 1
     assert built[0].root is not None and built[0].root.n.sum() == 40
-    for bad in ("0", "-2", "x"):
+    for bad in ("0", "-2", "x", "4097", "99999999999999999999"):
         assert main(["gtp", f"--batch={bad}"]) == 2
         assert "--batch" in capsys.readouterr().err

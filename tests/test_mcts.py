@@ -304,6 +304,22 @@ def test_ladder_knowledge_scales_priors_and_adds_virtual_playouts(db):
     assert sum(c.visits for c in result.children) == 400  # virtual playouts never count
 
 
+def test_batch_is_an_integer_within_bounds_and_within_the_budget(db):
+    """A fresh tester's cases: 1.5, True and 2**60 were accepted and failed
+    inside run(); a batch above the playout limit overran it."""
+    from fastplay.mcts import MAX_BATCH
+
+    for bad in (0, -1, 1.5, True, 2 ** 60, MAX_BATCH + 1, "4"):
+        with pytest.raises(ValueError, match="batch"):
+            MCTS(db, batch=bad)  # type: ignore[arg-type]
+    board = fp.Board(9, komi=7.5)
+    board.play("E5")
+    search = MCTS(db, seed=1, batch=MAX_BATCH)
+    assert search._batch(9, 100) == 100 and search._batch(9) == MAX_BATCH
+    result = search.run(board, playouts=100)
+    assert result.playouts == 100 and search.root.n.sum() == 100
+
+
 def test_race_reading_marks_the_race_moves_like_the_ladder_ones(db):
     """With ``race_reading`` the moves :meth:`Board.race_moves` finds where the
     ladder reader finds nothing get the same prior factor and virtual won

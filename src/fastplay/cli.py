@@ -73,6 +73,16 @@ def command_line_warnings() -> Iterator[None]:
 
 
 
+def batch_size(text: str) -> int:
+    """Playouts per leaf for ``--batch``: an integer in [1, MAX_BATCH]."""
+    from fastplay.mcts import MAX_BATCH  # only when the flag is given: startup stays fast
+
+    value = positive_int(text)
+    if value > MAX_BATCH:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_BATCH}: {text!r}")
+    return value
+
+
 def _add_search_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mc-patterns", metavar="NAME",
                         help="built-in Monte Carlo pattern database (GNU Go's flag)")
@@ -107,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     gtp = sub.add_parser("gtp", help="play as a GTP version 2 engine on stdin/stdout",
                          description="Go Text Protocol version 2 engine on standard input/output.")
     _add_search_options(gtp)
-    gtp.add_argument("--batch", type=positive_int, metavar="N",
+    gtp.add_argument("--batch", type=batch_size, metavar="N",
                      help="playouts per leaf of the tree search (default: 4 per thread; "
                           "1 is stronger at a fixed number of playouts and about 3 times "
                           "slower on 9x9: benchmarks/RESULTS.md)")

@@ -188,6 +188,9 @@ LINE_PRIOR = {1: 0.1, 2: 0.5}
 #: a tenth of a typical root move's share of 5,000 playouts.  Against GNU Go
 #: level 10: 64.8 % over 500 games with them, 59.3 % over 300 without;
 #: virtual losses alone (no virtual wins) 61 % over 100 (RESULTS.md).
+#: Largest ``batch`` accepted: one batch is one engine call, which a stop
+#: request or the clock cannot interrupt.
+MAX_BATCH = 4096
 LADDER_PRIOR = 10.0
 LADDER_VISITS = 50.0
 #: Dynamic komi (``dynamic_komi`` > 0): the extra komi against the searching
@@ -419,9 +422,10 @@ class MCTS:
         rave: use AMAF tallies (RAVE); ``rave_equiv`` is the visit count (in
             playouts) at which a move's own value and its RAVE value weigh
             the same.
-        batch: playouts per simulation (``None``: ``DEFAULT_BATCH`` = 4 per
-            thread, at least 5 on 25x25; fewer for small playout limits, see
-            ``_batch``).
+        batch: playouts per simulation, at most ``MAX_BATCH`` = 4096 and
+            never more than a search's playout limit (``None``:
+            ``DEFAULT_BATCH`` = 4 per thread, at least 5 on 25x25; fewer for
+            small playout limits, see ``_batch``).
         expand_threshold: playouts an edge needs before it gets a node
             (``None``: ``2 * batch``, i.e. expand on the third visit; each
             expansion costs about as much as three 9x9 playouts).
@@ -508,8 +512,12 @@ class MCTS:
             raise ValueError(f"policy must be 'puct' or 'uct', not {policy!r}")
         if scoring not in ("tromp-taylor", "gnugo"):
             raise ValueError(f"scoring must be 'tromp-taylor' or 'gnugo', not {scoring!r}")
-        if batch is not None and batch < 1:
-            raise ValueError(f"batch must be >= 1, not {batch}")
+        if batch is not None and (isinstance(batch, (bool, np.bool_))
+                                  or not isinstance(batch, (int, np.integer))
+                                  or not 1 <= batch <= MAX_BATCH):
+            # Bounded: one batch is one uninterruptible engine call, and a
+            # huge one would overrun any clock.
+            raise ValueError(f"batch must be an integer in [1, {MAX_BATCH}], not {batch!r}")
         for name, value, low, high in (("c_puct", c_puct, 0.0, 1e6), ("c_uct", c_uct, 0.0, 1e6),
                                        ("fpu_reduction", fpu_reduction, -1.0, 1.0),
                                        ("prior_power", prior_power, 0.0, 4.0),
@@ -788,7 +796,7 @@ class MCTS:
         down to the floor (1 on 9x9 and 13x13, 3 on 19x19).
         """
         if self.batch is not None:
-            return self.batch
+            return min(int(self.batch), playouts) if playouts is not None else int(self.batch)
         floor = -(-size * size // BATCH_FLOOR_POINTS)
         batch = max(DEFAULT_BATCH * self.threads, floor)
         if playouts is not None:
