@@ -1712,8 +1712,10 @@ cdef class CoreBoard:
         with a code the stones that code is about: the mover's string
         through the point (bad, save), or the string put in atari (capture).
 
-        Raises ``ValueError`` for a colour other than WHITE or BLACK, or a
-        ``stakes`` of another dtype or shape.
+        Raises ``ValueError`` for a colour other than the codes WHITE (1) or
+        BLACK (2) of this module (:class:`fastplay.Board`'s wrappers take
+        ``"B"``/``"W"``), or a ``stakes`` array that is not a writeable,
+        aligned ``int16[size * size]``.
         """
         cdef int c_color = self._check_color(color)
         cdef int n = self.st.size * self.st.size, i, p
@@ -1767,8 +1769,10 @@ cdef class CoreBoard:
         liberties of attacker strings with at most one liberty more than
         its own string.
 
-        Raises ``ValueError`` for a colour other than WHITE or BLACK, or a
-        ``stakes`` of another dtype or shape.
+        Raises ``ValueError`` for a colour other than the codes WHITE (1) or
+        BLACK (2) of this module (:class:`fastplay.Board`'s wrappers take
+        ``"B"``/``"W"``), or a ``stakes`` array that is not a writeable,
+        aligned ``int16[size * size]``.
         """
         cdef int c_color = self._check_color(color)
         cdef cnp.int16_t* st = self._stakes(stakes)
