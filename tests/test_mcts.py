@@ -186,7 +186,14 @@ def test_cached_selection_follows_the_formulas(db):
             assert np.allclose(node.u, node.prior / (1 + node.n))
             score = q + node.prior * search.c_puct * np.sqrt(node.sum_n + 1) / (1 + node.n)
             if node.open:
-                assert score[search._select(node)] == pytest.approx(score.max(), abs=1e-9)
+                params = search._params
+                assert score[node.select(params)] == pytest.approx(score.max(), abs=1e-9)
+                # A pending virtual loss too small to change any sum sends the
+                # selection through the full formulas: same choice.
+                fast = node.select(params)
+                node.sum_vl = 1e-300
+                assert node.select(params) == fast
+                node.sum_vl = 0.0
             checked += 1
         assert checked > 20
 
@@ -415,10 +422,10 @@ def test_dynamic_komi_raises_the_komi_against_a_side_far_ahead(db):
     search._extra_komi = {board.to_move_code: 15.0}
     backup, checked = search._backup, []
 
-    def spy(path, leaf, stats, terminal, batch, state):
-        node, i = path[0]
+    def spy(nodes, path, leaf, stats, terminal, batch, state):
+        node, i = nodes[0], path[0]
         before = node.r_moves[1, i] if i < len(node.points) else None
-        backup(path, leaf, stats, terminal, batch, state)
+        backup(nodes, path, leaf, stats, terminal, batch, state)
         if stats is not None and before is not None:
             wins = stats["black_wins"] + 0.5 * stats["draws"]   # Black to move at the root
             checked.append(node.r_moves[1, i] - before == wins)
@@ -430,28 +437,29 @@ def test_dynamic_komi_raises_the_komi_against_a_side_far_ahead(db):
         MCTS(db, dynamic_komi=-1.0)
 
 
-def test_search_cut_short_in_the_back_up_drops_its_tree(db):
-    """With one thread the search runs in the calling thread, so Ctrl-C can
-    land in the middle of a back-up: the half-updated tree is dropped, and
-    the next search starts afresh with consistent counts."""
+def test_search_cut_short_in_a_descent_drops_its_tree(db):
+    """Ctrl-C (or an error) in the middle of a simulation -- here in an
+    expansion, with two threads, while the path holds virtual loss -- drops
+    the tree instead of keeping counts that disagree; the next search starts
+    afresh with consistent counts."""
     board = fp.Board(9, komi=7.5)
     board.play("E5")
-    search = MCTS(db, seed=1)
+    search = MCTS(db, seed=1, threads=2)
     search.run(board, playouts=2000)
-    original = search._refresh
-    armed = [True]
+    original = search._expand
+    calls = [0]
 
-    def refresh(node: Node) -> None:
-        original(node)
-        if armed[0] and node is not search.root and node.sum_n > 0:
-            armed[0] = False
+    def expand(position: fp.Board, base: float) -> Node:
+        calls[0] += 1
+        if calls[0] == 20:
             raise KeyboardInterrupt
+        return original(position, base)
 
-    search._refresh = refresh  # type: ignore[method-assign]
+    search._expand = expand  # type: ignore[method-assign]
     with pytest.raises(KeyboardInterrupt):
         search.run(board, playouts=10**6)
-    assert search.root is None
-    search._refresh = original  # type: ignore[method-assign]
+    assert search.root is None and calls[0] == 20
+    search._expand = original  # type: ignore[method-assign]
     result = search.run(board, playouts=1000)
     assert search.root.visits == pytest.approx(result.playouts, abs=8)
     _check_consistent(search.root)

@@ -25,6 +25,10 @@ A tour, top to bottom:
    (6.8) or Tromp-Taylor area scoring.  Each playout ``i`` draws from its own
    xoshiro256** stream seeded from ``(seed, i)``, so results do not depend
    on the number of threads.  All of it runs without the GIL.
+5. **Search tree** (``TreeNode``, ``tree_descend``, ``tree_backup``,
+   ``_tree.pxi``): the statistics and inner loops of ``fastplay.mcts``'s
+   tree search -- selection, back-up with AMAF tallies, a new node's
+   candidate moves -- which decides what they compute.
 
 Everything below the Python classes trusts its arguments: ``CoreBoard`` and
 ``PlayoutEngine`` check them once at the boundary.
@@ -536,6 +540,7 @@ cdef enum:
     ILL_OCCUPIED = 1
     ILL_SUICIDE = 2
     ILL_KO = 3
+    ILL_SUPERKO = 4            # checked by CoreBoard (it keeps the history), not here
 
 
 cdef int board_legality(BoardState* b, int p, int c, bint allow_suicide) noexcept nogil:
@@ -1345,6 +1350,7 @@ _RULE_TEXT = {
     ILL_OCCUPIED: ("occupied", "the point is already occupied"),
     ILL_SUICIDE: ("suicide", "the stone would have no liberty and capture nothing"),
     ILL_KO: ("ko", "retaking the ko at once is forbidden (simple ko)"),
+    ILL_SUPERKO: ("superko", "the position would repeat an earlier one"),
 }
 
 
@@ -1512,16 +1518,8 @@ cdef class CoreBoard:
         """
         cdef int i = self._check_index(v)
         self._check_color(color)
-        if i < 0:
-            return None
-        cdef int p = self._pad(i)
-        cdef int code = board_legality(&self.st, p, color, self._suicide)
-        if code != LEGAL:
-            return _RULE_TEXT[code][0]
-        if self._superko and self._hash_count.get(
-                hash_after(&self.st, p, color, self._suicide), 0):
-            return "superko"
-        return None
+        cdef int code = self._legal_code(0 if i < 0 else self._pad(i), color)
+        return None if code == LEGAL else _RULE_TEXT[code][0]
 
     def play_index(self, v, int color):
         """Play ``color`` at flat index ``v`` (-1 = pass) and give the turn to the other colour.
@@ -1532,21 +1530,27 @@ cdef class CoreBoard:
         cdef int i = self._check_index(v)
         self._check_color(color)
         cdef int p = 0 if i < 0 else self._pad(i)
-        cdef int code
-        cdef uint64_t h
-        if p:
-            code = board_legality(&self.st, p, color, self._suicide)
-            if code != LEGAL:
-                rule, why = _RULE_TEXT[code]
-                raise IllegalMoveError(
-                    f"illegal move {'BW'[color == WHITE_C]} {_gtp(i, self.st.size)}: {rule} ({why})",
-                    rule, v, color)
-            if self._superko:
-                h = hash_after(&self.st, p, color, self._suicide)
-                if self._hash_count.get(h, 0):
-                    raise IllegalMoveError(
-                        f"illegal move {'BW'[color == WHITE_C]} {_gtp(i, self.st.size)}: superko "
-                        "(the position would repeat an earlier one)", "superko", v, color)
+        cdef int code = self._legal_code(p, color)
+        if code != LEGAL:
+            rule, why = _RULE_TEXT[code]
+            raise IllegalMoveError(
+                f"illegal move {'BW'[color == WHITE_C]} {_gtp(i, self.st.size)}: {rule} ({why})",
+                rule, v, color)
+        self._commit(p, i, color)
+
+    cdef int _legal_code(self, int p, int color) except -1:
+        """LEGAL or the rule a move at padded point ``p`` (0 = pass) breaks,
+        positional superko included when this board enforces it."""
+        if p == 0:
+            return LEGAL
+        cdef int code = board_legality(&self.st, p, color, self._suicide)
+        if code == LEGAL and self._superko and self._hash_count.get(
+                hash_after(&self.st, p, color, self._suicide), 0):
+            return ILL_SUPERKO
+        return code
+
+    cdef int _commit(self, int p, int i, int color) except -1:
+        """Play a legal move (padded ``p``, flat ``i``; 0 and -1 for a pass) and record it."""
         n = len(self._moves)
         if n % _CHECKPOINT_EVERY == 0 and (
                 not self._snapshots or self._snapshots[len(self._snapshots) - 1][0] != n):
@@ -1556,6 +1560,7 @@ cdef class CoreBoard:
         self._hashes.append(self.st.hash)
         self._hash_count[self.st.hash] = self._hash_count.get(self.st.hash, 0) + 1
         self._to_move = other(color)
+        return 0
 
     cdef tuple _snapshot(self):
         return (self.st.block[:self.st.blocksize], self.st.ko, self.st.ko_color, self.st.passes,
@@ -2045,3 +2050,4 @@ cdef void tromp_taylor_owner(BoardState* b, cnp.int8_t* owner, int* nb, int* nw)
 
 
 include "_playout.pxi"
+include "_tree.pxi"

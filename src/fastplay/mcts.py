@@ -19,6 +19,16 @@ A top-down tour
 Visits count *playouts*, not simulations, so ``run(board, playouts=5000)``
 means what GNU Go's ``--mc-games-per-level`` style limits mean.
 
+This module decides what the search does: which moves a node gets, their
+priors, when an edge is expanded, what a playout is worth, the final
+choice.  The arithmetic of steps 1 and 4 -- the argmax over a node's moves,
+the legality and superko checks on the way down, the counts, first-play
+tallies and cached values on the way up -- runs in the compiled core
+(``TreeNode``, ``tree_descend`` and ``tree_backup`` in ``_core``'s section 5,
+``_tree.pxi``).  Written with numpy it cost more than the playout itself
+at one playout per leaf (a numpy call on a 40-move row costs about a
+microsecond, and a simulation made some forty).
+
 Formulas and their sources
 --------------------------
 PUCT (Rosin, "Multi-armed bandits with episode context", AMAI 2011, in the
@@ -131,10 +141,10 @@ import numpy.typing as npt
 
 from fastplay.board import Board, format_vertex, parse_color
 from fastplay._core import BLACK as BLACK_CODE
-from fastplay._core import WHITE as WHITE_CODE
-from fastplay._core import IllegalMoveError
 from fastplay._core import TACTIC_BAD, TACTIC_CAPTURE, TACTIC_NONE, TACTIC_SAVE
 from fastplay._core import PlayoutEngine
+from fastplay._core import DESCEND_END, DESCEND_EXPAND, TreeNode, TreeParams
+from fastplay._core import expansion_moves, tree_backup, tree_descend, true_eyes
 from fastplay.montecarlo import Scoring
 from fastplay.montecarlo import _engine as playout_engine
 
@@ -203,10 +213,6 @@ KOMI_LOWER = 0.45
 #: Stones at stake from which a tactical code gets the whole ``ladder_prior``
 #: and ``ladder_visits``; a smaller string gets the share stones / STAKE_STONES.
 STAKE_STONES = 3
-
-#: Weight of the first-play-urgency value in ``MCTS._refresh`` (in playouts):
-#: a normal double far below the rounding of any visit count.
-_EPS = 1e-300
 
 #: Seconds between two looks at the search threads' flags.
 POLL_SECONDS = 0.0002
@@ -282,116 +288,25 @@ def eye_mask(grid: npt.NDArray[np.int8], color: int) -> npt.NDArray[np.bool_]:
     corner) -- the usual playout rule (e.g. Pachi's ``board_is_eyelike`` plus
     the false-eye test).  Filling such a point never helps under area scoring.
     """
-    size = grid.shape[0]
-    orth_idx, diag_idx, on_edge = _eye_tables(size)
-    edge = 2
-    ext = np.append(grid.ravel(), np.int8(edge))  # index size*size: off the board
-    orth = ext[orth_idx]
-    orth_ok = ((orth == color) | (orth == edge)).all(axis=1)
-    enemy = (ext[diag_idx] == -color).sum(axis=1)
-    ok = (grid.ravel() == 0) & orth_ok & np.where(on_edge, enemy == 0, enemy <= 1)
-    return ok.reshape(size, size)
+    return true_eyes(grid, color)
 
 
 @functools.cache
-def _eye_tables(size: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp],
-                                     npt.NDArray[np.bool_]]:
-    """Per point (flat): its 4 orthogonal and 4 diagonal neighbours' flat indices,
-    ``size * size`` standing for off the board, and whether any diagonal is off."""
+def _orth_table(size: int) -> npt.NDArray[np.intp]:
+    """``intp[size*size, 4]``: the orthogonal neighbours of each point (flat),
+    ``size * size`` standing for off the board."""
     off = size * size
     rows, cols = np.divmod(np.arange(off), size)
-
-    def index(dr: int, dc: int) -> npt.NDArray[np.intp]:
-        r, c = rows + dr, cols + dc
-        inside = (r >= 0) & (r < size) & (c >= 0) & (c < size)
-        return np.where(inside, r * size + c, off)
-
-    orth = np.stack([index(-1, 0), index(1, 0), index(0, -1), index(0, 1)], axis=1)
-    diag = np.stack([index(-1, -1), index(-1, 1), index(1, -1), index(1, 1)], axis=1)
-    return orth, diag, (diag == off).any(axis=1)
+    steps = ((-1, 0), (1, 0), (0, -1), (0, 1))
+    inside = [(0 <= rows + dr) & (rows + dr < size) & (0 <= cols + dc) & (cols + dc < size)
+              for dr, dc in steps]
+    return np.stack([np.where(ok, (rows + dr) * size + cols + dc, off)
+                     for ok, (dr, dc) in zip(inside, steps)], axis=1)
 
 
-class Node:
-    """A position in the tree: its moves and per-move statistics as numpy arrays.
-
-    Statistics live on the edges (``n``, ``w`` ... indexed like ``moves``), so
-    selection is a handful of vectorised numpy operations.  ``w`` counts wins
-    of ``color``, the side to move here.  ``base`` is the playouts evaluated
-    at this position before it was expanded (they were counted on the parent
-    edge), so ``parent.n[i] == child.base + child.n.sum()`` always holds.
-    """
-
-    __slots__ = ("color", "moves", "points", "prior", "n", "w", "vl", "rn", "rw", "pn", "pw",
-                 "wins", "allowed", "children", "base", "sum_n", "sum_w", "sum_vl", "stats",
-                 "qs", "u", "block", "nw", "r", "r_moves", "r_pass", "mean_w", "eps",
-                 "move_list", "open")
-
-    def __init__(self, color: int, moves: npt.NDArray[np.int64], prior: npt.NDArray[np.float64],
-                 base: float = 0.0) -> None:
-        k = len(moves)
-        self.color = color
-        self.moves = moves          # flat indices, the pass (-1) last
-        self.points = moves[:-1]    # the non-pass moves, for AMAF indexing
-        self.prior = prior
-        # One allocation for the eight statistics rows (nodes are made often).
-        # Rows 0-1 (n, w), 3-4 (rn, rw) and 5-6 (pn, pw) are pairs in the same
-        # order, so that MCTS._refresh works on (2, k) blocks.
-        self.stats = stats = np.zeros((8, k))
-        self.n = stats[0]
-        self.w = stats[1]           # value of `color`: wins, or wins blended with the score
-        self.wins = stats[7]        # wins of `color` (draws count 1/2), for reporting
-        self.vl = stats[2]          # virtual loss, in playouts
-        self.rn = stats[3]          # RAVE visits / wins of `color`
-        self.rw = stats[4]
-        self.pn = stats[5]          # prior knowledge as virtual playouts / wins of `color`
-        self.pw = stats[6]
-        self.allowed = np.ones(k, dtype=bool)
-        self.open = k               # allowed moves left
-        self.move_list: list[int] = moves.tolist()
-        # Cached for selection without virtual loss (MCTS._refresh): the
-        # blended value Q* of each move plus `block` (0, or -inf for a move
-        # found illegal), and u = prior / (1 + n).
-        self.block = np.zeros(k)
-        self.qs = np.zeros(k)
-        self.u = prior.copy()
-        # Views and constants for the back-up, made once: (n, w), (rn, rw) and
-        # its non-pass and pass columns, the weights of a mean over the
-        # non-pass moves, and the (2, 1) first-play-urgency weights.
-        self.nw = stats[0:2]
-        self.r = stats[3:5]
-        self.r_moves = stats[3:5, :-1]
-        self.r_pass = stats[3:5, -1]
-        self.mean_w = np.full(k - 1, 1.0 / (k - 1) if k > 1 else 0.0)
-        self.eps = np.zeros((2, 1))
-        self.children: list[Node | None] = [None] * k
-        self.base = base
-        # n.sum(), w.sum() and vl.sum(), kept by the search (selection reads them).
-        self.sum_n = 0.0
-        self.sum_w = 0.0
-        self.sum_vl = 0.0
-
-    def forbid(self, i: int) -> None:
-        """Never select move ``i`` again (illegal, superko, or no pass in the opening)."""
-        # block first: a refresh that runs after it keeps the move out
-        self.block[i] = -np.inf
-        self.qs[i] = -np.inf
-        if self.allowed[i]:
-            self.open -= 1
-        self.allowed[i] = False
-
-    @property
-    def visits(self) -> float:
-        """Playouts through this position."""
-        return self.base + float(self.n.sum())
-
-    def count(self) -> int:
-        """Nodes in this subtree."""
-        stack, total = [self], 0
-        while stack:
-            node = stack.pop()
-            total += 1
-            stack.extend(c for c in node.children if c is not None)
-        return total
+# A position in the tree: moves, priors and edge statistics as numpy rows
+# (fastplay._core.TreeNode; its selection and back-up are compiled).
+Node = TreeNode
 
 
 @dataclass
@@ -551,7 +466,6 @@ class MCTS:
         self.c_uct = float(c_uct)
         self.rave = bool(rave)
         self.rave_equiv = float(rave_equiv)
-        self._inv_equiv = 1.0 / self.rave_equiv
         self.batch = batch
         self.expand_threshold = expand_threshold
         self.prior_power = float(prior_power)
@@ -583,6 +497,7 @@ class MCTS:
         self._ladder_signs = np.zeros(4)
         self._ladder_signs[[TACTIC_BAD, TACTIC_SAVE, TACTIC_CAPTURE]] = -1, 1, 1
         self._virtual = even_visits > 0 or pattern_visits > 0 or ladder_visits > 0
+        self._params = self._tree_params()
         self.book = bool(book)
         self._score_values: dict[tuple[int, float], npt.NDArray[np.float64]] = {}
         self.even_visits = float(even_visits)
@@ -861,22 +776,10 @@ class MCTS:
     def _expand(self, board: Board, base: float) -> Node:
         """A new node for ``board``: its candidate moves and priors."""
         color = board.to_move_code
-        grid = board.to_numpy()
-        values = self.db.move_values(board).ravel().astype(np.float64)
-        empty = grid.ravel() == 0
-        candidates = empty & (values > 0)
-        # A zero pattern value usually means illegal (stone, suicide, ko);
-        # ask the board about the rest so that no legal move is lost.
-        for point in np.flatnonzero(empty & (values == 0)):
-            if board.legality(int(point), color) is None:
-                candidates[point] = True
-        sign = 1 if color == BLACK_CODE else -1
-        candidates &= ~eye_mask(grid, sign).ravel()
-        points = np.flatnonzero(candidates)
-        raw = values[points]
-        positive = raw[raw > 0]
-        floor = positive.min() / 10 if len(positive) else 1.0
-        raw = np.where(raw > 0, raw, floor) * _line_factor(grid)[points]
+        # Empty points with a pattern value, or legal with a zero one, minus
+        # our true eyes; weighted by pattern value and LINE_PRIOR on bare edges.
+        points, raw = expansion_moves(board, color, self.db.move_values(board),
+                                      LINE_PRIOR[1], LINE_PRIOR[2])
         if self.fight_prior != 1.0:
             raw *= np.where(_fight_points(board)[points], self.fight_prior, 1.0)
         tactics = weight = None
@@ -918,10 +821,11 @@ class MCTS:
         # pass with a lucky start could win the final choice on an empty
         # board.  It stays a candidate after the opponent's pass (passing
         # back may end the game in our favour) and when nothing else is legal.
-        stones = int(np.count_nonzero(grid))
-        if len(points) and stones < grid.size // 4 and board.consecutive_passes == 0:
+        stones = int(np.count_nonzero(board.to_numpy()))
+        if len(points) and stones < board.size * board.size // 4 \
+                and board.consecutive_passes == 0:
             node.forbid(-1)
-        self._refresh(node)
+        node.refresh(self._params)
         return node
 
     def _tactics(self, board: Board, color: int, points: npt.NDArray[np.int64]
@@ -956,6 +860,7 @@ class MCTS:
                 stop: threading.Event | None, callback: Callable[[int], None] | None,
                 early_stop: bool = False) -> dict[str, Any]:
         with self._lock:
+            self._params = self._tree_params()   # the options as they are now
             root = self._prepare(board)
         npts = board.size * board.size
         batch = self._batch(board.size, playouts, len(root.moves))
@@ -1004,7 +909,8 @@ class MCTS:
                             return
                         first = self._playout_index
                         self._playout_index += batch
-                        path, leaf, terminal = self._descend(root, root_board, batch, threshold)
+                        nodes, path, leaf, terminal = self._descend(root, root_board, batch,
+                                                                    threshold)
                     if terminal is None:
                         # As fastplay.playouts(leaf, db, n=batch, seed=..., threads=1,
                         # scoring=..., amaf=...) without the summary statistics.
@@ -1014,7 +920,7 @@ class MCTS:
                     else:
                         stats = None
                     with self._lock:
-                        self._backup(path, leaf, stats, terminal, batch, state)
+                        self._backup(nodes, path, leaf, stats, terminal, batch, state)
                     if callback is not None:
                         now = time.perf_counter()
                         if now - last_report[0] > 0.05:
@@ -1066,104 +972,48 @@ class MCTS:
             callback(state["done"])
         return state
 
-    def _select(self, node: Node) -> int:
-        """Index of the child to descend into (see the module docstring for the formulas).
-
-        With PUCT and no virtual loss on the node (always, with one thread)
-        this is three numpy operations on values the back-up cached
-        (``_refresh``); otherwise the formulas are evaluated in full.
-        """
-        if self.policy == "puct" and not node.sum_vl:
-            score = node.u * (self.c_puct * math.sqrt(node.sum_n + 1))
-            score += node.qs
-            return int(score.argmax())
-        n = node.n + node.vl if node.sum_vl else node.n  # virtual loss: lost playouts
-        real = node.sum_n
-        total = real + node.sum_vl
-        nq = n + node.pn            # prior knowledge as virtual playouts
-        if total > 0:
-            parent_q = node.sum_w / real if real > 0 else 0.5
-            q = np.full(len(n), parent_q - self.fpu_reduction)
-            np.divide(node.w + node.pw, nq, out=q, where=nq > 0)
-        elif self._virtual:
-            q = np.full(len(n), 0.5 - self.fpu_reduction)
-            np.divide(node.pw, nq, out=q, where=nq > 0)
-        else:
-            q = np.full(len(n), 0.5 - self.fpu_reduction)
-        if self.rave:
-            rn = node.rn
-            seen = rn > 0
-            # beta = rn / (rn + n + rn n / rave_equiv); the RAVE value rw / rn
-            beta = np.zeros(len(n))
-            np.divide(rn, rn + nq + rn * nq * (1.0 / self.rave_equiv), out=beta, where=seen)
-            rq = np.zeros(len(n))
-            np.divide(node.rw, rn, out=rq, where=seen)
-            q += beta * (rq - q)
-        if self.policy == "puct":
-            score = q + node.prior * (self.c_puct * math.sqrt(total + 1)) / (1 + n)
-        else:
-            visited = n > 0
-            ratio = np.zeros(len(n))
-            np.divide(math.log(total + 1), n, out=ratio, where=visited)
-            # Unvisited moves first, in prior order.
-            score = np.where(visited, q + self.c_uct * np.sqrt(ratio), 1e6 + node.prior)
-        score[~node.allowed] = -np.inf
-        return int(score.argmax())
+    def _tree_params(self) -> TreeParams:
+        """The selection constants, as the compiled tree reads them."""
+        return TreeParams(self.policy == "puct", self.rave, self._virtual, self.c_puct,
+                          self.c_uct, self.fpu_reduction, self.rave_equiv)
 
     def _descend(self, root: Node, root_board: Board, batch: int, threshold: int
-                 ) -> tuple[list[tuple[Node, int]], Board, float | None]:
+                 ) -> tuple[list[Node], list[int], Board, float | None]:
         """Select down the tree, playing the moves on a copy of the root board.
 
-        Returns the path of (node, child index), the leaf position and, when
-        the game ended inside the tree (two passes), Black's exact
-        Tromp-Taylor margin (komi included) instead of ``None``.
+        The compiled :func:`fastplay._core.tree_descend` runs the selection
+        (the formulas of the module docstring), the legality and superko
+        checks and the virtual loss; it stops where an edge is due for a node,
+        which :meth:`_expand` makes here.  Returns the nodes and move indices
+        of the path, the leaf position and, when the game ended inside the
+        tree (two passes), Black's exact Tromp-Taylor margin (komi included)
+        instead of ``None``.
         """
         board = root_board.copy()
+        nodes: list[Node] = []
+        path: list[int] = []
+        hashes: set[int] = set()
+        vl = float(batch) if self.threads > 1 else 0.0  # only other threads need it
         node = root
-        path: list[tuple[Node, int]] = []
-        seen = self._seen
-        path_hashes: list[int] = []
-        vl = self.threads > 1  # a virtual loss only matters to other threads
         while True:
-            if not node.open:
-                break  # nothing left to try here: evaluate this position
-            i = self._select(node)
-            move = node.move_list[i]
-            try:
-                board.play_index(move, node.color)
-            except IllegalMoveError:
-                node.forbid(i)
-                continue
-            if move != PASS:
-                h = board.zobrist_hash
-                if h in seen or h in path_hashes:
-                    board.undo()
-                    node.forbid(i)  # positional superko
-                    continue
-                path_hashes.append(h)
-            if vl:
-                node.vl[i] += batch
-                node.sum_vl += batch
-            path.append((node, i))
-            if move == PASS and board.consecutive_passes >= 2:
-                return path, board, float(board.score())
-            child = node.children[i]
-            if child is None:
-                if node.n[i] >= threshold and self._nodes < self.max_nodes:
-                    # The edge's playouts so far, and those other threads
-                    # still run through it (their virtual loss, ours apart):
-                    # they will count on this edge, not in the child.
-                    pending = node.vl[i] - batch if vl else 0.0
-                    child = self._expand(board, float(node.n[i] + pending))
-                    node.children[i] = child
-                    self._nodes += 1
-                else:
-                    return path, board, None
-            node = child
-        return path, board, None
+            status = tree_descend(node, board, self._seen, hashes, nodes, path, self._params,
+                                  vl, threshold, self._nodes < self.max_nodes)
+            if status != DESCEND_EXPAND:
+                break
+            parent, i = nodes[-1], path[-1]
+            # The edge's playouts so far, and those other threads still run
+            # through it (their virtual loss, ours apart): they will count on
+            # this edge, not in the child.
+            pending = parent.vl[i] - vl
+            node = self._expand(board, float(parent.n[i] + pending))
+            parent.children[i] = node
+            self._nodes += 1
+        terminal = float(board.score()) if status == DESCEND_END else None
+        return nodes, path, board, terminal
 
-    def _backup(self, path: list[tuple[Node, int]], leaf: Board, stats: dict[str, Any] | None,
-                terminal: float | None, batch: int, state: dict[str, Any]) -> None:
+    def _backup(self, nodes: list[Node], path: list[int], leaf: Board,
+                stats: dict[str, Any] | None, terminal: float | None, batch: int,
+                state: dict[str, Any]) -> None:
         """Add the leaf's result to every edge of the path and remove the virtual loss.
 
         ``stats`` is the core's raw playout result (:meth:`PlayoutEngine.run`:
@@ -1198,76 +1048,12 @@ class MCTS:
         state["own"] += own
         state["done"] += int(n)
         state["sims"] += 1
-        rave = stats is not None and self.rave
-        if stats is not None and rave:
-            # First-play tallies (count, wins) per colour code, the wins
-            # turned into White's for White's row, so that one gather serves
-            # a node; updated with the tree moves on the way up (a tree move
-            # precedes every playout move).  Fresh per call: changed in place.
-            amaf = stats["amaf"]
-            if stats["draws"]:  # half wins
-                amaf = amaf.astype(np.float64)
-            np.subtract(amaf[0, WHITE_CODE], amaf[1, WHITE_CODE], out=amaf[1, WHITE_CODE])
-        vl = self.threads > 1
-        for node, i in reversed(path):
-            if vl:
-                node.vl[i] -= batch
-                node.sum_vl -= batch
-            black = node.color == BLACK_CODE
-            value = black_value if black else n - black_value
-            node.n[i] += n
-            node.w[i] += value
-            node.wins[i] += black_wins if black else n - black_wins
-            node.sum_n += n
-            node.sum_w += value
-            node.u[i] = node.prior[i] / (1.0 + node.n[i])
-            if rave:
-                move = node.move_list[i]
-                c = node.color
-                if move != PASS:
-                    amaf[0, c, move] = n
-                    amaf[1, c, move] = search_wins if black else n - search_wins
-                got = amaf[:, c].take(node.points, axis=1)  # (2, k): first plays, wins
-                node.r_moves += got
-                # The pass has no first-play tally.  Left unblended it was
-                # compared by its own value with moves pulled towards their
-                # AMAF values, which run below the tree values in the
-                # opening: the pass won the empty board at 1000 playouts.  It
-                # gets the mean tally of the other moves.
-                node.r_pass += np.dot(got, node.mean_w)
-            self._refresh(node)
-
-    def _refresh(self, node: Node) -> None:
-        """Cache ``node.qs``: each move's blended value Q* plus ``node.block``.
-
-        With ``t = 1 + rn / rave_equiv`` the blend of the module docstring,
-        ``(1 - beta) Q + beta Q~``, is ``(t (w + pw) + rw) / (t (n + pn) + rn)``
-        (no division by ``n``, so no special case for unvisited moves).  A
-        move with neither visits nor RAVE data gets the first-play urgency
-        value through weights of ``_EPS`` = 1e-300 playouts, below the
-        rounding of any real count, so the others stay exact: the search is
-        the one of the plain formulas, ties included.  (A weight of 1e-9
-        broke ties between equal ratios such as 1/2 and 2/4 towards the
-        larger count and changed the games.)
-        """
-        nw = node.nw
-        if self._virtual:
-            nw = nw + node.stats[5:7]
-        real = node.sum_n
-        eps = node.eps
-        eps[0, 0] = _EPS
-        eps[1, 0] = _EPS * ((node.sum_w / real if real > 0 else 0.5) - self.fpu_reduction)
-        if self.rave:
-            t = node.stats[3] * self._inv_equiv
-            t += 1.0
-            nd = nw * t
-            nd += node.r
-            nd += eps
-        else:
-            nd = nw + eps
-        qs = nd[1] / nd[0]
-        qs += node.block
-        node.qs = qs  # one assignment: an interrupt never leaves a half-made cache
+        # The compiled back-up (fastplay._core.tree_backup): edge counts,
+        # first-play tallies with the tree moves joined in (a tree move
+        # precedes every playout move), cached selection values.
+        amaf = stats["amaf"] if stats is not None and self.rave else None
+        tree_backup(nodes, path, n, black_value, black_wins, search_wins, amaf,
+                    float(batch) if self.threads > 1 else 0.0, self._params)
 
     def _value(self, win: float, margin: float, points: int) -> float:
         """Black's value of one finished game: ``win`` (1, 0.5 or 0) blended
@@ -1479,7 +1265,7 @@ def _fight_points(board: Board) -> npt.NDArray[np.bool_]:
     liberties: the moves of capturing races, which playouts misjudge."""
     libs = board.liberty_array().ravel()
     short = np.append((libs > 0) & (libs <= 2), False)  # index size*size: off the board
-    orth_idx = _eye_tables(board.size)[0]
+    orth_idx = _orth_table(board.size)
     out: npt.NDArray[np.bool_] = short[orth_idx].any(axis=1) & (libs == 0)
     return out
 
@@ -1495,41 +1281,6 @@ def _number(name: str, value: Any) -> float:
         raise TypeError(f"{name} must be a number, not {value!r}") from None
     except OverflowError:
         raise ValueError(f"{name} is out of range: {value!r}") from None
-
-
-def _line_factor(grid: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
-    """Prior factor per point (flat): :data:`LINE_PRIOR` on a bare edge, else 1.
-
-    Only points with no stone within two lines (Chebyshev distance 2) are
-    scaled: near stones the patterns already judge edge moves (hane, blocks
-    and captures on the first line are often the best moves of the endgame).
-    """
-    size = grid.shape[0]
-    edge = _edge_factor(size)
-    if size < 7:  # small boards are all edge; nothing to prefer
-        return edge
-    # Chebyshev dilation by 2, done as two separable 1-D dilations.
-    occupied = np.zeros((size + 4, size + 4), dtype=bool)
-    occupied[2:-2, 2:-2] = grid != 0
-    rows = occupied[0:size] | occupied[1:size + 1] | occupied[2:size + 2] \
-        | occupied[3:size + 3] | occupied[4:size + 4]
-    near = rows[:, 0:size] | rows[:, 1:size + 1] | rows[:, 2:size + 2] \
-        | rows[:, 3:size + 3] | rows[:, 4:size + 4]
-    return np.where(near.ravel(), 1.0, edge)
-
-
-@functools.cache
-def _edge_factor(size: int) -> npt.NDArray[np.float64]:
-    """Flat :data:`LINE_PRIOR` factor per point of an empty ``size`` board (read-only)."""
-    factor = np.ones((size, size))
-    if size >= 7:
-        rows, cols = np.indices((size, size))
-        line = np.minimum.reduce([rows, cols, size - 1 - rows, size - 1 - cols]) + 1
-        for number, scale in LINE_PRIOR.items():
-            factor[line == number] = scale
-    flat = factor.ravel()
-    flat.flags.writeable = False
-    return flat
 
 
 def _seki_mask(board: Board) -> npt.NDArray[np.bool_]:

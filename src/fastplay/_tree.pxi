@@ -1,0 +1,562 @@
+# Included by _core.pyx: the search tree's arithmetic, for fastplay.mcts.
+#
+# fastplay.mcts decides what the search does (which moves a node gets, their
+# priors, when to expand, what a playout is worth); this section only keeps
+# its statistics and runs its three inner loops, which at one playout per
+# leaf cost more than the playout itself when written with numpy: a numpy
+# call on a 40-element row costs about a microsecond, and a simulation made
+# some forty of them.
+#
+# - ``TreeNode``: one position's edges, statistics in one float64[8, k] block
+#   that Python sees as numpy rows and C reads through raw pointers.
+# - ``TreeNode.select``: the PUCT/UCT argmax, from cached values when no
+#   virtual loss is pending.
+# - ``tree_descend``: selection down the tree, playing on a board and checking
+#   legality and positional superko, until a leaf, a game end or an edge
+#   due for expansion (which Python performs).
+# - ``tree_backup``: a result added along the path, AMAF tallies included,
+#   with each node's cached values refreshed.
+# - ``expansion_moves``: a new node's candidates (no true eye of the mover)
+#   and raw pattern weights.
+#
+# The formulas, and their sources, are in fastplay/mcts.py's docstring.  The
+# operations are done in the order the numpy version did them: searches gave
+# the same trees, and statistics equal but for the last bits of the pass's
+# mean first-play tally (summed in another order; within 1e-12).
+
+from libc.math cimport sqrt, log, INFINITY
+
+# A move with neither visits nor RAVE tallies takes the first-play urgency
+# value through weights this small: far below the rounding of any real count.
+cdef double TREE_EPS = 1e-300
+
+# tree_descend's answers.
+DESCEND_LEAF = 0      # evaluate the last position by playouts
+DESCEND_END = 1       # two passes ended the game inside the tree
+DESCEND_EXPAND = 2    # the last edge is due for a node: expand, then descend on
+
+
+cdef class TreeParams:
+    """The selection constants of one search (see :class:`fastplay.mcts.MCTS`).
+
+    Args:
+        puct: PUCT (True) or UCT (False).
+        rave: blend in the AMAF values.
+        virtual: nodes carry prior knowledge as virtual playouts (``pn``, ``pw``).
+        c_puct, c_uct: exploration constants.
+        fpu_reduction: first-play urgency reduction (win-rate units).
+        rave_equiv: playouts at which a move's value and its RAVE value weigh
+            the same (> 0).
+
+    Raises ``ValueError`` for a ``rave_equiv`` that is not positive.
+    """
+    cdef readonly bint puct, rave, virtual
+    cdef readonly double c_puct, c_uct, fpu_reduction, rave_equiv
+    cdef double inv_equiv
+
+    def __init__(self, bint puct, bint rave, bint virtual, double c_puct, double c_uct,
+                 double fpu_reduction, double rave_equiv):
+        if not rave_equiv > 0:
+            raise ValueError(f"rave_equiv must be > 0, not {rave_equiv}")
+        self.puct = puct
+        self.rave = rave
+        self.virtual = virtual
+        self.c_puct = c_puct
+        self.c_uct = c_uct
+        self.fpu_reduction = fpu_reduction
+        self.rave_equiv = rave_equiv
+        self.inv_equiv = 1.0 / rave_equiv
+
+
+# Rows of TreeNode.stats.
+cdef enum:
+    ROW_N = 0       # playouts through the edge
+    ROW_W = 1       # their value for the node's colour
+    ROW_VL = 2      # virtual loss, in playouts
+    ROW_RN = 3      # AMAF first plays
+    ROW_RW = 4      # of which won by the node's colour
+    ROW_PN = 5      # prior knowledge as virtual playouts
+    ROW_PW = 6      # of which won
+    ROW_WINS = 7    # plain wins of the node's colour (draws 1/2), for reports
+    TREE_ROWS = 8
+
+
+cdef class TreeNode:
+    """A position in the search tree: its moves and per-move statistics.
+
+    Statistics live on the edges, as rows of ``stats`` (``float64[8, k]``)
+    that are also attributes: ``n`` (playouts through the move), ``w`` (their
+    value for ``color``, the side to move here), ``vl`` (virtual loss in
+    playouts), ``rn``/``rw`` (AMAF first plays and wins), ``pn``/``pw``
+    (prior knowledge as virtual playouts and wins) and ``wins`` (plain wins,
+    draws 1/2).  ``r_moves`` is ``stats[3:5, :-1]`` and ``r_pass`` the pass
+    column of the same two rows.  ``base`` counts the playouts evaluated at
+    this position before it got a node (they went to the parent edge), so
+    ``parent.n[i] == child.base + child.n.sum()``.  ``qs`` caches each
+    move's blended value Q* plus ``block`` (0, or -inf for a forbidden move)
+    and ``u`` caches ``prior / (1 + n)``; :meth:`refresh` recomputes them.
+
+    Args:
+        color: colour code of the side to move (``WHITE`` 1, ``BLACK`` 2).
+        moves: ``int64[k]`` flat indices of the candidate moves, the pass
+            (-1) last.
+        prior: ``float64[k]`` prior probabilities.
+        base: playouts evaluated here before expansion.
+
+    Raises:
+        ValueError: bad colour, shapes, or moves (not distinct flat indices
+            followed by one pass).
+    """
+    cdef readonly int color
+    cdef readonly object moves, points, prior, stats, allowed, block, qs, u
+    cdef readonly object n, w, vl, rn, rw, pn, pw, wins, r_moves, r_pass
+    cdef readonly list move_list
+    cdef readonly list children
+    cdef public double base, sum_n, sum_w, sum_vl
+    cdef readonly int open
+    cdef int k
+    cdef int64_t max_move
+    cdef double* S
+    cdef double* Q
+    cdef double* U
+    cdef double* P
+    cdef double* B
+    cdef int64_t* M
+    cdef uint8_t* A
+
+    def __init__(self, int color, moves, prior, double base=0.0):
+        if color != WHITE_C and color != BLACK_C:
+            raise ValueError(f"colour code must be WHITE (1) or BLACK (2), not {color}")
+        m = np.array(moves, dtype=np.int64, copy=True).ravel()
+        pr = np.array(prior, dtype=np.float64, copy=True).ravel()
+        cdef int k = len(m), j
+        cdef int64_t[::1] mv = m
+        cdef uint8_t seen[MAX_SIZE_C * MAX_SIZE_C]
+        if k < 1 or len(pr) != k or mv[k - 1] != -1:
+            raise ValueError("moves must end with the pass (-1), and prior must have one "
+                             "value per move")
+        memset(seen, 0, sizeof(seen))
+        for j in range(k - 1):
+            if not 0 <= mv[j] < MAX_SIZE_C * MAX_SIZE_C or seen[mv[j]]:
+                raise ValueError(f"moves must be distinct flat indices of a board, "
+                                 f"not {mv[j]}")
+            seen[mv[j]] = 1
+        self.color = color
+        self.k = k
+        self.max_move = m.max()
+        self.moves = m
+        self.points = m[:k - 1]
+        self.move_list = m.tolist()
+        self.prior = pr
+        self.stats = stats = np.zeros((TREE_ROWS, k))
+        self.n, self.w, self.vl = stats[ROW_N], stats[ROW_W], stats[ROW_VL]
+        self.rn, self.rw = stats[ROW_RN], stats[ROW_RW]
+        self.pn, self.pw, self.wins = stats[ROW_PN], stats[ROW_PW], stats[ROW_WINS]
+        self.r_moves = stats[ROW_RN:ROW_RW + 1, :k - 1]
+        self.r_pass = stats[ROW_RN:ROW_RW + 1, k - 1]
+        self.allowed = np.ones(k, dtype=np.bool_)
+        self.block = np.zeros(k)
+        self.qs = np.zeros(k)
+        self.u = pr.copy()
+        self.open = k
+        self.children = [None] * k
+        self.base = base
+        self.sum_n = self.sum_w = self.sum_vl = 0.0
+        self.S = <double*>cnp.PyArray_DATA(stats)
+        self.Q = <double*>cnp.PyArray_DATA(self.qs)
+        self.U = <double*>cnp.PyArray_DATA(self.u)
+        self.P = <double*>cnp.PyArray_DATA(pr)
+        self.B = <double*>cnp.PyArray_DATA(self.block)
+        self.M = <int64_t*>cnp.PyArray_DATA(m)
+        self.A = <uint8_t*>cnp.PyArray_DATA(self.allowed)
+
+    @property
+    def visits(self):
+        """Playouts through this position (``base`` plus its edges')."""
+        return self.base + float(self.n.sum())
+
+    def count(self):
+        """Nodes in this subtree."""
+        stack, total = [self], 0
+        while stack:
+            node = stack.pop()
+            total += 1
+            stack.extend(c for c in (<TreeNode>node).children if c is not None)
+        return total
+
+    def forbid(self, int i):
+        """Never select move ``i`` again (illegal, superko, or no pass in the
+        opening); a negative ``i`` counts from the end, as in numpy."""
+        self._forbid(self._index(i))
+
+    cdef int _index(self, int i) except -1:
+        if i < 0:
+            i += self.k
+        if not 0 <= i < self.k:
+            raise IndexError(f"move index out of range for a node of {self.k} moves")
+        return i
+
+    cdef void _forbid(self, int i) noexcept:
+        # block first: a later refresh keeps the move out
+        self.B[i] = -INFINITY
+        self.Q[i] = -INFINITY
+        if self.A[i]:
+            self.open -= 1
+        self.A[i] = 0
+
+    def refresh(self, TreeParams params not None):
+        """Recompute ``qs`` from the statistics (after a change made from Python)."""
+        self._refresh(params)
+
+    cdef void _refresh(self, TreeParams p) noexcept:
+        # With t = 1 + rn / rave_equiv the blend (1 - beta) Q + beta Q~ is
+        # (t (w + pw) + rw) / (t (n + pn) + rn): no division by n, so an
+        # unvisited move needs no special case.  The TREE_EPS weights give a
+        # move with no data the first-play urgency value and leave every other
+        # ratio exact (a weight of 1e-9 broke ties such as 1/2 against 2/4
+        # towards the larger count and changed games).
+        cdef int j, k = self.k
+        cdef double* S = self.S
+        cdef double real = self.sum_n
+        cdef double e0 = TREE_EPS
+        cdef double e1 = TREE_EPS * ((self.sum_w / real if real > 0 else 0.5) - p.fpu_reduction)
+        cdef double dn, dw, t
+        for j in range(k):
+            dn = S[ROW_N * k + j]
+            dw = S[ROW_W * k + j]
+            if p.virtual:
+                dn = dn + S[ROW_PN * k + j]
+                dw = dw + S[ROW_PW * k + j]
+            if p.rave:
+                t = S[ROW_RN * k + j] * p.inv_equiv
+                t += 1.0
+                dn = dn * t
+                dw = dw * t
+                dn += S[ROW_RN * k + j]
+                dw += S[ROW_RW * k + j]
+            dn += e0
+            dw += e1
+            self.Q[j] = dw / dn + self.B[j]
+
+    cpdef int select(self, TreeParams p) except -1:
+        """Index of the move to descend into: the PUCT or UCT argmax (first on ties).
+
+        Without pending virtual loss, PUCT reads the cached ``qs`` and ``u``;
+        otherwise (threads, UCT) the formulas are evaluated in full, virtual
+        loss counting as lost playouts.
+        """
+        cdef int j, best = 0, k = self.k
+        cdef double score, top = -INFINITY
+        cdef double c
+        if p.puct and not self.sum_vl:
+            c = p.c_puct * sqrt(self.sum_n + 1)
+            for j in range(k):
+                score = self.U[j] * c
+                score += self.Q[j]
+                if score > top:
+                    top, best = score, j
+            return best
+        cdef double* S = self.S
+        cdef double real = self.sum_n, total = self.sum_n + self.sum_vl
+        cdef double n, nq, q, rn, beta, parent_q = 0.0, log_total = log(total + 1)
+        if total > 0:
+            parent_q = self.sum_w / real if real > 0 else 0.5
+        c = p.c_puct * sqrt(total + 1)
+        for j in range(k):
+            n = S[ROW_N * k + j] + S[ROW_VL * k + j] if self.sum_vl else S[ROW_N * k + j]
+            nq = n + S[ROW_PN * k + j]
+            if total > 0:
+                q = (S[ROW_W * k + j] + S[ROW_PW * k + j]) / nq if nq > 0 \
+                    else parent_q - p.fpu_reduction
+            elif p.virtual and nq > 0:
+                q = S[ROW_PW * k + j] / nq
+            else:
+                q = 0.5 - p.fpu_reduction
+            if p.rave:
+                rn = S[ROW_RN * k + j]
+                if rn > 0:
+                    beta = rn / (rn + nq + rn * nq * (1.0 / p.rave_equiv))
+                    q += beta * (S[ROW_RW * k + j] / rn - q)
+            if p.puct:
+                score = q + self.P[j] * c / (1 + n)
+            elif n > 0:
+                score = q + p.c_uct * sqrt(log_total / n)
+            else:
+                score = 1e6 + self.P[j]    # unvisited moves first, in prior order
+            if not self.A[j]:
+                score = -INFINITY
+            if score > top:
+                top, best = score, j
+        return best
+
+
+def tree_descend(TreeNode node not None, CoreBoard board not None, set seen not None,
+                 set path_hashes not None, list nodes not None, list path not None,
+                 TreeParams params not None, double virtual_loss, double threshold,
+                 bint can_expand):
+    """Select from ``node`` down the tree, playing each move on ``board``.
+
+    Each step selects a move (:meth:`TreeNode.select`), forbids it for good
+    if it is illegal on ``board`` or repeats a position of ``seen`` (the
+    game's) or ``path_hashes`` (this descent's; positional superko), else
+    plays it, adds ``virtual_loss`` playouts to its edge and appends the node
+    and move index to ``nodes`` and ``path``.  It stops at a node with no
+    move left, after a second pass in a row, at an edge without a node, or
+    at an edge without a node whose visits reached ``threshold`` while
+    ``can_expand``.
+
+    Returns ``DESCEND_LEAF`` (evaluate ``board`` by playouts),
+    ``DESCEND_END`` (the game ended) or ``DESCEND_EXPAND`` (give the last
+    edge a node, then call again from it).  Raises ``ValueError`` when a
+    move does not fit ``board``.
+    """
+    cdef int i, color, p
+    cdef int64_t move
+    cdef int npts = board.st.size * board.st.size
+    cdef uint64_t h
+    cdef TreeNode child
+    while True:
+        if node.open <= 0:
+            return DESCEND_LEAF
+        if node.max_move >= npts or len(node.children) != node.k:
+            raise ValueError("the tree does not fit this board")
+        i = node.select(params)
+        move = node.M[i]
+        color = node.color
+        p = 0 if move < 0 else board._pad(<int>move)
+        if board._legal_code(p, color) != LEGAL:
+            node._forbid(i)
+            continue
+        if p:
+            h = hash_after(&board.st, p, color, board._suicide)
+            if h in seen or h in path_hashes:
+                node._forbid(i)     # positional superko
+                continue
+            path_hashes.add(h)
+        board._commit(p, <int>move, color)
+        if virtual_loss:
+            node.S[ROW_VL * node.k + i] += virtual_loss
+            node.sum_vl += virtual_loss
+        nodes.append(node)
+        path.append(i)
+        if p == 0 and board.st.passes >= 2:
+            return DESCEND_END
+        obj = node.children[i]
+        if obj is None:
+            if can_expand and node.S[ROW_N * node.k + i] >= threshold:
+                return DESCEND_EXPAND
+            return DESCEND_LEAF
+        node = <TreeNode?>obj
+
+
+def tree_backup(list nodes not None, list path not None, double n, double black_value,
+                double black_wins, double search_wins, amaf, double virtual_loss,
+                TreeParams params not None):
+    """Add one evaluation of the leaf to every edge of the path, leaf first.
+
+    Args:
+        nodes, path: as filled by :func:`tree_descend`.
+        n: playouts evaluated.
+        black_value, black_wins, search_wins: Black's value, plain wins
+            (game komi) and wins under the search's komi, out of ``n``.
+        amaf: ``None``, or the playouts' first-play tallies ``int64[2, 3,
+            size*size]`` (count, Black's wins; by colour code), which the tree
+            moves then join: a tree move precedes every playout move.
+        virtual_loss: the virtual loss the descent added, taken back.
+        params: the search's constants, for the cached values.
+
+    Raises ``ValueError`` for lists of different lengths, an index out of
+    range, or tallies that do not fit the nodes.
+    """
+    cdef Py_ssize_t d, depth = len(nodes)
+    if len(path) != depth:
+        raise ValueError("nodes and path must have the same length")
+    cdef TreeNode node
+    cdef int i, j, c, k
+    cdef int64_t npts = 0, move, pt
+    cdef double value, g0, g1, s0, s1, mean
+    cdef double* S
+    cdef double* am = NULL
+    cdef cnp.int64_t[:, :, ::1] tallies
+    if amaf is not None:
+        tallies = amaf
+        if tallies.shape[0] != 2 or tallies.shape[1] != 3:
+            raise ValueError("amaf must be int64[2, 3, size*size]")
+        npts = tallies.shape[2]
+    for d in range(depth):
+        node = <TreeNode?>nodes[d]
+        i = path[d]
+        if not 0 <= i < node.k or (amaf is not None and node.max_move >= npts):
+            raise ValueError("the path does not fit the tree or the tallies")
+    if amaf is not None:
+        # Doubles: a tree move's own tally may be a half win (draws).
+        am = <double*>malloc(6 * npts * sizeof(double))
+        if am == NULL:
+            raise MemoryError()
+        for j in range(6 * npts):
+            am[j] = <double>(&tallies[0, 0, 0])[j]
+        # White's row counts White's wins, so that one gather serves a node.
+        for j in range(npts):
+            am[(3 + WHITE_C) * npts + j] = am[WHITE_C * npts + j] - am[(3 + WHITE_C) * npts + j]
+    try:
+        for d in range(depth - 1, -1, -1):
+            node = <TreeNode>nodes[d]
+            i = path[d]
+            k = node.k
+            S = node.S
+            c = node.color
+            if virtual_loss:
+                S[ROW_VL * k + i] -= virtual_loss
+                node.sum_vl -= virtual_loss
+            value = black_value if c == BLACK_C else n - black_value
+            S[ROW_N * k + i] += n
+            S[ROW_W * k + i] += value
+            S[ROW_WINS * k + i] += black_wins if c == BLACK_C else n - black_wins
+            node.sum_n += n
+            node.sum_w += value
+            node.U[i] = node.P[i] / (1.0 + S[ROW_N * k + i])
+            if am != NULL:
+                move = node.M[i]
+                if move >= 0:
+                    am[c * npts + move] = n
+                    am[(3 + c) * npts + move] = search_wins if c == BLACK_C \
+                        else n - search_wins
+                # The pass has no first-play tally: left unblended it was
+                # compared with moves pulled down to their AMAF values, which
+                # run below tree values in the opening, and won the empty
+                # board at 1000 playouts.  It takes the mean of the others'.
+                mean = 1.0 / (k - 1) if k > 1 else 0.0
+                s0 = s1 = 0.0
+                for j in range(k - 1):
+                    pt = node.M[j]
+                    g0 = am[c * npts + pt]
+                    g1 = am[(3 + c) * npts + pt]
+                    S[ROW_RN * k + j] += g0
+                    S[ROW_RW * k + j] += g1
+                    s0 += g0 * mean
+                    s1 += g1 * mean
+                S[ROW_RN * k + k - 1] += s0
+                S[ROW_RW * k + k - 1] += s1
+            node._refresh(params)
+    finally:
+        free(am)
+
+
+cdef inline bint true_eye(const uint8_t* color, int W, int p, int own) noexcept nogil:
+    """Whether the empty padded point ``p`` is a true one-point eye of ``own``:
+    only own stones or the edge orthogonally, and at most one enemy stone
+    diagonally (none when a diagonal is off the board)."""
+    cdef int enemy = other(own), bad = 0, off = 0, c
+    c = color[p - W]
+    if c != own and c != OFF_C:
+        return False
+    c = color[p + W]
+    if c != own and c != OFF_C:
+        return False
+    c = color[p - 1]
+    if c != own and c != OFF_C:
+        return False
+    c = color[p + 1]
+    if c != own and c != OFF_C:
+        return False
+    c = color[p - W - 1]
+    bad += c == enemy
+    off += c == OFF_C
+    c = color[p - W + 1]
+    bad += c == enemy
+    off += c == OFF_C
+    c = color[p + W - 1]
+    bad += c == enemy
+    off += c == OFF_C
+    c = color[p + W + 1]
+    bad += c == enemy
+    off += c == OFF_C
+    return bad == 0 or (bad == 1 and off == 0)
+
+
+def true_eyes(grid, int sign):
+    """Empty points that are true one-point eyes of a colour (``bool[size, size]``).
+
+    ``grid`` is ``int8[size, size]`` as :meth:`CoreBoard.to_numpy` gives it (1
+    Black, -1 White, 0 empty); ``sign`` is +1 for Black, -1 for White.  The
+    usual playout rule (e.g. Pachi's ``board_is_eyelike`` plus the false-eye
+    test).  Raises ``ValueError`` for a grid that is not square, not of a
+    board size, or has other values.
+    """
+    g = np.asarray(grid)
+    if g.ndim != 2 or g.shape[0] != g.shape[1] or not MIN_SIZE <= g.shape[0] <= MAX_SIZE_C \
+            or (g.size and not np.isin(g, (-1, 0, 1)).all()) or sign not in (-1, 1):
+        raise ValueError("grid must be int8[size, size] with values -1, 0, 1 and sign +-1")
+    cdef int size = g.shape[0], W = size + 2, r, col
+    padded = np.full((W, W), OFF_C, dtype=np.uint8)
+    padded[1:-1, 1:-1] = np.select([g == 1, g == -1], [BLACK_C, WHITE_C], EMPTY_C)
+    cdef const uint8_t[:, ::1] pc = padded
+    out = np.zeros((size, size), dtype=np.bool_)
+    cdef uint8_t[:, ::1] o = out.view(np.uint8)
+    cdef int own = BLACK_C if sign == 1 else WHITE_C
+    for r in range(size):
+        for col in range(size):
+            if pc[r + 1, col + 1] == EMPTY_C:
+                o[r, col] = true_eye(&pc[0, 0], W, (r + 1) * W + col + 1, own)
+    return out
+
+
+def expansion_moves(CoreBoard board not None, int color, values, double line1, double line2):
+    """A new node's candidate moves and their raw prior weights.
+
+    Candidates are the empty points with a positive pattern value, or a zero
+    value but legal (a zero usually means illegal: suicide, ko), except the
+    mover's true eyes (filling one never helps under area scoring).  The
+    weight is the pattern value (a zero takes a tenth of the smallest
+    positive one), times ``line1`` on the first line and ``line2`` on the
+    second where no stone lies within two lines (Chebyshev distance) and
+    the board is at least 7x7: patterns give every point of an empty board
+    the same value.
+
+    Args:
+        board: the position.
+        color: the mover's colour code.
+        values: ``uint32[size, size]`` or flat, the pattern values
+            (:meth:`PatternDatabase.move_values`).
+
+    Returns ``(points, weights)``: ``int64[m]`` flat indices in board order
+    and ``float64[m]``.  Raises ``ValueError`` for a bad colour or shape.
+    """
+    board._check_color(color)
+    cdef int size = board.st.size, W = board.st.W, npts = size * size
+    cdef const uint32_t[::1] v = np.ascontiguousarray(values, dtype=np.uint32).ravel()
+    if v.shape[0] != npts:
+        raise ValueError(f"values must have {npts} entries, not {v.shape[0]}")
+    points = np.empty(npts, dtype=np.int64)
+    weights = np.empty(npts, dtype=np.float64)
+    cdef int64_t[::1] pt = points
+    cdef double[::1] wt = weights
+    cdef const uint8_t* col = board.st.color
+    cdef int i, p, m = 0, r, c, dr, dc, line, near
+    cdef uint32_t low = 0
+    for i in range(npts):
+        p = (i // size + 1) * W + i % size + 1
+        if col[p] != EMPTY_C or true_eye(col, W, p, color):
+            continue
+        if v[i] == 0 and board._legal_code(p, color) != LEGAL:
+            continue
+        if v[i] > 0 and (low == 0 or v[i] < low):
+            low = v[i]
+        pt[m] = i
+        m += 1
+    cdef double floor = low / 10.0 if low else 1.0
+    for i in range(m):
+        wt[i] = v[pt[i]] if v[pt[i]] > 0 else floor
+        if size < 7:
+            continue
+        r, c = pt[i] // size, pt[i] % size
+        line = 1 + min(min(r, c), min(size - 1 - r, size - 1 - c))
+        if line > 2:
+            continue
+        near = 0
+        for dr in range(max(r - 2, 0), min(r + 3, size)):
+            for dc in range(max(c - 2, 0), min(c + 3, size)):
+                near |= col[(dr + 1) * W + dc + 1] != EMPTY_C
+        if not near:
+            wt[i] *= line1 if line == 1 else line2
+    return points[:m].copy(), weights[:m].copy()

@@ -1,0 +1,197 @@
+"""The compiled search tree (``_core`` section 5): its arithmetic against
+hand-computed values and slow Python references, and its boundary checks
+(no input may crash the process)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fastplay as fp
+from fastplay._core import (BLACK, DESCEND_END, DESCEND_EXPAND, DESCEND_LEAF, WHITE,
+                            TreeNode, TreeParams, expansion_moves, tree_backup, tree_descend,
+                            true_eyes)
+from fastplay.mcts import LINE_PRIOR
+
+from conftest import shared_path
+from test_tactics import random_game
+
+PARAMS = TreeParams(True, True, False, 1.0, 0.5, 0.1, 1000.0)
+
+
+def reference_moves(board: fp.Board, color: int, values: np.ndarray
+                    ) -> tuple[list[int], list[float]]:
+    """expansion_moves written out point by point."""
+    size = board.size
+    grid = board.to_numpy()
+    own = 1 if color == BLACK else -1
+
+    def at(r: int, c: int) -> int | None:
+        return int(grid[r, c]) if 0 <= r < size and 0 <= c < size else None
+
+    points, weights = [], []
+    for i in range(size * size):
+        r, c = divmod(i, size)
+        if grid[r, c] != 0:
+            continue
+        orth = [at(r + dr, c + dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))]
+        diag = [at(r + dr, c + dc) for dr, dc in ((-1, -1), (-1, 1), (1, -1), (1, 1))]
+        enemy = sum(d == -own for d in diag)
+        eye = all(o in (own, None) for o in orth) and (
+            enemy == 0 or (enemy == 1 and None not in diag))
+        if eye or (values[i] == 0 and board.legality(i, color) is not None):
+            continue
+        points.append(i)
+    positive = [int(values[i]) for i in points if values[i] > 0]
+    floor = min(positive) / 10 if positive else 1.0
+    for i in points:
+        r, c = divmod(i, size)
+        weight = float(values[i]) if values[i] > 0 else floor
+        line = 1 + min(r, c, size - 1 - r, size - 1 - c)
+        near = any(at(r + dr, c + dc) not in (0, None)
+                   for dr in range(-2, 3) for dc in range(-2, 3))
+        if size >= 7 and line <= 2 and not near:
+            weight *= LINE_PRIOR[line]
+        weights.append(weight)
+    return points, weights
+
+
+def test_expansion_moves_equal_the_reference():
+    db = fp.PatternDatabase.builtin("mc_montegnu_classic")
+    rng = np.random.default_rng(11)
+    boards = [fp.Board.from_sgf(shared_path("gnugo-regression", "games", "cgos", "42896.sgf"),
+                                move_number=m) for m in (0, 3, 12, 24, 40, 60)]
+    boards += [random_game(size, rng, suicide=bool(size % 2), most=1.1)
+               for size in (3, 5, 7, 9, 13, 19) for _ in range(3)]
+    for board in boards:
+        for color in (BLACK, WHITE):
+            values = db.move_values(board, "B" if color == BLACK else "W", near=False)
+            # some zero values on legal points, to exercise the floor
+            values = np.where(rng.random(values.shape) < 0.1, 0, values).astype(np.uint32)
+            points, weights = expansion_moves(board, color, values, LINE_PRIOR[1], LINE_PRIOR[2])
+            ref_points, ref_weights = reference_moves(board, color, values.ravel())
+            assert points.tolist() == ref_points
+            assert weights.tolist() == ref_weights   # exact: same operations
+    with pytest.raises(ValueError):
+        expansion_moves(fp.Board(9), BLACK, np.ones(80, dtype=np.uint32), 0.1, 0.5)
+    with pytest.raises(ValueError):
+        expansion_moves(fp.Board(9), 3, np.ones(81, dtype=np.uint32), 0.1, 0.5)
+
+
+def test_true_eyes_rejects_bad_grids():
+    for grid, sign in ((np.zeros((3, 4), np.int8), 1), (np.full((5, 5), 2, np.int8), 1),
+                       (np.zeros((5, 5), np.int8), 0), (np.zeros((1, 1), np.int8), 1),
+                       (np.zeros((26, 26), np.int8), -1), (np.zeros(9, np.int8), 1)):
+        with pytest.raises(ValueError):
+            true_eyes(grid, sign)
+    corner = np.zeros((5, 5), np.int8)
+    corner[0, 1] = corner[1, 0] = 1
+    assert np.flatnonzero(true_eyes(corner, 1)).tolist() == [0]
+    corner[1, 1] = -1          # an enemy diagonal spoils a corner eye
+    assert not true_eyes(corner, 1).any()
+
+
+def test_node_rejects_bad_moves():
+    for color, moves, prior in ((3, [0, -1], [0.5, 0.5]), (BLACK, [0, 1], [0.5, 0.5]),
+                                (BLACK, [0, 0, -1], [0.3, 0.3, 0.4]),
+                                (BLACK, [-1, 0, -1], [0.3, 0.3, 0.4]),
+                                (BLACK, [625, -1], [0.5, 0.5]), (BLACK, [0, -1], [1.0]),
+                                (BLACK, [], [])):
+        with pytest.raises(ValueError):
+            TreeNode(color, moves, prior)
+    node = TreeNode(WHITE, [4, 2, -1], [0.5, 0.4, 0.1])
+    node.forbid(-1)
+    assert node.open == 2 and not node.allowed[2] and node.qs[2] == -np.inf
+    node.forbid(2)             # twice: counted once
+    assert node.open == 2
+    with pytest.raises(IndexError):
+        node.forbid(3)
+    with pytest.raises(ValueError):
+        TreeParams(True, True, False, 1.0, 0.5, 0.1, 0.0)
+
+
+def test_backup_by_hand():
+    """One playout backed up through Black's root and White's child: counts,
+    values, plain wins, AMAF with the tree moves joined in, the pass's mean
+    tally, the cached u and qs."""
+    root = TreeNode(BLACK, [0, 1, 2, -1], [0.3, 0.3, 0.3, 0.1])
+    child = TreeNode(WHITE, [1, 2, -1], [0.45, 0.45, 0.1])
+    amaf = np.zeros((2, 3, 4), dtype=np.int64)
+    amaf[0, BLACK, 2] = 1      # the playout: Black first at 2 and won
+    amaf[1, BLACK, 2] = 1
+    amaf[0, WHITE, 3] = 1      # White first at 3 (not a move of either node)
+    tree_backup([root, child], [0, 0], 1.0, 1.0, 1.0, 1.0, amaf, 0.0, PARAMS)
+    # root: Black played 0 (the tree move joins the tallies) and 2
+    assert root.n.tolist() == [1, 0, 0, 0] and root.w.tolist() == [1, 0, 0, 0]
+    assert root.wins.tolist() == [1, 0, 0, 0] and root.sum_n == 1 and root.sum_w == 1
+    assert root.rn.tolist() == [1, 0, 1, 2 / 3] and root.rw.tolist() == [1, 0, 1, 2 / 3]
+    # child: White played 1 in the tree and lost
+    assert child.n.tolist() == [1, 0, 0] and child.w.tolist() == [0, 0, 0]
+    assert child.rn.tolist() == [1, 0, 0.5] and child.rw.tolist() == [0, 0, 0]
+    assert root.u.tolist() == pytest.approx([0.15, 0.3, 0.3, 0.1])
+    t = 1 + root.rn / 1000
+    qs = (t * root.w + root.rw + 1e-300 * (1.0 - 0.1)) / (t * root.n + root.rn + 1e-300)
+    assert root.qs.tolist() == pytest.approx(qs.tolist())
+    assert amaf[1, WHITE, 3] == 0   # the caller's tallies are left alone
+    # virtual loss comes off again
+    root.vl[1] = root.sum_vl = 2.0
+    tree_backup([root], [1], 2.0, 0.0, 0.0, 0.0, None, 2.0, PARAMS)
+    assert root.vl[1] == 0 and root.sum_vl == 0 and root.n[1] == 2
+
+
+def test_boundaries_raise_instead_of_crashing():
+    small = fp.Board(5)
+    big_node = TreeNode(BLACK, [24, 100, -1], [0.4, 0.4, 0.2])
+    with pytest.raises(ValueError, match="does not fit"):
+        tree_descend(big_node, small, set(), set(), [], [], PARAMS, 0.0, 2.0, True)
+    node = TreeNode(BLACK, [0, 1, -1], [0.4, 0.4, 0.2])
+    amaf = np.zeros((2, 3, 25), dtype=np.int64)
+    for nodes, path, tallies in (([node], [], None), ([node], [3], None), ([node], [-1], None),
+                                 ([big_node], [0], amaf), (["node"], [0], None),
+                                 ([node], [0], np.zeros((2, 3, 25))),
+                                 ([node], [0], np.zeros((3, 2, 25), np.int64))):
+        with pytest.raises((ValueError, TypeError)):
+            tree_backup(nodes, path, 1.0, 1.0, 1.0, 1.0, tallies, 0.0, PARAMS)
+    assert node.n.sum() == 0   # a refused back-up changes nothing
+    node.children.append(None)
+    with pytest.raises(ValueError):
+        tree_descend(node, small, set(), set(), [], [], PARAMS, 0.0, 2.0, True)
+    node = TreeNode(BLACK, [0, -1], [0.9, 0.1])
+    node.children[0] = "not a node"
+    with pytest.raises(TypeError):
+        tree_descend(node, small, set(), set(), [], [], PARAMS, 0.0, 0.0, True)
+
+
+def test_descend_stops_and_checks_rules():
+    board = fp.Board(5)
+    board.play("C3")                       # White to move
+    hashes: set[int] = set()
+    # C3 is occupied: forbidden, then B2 (next best) is played
+    node = TreeNode(WHITE, [12, 16, -1], [0.6, 0.3, 0.1])
+    nodes: list[TreeNode] = []
+    path: list[int] = []
+    status = tree_descend(node, board, set(), hashes, nodes, path, PARAMS, 1.0, 0.0, True)
+    assert status == DESCEND_EXPAND and path == [1] and not node.allowed[0]
+    assert node.vl[1] == 1 and node.sum_vl == 1 and board.color_at(16) == WHITE
+    assert board.zobrist_hash in hashes
+    # below the threshold, or with the tree full: a leaf
+    node2 = TreeNode(BLACK, [0, -1], [0.9, 0.1])
+    assert tree_descend(node2, board, set(), set(), [], [], PARAMS, 0.0, 5.0, True) \
+        == DESCEND_LEAF
+    # superko: a move back to a seen position is forbidden for good
+    board = fp.Board(5)
+    seen = {board.zobrist_hash}
+    board.play("C3")
+    board.undo()
+    after = board.copy()
+    after.play("C3")
+    node3 = TreeNode(BLACK, [12, -1], [0.9, 0.1])
+    assert tree_descend(node3, board, {after.zobrist_hash} | seen, set(), [], [], PARAMS,
+                        0.0, 0.0, False) == DESCEND_LEAF
+    assert not node3.allowed[0] and board.color_at(12) == 0
+    # two passes end the game
+    board = fp.Board(5)
+    board.pass_move()
+    node4 = TreeNode(WHITE, [-1], [1.0])
+    assert tree_descend(node4, board, set(), set(), [], [], PARAMS, 0.0, 0.0, True) \
+        == DESCEND_END
