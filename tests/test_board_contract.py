@@ -91,3 +91,30 @@ def test_sgf_komi_out_of_range_is_ignored_with_a_warning(km: str) -> None:
     with pytest.warns(fp.sgf.SGFWarning, match="no usable komi"):
         b = fp.Board.from_sgf(f"(;SZ[9]KM[{km}];B[aa])")
     assert b.komi == 7.5
+
+
+def test_copy_without_history_is_a_scratch_board() -> None:
+    """``copy(history=False)``: the same position, side to move, komi and
+    last move (near flags, pattern values), no history, no undo, no
+    positional superko; a copy of it is one too."""
+    board = fp.Board(9, komi=6.5, superko=True)
+    for move in ("E5", "D5", "E4", "D4", "C3"):
+        board.play(move)
+    scratch = board.copy(history=False)
+    assert scratch == board and scratch.zobrist_hash == board.zobrist_hash
+    assert scratch.to_move_code == board.to_move_code and scratch.komi == 6.5
+    assert np.array_equal(scratch.near_mask(), board.near_mask())
+    assert scratch.near_mask().any()
+    assert scratch.history_moves() == [] and scratch.move_number == 0
+    with pytest.raises(IndexError):
+        scratch.undo()
+    scratch.play("D6")
+    board.play("D6")
+    assert scratch == board and np.array_equal(scratch.near_mask(), board.near_mask())
+    again = scratch.copy()
+    assert again.history_moves() == [] and np.array_equal(again.near_mask(), board.near_mask())
+    # The full copy keeps everything.
+    full = board.copy()
+    assert full.history_moves() == board.history_moves() and full.superko
+    full.undo()
+    assert full != board

@@ -427,7 +427,7 @@ def test_dynamic_komi_raises_the_komi_against_a_side_far_ahead(db):
         before = node.r_moves[1, i] if i < len(node.points) else None
         backup(nodes, path, leaf, stats, terminal, batch, state)
         if stats is not None and before is not None:
-            wins = stats["black_wins"] + 0.5 * stats["draws"]   # Black to move at the root
+            wins = stats.black_wins + 0.5 * stats.draws   # Black to move at the root
             checked.append(node.r_moves[1, i] - before == wins)
 
     search._backup = spy
@@ -695,9 +695,9 @@ def test_large_boards_keep_a_batch_floor(db):
     assert result.simulations == 100  # 3 playouts each
     result = MCTS(db, seed=1, resign_threshold=None).run(fp.Board(9, komi=7.5), playouts=40)
     assert result.simulations == 40
-    # 4 playouts per leaf and thread; the floor wins on 25x25
-    assert MCTS(db)._batch(9) == 4 and MCTS(db, threads=2)._batch(9) == 8
-    assert MCTS(db)._batch(25) == 5 and MCTS(db, batch=6, threads=2)._batch(9) == 6
+    # 1 playout per leaf and thread; the floor wins on 19x19 and 25x25
+    assert MCTS(db)._batch(9) == 1 and MCTS(db, threads=2)._batch(9) == 2
+    assert MCTS(db)._batch(19) == 3 and MCTS(db)._batch(25) == 5 and MCTS(db, batch=6, threads=2)._batch(9) == 6
     assert MCTS(db, threads=2)._batch(19, playouts=1000, moves=362) == 3
 
 

@@ -435,3 +435,38 @@ def test_engine_move_values_equal_the_database_decoding() -> None:
                 want = np.where(lc.legal, d.table.reshape(-1)[np.where(lc.legal, lc.index, 0)], 0)
                 got = _engine(d).move_values(board).reshape(want.shape)
                 assert np.array_equal(got, want), (name, game, move)
+
+
+def test_run_into_a_tally_equals_run():
+    """PlayoutEngine.run_into (the tree search's call) plays the playouts of
+    run(threads=1): the same wins, draws, score histogram and first-play
+    tallies per call; ownership adds up over calls until cleared."""
+    from fastplay._core import PlayoutTally
+    from fastplay.montecarlo import _engine
+
+    engine = _engine(fp.PatternDatabase.builtin("mc_montegnu_classic"))
+    board = fp.Board.from_sgf(shared_path("gnugo-regression", "games", "cgos", "42896.sgf"),
+                              move_number=24)
+    tally = PlayoutTally(9)
+    own = np.zeros(81, dtype=np.int64)
+    for first, n, komi in ((0, 7, 7.5), (7, 33, 0.5), (40, 1, 7.5)):
+        ref = engine.run(board, n, 5, 1, komi=komi, tromp_taylor=True, amaf=True, first=first)
+        engine.run_into(tally, board, n, 5, first=first, komi=komi, tromp_taylor=True)
+        assert (tally.n, tally.black_wins, tally.draws) == (n, ref["black_wins"], ref["draws"])
+        assert np.array_equal(tally.hist, ref["hist"])
+        assert np.array_equal(tally.amaf, ref["amaf"])
+        own += ref["own_black"] - ref["own_white"]
+        assert np.array_equal(tally.own_black.astype(np.int64) - tally.own_white, own)
+    tally.clear_ownership()
+    assert not tally.own_black.any() and not tally.own_white.any()
+    no_amaf = PlayoutTally(9, amaf=False)
+    engine.run_into(no_amaf, board, 5, 5)
+    assert no_amaf.n == 5 and not no_amaf.amaf.any()
+    with pytest.raises(ValueError, match="tally"):
+        engine.run_into(tally, fp.Board(13), 1, 5)
+    for bad in ({"n": -1}, {"n": 1.5}, {"seed": -2}):
+        args = {"n": 1, "seed": 5} | bad
+        with pytest.raises((ValueError, TypeError)):
+            engine.run_into(tally, board, args["n"], args["seed"])
+    with pytest.raises(ValueError):
+        PlayoutTally(1)

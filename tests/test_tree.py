@@ -116,7 +116,7 @@ def test_backup_by_hand():
     tally, the cached u and qs."""
     root = TreeNode(BLACK, [0, 1, 2, -1], [0.3, 0.3, 0.3, 0.1])
     child = TreeNode(WHITE, [1, 2, -1], [0.45, 0.45, 0.1])
-    amaf = np.zeros((2, 3, 4), dtype=np.int64)
+    amaf = np.zeros((2, 3, 4), dtype=np.int32)
     amaf[0, BLACK, 2] = 1      # the playout: Black first at 2 and won
     amaf[1, BLACK, 2] = 1
     amaf[0, WHITE, 3] = 1      # White first at 3 (not a move of either node)
@@ -145,11 +145,11 @@ def test_boundaries_raise_instead_of_crashing():
     with pytest.raises(ValueError, match="does not fit"):
         tree_descend(big_node, small, set(), set(), [], [], PARAMS, 0.0, 2.0, True)
     node = TreeNode(BLACK, [0, 1, -1], [0.4, 0.4, 0.2])
-    amaf = np.zeros((2, 3, 25), dtype=np.int64)
+    amaf = np.zeros((2, 3, 25), dtype=np.int32)
     for nodes, path, tallies in (([node], [], None), ([node], [3], None), ([node], [-1], None),
                                  ([big_node], [0], amaf), (["node"], [0], None),
                                  ([node], [0], np.zeros((2, 3, 25))),
-                                 ([node], [0], np.zeros((3, 2, 25), np.int64))):
+                                 ([node], [0], np.zeros((3, 2, 25), np.int32))):
         with pytest.raises((ValueError, TypeError)):
             tree_backup(nodes, path, 1.0, 1.0, 1.0, 1.0, tallies, 0.0, PARAMS)
     assert node.n.sum() == 0   # a refused back-up changes nothing

@@ -1373,6 +1373,8 @@ cdef class CoreBoard:
     cdef public double komi
     cdef bint _superko
     cdef bint _suicide
+    cdef bint _scratch          # keeps no history (copy(history=False)) ...
+    cdef object _scratch_last   # ... but its last move, (colour, index) or None, for near_mask
     cdef list _snapshots
     cdef list _moves
     cdef list _hashes
@@ -1411,6 +1413,7 @@ cdef class CoreBoard:
         self._moves = []
         self._hashes = [self.st.hash]
         self._hash_count = {self.st.hash: 1}
+        self._scratch_last = None
 
     def __dealloc__(self):
         board_free(&self.st)
@@ -1551,6 +1554,11 @@ cdef class CoreBoard:
 
     cdef int _commit(self, int p, int i, int color) except -1:
         """Play a legal move (padded ``p``, flat ``i``; 0 and -1 for a pass) and record it."""
+        if self._scratch:
+            board_play(&self.st, p, color, self.q)
+            self._to_move = other(color)
+            self._scratch_last = (color, i)
+            return 0
         n = len(self._moves)
         if n % _CHECKPOINT_EVERY == 0 and (
                 not self._snapshots or self._snapshots[len(self._snapshots) - 1][0] != n):
@@ -1822,8 +1830,17 @@ cdef class CoreBoard:
                 out.append(i)
         return np.asarray(out, dtype=np.int32)
 
-    def copy(self):
-        """An independent copy (same class), history and undo stack included."""
+    def copy(self, bint history=True):
+        """An independent copy (same class), history and undo stack included.
+
+        With ``history=False`` the copy is a scratch board, as a tree search
+        wants one for each descent: the same position, side to move, komi
+        and suicide rule, and the last move (for :meth:`near_mask`), but no
+        history: :meth:`history_moves` is empty, ``move_number`` 0,
+        :meth:`undo` raises ``IndexError``, and positional superko is not
+        checked (a search checks it against the game's positions itself).
+        Cheaper to make, and to play on, in a long game.
+        """
         cdef CoreBoard other_b = type(self).__new__(type(self))
         other_b._reset(self.st.size)
         board_copy(&other_b.st, &self.st)
@@ -1831,14 +1848,26 @@ cdef class CoreBoard:
         memcpy(other_b.q.pts, self.q.pts, self.q.n * sizeof(int16_t))
         other_b._to_move = self._to_move
         other_b.komi = self.komi
-        other_b._superko = self._superko
         other_b._suicide = self._suicide
-        other_b._snapshots = list(self._snapshots)
-        other_b._moves = list(self._moves)
-        other_b._hashes = list(self._hashes)
-        other_b._hash_count = dict(self._hash_count)
+        if history and not self._scratch:
+            other_b._superko = self._superko
+            other_b._snapshots = list(self._snapshots)
+            other_b._moves = list(self._moves)
+            other_b._hashes = list(self._hashes)
+            other_b._hash_count = dict(self._hash_count)
+        else:
+            other_b._scratch = True
+            other_b._hashes = [self.st.hash]
+            other_b._hash_count = {self.st.hash: 1}
+            other_b._scratch_last = self._last_move()
         other_b._copy_extra(self)
         return other_b
+
+    cdef object _last_move(self):
+        """(colour, flat index) of the last move, or None."""
+        if self._scratch:
+            return self._scratch_last
+        return self._moves[len(self._moves) - 1] if self._moves else None
 
     def _copy_extra(self, source):
         """Hook for subclasses to copy their own attributes in :meth:`copy`."""
@@ -1947,9 +1976,10 @@ cdef class CoreBoard:
         """
         cdef int n = self.st.size, k, p
         out = np.zeros(n * n, dtype=np.uint8)
-        if not self._moves:
+        last = self._last_move()
+        if last is None:
             return out
-        last_color, last_index = self._moves[len(self._moves) - 1]
+        last_color, last_index = last
         if last_index < 0 or last_color == self._to_move:
             return out
         for k in range(self.q.n):

@@ -24,7 +24,7 @@
 # the same trees, and statistics equal but for the last bits of the pass's
 # mean first-play tally (summed in another order; within 1e-12).
 
-from libc.math cimport sqrt, log, INFINITY
+from libc.math cimport sqrt, log, pow, INFINITY
 
 # A move with neither visits nor RAVE tallies takes the first-play urgency
 # value through weights this small: far below the rounding of any real count.
@@ -68,7 +68,8 @@ cdef class TreeParams:
         self.inv_equiv = 1.0 / rave_equiv
 
 
-# Rows of TreeNode.stats.
+# Rows of TreeNode's data block: the statistics (``stats``, rows 0-7) and
+# the cached and fixed rows, in one allocation (nodes are made often).
 cdef enum:
     ROW_N = 0       # playouts through the edge
     ROW_W = 1       # their value for the node's colour
@@ -79,6 +80,11 @@ cdef enum:
     ROW_PW = 6      # of which won
     ROW_WINS = 7    # plain wins of the node's colour (draws 1/2), for reports
     TREE_ROWS = 8
+    ROW_QS = 8      # cached Q* + block
+    ROW_U = 9       # cached prior / (1 + n)
+    ROW_BLOCK = 10  # 0, or -inf for a forbidden move
+    ROW_PRIOR = 11
+    DATA_ROWS = 12
 
 
 cdef class TreeNode:
@@ -90,30 +96,29 @@ cdef class TreeNode:
     playouts), ``rn``/``rw`` (AMAF first plays and wins), ``pn``/``pw``
     (prior knowledge as virtual playouts and wins) and ``wins`` (plain wins,
     draws 1/2).  ``r_moves`` is ``stats[3:5, :-1]`` and ``r_pass`` the pass
-    column of the same two rows.  ``base`` counts the playouts evaluated at
-    this position before it got a node (they went to the parent edge), so
-    ``parent.n[i] == child.base + child.n.sum()``.  ``qs`` caches each
-    move's blended value Q* plus ``block`` (0, or -inf for a forbidden move)
-    and ``u`` caches ``prior / (1 + n)``; :meth:`refresh` recomputes them.
+    column of the same two rows.  All are writable views.  ``base`` counts
+    the playouts evaluated at this position before it got a node (they went
+    to the parent edge), so ``parent.n[i] == child.base + child.n.sum()``.
+    ``qs`` caches each move's blended value Q* plus ``block`` (0, or -inf
+    for a forbidden move) and ``u`` caches ``prior / (1 + n)``;
+    :meth:`refresh` recomputes ``qs`` after a change made from Python.
 
     Args:
         color: colour code of the side to move (``WHITE`` 1, ``BLACK`` 2).
-        moves: ``int64[k]`` flat indices of the candidate moves, the pass
-            (-1) last.
+        moves: ``int64[k]`` flat indices of the candidate moves, distinct,
+            the pass (-1) last.
         prior: ``float64[k]`` prior probabilities.
         base: playouts evaluated here before expansion.
 
     Raises:
-        ValueError: bad colour, shapes, or moves (not distinct flat indices
-            followed by one pass).
+        ValueError: bad colour, shapes, or moves.
     """
     cdef readonly int color
-    cdef readonly object moves, points, prior, stats, allowed, block, qs, u
-    cdef readonly object n, w, vl, rn, rw, pn, pw, wins, r_moves, r_pass
-    cdef readonly list move_list
+    cdef readonly object moves, allowed
     cdef readonly list children
     cdef public double base, sum_n, sum_w, sum_vl
     cdef readonly int open
+    cdef object data
     cdef int k
     cdef int64_t max_move
     cdef double* S
@@ -127,48 +132,108 @@ cdef class TreeNode:
     def __init__(self, int color, moves, prior, double base=0.0):
         if color != WHITE_C and color != BLACK_C:
             raise ValueError(f"colour code must be WHITE (1) or BLACK (2), not {color}")
-        m = np.array(moves, dtype=np.int64, copy=True).ravel()
-        pr = np.array(prior, dtype=np.float64, copy=True).ravel()
-        cdef int k = len(m), j
+        m = np.array(moves, dtype=np.int64).ravel()
+        cdef const double[::1] pr = np.ascontiguousarray(prior, dtype=np.float64).ravel()
+        cdef int k = m.shape[0], j
         cdef int64_t[::1] mv = m
         cdef uint8_t seen[MAX_SIZE_C * MAX_SIZE_C]
-        if k < 1 or len(pr) != k or mv[k - 1] != -1:
+        if k < 1 or pr.shape[0] != k or mv[k - 1] != -1:
             raise ValueError("moves must end with the pass (-1), and prior must have one "
                              "value per move")
         memset(seen, 0, sizeof(seen))
+        self.max_move = -1
         for j in range(k - 1):
             if not 0 <= mv[j] < MAX_SIZE_C * MAX_SIZE_C or seen[mv[j]]:
                 raise ValueError(f"moves must be distinct flat indices of a board, "
                                  f"not {mv[j]}")
             seen[mv[j]] = 1
+            self.max_move = max(self.max_move, mv[j])
+        m.flags.writeable = False       # the search indexes tallies with them
         self.color = color
         self.k = k
-        self.max_move = m.max()
         self.moves = m
-        self.points = m[:k - 1]
-        self.move_list = m.tolist()
-        self.prior = pr
-        self.stats = stats = np.zeros((TREE_ROWS, k))
-        self.n, self.w, self.vl = stats[ROW_N], stats[ROW_W], stats[ROW_VL]
-        self.rn, self.rw = stats[ROW_RN], stats[ROW_RW]
-        self.pn, self.pw, self.wins = stats[ROW_PN], stats[ROW_PW], stats[ROW_WINS]
-        self.r_moves = stats[ROW_RN:ROW_RW + 1, :k - 1]
-        self.r_pass = stats[ROW_RN:ROW_RW + 1, k - 1]
+        self.data = data = np.zeros((DATA_ROWS, k))
         self.allowed = np.ones(k, dtype=np.bool_)
-        self.block = np.zeros(k)
-        self.qs = np.zeros(k)
-        self.u = pr.copy()
         self.open = k
         self.children = [None] * k
         self.base = base
         self.sum_n = self.sum_w = self.sum_vl = 0.0
-        self.S = <double*>cnp.PyArray_DATA(stats)
-        self.Q = <double*>cnp.PyArray_DATA(self.qs)
-        self.U = <double*>cnp.PyArray_DATA(self.u)
-        self.P = <double*>cnp.PyArray_DATA(pr)
-        self.B = <double*>cnp.PyArray_DATA(self.block)
+        self.S = <double*>cnp.PyArray_DATA(data)
+        self.Q = self.S + ROW_QS * k
+        self.U = self.S + ROW_U * k
+        self.B = self.S + ROW_BLOCK * k
+        self.P = self.S + ROW_PRIOR * k
         self.M = <int64_t*>cnp.PyArray_DATA(m)
         self.A = <uint8_t*>cnp.PyArray_DATA(self.allowed)
+        for j in range(k):
+            self.P[j] = pr[j]
+            self.U[j] = pr[j]
+
+    @property
+    def stats(self):
+        """``float64[8, k]``: the rows ``n, w, vl, rn, rw, pn, pw, wins``."""
+        return self.data[:TREE_ROWS]
+
+    @property
+    def n(self):
+        return self.data[ROW_N]
+
+    @property
+    def w(self):
+        return self.data[ROW_W]
+
+    @property
+    def vl(self):
+        return self.data[ROW_VL]
+
+    @property
+    def rn(self):
+        return self.data[ROW_RN]
+
+    @property
+    def rw(self):
+        return self.data[ROW_RW]
+
+    @property
+    def pn(self):
+        return self.data[ROW_PN]
+
+    @property
+    def pw(self):
+        return self.data[ROW_PW]
+
+    @property
+    def wins(self):
+        return self.data[ROW_WINS]
+
+    @property
+    def r_moves(self):
+        return self.data[ROW_RN:ROW_RW + 1, :self.k - 1]
+
+    @property
+    def r_pass(self):
+        return self.data[ROW_RN:ROW_RW + 1, self.k - 1]
+
+    @property
+    def qs(self):
+        return self.data[ROW_QS]
+
+    @property
+    def u(self):
+        return self.data[ROW_U]
+
+    @property
+    def block(self):
+        return self.data[ROW_BLOCK]
+
+    @property
+    def prior(self):
+        return self.data[ROW_PRIOR]
+
+    @property
+    def points(self):
+        """``int64[k-1]``: the non-pass moves."""
+        return self.moves[:self.k - 1]
 
     @property
     def visits(self):
@@ -290,6 +355,77 @@ cdef class TreeNode:
         return best
 
 
+def prior_node(int color, points, raw, tactics, weight, double ladder_prior,
+               double ladder_visits, double prior_power, double pass_prior, double base):
+    """A new :class:`TreeNode` with its priors and tactical virtual playouts.
+
+    Each move's weight ``raw`` is multiplied by ``ladder_prior ** (s *
+    weight)``, ``s`` = -1 for a bad move, +1 for a save or a capture (the
+    tactical codes), raised to ``prior_power`` and normalised to ``1 -
+    pass_prior``; the pass, last, gets ``pass_prior`` (all of it when there
+    is no other move).  With ``ladder_visits`` > 0 a move with a code also
+    gets ``ladder_visits * weight`` virtual playouts in both its prior
+    knowledge (``pn``/``pw``) and its first-play tallies (``rn``/``rw``):
+    lost for a bad move, won for the others.  See fastplay.mcts for why.
+
+    Args:
+        color: colour code of the side to move.
+        points: ``int64[m]`` the non-pass moves; ``raw``: ``float64[m]``
+            their positive weights.
+        tactics: ``int8[m]`` tactical codes (``TACTIC_*``) and ``weight``:
+            ``float64[m]`` shares in [0, 1]; or both ``None``.
+        base: playouts evaluated at this position before it got a node.
+
+    Raises ``ValueError`` for arrays of different lengths or bad moves.
+    """
+    cdef const int64_t[::1] pt = np.ascontiguousarray(points, dtype=np.int64)
+    cdef const double[::1] rw = np.ascontiguousarray(raw, dtype=np.float64)
+    cdef Py_ssize_t m = pt.shape[0], j
+    cdef const cnp.int8_t[::1] tc
+    cdef const double[::1] wt
+    cdef bint tactical = tactics is not None
+    if tactical:
+        tc = np.ascontiguousarray(tactics, dtype=np.int8)
+        wt = np.ascontiguousarray(weight, dtype=np.float64)
+        if tc.shape[0] != m or wt.shape[0] != m:
+            raise ValueError("tactics and weight must have one value per point")
+    if rw.shape[0] != m:
+        raise ValueError("raw must have one value per point")
+    moves = np.empty(m + 1, dtype=np.int64)
+    prior = np.empty(m + 1, dtype=np.float64)
+    cdef int64_t[::1] mv = moves
+    cdef double[::1] pr = prior
+    cdef double f, total = 0.0, share = 1.0 - pass_prior
+    cdef int sign
+    for j in range(m):
+        mv[j] = pt[j]
+        f = rw[j]
+        if tactical:
+            sign = -1 if tc[j] == TAC_BAD else (0 if tc[j] == TAC_NONE else 1)
+            f *= pow(ladder_prior, sign * wt[j])
+        # numpy's x ** 0.5 is a square root: the same priors as before to the bit
+        f = sqrt(f) if prior_power == 0.5 else pow(f, prior_power)
+        pr[j] = f
+        total += f
+    for j in range(m):
+        pr[j] = pr[j] / total * share
+    mv[m] = -1
+    pr[m] = pass_prior if m else 1.0
+    cdef TreeNode node = TreeNode(color, moves, prior, base)
+    cdef double* S = node.S
+    cdef int k = node.k
+    cdef double v
+    if tactical and ladder_visits > 0:
+        for j in range(m):
+            v = ladder_visits * wt[j]
+            S[ROW_PN * k + j] += v
+            S[ROW_RN * k + j] += v
+            if tc[j] != TAC_BAD:
+                S[ROW_PW * k + j] += v
+                S[ROW_RW * k + j] += v
+    return node
+
+
 def tree_descend(TreeNode node not None, CoreBoard board not None, set seen not None,
                  set path_hashes not None, list nodes not None, list path not None,
                  TreeParams params not None, double virtual_loss, double threshold,
@@ -359,8 +495,9 @@ def tree_backup(list nodes not None, list path not None, double n, double black_
         n: playouts evaluated.
         black_value, black_wins, search_wins: Black's value, plain wins
             (game komi) and wins under the search's komi, out of ``n``.
-        amaf: ``None``, or the playouts' first-play tallies ``int64[2, 3,
-            size*size]`` (count, Black's wins; by colour code), which the tree
+        amaf: ``None``, or the playouts' first-play tallies ``int32[2, 3,
+            size*size]`` (count, Black's wins; by colour code; as
+            :attr:`PlayoutTally.amaf`), which the tree
             moves then join: a tree move precedes every playout move.
         virtual_loss: the virtual loss the descent added, taken back.
         params: the search's constants, for the cached values.
@@ -377,11 +514,11 @@ def tree_backup(list nodes not None, list path not None, double n, double black_
     cdef double value, g0, g1, s0, s1, mean
     cdef double* S
     cdef double* am = NULL
-    cdef cnp.int64_t[:, :, ::1] tallies
+    cdef cnp.int32_t[:, :, ::1] tallies
     if amaf is not None:
         tallies = amaf
         if tallies.shape[0] != 2 or tallies.shape[1] != 3:
-            raise ValueError("amaf must be int64[2, 3, size*size]")
+            raise ValueError("amaf must be int32[2, 3, size*size]")
         npts = tallies.shape[2]
     for d in range(depth):
         node = <TreeNode?>nodes[d]

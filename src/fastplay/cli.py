@@ -118,9 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Go Text Protocol version 2 engine on standard input/output.")
     _add_search_options(gtp)
     gtp.add_argument("--batch", type=batch_size, metavar="N",
-                     help="playouts per leaf of the tree search (default: 4 per thread; "
-                          "1 is stronger at a fixed number of playouts and about 3 times "
-                          "slower on 9x9: benchmarks/RESULTS.md)")
+                     help="playouts per leaf of the tree search (default: 1 per thread, "
+                          "at least 3 on 19x19: benchmarks/RESULTS.md)")
     gtp.add_argument("--ponder", action="store_true",
                      help="think on the opponent's time after each genmove")
 

@@ -141,9 +141,9 @@ import numpy.typing as npt
 
 from fastplay.board import Board, format_vertex, parse_color
 from fastplay._core import BLACK as BLACK_CODE
-from fastplay._core import TACTIC_BAD, TACTIC_CAPTURE, TACTIC_NONE, TACTIC_SAVE
-from fastplay._core import PlayoutEngine
-from fastplay._core import DESCEND_END, DESCEND_EXPAND, TreeNode, TreeParams
+from fastplay._core import TACTIC_NONE
+from fastplay._core import PlayoutEngine, PlayoutTally
+from fastplay._core import DESCEND_END, DESCEND_EXPAND, TreeNode, TreeParams, prior_node
 from fastplay._core import expansion_moves, tree_backup, tree_descend, true_eyes
 from fastplay.montecarlo import Scoring
 from fastplay.montecarlo import _engine as playout_engine
@@ -159,14 +159,16 @@ PASS = -1
 C_PUCT = 1.0
 C_UCT = 0.5
 
-#: Playouts per simulation (one call of the playout engine); ``None`` in
-#: :class:`MCTS` picks this one (or the size's floor, below, if larger).  With
-#: 8 per leaf, 5,000 playouts per move made 625 simulations and a shallow
-#: tree: 40 % against GNU Go level 10 over 100 games.  With 4 (1,250
-#: simulations) a 30-game screen won 63 %, with 2 (2,500) 57 %; 4 keeps the
-#: Python cost per simulation at about the cost of its playouts
-#: (``benchmarks/RESULTS.md``).
-DEFAULT_BATCH = 4
+#: Playouts per simulation (one call of the playout engine) and search
+#: thread; ``None`` in :class:`MCTS` picks this one (or the size's floor,
+#: below, if larger).  Against GNU Go level 10 at 5,000 playouts per move
+#: (``benchmarks/RESULTS.md``): 8 per leaf (625 simulations, a shallow tree)
+#: won 40 % of 100 games, 4 won 64.8 % of 500, 2 won 68 of 100, and 1 won
+#: 69.0 % of 300 (the same search then gave the 100-game run of this
+#: commit).  One simulation per playout became affordable when the tree's
+#: inner loops moved into the core (``_tree.pxi``): before, the numpy
+#: selection and back-up took 58 of the 72 us per playout on 9x9.
+DEFAULT_BATCH = 1
 
 #: Playouts per move when neither a limit nor a clock is given.
 DEFAULT_PLAYOUTS = 5000
@@ -339,8 +341,8 @@ class MCTS:
             the same.
         batch: playouts per simulation, at most ``MAX_BATCH`` = 4096 and
             never more than a search's playout limit (``None``:
-            ``DEFAULT_BATCH`` = 4 per thread, at least 5 on 25x25; fewer for
-            small playout limits, see ``_batch``).
+            ``DEFAULT_BATCH`` = 1 per thread, at least 3 on 19x19 and 5 on
+            25x25; see ``_batch``).
         expand_threshold: playouts an edge needs before it gets a node
             (``None``: ``2 * batch``, i.e. expand on the third visit; each
             expansion costs about as much as three 9x9 playouts).
@@ -493,9 +495,6 @@ class MCTS:
         self.dynamic_komi = float(dynamic_komi)
         self._extra_komi: dict[int, float] = {}   # by colour code of the searching side
         self._search_komi = 0.0                   # the komi the playouts of this search use
-        # Sign of the prior exponent by tactical code (none, bad, save, capture).
-        self._ladder_signs = np.zeros(4)
-        self._ladder_signs[[TACTIC_BAD, TACTIC_SAVE, TACTIC_CAPTURE]] = -1, 1, 1
         self._virtual = even_visits > 0 or pattern_visits > 0 or ladder_visits > 0
         self._params = self._tree_params()
         self.book = bool(book)
@@ -703,10 +702,9 @@ class MCTS:
         """Playouts per simulation: ``batch`` if given, else by board size and budget.
 
         ``DEFAULT_BATCH`` per search thread (the selection and back-up run
-        under the GIL, one thread at a time, so with 4 playouts per leaf a
-        second thread had nothing to overlap: 2 threads ran slower than 1 on
-        9x9), or the floor ``ceil(points / BATCH_FLOOR_POINTS)`` where that
-        is larger (25x25).  With a playout limit of fewer than
+        under the GIL, one thread at a time: a second thread needs playouts
+        to overlap), or the floor ``ceil(points / BATCH_FLOOR_POINTS)`` where
+        that is larger (19x19, 25x25).  With a playout limit of fewer than
         ``SIMS_PER_ROOT_MOVE`` simulations per root move the batch shrinks,
         down to the floor (1 on 9x9 and 13x13, 3 on 19x19).
         """
@@ -716,7 +714,8 @@ class MCTS:
         batch = max(DEFAULT_BATCH * self.threads, floor)
         if playouts is not None:
             # A small budget: smaller batches, so that PUCT spends it where the
-            # priors point instead of 4 playouts on each of the first moves tried.
+            # priors point instead of several playouts on each of the first
+            # moves tried.
             batch = max(floor, min(batch, playouts // (SIMS_PER_ROOT_MOVE * moves)))
         return batch
 
@@ -777,46 +776,35 @@ class MCTS:
         """A new node for ``board``: its candidate moves and priors."""
         color = board.to_move_code
         # Empty points with a pattern value, or legal with a zero one, minus
-        # our true eyes; weighted by pattern value and LINE_PRIOR on bare edges.
-        points, raw = expansion_moves(board, color, self.db.move_values(board),
+        # our true eyes; weighted by pattern value and LINE_PRIOR on bare
+        # edges.  The values are PatternDatabase.move_values(board), asked of
+        # the engine directly (the wrapper's checks cost 4 us per node).
+        points, raw = expansion_moves(board, color, self._engine.move_values(board),
                                       LINE_PRIOR[1], LINE_PRIOR[2])
         if self.fight_prior != 1.0:
             raw *= np.where(_fight_points(board)[points], self.fight_prior, 1.0)
         tactics = weight = None
         if self.ladder_prior != 1.0 or self.ladder_visits > 0:
             tactics, weight = self._tactics(board, color, points)
-            raw *= self.ladder_prior ** (self._ladder_signs[tactics] * weight)
-        raw = raw ** self.prior_power
-        total = raw.sum()
-        if len(points):
-            prior = np.append(raw / total * (1 - self.pass_prior), self.pass_prior)
-        else:
-            prior = np.ones(1)
-        moves = np.append(points, PASS).astype(np.int64)
-        node = Node(color, moves, prior, base)
+        # Priors: the weights times the tactical factor, to `prior_power`,
+        # normalised; the tactical codes' virtual playouts in both Q and
+        # the RAVE value (with RAVE alone carrying thousands of first plays,
+        # a prior on Q alone was swamped: a failed ladder escape stayed the
+        # most visited move at 100 virtual losses).  Compiled: prior_node.
+        node = prior_node(color, points, raw, tactics, weight, self.ladder_prior,
+                          self.ladder_visits, self.prior_power, self.pass_prior, base)
         if self.even_visits > 0 or self.pattern_visits > 0:
             # Prior knowledge as virtual playouts (Gelly and Silver 2007, section 5):
             # `even_visits` at 0.5 for every move, and `pattern_visits` at
             # r / (1 + r) for the non-pass moves, r = prior / mean prior (the
             # odds of a win rise with the move's pattern value relative to
             # the others: 0.5 for an average move).
-            node.pn[:] = self.even_visits
-            node.pw[:] = 0.5 * self.even_visits
+            node.pn[:] += self.even_visits
+            node.pw[:] += 0.5 * self.even_visits
             if len(points):
-                rel = prior[:-1] * len(points) / (1 - self.pass_prior)
+                rel = node.prior[:-1] * len(points) / (1 - self.pass_prior)
                 node.pn[:-1] += self.pattern_visits
                 node.pw[:-1] += self.pattern_visits * rel / (1 + rel)
-        if tactics is not None and self.ladder_visits > 0:
-            # Virtual playouts in both the move's own value and its RAVE
-            # value: with RAVE alone carrying thousands of first plays, a
-            # prior on Q alone was swamped (a failed ladder escape stayed
-            # the most visited move at 100 virtual losses).
-            assert weight is not None
-            virtual = self.ladder_visits * weight
-            good = tactics != TACTIC_BAD
-            for n_row, w_row in ((node.pn[:-1], node.pw[:-1]), (node.rn[:-1], node.rw[:-1])):
-                n_row += virtual
-                w_row[good] += virtual[good]
         # No pass in the opening: playouts hardly punish the lost tempo, so a
         # pass with a lucky start could win the final choice on an empty
         # board.  It stays a candidate after the opponent's pass (passing
@@ -901,7 +889,13 @@ class MCTS:
                 return True  # pondering: the tree is full
             return False
 
+        tallies: list[PlayoutTally] = []
+
         def worker() -> None:
+            # This thread's playout tallies: each simulation's, and the
+            # ownership summed over them (read once the search is over).
+            tally = PlayoutTally(root_board.size, self.rave)
+            tallies.append(tally)
             try:
                 while True:
                     with self._lock:
@@ -913,14 +907,12 @@ class MCTS:
                                                                     threshold)
                     if terminal is None:
                         # As fastplay.playouts(leaf, db, n=batch, seed=..., threads=1,
-                        # scoring=..., amaf=...) without the summary statistics.
-                        stats = self._engine.run(leaf, batch, self._seed_base, 1,
-                                                 komi=self._search_komi, tromp_taylor=tt,
-                                                 amaf=self.rave, first=first)
-                    else:
-                        stats = None
+                        # scoring=..., amaf=...) without a result to build.
+                        self._engine.run_into(tally, leaf, batch, self._seed_base, first=first,
+                                              komi=self._search_komi, tromp_taylor=tt)
                     with self._lock:
-                        self._backup(nodes, path, leaf, stats, terminal, batch, state)
+                        self._backup(nodes, path, leaf, None if terminal is not None else tally,
+                                     terminal, batch, state)
                     if callback is not None:
                         now = time.perf_counter()
                         if now - last_report[0] > 0.05:
@@ -968,6 +960,8 @@ class MCTS:
                 self._root_board = None
                 self._nodes = 0
             raise state["error"]
+        for tally in tallies:
+            state["own"] += tally.own_black - tally.own_white
         if callback is not None:
             callback(state["done"])
         return state
@@ -989,7 +983,7 @@ class MCTS:
         tree (two passes), Black's exact Tromp-Taylor margin (komi included)
         instead of ``None``.
         """
-        board = root_board.copy()
+        board = root_board.copy(history=False)   # the tree checks superko itself
         nodes: list[Node] = []
         path: list[int] = []
         hashes: set[int] = set()
@@ -1012,14 +1006,14 @@ class MCTS:
         return nodes, path, board, terminal
 
     def _backup(self, nodes: list[Node], path: list[int], leaf: Board,
-                stats: dict[str, Any] | None, terminal: float | None, batch: int,
+                stats: PlayoutTally | None, terminal: float | None, batch: int,
                 state: dict[str, Any]) -> None:
         """Add the leaf's result to every edge of the path and remove the virtual loss.
 
-        ``stats`` is the core's raw playout result (:meth:`PlayoutEngine.run`:
-        counts of wins, draws, owned points and first plays), ``None`` when
-        the game ended in the tree with Black's margin ``terminal``.  ``w``
-        gets the values (see ``_value``), ``wins`` the plain wins.
+        ``stats`` holds the leaf's playouts (:meth:`PlayoutEngine.run_into`:
+        counts of wins and draws, score histogram, first plays), ``None``
+        when the game ended in the tree with Black's margin ``terminal``.
+        ``w`` gets the values (see ``_value``), ``wins`` the plain wins.
         """
         shift = self._search_komi - leaf.komi   # dynamic komi: values use the search's komi
         if stats is None:
@@ -1031,27 +1025,25 @@ class MCTS:
             win = 1.0 if margin > 0 else (0.0 if margin < 0 else 0.5)
             search_wins = win * n
             black_value = self._value(win, margin, leaf.size * leaf.size) * n
-            own = leaf.area_owner().ravel() * n
+            state["own"] += leaf.area_owner().ravel() * n
         else:
-            n = float(stats["n"])
+            n = float(stats.n)
             # Wins under the search's komi: the core's first-play tallies
             # count them, so the tree moves' tallies must too.
-            search_wins = black_wins = black_value = stats["black_wins"] + 0.5 * stats["draws"]
+            search_wins = black_wins = black_value = stats.black_wins + 0.5 * stats.draws
             if shift:   # plain wins under the game's komi, from the score histogram
-                black_wins = float(stats["hist"] @ self._score_table(leaf.size, leaf.komi)[1])
+                black_wins = float(stats.hist @ self._score_table(leaf.size, leaf.komi)[1])
             if self.score_weight > 0:
                 black_value = ((1 - self.score_weight) * black_value + self.score_weight
-                               * float(stats["hist"]
+                               * float(stats.hist
                                        @ self._score_table(leaf.size, self._search_komi)[0]))
-            own = stats["own_black"] - stats["own_white"]
-            state["playouts"] += stats["n"]
-        state["own"] += own
+            state["playouts"] += stats.n
         state["done"] += int(n)
         state["sims"] += 1
         # The compiled back-up (fastplay._core.tree_backup): edge counts,
         # first-play tallies with the tree moves joined in (a tree move
         # precedes every playout move), cached selection values.
-        amaf = stats["amaf"] if stats is not None and self.rave else None
+        amaf = stats.amaf if stats is not None and self.rave else None
         tree_backup(nodes, path, n, black_value, black_wins, search_wins, amaf,
                     float(batch) if self.threads > 1 else 0.0, self._params)
 
