@@ -470,3 +470,29 @@ def test_run_into_a_tally_equals_run():
             engine.run_into(tally, board, args["n"], args["seed"])
     with pytest.raises(ValueError):
         PlayoutTally(1)
+
+
+def test_a_tally_is_filled_by_one_thread_at_a_time():
+    """A second thread's run_into on a tally in use raises instead of
+    playing on the same state; the first call completes."""
+    import threading
+
+    from fastplay._core import PlayoutTally
+    from fastplay.montecarlo import _engine
+
+    engine = _engine(fp.PatternDatabase.builtin("mc_montegnu_classic"))
+    board = fp.Board(9, komi=7.5)
+    tally = PlayoutTally(9)
+    worker = threading.Thread(target=engine.run_into, args=(tally, board, 60_000, 1))
+    worker.start()
+    deadline = time.monotonic() + 10
+    while not tally.busy and worker.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert tally.busy
+    with pytest.raises(RuntimeError, match="in use"):
+        engine.run_into(tally, board, 1, 1)
+    with pytest.raises(RuntimeError, match="in use"):
+        tally.clear_ownership()
+    worker.join()
+    assert not tally.busy and tally.n == 60_000
+    assert tally.own_black.sum() + tally.own_white.sum() > 0

@@ -106,6 +106,7 @@ class PlayoutTally:
     size: int
     amaf_enabled: bool
     n: int
+    busy: bool
     def __init__(self, size: int, amaf: bool = True) -> None: ...
     @property
     def black_wins(self) -> int: ...

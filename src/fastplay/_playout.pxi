@@ -555,12 +555,15 @@ cdef class PlayoutTally:
         own_black, own_white: ``int32[size*size]``, playouts since the last
             :meth:`clear_ownership` in which the point counted for that colour.
 
-    Raises ``ValueError`` for a size outside 2..25.
+    One thread at a time: :meth:`PlayoutEngine.run_into` raises
+    ``RuntimeError`` for a tally another thread is filling.  Raises
+    ``ValueError`` for a size outside 2..25.
     """
     cdef _Worker w
     cdef readonly int size
     cdef readonly bint amaf_enabled
     cdef public object n
+    cdef readonly bint busy      # run_into is filling it
 
     def __cinit__(self, int size, bint amaf=True):
         if not MIN_SIZE <= size <= MAX_SIZE_C:
@@ -596,6 +599,8 @@ cdef class PlayoutTally:
 
     def clear_ownership(self):
         """Zero ``own_black`` and ``own_white``."""
+        if self.busy:
+            raise RuntimeError("this PlayoutTally is in use by another thread")
         self.w.own_black[:] = 0
         self.w.own_white[:] = 0
 
@@ -763,10 +768,16 @@ cdef class PlayoutEngine:
         cdef cnp.int8_t[:] ov = w.owner
         cdef bint tt = tromp_taylor, amaf = tally.amaf_enabled
         cdef int start = board._to_move
-        w.reset(False)
-        holder = self._template(board, False)
-        cdef PState* tmpl = (<_Template>holder).s
+        if tally.busy:
+            # Two threads on one tally would play on the same state.
+            raise RuntimeError("this PlayoutTally is in use by another thread")
+        tally.busy = True
+        holder = None
+        cdef PState* tmpl
         try:
+            w.reset(False)
+            holder = self._template(board, False)
+            tmpl = (<_Template>holder).s
             while a < end:
                 # Chunks, so that Ctrl-C is seen within a few milliseconds.
                 b = min(end, a + 32)
@@ -778,7 +789,9 @@ cdef class PlayoutEngine:
                 PyErr_CheckSignals()
                 a = b
         finally:
-            self._release(holder)
+            if holder is not None:
+                self._release(holder)
+            tally.busy = False
         tally.n = n
 
     cdef uint64_t _check_run(self, n, seed, threads, max_moves, first) except? 0:
