@@ -256,7 +256,10 @@ class SearchResult:
         playouts: playouts run by this search (reused visits excluded).
         seconds: wall time of the search.
         simulations: tree descents of this search.
-        root_visits: playouts through the root, reused ones included.
+        root_visits: evaluations through the root, reused ones included:
+            playouts, plus ``batch`` for each descent that ended the game
+            inside the tree (two passes), so it can exceed ``playouts``
+            even without reuse.
         nodes: nodes in the tree after the search.
     """
 
