@@ -7,8 +7,9 @@
 # call on a 40-element row costs about a microsecond, and a simulation made
 # some forty of them.
 #
-# - ``TreeNode``: one position's edges, statistics in one float64[8, k] block
-#   that Python sees as numpy rows and C reads through raw pointers.
+# - ``TreeNode``: one position's edges; statistics, cached values and priors
+#   in one float64[12, k] block that Python sees as numpy rows and C reads
+#   through raw pointers.
 # - ``TreeNode.select``: the PUCT/UCT argmax, from cached values when no
 #   virtual loss is pending.
 # - ``tree_descend``: selection down the tree, playing on a board and checking
@@ -17,12 +18,14 @@
 # - ``tree_backup``: a result added along the path, AMAF tallies included,
 #   with each node's cached values refreshed.
 # - ``expansion_moves``: a new node's candidates (no true eye of the mover)
-#   and raw pattern weights.
+#   and raw pattern weights; ``prior_node``: the node with its priors and
+#   tactical virtual playouts.
 #
 # The formulas, and their sources, are in fastplay/mcts.py's docstring.  The
 # operations are done in the order the numpy version did them: searches gave
-# the same trees, and statistics equal but for the last bits of the pass's
-# mean first-play tally (summed in another order; within 1e-12).
+# the same trees, with statistics equal but for the last bits of sums done
+# in another order (the pass's mean first-play tally, the prior's
+# normaliser; within 1e-12).
 
 from libc.math cimport sqrt, log, pow, INFINITY
 
