@@ -468,8 +468,35 @@ def test_run_into_a_tally_equals_run():
         args = {"n": 1, "seed": 5} | bad
         with pytest.raises((ValueError, TypeError)):
             engine.run_into(tally, board, args["n"], args["seed"])
-    with pytest.raises(ValueError):
-        PlayoutTally(1)
+    for size in (1, 26, 2**40, 9.0, True):
+        with pytest.raises(ValueError):
+            PlayoutTally(size)
+    assert tally.own_black.dtype == np.int64   # summed over a whole search, or longer
+
+
+def test_an_interrupted_run_into_counts_what_it_played():
+    """Ctrl-C in run_into: the tally's n is the playouts that completed,
+    and its other tallies are theirs."""
+    from fastplay._core import PlayoutTally
+    from fastplay.montecarlo import _engine
+
+    engine = _engine(fp.PatternDatabase.builtin("mc_montegnu_classic"))
+    board = fp.Board(9, komi=7.5)
+    tally = PlayoutTally(9)
+
+    def interrupt(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        with pytest.raises(KeyboardInterrupt):
+            engine.run_into(tally, board, 10**7, 1)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert 0 < tally.n < 10**7 and tally.n % 32 == 0
+    assert tally.hist.sum() == tally.n and not tally.busy
 
 
 def test_a_tally_is_filled_by_one_thread_at_a_time():

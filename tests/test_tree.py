@@ -4,13 +4,15 @@ hand-computed values and slow Python references, and its boundary checks
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
 import fastplay as fp
 from fastplay._core import (BLACK, DESCEND_END, DESCEND_EXPAND, DESCEND_LEAF, WHITE,
-                            TreeNode, TreeParams, expansion_moves, tree_backup, tree_descend,
-                            true_eyes)
+                            TreeNode, TreeParams, expansion_moves, prior_node, tree_backup,
+                            tree_descend, true_eyes)
 from fastplay.mcts import LINE_PRIOR
 
 from conftest import shared_path
@@ -195,3 +197,110 @@ def test_descend_stops_and_checks_rules():
     node4 = TreeNode(WHITE, [-1], [1.0])
     assert tree_descend(node4, board, set(), set(), [], [], PARAMS, 0.0, 0.0, True) \
         == DESCEND_END
+
+
+def test_what_a_fresh_tester_broke_is_refused():
+    """Each of these crashed or hung the process (tester 15): a child that is
+    not a node, moves made writable again, NaN values, a missing TreeParams,
+    an index that changes between two reads, and Python code run from a set
+    lookup that re-initialises the node or resizes the board."""
+    node = TreeNode(BLACK, [0, 1, -1], [0.4, 0.4, 0.2])
+    node.children[0] = "x"
+    with pytest.raises(TypeError):
+        node.count()
+    with pytest.raises(ValueError):
+        node.moves.flags.writeable = True
+    with pytest.raises(ValueError):
+        node.moves[0] = 10**8
+    with pytest.raises(ValueError):
+        TreeNode(BLACK, [0, -1], [float("nan"), 0.5])
+    with pytest.raises(ValueError):
+        TreeNode(BLACK, [0.7, -1], [0.5, 0.5])
+    for raw, pass_prior in (([-1.0, 2.0], 0.01), ([0.0, 1.0], 0.01), ([1.0, 1.0], float("nan"))):
+        with pytest.raises(ValueError):
+            prior_node(BLACK, [0, 1], raw, None, None, 10.0, 50.0, 0.5, pass_prior, 0.0)
+    with pytest.raises(TypeError):
+        node.select(None)
+    with pytest.raises(RuntimeError, match="once"):
+        node.__init__(BLACK, [0, -1], [0.5, 0.5])
+    with pytest.raises(ValueError):
+        tree_backup([node], [0], float("nan"), 0.0, 0.0, 0.0, None, 0.0, PARAMS)
+    with pytest.raises(TypeError):
+        tree_backup([node], [0.5], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
+    with pytest.raises(ValueError):
+        expansion_moves(fp.Board(5), BLACK, np.full(25, -1), 0.1, 0.5)
+
+    class Shifty:
+        """0 at the first read, far out of range at the second."""
+        reads = 0
+
+        def __index__(self) -> int:
+            Shifty.reads += 1
+            return 0 if Shifty.reads == 1 else 50_000_000
+
+    fresh = TreeNode(BLACK, [0, 1, -1], [0.4, 0.4, 0.2])
+    tree_backup([fresh], [Shifty()], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
+    assert fresh.n.tolist() == [1, 0, 0] and Shifty.reads == 1
+
+    # NaN cached values: the descent still ends (it once forbade the same
+    # illegal move for ever)
+    board = fp.Board(5)
+    board.play("A5")
+    stuck = TreeNode(WHITE, [0, 1, -1], [0.4, 0.4, 0.2])   # A5 is occupied
+    stuck.qs[:] = np.nan
+    assert tree_descend(stuck, board, set(), set(), [], [], PARAMS, 0.0, 9.0, True) \
+        == DESCEND_LEAF
+    assert not stuck.allowed[0]
+
+    # Python code inside the superko lookup
+    board = fp.Board(5)
+    after = board.copy()
+    after.play("C3")
+
+    class Meddler:
+        def __init__(self, action) -> None:
+            self.action = action
+
+        def __hash__(self) -> int:
+            return hash(after.zobrist_hash)
+
+        def __eq__(self, other: object) -> bool:
+            self.action()
+            return False
+
+    target = TreeNode(BLACK, [12, -1], [0.9, 0.1])
+    with pytest.raises(RuntimeError, match="once"):
+        tree_descend(target, board, {Meddler(lambda: target.__init__(BLACK, [0, -1], [0.5, 0.5]))},
+                     set(), [], [], PARAMS, 0.0, 9.0, True)
+    target = TreeNode(BLACK, [12, -1], [0.9, 0.1])
+    with pytest.raises(RuntimeError, match="size"):
+        tree_descend(target, board, {Meddler(lambda: board.__init__(3))}, set(), [], [],
+                     PARAMS, 0.0, 9.0, True)
+
+
+def test_one_search_at_a_time_per_mcts_object():
+    import threading
+
+    from fastplay.mcts import MCTS
+
+    search = MCTS(fp.PatternDatabase.builtin("mc_montegnu_classic"), seed=1)
+    board = fp.Board(9, komi=7.5)
+    board.play("E5")
+    errors: list[BaseException] = []
+    started = threading.Event()
+
+    def long_search() -> None:
+        started.set()
+        search.run(board, seconds=1.0)
+
+    worker = threading.Thread(target=long_search)
+    worker.start()
+    started.wait()
+    time.sleep(0.2)
+    try:
+        search.run(board, playouts=10)
+    except RuntimeError as exc:
+        errors.append(exc)
+    worker.join()
+    assert errors and "another thread" in str(errors[0])
+    assert search.run(board, playouts=50).playouts == 50   # free again

@@ -1839,7 +1839,8 @@ cdef class CoreBoard:
         history: :meth:`history_moves` is empty, ``move_number`` 0,
         :meth:`undo` raises ``IndexError``, and positional superko is not
         checked (a search checks it against the game's positions itself).
-        Cheaper to make, and to play on, in a long game.
+        Cheaper to make, and to play on, in a long game.  Any copy of a
+        scratch board is a scratch board.
         """
         cdef CoreBoard other_b = type(self).__new__(type(self))
         other_b._reset(self.st.size)

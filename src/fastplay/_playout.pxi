@@ -362,8 +362,8 @@ cdef struct Accum:
     int64_t sum_len
     int64_t capped
     int64_t* hist            # [2 * size * size + 1], index score + size * size
-    int32_t* own_black       # [size * size]
-    int32_t* own_white
+    int64_t* own_black       # [size * size]; 64 bits: a PlayoutTally sums them over calls
+    int64_t* own_white
     int32_t* amaf_count      # [3 * size * size], first plays by colour
     int32_t* amaf_black_win  # [3 * size * size], of which Black won
 
@@ -453,13 +453,22 @@ _DEBUG_TEXT = {
 }
 
 
+cdef int _check_size(size) except -1:
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) \
+            or not MIN_SIZE <= size <= MAX_SIZE_C:
+        raise ValueError(f"size must be an integer between {MIN_SIZE} and {MAX_SIZE_C}, "
+                         f"not {size!r}")
+    return 0
+
+
 cdef class _Template:
     """A playout state that a call of PlayoutEngine.run fills from its board
     (pstate_init) and its threads copy at the start of every playout."""
 
     cdef PState* s
 
-    def __cinit__(self, int size):
+    def __cinit__(self, size):
+        _check_size(size)
         self.s = <PState*>calloc(1, sizeof(PState))
         if self.s == NULL:
             raise MemoryError()
@@ -481,7 +490,8 @@ cdef class _Worker:
     cdef object owner, final
     cdef public int error
 
-    def __cinit__(self, int size, bint amaf, bint want_final):
+    def __cinit__(self, size, bint amaf, bint want_final):
+        _check_size(size)
         cdef int npts = size * size
         self.s = <PState*>calloc(1, sizeof(PState))
         if self.s == NULL:
@@ -489,21 +499,21 @@ cdef class _Worker:
         if board_alloc(&self.s.b, size) != 0:
             raise MemoryError()
         self.hist = np.zeros(2 * npts + 1, dtype=np.int64)
-        self.own_black = np.zeros(npts, dtype=np.int32)
-        self.own_white = np.zeros(npts, dtype=np.int32)
+        self.own_black = np.zeros(npts, dtype=np.int64)
+        self.own_white = np.zeros(npts, dtype=np.int64)
         # First plays, then Black's wins among them: one array, so that the
         # caller gets both tallies of a point with one gather.
         self.amaf = np.zeros(6 * npts, dtype=np.int32)
         self.owner = np.zeros(npts, dtype=np.int8)
         self.final = np.zeros(npts, dtype=np.int8) if want_final else None
         cdef cnp.int64_t[:] h = self.hist
-        cdef cnp.int32_t[:] ob = self.own_black
-        cdef cnp.int32_t[:] ow = self.own_white
+        cdef cnp.int64_t[:] ob = self.own_black
+        cdef cnp.int64_t[:] ow = self.own_white
         cdef cnp.int32_t[:] am = self.amaf
         self.acc.black_wins = self.acc.draws = self.acc.sum_len = self.acc.capped = 0
         self.acc.hist = <int64_t*>&h[0]
-        self.acc.own_black = <int32_t*>&ob[0]
-        self.acc.own_white = <int32_t*>&ow[0]
+        self.acc.own_black = <int64_t*>&ob[0]
+        self.acc.own_white = <int64_t*>&ow[0]
         self.acc.amaf_count = <int32_t*>&am[0]
         self.acc.amaf_black_win = <int32_t*>&am[3 * npts]
         self.error = DBG_OK
@@ -515,8 +525,8 @@ cdef class _Worker:
         self.acc.black_wins = self.acc.draws = self.acc.sum_len = self.acc.capped = 0
         memset(self.acc.hist, 0, (2 * npts + 1) * sizeof(int64_t))
         if ownership:
-            memset(self.acc.own_black, 0, npts * sizeof(int32_t))
-            memset(self.acc.own_white, 0, npts * sizeof(int32_t))
+            memset(self.acc.own_black, 0, npts * sizeof(int64_t))
+            memset(self.acc.own_white, 0, npts * sizeof(int64_t))
         memset(self.acc.amaf_count, 0, 6 * npts * sizeof(int32_t))
         self.error = DBG_OK
 
@@ -552,7 +562,7 @@ cdef class PlayoutTally:
             scores + size*size.
         amaf: ``int32[2, 3, size*size]``, the last call's first plays and
             Black's wins among them, by colour code (zeros without ``amaf``).
-        own_black, own_white: ``int32[size*size]``, playouts since the last
+        own_black, own_white: ``int64[size*size]``, playouts since the last
             :meth:`clear_ownership` in which the point counted for that colour.
 
     One thread at a time: :meth:`PlayoutEngine.run_into` raises
@@ -562,12 +572,11 @@ cdef class PlayoutTally:
     cdef _Worker w
     cdef readonly int size
     cdef readonly bint amaf_enabled
-    cdef public object n
+    cdef readonly object n
     cdef readonly bint busy      # run_into is filling it
 
-    def __cinit__(self, int size, bint amaf=True):
-        if not MIN_SIZE <= size <= MAX_SIZE_C:
-            raise ValueError(f"size must be between {MIN_SIZE} and {MAX_SIZE_C}, not {size}")
+    def __cinit__(self, size, bint amaf=True):
+        _check_size(size)
         self.w = _Worker(size, True, False)
         self.size = size
         self.amaf_enabled = amaf
@@ -752,7 +761,9 @@ cdef class PlayoutEngine:
         arrays cost a third of a 9x9 playout.  Afterwards ``tally`` holds this
         call's ``n``, ``black_wins``, ``draws``, ``hist`` and ``amaf``, and its
         ``own_black`` / ``own_white`` have grown by this call's (they add up
-        over calls until :meth:`PlayoutTally.clear_ownership`).  The GIL is
+        over calls until :meth:`PlayoutTally.clear_ownership`).  After an
+        interrupted call ``n`` counts the playouts that completed (whole
+        chunks of 32) and the tallies are theirs.  The GIL is
         released while playouts run.  Raises as :meth:`run`, and
         ``ValueError`` when ``tally`` was made for another board size.
         """
@@ -786,13 +797,13 @@ cdef class PlayoutEngine:
                                              k, tt, amaf, False, &w.acc, &ov[0], NULL, &stop)
                 if err != DBG_OK:
                     raise RuntimeError("playout check failed: " + _DEBUG_TEXT[err])
-                PyErr_CheckSignals()
                 a = b
+                PyErr_CheckSignals()
         finally:
             if holder is not None:
                 self._release(holder)
             tally.busy = False
-        tally.n = n
+            tally.n = a - first     # the playouts played, all of them unless interrupted
 
     cdef uint64_t _check_run(self, n, seed, threads, max_moves, first) except? 0:
         """Check run's integer arguments; the key of ``seed``."""

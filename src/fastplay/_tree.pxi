@@ -29,6 +29,8 @@
 
 from libc.math cimport sqrt, log, pow, INFINITY
 
+import operator
+
 # A move with neither visits nor RAVE tallies takes the first-play urgency
 # value through weights this small: far below the rounding of any real count.
 cdef double TREE_EPS = 1e-300
@@ -103,8 +105,11 @@ cdef class TreeNode:
     the playouts evaluated at this position before it got a node (they went
     to the parent edge), so ``parent.n[i] == child.base + child.n.sum()``.
     ``qs`` caches each move's blended value Q* plus ``block`` (0, or -inf
-    for a forbidden move) and ``u`` caches ``prior / (1 + n)``;
-    :meth:`refresh` recomputes ``qs`` after a change made from Python.
+    for a forbidden move) and ``u`` caches ``prior / (1 + n)``.  The
+    back-up keeps them, and ``sum_n`` and ``sum_w`` (the sums of ``n`` and
+    ``w``), up to date; after a change made from Python :meth:`refresh`
+    recomputes ``qs`` alone.  ``moves`` is read-only (the core indexes
+    tallies and boards with it), and a node is initialised once.
 
     Args:
         color: colour code of the side to move (``WHITE`` 1, ``BLACK`` 2).
@@ -122,6 +127,7 @@ cdef class TreeNode:
     cdef public double base, sum_n, sum_w, sum_vl
     cdef readonly int open
     cdef object data
+    cdef bytes _moves_buffer
     cdef int k
     cdef int64_t max_move
     cdef double* S
@@ -133,9 +139,15 @@ cdef class TreeNode:
     cdef uint8_t* A
 
     def __init__(self, int color, moves, prior, double base=0.0):
+        if self.k:
+            # The core keeps raw pointers into the arrays of a node.
+            raise RuntimeError("a TreeNode is initialised once")
         if color != WHITE_C and color != BLACK_C:
             raise ValueError(f"colour code must be WHITE (1) or BLACK (2), not {color}")
-        m = np.array(moves, dtype=np.int64).ravel()
+        given = np.asarray(moves)
+        if given.dtype.kind not in "iu":
+            raise ValueError(f"moves must be integers, not {given.dtype}")
+        m = np.array(given, dtype=np.int64).ravel()
         cdef const double[::1] pr = np.ascontiguousarray(prior, dtype=np.float64).ravel()
         cdef int k = m.shape[0], j
         cdef int64_t[::1] mv = m
@@ -143,6 +155,9 @@ cdef class TreeNode:
         if k < 1 or pr.shape[0] != k or mv[k - 1] != -1:
             raise ValueError("moves must end with the pass (-1), and prior must have one "
                              "value per move")
+        for j in range(k):
+            if not 0.0 <= pr[j] < INFINITY:
+                raise ValueError(f"priors must be finite and >= 0, not {pr[j]}")
         memset(seen, 0, sizeof(seen))
         self.max_move = -1
         for j in range(k - 1):
@@ -151,7 +166,10 @@ cdef class TreeNode:
                                  f"not {mv[j]}")
             seen[mv[j]] = 1
             self.max_move = max(self.max_move, mv[j])
-        m.flags.writeable = False       # the search indexes tallies with them
+        # Read-only for good (numpy cannot make a view of bytes writable):
+        # the core indexes tallies and boards with them.
+        self._moves_buffer = m.tobytes()
+        m = np.frombuffer(self._moves_buffer, dtype=np.int64)
         self.color = color
         self.k = k
         self.moves = m
@@ -166,7 +184,7 @@ cdef class TreeNode:
         self.U = self.S + ROW_U * k
         self.B = self.S + ROW_BLOCK * k
         self.P = self.S + ROW_PRIOR * k
-        self.M = <int64_t*>cnp.PyArray_DATA(m)
+        self.M = <int64_t*><char*>self._moves_buffer
         self.A = <uint8_t*>cnp.PyArray_DATA(self.allowed)
         for j in range(k):
             self.P[j] = pr[j]
@@ -249,7 +267,7 @@ cdef class TreeNode:
         while stack:
             node = stack.pop()
             total += 1
-            stack.extend(c for c in (<TreeNode>node).children if c is not None)
+            stack.extend(c for c in (<TreeNode?>node).children if c is not None)
         return total
 
     def forbid(self, int i):
@@ -306,22 +324,31 @@ cdef class TreeNode:
             dw += e1
             self.Q[j] = dw / dn + self.B[j]
 
-    cpdef int select(self, TreeParams p) except -1:
-        """Index of the move to descend into: the PUCT or UCT argmax (first on ties).
+    def select(self, TreeParams params not None):
+        """Index of the move to descend into: the PUCT or UCT argmax over the
+        allowed moves (first on ties), or -1 when none is allowed.
 
         Without pending virtual loss, PUCT reads the cached ``qs`` and ``u``;
         otherwise (threads, UCT) the formulas are evaluated in full, virtual
         loss counting as lost playouts.
         """
-        cdef int j, best = 0, k = self.k
+        return self._select(params)
+
+    cdef int _select(self, TreeParams p) noexcept:
+        # Only allowed moves, and the first of them whatever its score: a
+        # NaN (from values set from Python) must not pick a forbidden move,
+        # or a descent would forbid it again for ever.
+        cdef int j, best = -1, k = self.k
         cdef double score, top = -INFINITY
         cdef double c
         if p.puct and not self.sum_vl:
             c = p.c_puct * sqrt(self.sum_n + 1)
             for j in range(k):
+                if not self.A[j]:
+                    continue
                 score = self.U[j] * c
                 score += self.Q[j]
-                if score > top:
+                if best < 0 or score > top:
                     top, best = score, j
             return best
         cdef double* S = self.S
@@ -331,6 +358,8 @@ cdef class TreeNode:
             parent_q = self.sum_w / real if real > 0 else 0.5
         c = p.c_puct * sqrt(total + 1)
         for j in range(k):
+            if not self.A[j]:
+                continue
             n = S[ROW_N * k + j] + S[ROW_VL * k + j] if self.sum_vl else S[ROW_N * k + j]
             nq = n + S[ROW_PN * k + j]
             if total > 0:
@@ -351,9 +380,7 @@ cdef class TreeNode:
                 score = q + p.c_uct * sqrt(log_total / n)
             else:
                 score = 1e6 + self.P[j]    # unvisited moves first, in prior order
-            if not self.A[j]:
-                score = -INFINITY
-            if score > top:
+            if best < 0 or score > top:
                 top, best = score, j
         return best
 
@@ -379,8 +406,18 @@ def prior_node(int color, points, raw, tactics, weight, double ladder_prior,
             ``float64[m]`` shares in [0, 1]; or both ``None``.
         base: playouts evaluated at this position before it got a node.
 
-    Raises ``ValueError`` for arrays of different lengths or bad moves.
+    Raises ``ValueError`` for arrays of different lengths, bad moves, a
+    weight that is not positive and finite, a share outside [0, 1], or
+    constants out of range (``pass_prior`` in (0, 1), the others finite and
+    ``ladder_prior`` > 0).
     """
+    if np.asarray(points).dtype.kind not in "iu":
+        raise ValueError("points must be integers")
+    if not (0.0 < pass_prior < 1.0 and 0.0 < ladder_prior < INFINITY
+            and 0.0 <= ladder_visits < INFINITY and 0.0 <= prior_power < INFINITY
+            and -INFINITY < base < INFINITY):
+        raise ValueError("pass_prior must be in (0, 1), ladder_prior > 0, ladder_visits "
+                         "and prior_power finite and >= 0, base finite")
     cdef const int64_t[::1] pt = np.ascontiguousarray(points, dtype=np.int64)
     cdef const double[::1] rw = np.ascontiguousarray(raw, dtype=np.float64)
     cdef Py_ssize_t m = pt.shape[0], j
@@ -403,6 +440,9 @@ def prior_node(int color, points, raw, tactics, weight, double ladder_prior,
     for j in range(m):
         mv[j] = pt[j]
         f = rw[j]
+        if not 0.0 < f < INFINITY or (tactical and not 0.0 <= wt[j] <= 1.0):
+            raise ValueError(f"weights must be positive and finite and shares in [0, 1], "
+                             f"not {f} and {wt[j] if tactical else 0.0}")
         if tactical:
             sign = -1 if tc[j] == TAC_BAD else (0 if tc[j] == TAC_NONE else 1)
             f *= pow(ladder_prior, sign * wt[j])
@@ -459,7 +499,9 @@ def tree_descend(TreeNode node not None, CoreBoard board not None, set seen not 
             return DESCEND_LEAF
         if node.max_move >= npts or len(node.children) != node.k:
             raise ValueError("the tree does not fit this board")
-        i = node.select(params)
+        i = node._select(params)
+        if i < 0:
+            return DESCEND_LEAF     # moves left open, but none allowed (set from Python)
         move = node.M[i]
         color = node.color
         p = 0 if move < 0 else board._pad(<int>move)
@@ -472,6 +514,9 @@ def tree_descend(TreeNode node not None, CoreBoard board not None, set seen not 
                 node._forbid(i)     # positional superko
                 continue
             path_hashes.add(h)
+            if board.st.size * board.st.size != npts:
+                # Set lookups can run Python code (an element's __eq__).
+                raise RuntimeError("the board changed size during a descent")
         board._commit(p, <int>move, color)
         if virtual_loss:
             node.S[ROW_VL * node.k + i] += virtual_loss
@@ -506,80 +551,110 @@ def tree_backup(list nodes not None, list path not None, double n, double black_
         params: the search's constants, for the cached values.
 
     Raises ``ValueError`` for lists of different lengths, an index out of
-    range, or tallies that do not fit the nodes.
+    range, tallies that do not fit the nodes, or a count that is negative or
+    not finite; ``TypeError`` for a node that is not a :class:`TreeNode` or
+    an index that is not an integer.
     """
     cdef Py_ssize_t d, depth = len(nodes)
     if len(path) != depth:
         raise ValueError("nodes and path must have the same length")
+    if not (0.0 <= n < INFINITY and 0.0 <= virtual_loss < INFINITY
+            and -INFINITY < black_value + black_wins + search_wins < INFINITY):
+        raise ValueError("n, the virtual loss, the wins and the value must be finite, "
+                         "n and the virtual loss >= 0")
     cdef TreeNode node
-    cdef int i, j, c, k
-    cdef int64_t npts = 0, move, pt
-    cdef double value, g0, g1, s0, s1, mean
-    cdef double* S
+    cdef Py_ssize_t j
+    cdef int64_t npts = 0
     cdef double* am = NULL
     cdef cnp.int32_t[:, :, ::1] tallies
+    # Every index read once (its __index__ may run Python code), then the
+    # nodes taken as they are now and checked: nothing below runs Python.
+    indices = [operator.index(x) for x in path]
+    frozen = tuple(nodes)
+    if len(indices) != depth or len(frozen) != depth:
+        raise ValueError("nodes and path changed during the call")
     if amaf is not None:
         tallies = amaf
         if tallies.shape[0] != 2 or tallies.shape[1] != 3:
             raise ValueError("amaf must be int32[2, 3, size*size]")
         npts = tallies.shape[2]
-    for d in range(depth):
-        node = <TreeNode?>nodes[d]
-        i = path[d]
-        if not 0 <= i < node.k or (amaf is not None and node.max_move >= npts):
-            raise ValueError("the path does not fit the tree or the tallies")
-    if amaf is not None:
-        # Doubles: a tree move's own tally may be a half win (draws).
-        am = <double*>malloc(6 * npts * sizeof(double))
-        if am == NULL:
-            raise MemoryError()
-        for j in range(6 * npts):
-            am[j] = <double>(&tallies[0, 0, 0])[j]
-        # White's row counts White's wins, so that one gather serves a node.
-        for j in range(npts):
-            am[(3 + WHITE_C) * npts + j] = am[WHITE_C * npts + j] - am[(3 + WHITE_C) * npts + j]
+    cdef int* idx = <int*>malloc((depth + 1) * sizeof(int))
+    if idx == NULL:
+        raise MemoryError()
     try:
-        for d in range(depth - 1, -1, -1):
-            node = <TreeNode>nodes[d]
-            i = path[d]
-            k = node.k
-            S = node.S
-            c = node.color
-            if virtual_loss:
-                S[ROW_VL * k + i] -= virtual_loss
-                node.sum_vl -= virtual_loss
-            value = black_value if c == BLACK_C else n - black_value
-            S[ROW_N * k + i] += n
-            S[ROW_W * k + i] += value
-            S[ROW_WINS * k + i] += black_wins if c == BLACK_C else n - black_wins
-            node.sum_n += n
-            node.sum_w += value
-            node.U[i] = node.P[i] / (1.0 + S[ROW_N * k + i])
-            if am != NULL:
-                move = node.M[i]
-                if move >= 0:
-                    am[c * npts + move] = n
-                    am[(3 + c) * npts + move] = search_wins if c == BLACK_C \
-                        else n - search_wins
-                # The pass has no first-play tally: left unblended it was
-                # compared with moves pulled down to their AMAF values, which
-                # run below tree values in the opening, and won the empty
-                # board at 1000 playouts.  It takes the mean of the others'.
-                mean = 1.0 / (k - 1) if k > 1 else 0.0
-                s0 = s1 = 0.0
-                for j in range(k - 1):
-                    pt = node.M[j]
-                    g0 = am[c * npts + pt]
-                    g1 = am[(3 + c) * npts + pt]
-                    S[ROW_RN * k + j] += g0
-                    S[ROW_RW * k + j] += g1
-                    s0 += g0 * mean
-                    s1 += g1 * mean
-                S[ROW_RN * k + k - 1] += s0
-                S[ROW_RW * k + k - 1] += s1
-            node._refresh(params)
+        for d in range(depth):
+            node = <TreeNode?>frozen[d]
+            if not 0 <= indices[d] < node.k or (amaf is not None and node.max_move >= npts):
+                raise ValueError("the path does not fit the tree or the tallies")
+            idx[d] = indices[d]
+        if amaf is not None:
+            # Doubles: a tree move's own tally may be a half win (draws).
+            am = <double*>malloc(6 * npts * sizeof(double))
+            if am == NULL:
+                raise MemoryError()
+            for j in range(6 * npts):
+                am[j] = <double>(&tallies[0, 0, 0])[j]
+            # White's row counts White's wins, so that one gather serves a node.
+            for j in range(npts):
+                am[(3 + WHITE_C) * npts + j] = \
+                    am[WHITE_C * npts + j] - am[(3 + WHITE_C) * npts + j]
+        _backup(frozen, idx, depth, n, black_value, black_wins, search_wins, am, npts,
+                virtual_loss, params)
     finally:
+        free(idx)
         free(am)
+
+
+cdef void _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
+                  double black_value, double black_wins, double search_wins, double* am,
+                  int64_t npts, double virtual_loss, TreeParams params) noexcept:
+    """tree_backup on checked arguments; ``am``: the first-play tallies as
+    doubles, White's wins in White's row, or NULL."""
+    cdef Py_ssize_t d
+    cdef TreeNode node
+    cdef int i, j, c, k
+    cdef int64_t move, pt
+    cdef double value, g0, g1, s0, s1, mean
+    cdef double* S
+    for d in range(depth - 1, -1, -1):
+        node = <TreeNode>nodes[d]
+        i = path[d]
+        k = node.k
+        S = node.S
+        c = node.color
+        if virtual_loss:
+            S[ROW_VL * k + i] -= virtual_loss
+            node.sum_vl -= virtual_loss
+        value = black_value if c == BLACK_C else n - black_value
+        S[ROW_N * k + i] += n
+        S[ROW_W * k + i] += value
+        S[ROW_WINS * k + i] += black_wins if c == BLACK_C else n - black_wins
+        node.sum_n += n
+        node.sum_w += value
+        node.U[i] = node.P[i] / (1.0 + S[ROW_N * k + i])
+        if am != NULL:
+            move = node.M[i]
+            if move >= 0:
+                am[c * npts + move] = n
+                am[(3 + c) * npts + move] = search_wins if c == BLACK_C \
+                    else n - search_wins
+            # The pass has no first-play tally: left unblended it was
+            # compared with moves pulled down to their AMAF values, which
+            # run below tree values in the opening, and won the empty
+            # board at 1000 playouts.  It takes the mean of the others'.
+            mean = 1.0 / (k - 1) if k > 1 else 0.0
+            s0 = s1 = 0.0
+            for j in range(k - 1):
+                pt = node.M[j]
+                g0 = am[c * npts + pt]
+                g1 = am[(3 + c) * npts + pt]
+                S[ROW_RN * k + j] += g0
+                S[ROW_RW * k + j] += g1
+                s0 += g0 * mean
+                s1 += g1 * mean
+            S[ROW_RN * k + k - 1] += s0
+            S[ROW_RW * k + k - 1] += s1
+        node._refresh(params)
 
 
 cdef inline bint true_eye(const uint8_t* color, int W, int p, int own) noexcept nogil:
@@ -660,11 +735,19 @@ def expansion_moves(CoreBoard board not None, int color, values, double line1, d
             (:meth:`PatternDatabase.move_values`).
 
     Returns ``(points, weights)``: ``int64[m]`` flat indices in board order
-    and ``float64[m]``.  Raises ``ValueError`` for a bad colour or shape.
+    and ``float64[m]``.  Raises ``ValueError`` for a bad colour or shape,
+    values that are not integers in [0, 2**32), or factors that are not
+    positive and finite.
     """
     board._check_color(color)
     cdef int size = board.st.size, W = board.st.W, npts = size * size
-    cdef const uint32_t[::1] v = np.ascontiguousarray(values, dtype=np.uint32).ravel()
+    given = np.asarray(values)
+    if given.dtype != np.uint32 and (given.dtype.kind not in "iu" or (given.size and (
+            given.min() < 0 or given.max() > 0xFFFFFFFF))):
+        raise ValueError("values must be integers in [0, 2**32)")
+    if not (0.0 < line1 < INFINITY and 0.0 < line2 < INFINITY):
+        raise ValueError("line1 and line2 must be positive and finite")
+    cdef const uint32_t[::1] v = np.ascontiguousarray(given, dtype=np.uint32).ravel()
     if v.shape[0] != npts:
         raise ValueError(f"values must have {npts} entries, not {v.shape[0]}")
     points = np.empty(npts, dtype=np.int64)

@@ -180,11 +180,12 @@ DEFAULT_PLAYOUTS = 5000
 SIMS_PER_ROOT_MOVE = 4
 
 #: ... but never below ``ceil(size * size / BATCH_FLOOR_POINTS)`` playouts per
-#: leaf (1 on 9x9 and 13x13, 3 on 19x19).  One simulation's Python work
-#: (selection, expansion, back-up) costs about 0.25-0.3 ms on the benchmark
-#: machine, about as much as two or three 19x19 playouts (0.10-0.15 ms each,
-#: ``benchmarks/bench_mcts.py``); with 1 playout per leaf a 19x19 search ran
-#: at 29-40 % of the bare playout rate, with 3 at 61-70 %.
+#: leaf (1 on 9x9 and 13x13, 3 on 19x19, 5 on 25x25).  The floor dates from
+#: the numpy tree, whose simulation cost two or three 19x19 playouts (one
+#: playout per leaf ran at 29-40 % of the bare rate on 19x19).  With the
+#: compiled tree one per leaf runs at 62 % (mid-game) and 76 % (empty) on
+#: 19x19, and 3 per leaf at 89-96 % (``benchmarks/RESULTS.md``); it stays
+#: until a 19x19 match says which plays better.
 BATCH_FLOOR_POINTS = 128
 
 #: Prior factors of first- and second-line moves with no stone within two
@@ -510,6 +511,7 @@ class MCTS:
         # (PlayoutEngine.run's ``first``), so the engine derives its key once.
         self._playout_index = 0
         self._lock = threading.Lock()
+        self._in_use = threading.Lock()     # held by run(): one search at a time
         self._root: Node | None = None
         self._root_board: Board | None = None
         self._root_history: list[tuple[int, int]] = []
@@ -586,7 +588,11 @@ class MCTS:
     def ponder_start(self, board: Board) -> None:
         """Search ``board`` (the opponent to move) in a background thread until
         :meth:`ponder_stop`; the next :meth:`run` reuses the subtree of the
-        move actually played."""
+        move actually played.  Raises ``RuntimeError`` while :meth:`run`
+        searches in another thread."""
+        if not self._in_use.acquire(blocking=False):
+            raise RuntimeError("this MCTS is already searching in another thread")
+        self._in_use.release()
         self.ponder_stop()
         self._ponder_stop.clear()
         self._ponder_error = None
@@ -635,6 +641,8 @@ class MCTS:
             TypeError: ``board`` is not a :class:`fastplay.Board`, ``playouts``
                 is not an integer or ``seconds`` not a number.
             ValueError: ``playouts < 1``, or ``seconds`` not finite or ``<= 0``.
+            RuntimeError: another thread is in ``run`` on this object (one
+                search at a time; ``threads=`` makes one search use several).
         """
         if not isinstance(board, Board):
             raise TypeError(f"board must be a fastplay.Board, not {type(board).__name__}")
@@ -651,21 +659,29 @@ class MCTS:
             if not (math.isfinite(seconds) and seconds > 0):
                 raise ValueError(f"seconds must be finite and > 0, not {seconds}")
             seconds = float(seconds)
-        self.ponder_stop()
-        start = time.perf_counter()
-        clocked = False
-        if playouts is None and seconds is None:
-            seconds = self._budget(board)
-            clocked = seconds is not None
-            if seconds is None:
-                playouts = self.default_playouts
-        stats = self._search(board.copy(), playouts, seconds, None, callback, early_stop=clocked)
-        result = self._result(board, stats, time.perf_counter() - start)
-        if self.dynamic_komi > 0:
-            self._adjust_komi(board)
-        if clocked:
-            self._spend(board.to_move_code, result.seconds)
-        return result
+        if not self._in_use.acquire(blocking=False):
+            # One tree: two searches at once would replace each other's root.
+            raise RuntimeError("this MCTS is already searching in another thread; "
+                               "use one MCTS object per thread")
+        try:
+            self.ponder_stop()
+            start = time.perf_counter()
+            clocked = False
+            if playouts is None and seconds is None:
+                seconds = self._budget(board)
+                clocked = seconds is not None
+                if seconds is None:
+                    playouts = self.default_playouts
+            stats = self._search(board.copy(), playouts, seconds, None, callback,
+                                 early_stop=clocked)
+            result = self._result(board, stats, time.perf_counter() - start)
+            if self.dynamic_komi > 0:
+                self._adjust_komi(board)
+            if clocked:
+                self._spend(board.to_move_code, result.seconds)
+            return result
+        finally:
+            self._in_use.release()
 
     def _adjust_komi(self, board: Board) -> None:
         """After a search for the side to move of ``board``: raise the extra
