@@ -273,7 +273,7 @@ def test_what_a_fresh_tester_broke_is_refused():
         tree_descend(target, board, {Meddler(lambda: target.__init__(BLACK, [0, -1], [0.5, 0.5]))},
                      set(), [], [], PARAMS, 0.0, 9.0, True)
     target = TreeNode(BLACK, [12, -1], [0.9, 0.1])
-    with pytest.raises(RuntimeError, match="size"):
+    with pytest.raises(RuntimeError, match="changed"):
         tree_descend(target, board, {Meddler(lambda: board.__init__(3))}, set(), [], [],
                      PARAMS, 0.0, 9.0, True)
 
@@ -304,3 +304,103 @@ def test_one_search_at_a_time_per_mcts_object():
     worker.join()
     assert errors and "another thread" in str(errors[0])
     assert search.run(board, playouts=50).playouts == 50   # free again
+
+
+def test_arrays_the_core_writes_cannot_be_resized_or_cycled():
+    """A second fresh tester freed memory the core keeps pointers into by
+    resizing arrays a node or a tally handed out, played on the board from
+    a set lookup, and hung count() on a cycle."""
+    from fastplay._core import PlayoutTally
+    from fastplay.montecarlo import _engine
+
+    node = TreeNode(BLACK, [0, 1, -1], [0.4, 0.4, 0.2])
+    tally = PlayoutTally(5)
+    for array in (node.stats, node.stats.base, node.allowed, node.n, node.prior, tally.hist,
+                  tally.own_black, tally.amaf, tally.amaf.base):
+        with pytest.raises(ValueError):
+            array.resize(0, refcheck=False)
+    node.n[0] = 3.0                        # the views still write where the core reads
+    assert node.stats[0, 0] == 3.0 and node.data[0, 0] == 3.0
+    engine = _engine(fp.PatternDatabase.builtin("mc_montegnu_classic"))
+    engine.run_into(tally, fp.Board(5), 40, 1)
+    assert tally.hist.sum() == 40
+
+    looped = TreeNode(BLACK, [0, -1], [0.9, 0.1])
+    looped.children[0] = looped
+    with pytest.raises(ValueError, match="tree"):
+        looped.count()
+
+    # a set lookup that plays on the board: the checked move is not committed
+    board = fp.Board(5)
+    after = board.copy()
+    after.play("C3")
+
+    class Player:
+        def __hash__(self) -> int:
+            return hash(after.zobrist_hash)
+
+        def __eq__(self, other: object) -> bool:
+            board.play("C3", "W")
+            return False
+
+    target = TreeNode(BLACK, [12, -1], [0.9, 0.1])
+    with pytest.raises(RuntimeError, match="changed"):
+        tree_descend(target, board, {Player()}, set(), [], [], PARAMS, 0.0, 9.0, True)
+    assert board.color_at(12) == WHITE
+
+    for args in ((True, True, False, float("nan"), 0.5, 0.1, 1000.0),
+                 (True, True, False, 1.0, 0.5, 0.1, 1e-320)):
+        with pytest.raises(ValueError):
+            TreeParams(*args)
+    with pytest.raises(ValueError):
+        TreeNode(BLACK, [0, -1], [0.5, 0.5], float("nan"))
+    with pytest.raises(ValueError, match="virtual loss"):
+        tree_backup([TreeNode(BLACK, [0, -1], [0.5, 0.5])], [0], 1.0, 1.0, 1.0, 1.0, None,
+                    5.0, PARAMS)
+
+
+def test_ponder_start_and_run_never_overlap():
+    """run() from one thread while another starts pondering: at most one
+    search at a time, and no ponder thread left running after ponder_stop."""
+    import threading
+
+    from fastplay.mcts import MCTS
+
+    search = MCTS(fp.PatternDatabase.builtin("mc_montegnu_classic"), seed=1)
+    board = fp.Board(9, komi=7.5)
+    board.play("E5")
+    running, most = [0], [0]
+    lock = threading.Lock()
+    original = search._search
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        try:
+            return original(*args, **kwargs)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    search._search = counted  # type: ignore[method-assign]
+
+    def ponder() -> None:
+        try:
+            search.ponder_start(board)
+        except RuntimeError:
+            pass
+
+    for _ in range(15):
+        other = threading.Thread(target=ponder)
+        other.start()
+        try:
+            search.run(board, playouts=200)
+        except RuntimeError:
+            pass
+        other.join()
+        search.ponder_stop()
+        time.sleep(0.02)
+        assert running[0] == 0
+    assert most[0] == 1
+    assert not any(t.name == "fastplay-ponder" and t.is_alive() for t in threading.enumerate())

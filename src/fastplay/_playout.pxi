@@ -481,42 +481,80 @@ cdef class _Template:
             free(self.s)
 
 
+cdef object _view(object owner, void* ptr, int rows, int k, int typenum):
+    """A writable numpy view of ``rows x k`` items at ``ptr`` (1-D when
+    ``rows`` is 1) whose base is ``owner``: it keeps the memory alive, and
+    numpy cannot resize or free memory it does not own (an array that owns
+    its data can be resized, and the core would write where it was)."""
+    cdef cnp.npy_intp dims[2]
+    dims[0] = rows
+    dims[1] = k
+    if rows == 1:
+        arr = cnp.PyArray_SimpleNewFromData(1, &dims[1], typenum, ptr)
+    else:
+        arr = cnp.PyArray_SimpleNewFromData(2, dims, typenum, ptr)
+    cnp.set_array_base(arr, owner)
+    return arr
+
+
 cdef class _Worker:
-    """One thread's playout state and integer accumulators (thread-count independent sums)."""
+    """One thread's playout state and integer accumulators (thread-count
+    independent sums), in memory of its own that numpy sees through views."""
 
     cdef PState* s
     cdef Accum acc
-    cdef readonly object hist, own_black, own_white, amaf
-    cdef object owner, final
+    cdef int npts
+    cdef cnp.int8_t* owner_p         # per playout: the owner of each point
+    cdef cnp.int8_t* final_p         # the last playout's final stones, or NULL
     cdef public int error
 
     def __cinit__(self, size, bint amaf, bint want_final):
         _check_size(size)
         cdef int npts = size * size
+        self.npts = npts
         self.s = <PState*>calloc(1, sizeof(PState))
         if self.s == NULL:
             raise MemoryError()
         if board_alloc(&self.s.b, size) != 0:
             raise MemoryError()
-        self.hist = np.zeros(2 * npts + 1, dtype=np.int64)
-        self.own_black = np.zeros(npts, dtype=np.int64)
-        self.own_white = np.zeros(npts, dtype=np.int64)
-        # First plays, then Black's wins among them: one array, so that the
+        self.acc.hist = <int64_t*>calloc(2 * npts + 1, sizeof(int64_t))
+        self.acc.own_black = <int64_t*>calloc(npts, sizeof(int64_t))
+        self.acc.own_white = <int64_t*>calloc(npts, sizeof(int64_t))
+        # First plays, then Black's wins among them: one block, so that the
         # caller gets both tallies of a point with one gather.
-        self.amaf = np.zeros(6 * npts, dtype=np.int32)
-        self.owner = np.zeros(npts, dtype=np.int8)
-        self.final = np.zeros(npts, dtype=np.int8) if want_final else None
-        cdef cnp.int64_t[:] h = self.hist
-        cdef cnp.int64_t[:] ob = self.own_black
-        cdef cnp.int64_t[:] ow = self.own_white
-        cdef cnp.int32_t[:] am = self.amaf
+        self.acc.amaf_count = <int32_t*>calloc(6 * npts, sizeof(int32_t))
+        self.owner_p = <cnp.int8_t*>calloc(npts, 1)
+        if want_final:
+            self.final_p = <cnp.int8_t*>calloc(npts, 1)
+        if (self.acc.hist == NULL or self.acc.own_black == NULL or self.acc.own_white == NULL
+                or self.acc.amaf_count == NULL or self.owner_p == NULL
+                or (want_final and self.final_p == NULL)):
+            raise MemoryError()
+        self.acc.amaf_black_win = self.acc.amaf_count + 3 * npts
         self.acc.black_wins = self.acc.draws = self.acc.sum_len = self.acc.capped = 0
-        self.acc.hist = <int64_t*>&h[0]
-        self.acc.own_black = <int64_t*>&ob[0]
-        self.acc.own_white = <int64_t*>&ow[0]
-        self.acc.amaf_count = <int32_t*>&am[0]
-        self.acc.amaf_black_win = <int32_t*>&am[3 * npts]
         self.error = DBG_OK
+
+    @property
+    def hist(self):
+        return _view(self, self.acc.hist, 1, 2 * self.npts + 1, cnp.NPY_INT64)
+
+    @property
+    def own_black(self):
+        return _view(self, self.acc.own_black, 1, self.npts, cnp.NPY_INT64)
+
+    @property
+    def own_white(self):
+        return _view(self, self.acc.own_white, 1, self.npts, cnp.NPY_INT64)
+
+    @property
+    def amaf(self):
+        return _view(self, self.acc.amaf_count, 1, 6 * self.npts, cnp.NPY_INT32)
+
+    @property
+    def final(self):
+        if self.final_p == NULL:
+            return None
+        return _view(self, self.final_p, 1, self.npts, cnp.NPY_INT8)
 
     cdef void reset(self, bint ownership=True) noexcept:
         """Zero the accumulators, for the next call (the engine keeps idle
@@ -534,6 +572,12 @@ cdef class _Worker:
         if self.s != NULL:
             board_free(&self.s.b)
             free(self.s)
+        free(self.acc.hist)
+        free(self.acc.own_black)
+        free(self.acc.own_white)
+        free(self.acc.amaf_count)
+        free(self.owner_p)
+        free(self.final_p)
 
 
 cdef double _komi(CoreBoard board, komi) except? -1.0:
@@ -610,8 +654,8 @@ cdef class PlayoutTally:
         """Zero ``own_black`` and ``own_white``."""
         if self.busy:
             raise RuntimeError("this PlayoutTally is in use by another thread")
-        self.w.own_black[:] = 0
-        self.w.own_white[:] = 0
+        memset(self.w.acc.own_black, 0, self.w.npts * sizeof(int64_t))
+        memset(self.w.acc.own_white, 0, self.w.npts * sizeof(int64_t))
 
 
 # Argument bounds of PlayoutEngine.run: far beyond any real use, and inside
@@ -776,7 +820,6 @@ cdef class PlayoutEngine:
         cdef int64_t a = first, end = first + n, b
         cdef int err = DBG_OK
         cdef volatile int stop = 0
-        cdef cnp.int8_t[:] ov = w.owner
         cdef bint tt = tromp_taylor, amaf = tally.amaf_enabled
         cdef int start = board._to_move
         if tally.busy:
@@ -794,7 +837,7 @@ cdef class PlayoutEngine:
                 b = min(end, a + 32)
                 with nogil:
                     err = run_playouts_range(w.s, tmpl, self.T, self.G, start, key, a, b, 600,
-                                             k, tt, amaf, False, &w.acc, &ov[0], NULL, &stop)
+                                             k, tt, amaf, False, &w.acc, w.owner_p, NULL, &stop)
                 if err != DBG_OK:
                     raise RuntimeError("playout check failed: " + _DEBUG_TEXT[err])
                 a = b
@@ -994,14 +1037,8 @@ cdef class _Batch:
     cdef object lock
 
     def work(self, _Worker w, bint check_signals):
-        cdef cnp.int8_t[:] ov = w.owner
-        cdef cnp.int8_t[:] fv
-        cdef cnp.int8_t* fptr = NULL
         cdef int64_t a, b
         cdef int err
-        if w.final is not None:
-            fv = w.final
-            fptr = &fv[0]
         while not self.stop:
             with self.lock:
                 a = self.next_index
@@ -1012,7 +1049,8 @@ cdef class _Batch:
             with nogil:
                 err = run_playouts_range(w.s, self.tmpl, self.eng.T, self.eng.G, self.start,
                                          self.key, a, b, self.max_moves, self.komi, self.tt,
-                                         self.amaf, self.debug, &w.acc, &ov[0], fptr, &self.stop)
+                                         self.amaf, self.debug, &w.acc, w.owner_p, w.final_p,
+                                         &self.stop)
             if err != DBG_OK:
                 w.error = err
                 self.stop = 1

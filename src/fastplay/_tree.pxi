@@ -53,7 +53,10 @@ cdef class TreeParams:
         rave_equiv: playouts at which a move's value and its RAVE value weigh
             the same (> 0).
 
-    Raises ``ValueError`` for a ``rave_equiv`` that is not positive.
+    Raises ``ValueError`` for constants that are not finite, a negative
+    exploration constant, ``fpu_reduction`` outside [-1, 1] or
+    ``rave_equiv`` outside [1e-3, 1e12] (the bounds of
+    :class:`fastplay.mcts.MCTS`).
     """
     cdef readonly bint puct, rave, virtual
     cdef readonly double c_puct, c_uct, fpu_reduction, rave_equiv
@@ -61,8 +64,10 @@ cdef class TreeParams:
 
     def __init__(self, bint puct, bint rave, bint virtual, double c_puct, double c_uct,
                  double fpu_reduction, double rave_equiv):
-        if not rave_equiv > 0:
-            raise ValueError(f"rave_equiv must be > 0, not {rave_equiv}")
+        if not (0.0 <= c_puct < INFINITY and 0.0 <= c_uct < INFINITY
+                and -1.0 <= fpu_reduction <= 1.0 and 1e-3 <= rave_equiv <= 1e12):
+            raise ValueError("c_puct and c_uct must be finite and >= 0, fpu_reduction in "
+                             "[-1, 1], rave_equiv in [1e-3, 1e12]")
         self.puct = puct
         self.rave = rave
         self.virtual = virtual
@@ -122,11 +127,10 @@ cdef class TreeNode:
         ValueError: bad colour, shapes, or moves.
     """
     cdef readonly int color
-    cdef readonly object moves, allowed
+    cdef readonly object moves
     cdef readonly list children
     cdef public double base, sum_n, sum_w, sum_vl
     cdef readonly int open
-    cdef object data
     cdef bytes _moves_buffer
     cdef int k
     cdef int64_t max_move
@@ -142,6 +146,8 @@ cdef class TreeNode:
         if self.k:
             # The core keeps raw pointers into the arrays of a node.
             raise RuntimeError("a TreeNode is initialised once")
+        if not -INFINITY < base < INFINITY:
+            raise ValueError(f"base must be finite, not {base}")
         if color != WHITE_C and color != BLACK_C:
             raise ValueError(f"colour code must be WHITE (1) or BLACK (2), not {color}")
         given = np.asarray(moves)
@@ -170,25 +176,50 @@ cdef class TreeNode:
         # the core indexes tallies and boards with them.
         self._moves_buffer = m.tobytes()
         m = np.frombuffer(self._moves_buffer, dtype=np.int64)
+        # The statistics and the allowed flags in memory of the node's own:
+        # numpy sees them through views whose base is the node, which no
+        # numpy call can resize or free.
+        self.S = <double*>calloc(DATA_ROWS * k, sizeof(double))
+        self.A = <uint8_t*>malloc(k)
+        if self.S == NULL or self.A == NULL:
+            raise MemoryError()
+        memset(self.A, 1, k)
         self.color = color
         self.k = k
         self.moves = m
-        self.data = data = np.zeros((DATA_ROWS, k))
-        self.allowed = np.ones(k, dtype=np.bool_)
         self.open = k
         self.children = [None] * k
         self.base = base
         self.sum_n = self.sum_w = self.sum_vl = 0.0
-        self.S = <double*>cnp.PyArray_DATA(data)
         self.Q = self.S + ROW_QS * k
         self.U = self.S + ROW_U * k
         self.B = self.S + ROW_BLOCK * k
         self.P = self.S + ROW_PRIOR * k
         self.M = <int64_t*><char*>self._moves_buffer
-        self.A = <uint8_t*>cnp.PyArray_DATA(self.allowed)
         for j in range(k):
             self.P[j] = pr[j]
             self.U[j] = pr[j]
+
+    def __dealloc__(self):
+        free(self.S)
+        free(self.A)
+
+    @property
+    def data(self):
+        """``float64[12, k]``: ``stats``, then the rows ``qs``, ``u``, ``block``, ``prior``."""
+        self._check_ready()
+        return _view(self, self.S, DATA_ROWS, self.k, cnp.NPY_DOUBLE)
+
+    @property
+    def allowed(self):
+        """``bool[k]``: the moves a descent may still take."""
+        self._check_ready()
+        return _view(self, self.A, 1, self.k, cnp.NPY_BOOL)
+
+    cdef int _check_ready(self) except -1:
+        if not self.k:
+            raise RuntimeError("the TreeNode was not initialised")
+        return 0
 
     @property
     def stats(self):
@@ -262,13 +293,19 @@ cdef class TreeNode:
         return self.base + float(self.n.sum())
 
     def count(self):
-        """Nodes in this subtree."""
-        stack, total = [self], 0
+        """Nodes in this subtree.  Raises ``ValueError`` if it is not a tree
+        (a node reached twice) and ``TypeError`` for a child that is not a
+        :class:`TreeNode`."""
+        stack, seen = [self], {id(self)}
         while stack:
-            node = stack.pop()
-            total += 1
-            stack.extend(c for c in (<TreeNode?>node).children if c is not None)
-        return total
+            node = <TreeNode?>stack.pop()
+            for c in node.children:
+                if c is not None:
+                    if id(c) in seen:
+                        raise ValueError("the nodes do not form a tree: a node is reached twice")
+                    seen.add(id(c))
+                    stack.append(<TreeNode?>c)
+        return len(seen)
 
     def forbid(self, int i):
         """Never select move ``i`` again (illegal, superko, or no pass in the
@@ -413,11 +450,12 @@ def prior_node(int color, points, raw, tactics, weight, double ladder_prior,
     """
     if np.asarray(points).dtype.kind not in "iu":
         raise ValueError("points must be integers")
-    if not (0.0 < pass_prior < 1.0 and 0.0 < ladder_prior < INFINITY
-            and 0.0 <= ladder_visits < INFINITY and 0.0 <= prior_power < INFINITY
+    if not (0.0 < pass_prior < 1.0 and 1e-6 <= ladder_prior <= 1e6
+            and 0.0 <= ladder_visits <= 1e12 and 0.0 <= prior_power <= 4.0
             and -INFINITY < base < INFINITY):
-        raise ValueError("pass_prior must be in (0, 1), ladder_prior > 0, ladder_visits "
-                         "and prior_power finite and >= 0, base finite")
+        raise ValueError("pass_prior must be in (0, 1), ladder_prior in [1e-6, 1e6], "
+                         "ladder_visits in [0, 1e12], prior_power in [0, 4], base finite "
+                         "(the bounds of fastplay.mcts.MCTS)")
     cdef const int64_t[::1] pt = np.ascontiguousarray(points, dtype=np.int64)
     cdef const double[::1] rw = np.ascontiguousarray(raw, dtype=np.float64)
     cdef Py_ssize_t m = pt.shape[0], j
@@ -489,14 +527,15 @@ def tree_descend(TreeNode node not None, CoreBoard board not None, set seen not 
     edge a node, then call again from it).  Raises ``ValueError`` when a
     move does not fit ``board``.
     """
-    cdef int i, color, p
+    cdef int i, color, p, ko
     cdef int64_t move
     cdef int npts = board.st.size * board.st.size
-    cdef uint64_t h
+    cdef uint64_t h, before
     cdef TreeNode child
     while True:
         if node.open <= 0:
             return DESCEND_LEAF
+        npts = board.st.size * board.st.size
         if node.max_move >= npts or len(node.children) != node.k:
             raise ValueError("the tree does not fit this board")
         i = node._select(params)
@@ -510,13 +549,16 @@ def tree_descend(TreeNode node not None, CoreBoard board not None, set seen not 
             continue
         if p:
             h = hash_after(&board.st, p, color, board._suicide)
+            before, ko = board.st.hash, board.st.ko
             if h in seen or h in path_hashes:
                 node._forbid(i)     # positional superko
                 continue
             path_hashes.add(h)
-            if board.st.size * board.st.size != npts:
-                # Set lookups can run Python code (an element's __eq__).
-                raise RuntimeError("the board changed size during a descent")
+            if board.st.size * board.st.size != npts or board.st.hash != before \
+                    or board.st.ko != ko:
+                # Set lookups can run Python code (an element's __eq__): the
+                # move was checked on the board as it was.
+                raise RuntimeError("the board changed during a descent")
         board._commit(p, <int>move, color)
         if virtual_loss:
             node.S[ROW_VL * node.k + i] += virtual_loss
@@ -587,6 +629,8 @@ def tree_backup(list nodes not None, list path not None, double n, double black_
             if not 0 <= indices[d] < node.k or (amaf is not None and node.max_move >= npts):
                 raise ValueError("the path does not fit the tree or the tallies")
             idx[d] = indices[d]
+            if virtual_loss and node.S[ROW_VL * node.k + idx[d]] < virtual_loss:
+                raise ValueError("the path holds less virtual loss than the back-up takes")
         if amaf is not None:
             # Doubles: a tree move's own tally may be a half win (draws).
             am = <double*>malloc(6 * npts * sizeof(double))

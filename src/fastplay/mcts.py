@@ -512,6 +512,7 @@ class MCTS:
         self._playout_index = 0
         self._lock = threading.Lock()
         self._in_use = threading.Lock()     # held by run(): one search at a time
+        self._ponder_lock = threading.RLock()   # guards the ponder thread's hand-over
         self._root: Node | None = None
         self._root_board: Board | None = None
         self._root_history: list[tuple[int, int]] = []
@@ -592,35 +593,44 @@ class MCTS:
         searches in another thread."""
         if not self._in_use.acquire(blocking=False):
             raise RuntimeError("this MCTS is already searching in another thread")
-        self._in_use.release()
-        self.ponder_stop()
-        self._ponder_stop.clear()
-        self._ponder_error = None
-        position = board.copy()
+        try:
+            # Held while the old ponder stops and the new one starts, so that
+            # no run() and no other ponder_start can slip in between (a
+            # ponder thread must never be lost: nothing would stop it).
+            with self._ponder_lock:
+                self.ponder_stop()
+                self._ponder_stop.clear()
+                self._ponder_error = None
+                position = board.copy()
 
-        def work() -> None:
-            try:
-                self._search(position, None, None, self._ponder_stop, None)
-            except BaseException as exc:  # noqa: BLE001 - reported by ponder_stop
-                self._ponder_error = exc
+                def work() -> None:
+                    try:
+                        self._search(position, None, None, self._ponder_stop, None)
+                    except BaseException as exc:  # noqa: BLE001 - reported by ponder_stop
+                        self._ponder_error = exc
 
-        self._ponder_thread = threading.Thread(target=work, name="fastplay-ponder", daemon=True)
-        self._ponder_thread.start()
+                thread = threading.Thread(target=work, name="fastplay-ponder", daemon=True)
+                self._ponder_thread = thread
+                thread.start()
+        finally:
+            self._in_use.release()
 
     def ponder_stop(self) -> None:
         """Stop pondering (no-op when not pondering); waits for the thread to finish."""
-        thread = self._ponder_thread
-        if thread is None:
-            return
-        self._ponder_stop.set()
-        thread.join()
-        self._ponder_thread = None
-        if self._ponder_error is not None:
-            error, self._ponder_error = self._ponder_error, None
-            # A failed ponder must not kill the game: drop the tree it may have left half-built.
-            self._root = None
-            if not isinstance(error, Exception):
-                raise error
+        with self._ponder_lock:
+            thread = self._ponder_thread
+            if thread is None:
+                return
+            self._ponder_stop.set()
+            thread.join()
+            self._ponder_thread = None
+            if self._ponder_error is not None:
+                error, self._ponder_error = self._ponder_error, None
+                # A failed ponder must not kill the game: drop the tree it
+                # may have left half-built.
+                self._root = None
+                if not isinstance(error, Exception):
+                    raise error
 
     # -- search ------------------------------------------------------------------
 
