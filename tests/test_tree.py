@@ -385,22 +385,33 @@ def test_ponder_start_and_run_never_overlap():
 
     search._search = counted  # type: ignore[method-assign]
 
-    def ponder() -> None:
-        try:
-            search.ponder_start(board)
-        except RuntimeError:
-            pass
-
     for _ in range(15):
-        other = threading.Thread(target=ponder)
-        other.start()
-        try:
-            search.run(board, playouts=200)
-        except RuntimeError:
-            pass
-        other.join()
-        search.ponder_stop()
+        search.ponder_start(board)         # a ponder runs: the next start must stop it
         time.sleep(0.02)
-        assert running[0] == 0
+        barrier = threading.Barrier(2)
+
+        def ponder() -> None:
+            barrier.wait()
+            try:
+                search.ponder_start(board)
+            except RuntimeError:
+                pass
+
+        def run() -> None:
+            barrier.wait()
+            time.sleep(0.0005)             # while ponder_start joins the old ponder
+            try:
+                search.run(board, playouts=2000)
+            except RuntimeError:
+                pass
+
+        threads = [threading.Thread(target=ponder), threading.Thread(target=run)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        search.ponder_stop()
+        time.sleep(0.05)
+        assert running[0] == 0             # no ponder thread left searching
     assert most[0] == 1
     assert not any(t.name == "fastplay-ponder" and t.is_alive() for t in threading.enumerate())
