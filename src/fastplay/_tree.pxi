@@ -525,13 +525,17 @@ def tree_descend(TreeNode node not None, CoreBoard board not None, set seen not 
     Returns ``DESCEND_LEAF`` (evaluate ``board`` by playouts),
     ``DESCEND_END`` (the game ended) or ``DESCEND_EXPAND`` (give the last
     edge a node, then call again from it).  Raises ``ValueError`` when a
-    move does not fit ``board``.
+    move does not fit ``board`` or ``virtual_loss`` is negative or not
+    finite, ``TypeError`` for a child that is not a :class:`TreeNode`, and
+    ``RuntimeError`` when a set lookup (an element's ``__eq__``) changed
+    the board.
     """
     cdef int i, color, p, ko
     cdef int64_t move
-    cdef int npts = board.st.size * board.st.size
+    cdef int npts
     cdef uint64_t h, before
-    cdef TreeNode child
+    if not 0.0 <= virtual_loss < INFINITY:
+        raise ValueError(f"virtual_loss must be finite and >= 0, not {virtual_loss}")
     while True:
         if node.open <= 0:
             return DESCEND_LEAF
