@@ -150,8 +150,6 @@ from fastplay.montecarlo import _engine as playout_engine
 
 __all__ = ["MCTS", "SearchResult", "ChildStats", "eye_mask", "in_seki"]
 
-PASS = -1
-
 #: Exploration constants.  Visits are counted in playouts, so the PUCT term is
 #: about ``1/sqrt(batch)`` of what it would be with visits counted in
 #: simulations; the defaults were tuned on the tactical tests and the
