@@ -64,6 +64,8 @@ def _option(text: str) -> tuple[str, object]:
 
 def _engine_command(args: argparse.Namespace, seed: int) -> str:
     gtp_args = f"--playouts {args.playouts} --threads {args.threads} --seed {seed}"
+    if args.mc_patterns is not None:
+        gtp_args += f" --mc-patterns {shlex.quote(args.mc_patterns)}"
     if args.mcts:
         options = json.dumps(dict(args.mcts), separators=(",", ":"))
         return (f"{shlex.quote(sys.executable)} {shlex.quote(__file__)} --serve-gtp "
@@ -112,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--playouts", type=int, default=5000, help="fastplay playouts per move")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--mc-patterns", default=None, metavar="NAME",
+                        help="fastplay's pattern database (default: the engine's, montegnu_classic)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--gnugo", default=GNUGO, help="GNU Go command line")
     parser.add_argument("--sgf-dir", default=None, help="save every game as SGF here")

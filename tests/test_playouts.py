@@ -468,8 +468,12 @@ def test_run_into_a_tally_equals_run():
         args = {"n": 1, "seed": 5} | bad
         with pytest.raises((ValueError, TypeError)):
             engine.run_into(tally, board, args["n"], args["seed"])
-    for size in (1, 26, 2**40, 9.0, True):
-        with pytest.raises(ValueError):
+    # The board's own size check: ValueError out of range, TypeError for a non-integer.
+    for size in (1, 26, 2**40):
+        with pytest.raises(ValueError, match="board size must be between"):
+            PlayoutTally(size)
+    for size in (9.0, True, "9"):
+        with pytest.raises(TypeError, match="board size must be an integer"):
             PlayoutTally(size)
     assert tally.own_black.dtype == np.int64   # summed over a whole search, or longer
 

@@ -1360,6 +1360,16 @@ def _gtp(int v, int size):
     return f"{_COLUMNS[v % size]}{size - v // size}"
 
 
+cdef int _check_size(size) except -1:
+    """The one board-size check of the core (boards, playout tallies, workers):
+    TypeError for a non-integer, ValueError outside [MIN_SIZE, MAX_SIZE]."""
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
+        raise TypeError(f"board size must be an integer, not {type(size).__name__}")
+    if not MIN_SIZE <= size <= MAX_SIZE_C:
+        raise ValueError(f"board size must be between {MIN_SIZE} and {MAX_SIZE_C}, not {size}")
+    return 0
+
+
 cdef class CoreBoard:
     """The compiled board.  Use :class:`fastplay.Board`, which adds vertex parsing.
 
@@ -1388,10 +1398,7 @@ cdef class CoreBoard:
         self.q.lim = 2
 
     def __init__(self, size=19, komi=7.5, superko=False, suicide=False):
-        if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
-            raise TypeError(f"board size must be an integer, not {type(size).__name__}")
-        if not MIN_SIZE <= size <= MAX_SIZE_C:
-            raise ValueError(f"board size must be between {MIN_SIZE} and {MAX_SIZE_C}, not {size}")
+        _check_size(size)
         if isinstance(komi, (bool, str, bytes)) or not isinstance(komi, (int, float, np.integer,
                                                                            np.floating)):
             raise TypeError(f"komi must be a number, not {komi!r}")

@@ -453,14 +453,6 @@ _DEBUG_TEXT = {
 }
 
 
-cdef int _check_size(size) except -1:
-    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) \
-            or not MIN_SIZE <= size <= MAX_SIZE_C:
-        raise ValueError(f"size must be an integer between {MIN_SIZE} and {MAX_SIZE_C}, "
-                         f"not {size!r}")
-    return 0
-
-
 cdef class _Template:
     """A playout state that a call of PlayoutEngine.run fills from its board
     (pstate_init) and its threads copy at the start of every playout."""
