@@ -749,11 +749,83 @@ def test_case_28_seki_passes_for_either_colour(db, color):
         assert MCTS(db, seed=seed).run(board, playouts=2000).best_move == "pass", seed
 
 
+# Four positions from match games against GNU Go level 10 (9x9, komi 7.5,
+# White to move) where fastplay passed in the middle game and lost: in each
+# a White string in atari or a cut needs one move (the saving moves below,
+# about 94-96 % for White by the search), while after a pass Black captures
+# or cuts (the pass: 46-69 %).  The playouts, in which White moves first,
+# settle every point, so the position looked final to a check that reads
+# the ownership of the side to move only.
+MIDGAME_PASSES = [
+    ("""
+. . . . . . . . .
+. . . . . . . . .
+. O O O . O . O O
+. O X X O . O X X
+O X . . X O O O X
+X . X . X X O X X
+. . . . . . X X .
+. . . . . . . . .
+. . . . . . . . .
+""", {"A6"}),
+    ("""
+. . . . . . . . .
+. . . . . . . O O
+. O . . . . O O X
+O . O O O O O X X
+X O . O X X O X .
+X X O X X . X X .
+. X X . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+""", {"C5"}),
+    ("""
+. . . . . . . . .
+X . X . . . . . .
+X X O X . X . . .
+O X O X . . . . .
+. O O O X . . . .
+. . . O X X X X X
+. . . . O O O O X
+. . . O . . . O O
+. . . . . . . . .
+""", {"A5"}),
+    ("""
+. . . . . . O O X
+. . . . O . O X X
+. O O O X O O O X
+. O X X X O X O X
+. . O O X X X X X
+O O O X X . . . .
+O X X . . . . . .
+O O X . X . . . .
+O X X . . . . . .
+""", {"D9", "D8"}),
+]
+
+
+@pytest.mark.parametrize("index", range(len(MIDGAME_PASSES)))
+def test_no_pass_when_passing_loses_a_string(db, index):
+    """A position is final only if it stays settled when the opponent moves
+    first: these four looked final from White's playouts alone."""
+    text, saving = MIDGAME_PASSES[index]
+    board = board_from_ascii(text, "W", komi=7.5)
+    for seed in (1, 2):
+        search = MCTS(db, seed=seed)
+        result = search.run(board, playouts=3000)
+        assert result.best_move in saving, (seed, result.best_move)
+        assert result.winrate > 0.8
+        # Settled for White to move, but not final.
+        assert search._settled(board, result.ownership)
+        assert not search._final(board, result.ownership)
+
+
 def test_settled_position_is_final(db):
     search = MCTS(db, seed=1)
     seki = fp.Board.from_sgf(shared_path("cases", "28-scoring-seki.sgf"))
-    own = search.run(seki, playouts=500).ownership
-    assert search._settled(seki, own)
+    result = search.run(seki, playouts=500)
+    assert search._settled(seki, result.ownership)
+    assert search._final(seki, result.ownership)
     dead = fp.Board.from_sgf(shared_path("cases", "29-mcts-no-pass-with-dead-stone.sgf"))
     own = search.run(dead, playouts=500).ownership
     assert not search._settled(dead, own)
