@@ -820,12 +820,21 @@ def test_no_pass_when_passing_loses_a_string(db, index):
         assert not search._final(board, result.ownership)
 
 
-def test_settled_position_is_final(db):
+def test_settled_position_is_final(db, monkeypatch):
     search = MCTS(db, seed=1)
     seki = fp.Board.from_sgf(shared_path("cases", "28-scoring-seki.sgf"))
     result = search.run(seki, playouts=500)
     assert search._settled(seki, result.ownership)
     assert search._final(seki, result.ownership)
+    # After the opponent's pass, our pass would end the game: no probe.
+    seki.play("pass")
+    result = search.run(seki, playouts=500)
+    probes: list[fp.Board] = []
+    original = MCTS.run
+    monkeypatch.setattr(MCTS, "run", lambda self, board, *a, **k:
+                        probes.append(board) or original(self, board, *a, **k))
+    assert search._final(seki, result.ownership)
+    assert probes == []
     dead = fp.Board.from_sgf(shared_path("cases", "29-mcts-no-pass-with-dead-stone.sgf"))
     own = search.run(dead, playouts=500).ownership
     assert not search._settled(dead, own)
