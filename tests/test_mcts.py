@@ -523,6 +523,21 @@ def test_seconds_limit_and_clock(db):
     assert time.perf_counter() - start < 2.0  # never beyond the clock
 
 
+def test_the_clock_is_charged_for_the_final_probe(db):
+    """A settled-looking position costs a probe search after the main one
+    (MCTS._final); without time_left from the controller, our own clock
+    is charged for all of it."""
+    board = board_from_ascii(MIDGAME_PASSES[0][0], "W", komi=7.5)
+    search = MCTS(db, seed=1)
+    search.set_time(30, 0, 0)
+    start = time.perf_counter()
+    result = search.run(board)
+    elapsed = time.perf_counter() - start
+    assert result.best_move == "A6"
+    remaining, _ = search._clock.left[board.to_move_code]
+    assert elapsed - 0.002 <= 30 - remaining <= elapsed
+
+
 def test_ponder_then_reuse(db):
     board = fp.Board(9, komi=7.5)
     search = MCTS(db, seed=1)

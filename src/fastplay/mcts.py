@@ -694,7 +694,8 @@ class MCTS:
             if self.dynamic_komi > 0:
                 self._adjust_komi(board)
             if clocked:
-                self._spend(board.to_move_code, result.seconds)
+                # All of it: _result may add a probe search (_final).
+                self._spend(board.to_move_code, time.perf_counter() - start)
             return result
         finally:
             self._in_use.release()
