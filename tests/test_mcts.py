@@ -535,7 +535,7 @@ def test_the_clock_is_charged_for_the_final_probe(db):
     elapsed = time.perf_counter() - start
     assert result.best_move == "A6"
     remaining, _ = search._clock.left[board.to_move_code]
-    assert elapsed - 0.002 <= 30 - remaining <= elapsed
+    assert elapsed - 0.008 <= 30 - remaining <= elapsed   # the probe takes 20-40 ms
 
 
 def test_ponder_then_reuse(db):
