@@ -1238,7 +1238,7 @@ class MCTS:
         ``own`` comes from playouts in which the side to move moves first, so
         a string in atari or a cut that one move mends looks settled (the
         mover mends it in nearly every playout).  Passing there lost five of
-        700 match games against GNU Go (four are ``MIDGAME_PASSES`` in
+        945 match games against GNU Go (four are ``MIDGAME_PASSES`` in
         ``tests/test_mcts.py``);
         the search's own pass had some ten visits, too few to tell a kill
         from noise, and plain playouts after a pass miss a kill that takes
