@@ -221,8 +221,16 @@ POLL_SECONDS = 0.0002
 SETTLED = 0.5
 
 #: Playouts of the search after a pass that confirms a settled position is
-#: final (``MCTS._final``); about 15 ms on 9x9, only at the end of a game.
+#: final (``MCTS._final``); 10-40 ms on 9x9, only at the end of a game.
 FINAL_PLAYOUTS = 500
+
+#: Time kept for that probe out of a time limit S (``run(seconds=)`` or the
+#: clock's budget): 5 % of S, at least 10 ms, at most S / 4.  The main search
+#: stops that much earlier, a probe stops at the limit, and with less than
+#: ``FINAL_MIN_SECONDS`` left there is no probe.
+FINAL_RESERVE = 0.05
+FINAL_RESERVE_MIN = 0.01
+FINAL_MIN_SECONDS = 0.002
 
 
 @dataclass(frozen=True)
@@ -256,7 +264,7 @@ class SearchResult:
         ownership: ``float32[size, size]`` in [-1, 1], +1 Black, row 0 the top
             row: mean over the playouts (and exact endings) of this search.
         playouts: playouts run by this search (reused visits excluded).
-        seconds: wall time of the search.
+        seconds: wall time of the search, the final choice included.
         simulations: tree descents of this search.
         root_visits: evaluations through the root, reused ones included:
             playouts, plus ``batch`` for each descent that ended the game
@@ -647,9 +655,11 @@ class MCTS:
         Args:
             board: the position, with its history (for superko and tree reuse).
             playouts: stop after this many new playouts.
-            seconds: stop after this much wall time (seconds).  With both
-                limits the first reached stops; with neither, the clock set by
-                :meth:`set_time` decides, else ``default_playouts``.
+            seconds: stop after this much wall time (seconds), the final
+                choice included (the tree search stops ``FINAL_RESERVE``
+                earlier, for the check of a final position, ``_final``).
+                With both limits the first reached stops; with neither, the
+                clock set by :meth:`set_time` decides, else ``default_playouts``.
             callback: called from the searching thread with the playouts done
                 so far, about every 50 ms (for progress bars).
 
@@ -688,9 +698,12 @@ class MCTS:
                 clocked = seconds is not None
                 if seconds is None:
                     playouts = self.default_playouts
-            stats = self._search(board.copy(), playouts, seconds, None, callback,
+            deadline = None if seconds is None else start + seconds
+            searching = None if seconds is None else seconds - min(
+                seconds / 4, max(FINAL_RESERVE * seconds, FINAL_RESERVE_MIN))
+            stats = self._search(board.copy(), playouts, searching, None, callback,
                                  early_stop=clocked)
-            result = self._result(board, stats, time.perf_counter() - start)
+            result = self._result(board, stats, start, deadline)
             if self.dynamic_komi > 0:
                 self._adjust_komi(board)
             if clocked:
@@ -1115,7 +1128,10 @@ class MCTS:
 
     # ---- the answer -----------------------------------------------------------------
 
-    def _result(self, board: Board, state: dict[str, Any], seconds: float) -> SearchResult:
+    def _result(self, board: Board, state: dict[str, Any], start: float,
+                deadline: float | None) -> SearchResult:
+        """The search's answer; ``start`` and ``deadline``: ``time.perf_counter()``
+        values (the deadline bounds a probe of ``_final``)."""
         root = self._root
         assert root is not None
         size = board.size
@@ -1141,7 +1157,7 @@ class MCTS:
             alt = self._instead_of_pass(board, own, children)
             if alt is not None:
                 best_move, winrate = alt.move, alt.winrate
-        elif self._final(board, own) and not self._dead_enemy(board, own):
+        elif self._final(board, own, deadline) and not self._dead_enemy(board, own):
             # A final position: the area score cannot change, so pass, as GNU
             # Go does (shared case 28).  The win rates of the moves do not
             # matter here: playouts break sekis and misjudge them.
@@ -1163,7 +1179,8 @@ class MCTS:
             winrate = booked.winrate if booked is not None else winrate
         best_move = self._maybe_resign(board, best_move, winrate, int(root.n.sum()))
         return SearchResult(best_move=best_move, winrate=winrate, children=children,
-                            ownership=own, playouts=int(state["playouts"]), seconds=seconds,
+                            ownership=own, playouts=int(state["playouts"]),
+                            seconds=time.perf_counter() - start,
                             simulations=int(state["sims"]), root_visits=int(root.visits),
                             nodes=self._nodes)
 
@@ -1232,7 +1249,8 @@ class MCTS:
         settled = np.where(stones, own * grid > SETTLED, (tt != 0) & (own * tt > SETTLED))
         return bool(np.all(settled | seki))
 
-    def _final(self, board: Board, own: npt.NDArray[np.float32]) -> bool:
+    def _final(self, board: Board, own: npt.NDArray[np.float32],
+               deadline: float | None = None) -> bool:
         """Whether ``board`` is a final position whoever moves first.
 
         ``own`` comes from playouts in which the side to move moves first, so
@@ -1248,18 +1266,24 @@ class MCTS:
         no move of either side changes the area score.  Only asked when the
         search's ownership is settled already (the end of a game); a probe
         does not probe again, and after the opponent's pass our pass ends
-        the game, so there is no opponent move to probe.
+        the game, so there is no opponent move to probe.  Under a time limit
+        (``deadline``, a ``time.perf_counter()`` value) the probe stops at
+        the deadline, and with no time left the search's ownership decides.
         """
         if not self._settled(board, own):
             return False
         if self._probing or board.consecutive_passes >= 1:
+            return True
+        limit = None if deadline is None else deadline - time.perf_counter()
+        if limit is not None and limit < FINAL_MIN_SECONDS:
             return True
         after = board.copy()
         after.play("pass")
         probe = MCTS(self.db, **{**self._settings, "threads": 1, "seed": self._seed_base,
                                  "resign_threshold": None, "book": False})
         probe._probing = True
-        return self._settled(after, probe.run(after, playouts=FINAL_PLAYOUTS).ownership)
+        found = probe.run(after, playouts=FINAL_PLAYOUTS, seconds=limit)
+        return self._settled(after, found.ownership)
 
     def _instead_of_pass(self, board: Board, own: npt.NDArray[np.float32],
                          children: list[ChildStats]) -> ChildStats | None:
