@@ -619,6 +619,24 @@ def test_bad_knowledge_options(db, kwargs):
         MCTS(db, **kwargs)
 
 
+@pytest.mark.parametrize("kwargs, error", [
+    ({"resign_moves": 0}, ValueError), ({"default_playouts": 0}, ValueError),
+    ({"default_playouts": -5}, ValueError), ({"expand_threshold": 0}, ValueError),
+    ({"max_nodes": 0}, ValueError), ({"resign_threshold": 1.5}, ValueError),
+    ({"resign_threshold": float("nan")}, ValueError),
+    ({"expand_threshold": "3"}, TypeError), ({"expand_threshold": 2.5}, TypeError),
+    ({"resign_threshold": "0.1"}, TypeError), ({"resign_moves": True}, TypeError),
+    ({"pass_prior": "0.01"}, TypeError),
+])
+def test_bad_search_options_are_refused_at_construction(db, kwargs, error):
+    """A tester found these accepted: resigning on the empty board
+    (resign_moves=0), a move without a search (default_playouts=0), a
+    30x slower search (expand_threshold=0), errors only inside run()."""
+    name = next(iter(kwargs))
+    with pytest.raises(error, match=name):
+        MCTS(db, **kwargs)
+
+
 def test_prior_knowledge_is_virtual_and_follows_the_patterns(db):
     """even_visits / pattern_visits seed the values, never the visit counts."""
     board = fp.Board(9, komi=7.5)

@@ -470,8 +470,20 @@ class MCTS:
         if not 1e-3 <= _number("rave_equiv", rave_equiv) <= 1e12:
             raise ValueError(f"rave_equiv must be a number of playouts in [0.001, 1e12], "
                              f"not {rave_equiv!r}")
-        if not 0 < pass_prior < 1:
-            raise ValueError(f"pass_prior must be in (0, 1), not {pass_prior}")
+        if not 0 < _number("pass_prior", pass_prior) < 1:
+            raise ValueError(f"pass_prior must be in (0, 1), not {pass_prior!r}")
+        if resign_threshold is not None \
+                and not 0 <= _number("resign_threshold", resign_threshold) <= 1:
+            raise ValueError(f"resign_threshold must be a win rate in [0, 1] or None, "
+                             f"not {resign_threshold!r}")
+        if expand_threshold is not None:
+            _integer("expand_threshold", expand_threshold, 1, 10**6)
+        # One search below 1 playout, or resigning after 0 searches, means
+        # nothing: a tester got a move without a search and resignations
+        # on the empty board.
+        _integer("resign_moves", resign_moves, 1, 10**6)
+        _integer("default_playouts", default_playouts, 1, 2**53)
+        _integer("max_nodes", max_nodes, 1, 10**9)
         self.db = db
         # The core's playout engine, called directly: fastplay.playouts() adds
         # argument checks and summary statistics (score histogram, mean, sd)
@@ -1349,6 +1361,16 @@ def _fight_points(board: Board) -> npt.NDArray[np.bool_]:
     orth_idx = _orth_table(board.size)
     out: npt.NDArray[np.bool_] = short[orth_idx].any(axis=1) & (libs == 0)
     return out
+
+
+def _integer(name: str, value: Any, low: int, high: int) -> int:
+    """``value`` (an integer, not a bool) in ``[low, high]``, or
+    ``TypeError``/``ValueError`` naming the option."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, not {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be an integer in [{low}, {high}], not {value!r}")
+    return int(value)
 
 
 def _number(name: str, value: Any) -> float:
