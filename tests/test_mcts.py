@@ -713,6 +713,14 @@ def test_empty_board_never_first_line_or_pass(db, playouts):
         assert result.best_move not in FIRST_LINE, (playouts, seed, result.best_move)
 
 
+def test_a_search_without_playouts_answers_an_allowed_move(db):
+    """seconds=1e-9 runs no playout: the answer is the best prior among the
+    allowed moves, not the opening's forbidden pass (whose prior, 0.01, is
+    the largest on 19x19)."""
+    result = MCTS(db, seed=1, book=False).run(fp.Board(19), seconds=1e-9)
+    assert result.best_move != "pass"
+
+
 def test_pass_is_no_candidate_in_the_opening_unless_the_opponent_passed(db):
     search = MCTS(db, seed=1)
     search.run(fp.Board(9, komi=7.5), playouts=200)

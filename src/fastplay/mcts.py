@@ -1154,7 +1154,9 @@ class MCTS:
         children: list[ChildStats] = []
         for i in order:
             visits = int(root.n[i])
-            if visits == 0 and len(children) >= 1:
+            if visits == 0 and (len(children) >= 1 or not root.allowed[i]):
+                # Unvisited moves only as a fallback, and never a forbidden
+                # one: a search of zero playouts answered the opening's pass.
                 continue
             winrate = float(root.wins[i] / root.n[i]) if visits else float("nan")
             children.append(ChildStats(format_vertex(int(root.moves[i]), size), visits, winrate,
