@@ -35,21 +35,58 @@ from pathlib import Path
 
 from sgfmill import sgf
 
-from fastplay import Board, PatternDatabase
+from fastplay import Board, PatternDatabase, SGFError
 from fastplay.mcts import MCTS
 
 
 def lost_games(directory: Path, name: str = "fastplay") -> list[tuple[Path, str]]:
     """``(path, colour)`` of every game under ``directory`` that the player
-    called ``name`` (a substring of PB/PW) lost; colour ``"b"`` or ``"w"``."""
+    called ``name`` (a substring of PB or PW) lost; colour ``"b"`` or ``"w"``.
+
+    Raises ``ValueError`` naming the file for a record that is not a match
+    record: unreadable SGF, no result, or ``name`` in neither player."""
     games = []
     for path in sorted(directory.rglob("*.sgf")):
-        root = sgf.Sgf_game.from_bytes(path.read_bytes()).get_root()
-        colour = "b" if name in root.get("PB") else "w"
-        winner = root.get("RE")[:1].lower()
+        try:
+            root = sgf.Sgf_game.from_bytes(path.read_bytes()).get_root()
+            black, white, result = (root.get(key) if root.has_property(key) else ""
+                                    for key in ("PB", "PW", "RE"))
+        except ValueError as error:
+            raise ValueError(f"{path}: not a readable SGF record ({error})") from None
+        if name not in black + white or result[:1].lower() not in ("b", "w", "0", "d"):
+            raise ValueError(f"{path}: not a match record (PB {black!r}, PW {white!r}, "
+                             f"RE {result!r})")
+        colour = "b" if name in black else "w"
+        winner = result[:1].lower()
         if winner in ("b", "w") and winner != colour:
             games.append((path, colour))
     return games
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive number of playouts, not {text}")
+    return value
+
+
+def _budgets(text: str) -> list[int]:
+    try:
+        return [_positive(item) for item in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected N,N,... playouts, not {text!r}") from None
+
+
+def _positions(text: str) -> list[tuple[int, int]]:
+    try:
+        positions = [(int(game), int(k)) for game, k in (item.split(":")
+                                                          for item in text.split(","))]
+        if any(k < 0 for _, k in positions):
+            raise ValueError
+        return positions
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected GAME:K,... (game number, moves played), "
+                                         f"not {text!r}") from None
 
 
 def mover_numbers(path: Path, colour: str) -> list[int]:
@@ -82,31 +119,43 @@ def judge_game(db: PatternDatabase, path: Path, colour: str, playouts: int, seed
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("directory", type=Path, help="match records (searched recursively)")
-    parser.add_argument("--playouts", type=int, default=10_000, help="the judge's budget per move")
+    parser.add_argument("--playouts", type=_positive, default=10_000,
+                        help="the judge's budget per move")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--margin", type=float, default=0.08,
                         help="win-rate gap that counts as a disagreement")
     parser.add_argument("--db", default="mc_montegnu_classic")
-    parser.add_argument("--deep", default=None, metavar="GAME:K,...",
+    parser.add_argument("--deep", type=_positions, default=None, metavar="GAME:K,...",
                         help="only search these positions (game number in its file name, "
                              "moves played) with every budget in --budgets")
-    parser.add_argument("--budgets", default="5000,40000,160000")
+    parser.add_argument("--budgets", type=_budgets, default=[5000, 40000, 160000])
     args = parser.parse_args(argv)
+    if not args.directory.is_dir():
+        parser.error(f"{args.directory} is not a directory")
     db = PatternDatabase.builtin(args.db)
     if args.deep is not None:
-        budgets = [int(b) for b in args.budgets.split(",")]
-        for item in args.deep.split(","):
-            number, k = (int(x) for x in item.split(":"))
-            path = next(args.directory.rglob(f"game-{number:04d}.sgf"))
-            board = Board.from_sgf(path, move_number=k)
+        for number, k in args.deep:
+            path = next(args.directory.rglob(f"game-{number:04d}.sgf"), None)
+            if path is None:
+                parser.error(f"no game-{number:04d}.sgf under {args.directory}")
+            try:
+                board = Board.from_sgf(path, move_number=k)
+            except (SGFError, ValueError) as error:
+                parser.error(f"{path}, move {k}: {error}")
             cells = []
-            for budget in budgets:
+            for budget in args.budgets:
                 result = MCTS(db, seed=args.seed).run(board, playouts=budget)
                 cells.append(f"{budget}: {result.best_move} {result.winrate:.3f}")
             print(f"{path} before move {k + 1}: " + " | ".join(cells), flush=True)
         return 0
     moves = agreed = 0
-    for path, colour in lost_games(args.directory):
+    try:
+        games = lost_games(args.directory)
+    except ValueError as error:
+        parser.error(str(error))
+    if not games:
+        parser.error(f"no lost game of fastplay's under {args.directory}")
+    for path, colour in games:
         trajectory, disagreements = judge_game(db, path, colour, args.playouts, args.seed,
                                                args.margin)
         moves += len(trajectory)

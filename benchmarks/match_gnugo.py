@@ -125,6 +125,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1,
                         help="games played at a time (job j seeds fastplay with SEED + j)")
     args = parser.parse_args(argv)
+    if args.mc_patterns is not None:
+        # Checked here: a bad name would only make every engine fail, and
+        # the match would score forfeits (a tester got Elo -inf and exit 0).
+        from fastplay.patterns import PatternDatabase
+
+        try:
+            PatternDatabase.builtin(args.mc_patterns)
+        except (ValueError, KeyError) as error:
+            parser.error(f"--mc-patterns: {error}")
     if args.jobs > 1:
         return _run_jobs(args)
     fastplay = _engine_command(args, args.seed)
