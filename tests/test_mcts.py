@@ -523,6 +523,28 @@ def test_seconds_limit_and_clock(db):
     assert time.perf_counter() - start < 2.0  # never beyond the clock
 
 
+@pytest.mark.parametrize("size, main_time", [(9, 0.5), (9, 1.0), (13, 2.0), (19, 5.0),
+                                             (19, 30.0)])
+def test_sudden_death_budgets_never_overrun_the_clock(db, size, main_time):
+    """Spend every budget plus 2 ms of overhead (``MOVE_OVERHEAD``; about
+    four times the measured one) for a long game, 0.75 moves per point and
+    colour, without time_left: the engine's own clock never runs out (a
+    tester's 13x13 game of 183 plies at 2 s each used 2.3 s with the old
+    20 ms floor)."""
+    search = MCTS(db, seed=1)
+    search.set_time(main_time, 0, 0)
+    board = fp.Board(size)
+    used = 0.0
+    for _ in range(int(0.75 * size * size)):
+        budget = search._budget(board)
+        assert budget is not None and budget > 0
+        used += budget + 0.002
+        search._spend(board.to_move_code, budget + 0.002)
+        board.play("pass")   # Black's move and White's: the plies go by
+        board.play("pass")
+    assert used < main_time
+
+
 def test_the_clock_is_charged_for_the_final_probe(db):
     """A settled-looking position costs a probe search after the main one
     (MCTS._final); without time_left from the controller, our own clock
