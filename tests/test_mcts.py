@@ -899,6 +899,22 @@ def test_no_pass_when_passing_loses_a_string(db, index):
         assert not search._final(board, result.ownership)
 
 
+def test_the_final_probe_searches_with_the_current_settings(db, monkeypatch):
+    """The probe is the same search: options changed after construction
+    reach it too (a tester saw the constructor's values used)."""
+    board = board_from_ascii(MIDGAME_PASSES[0][0], "W", komi=7.5)
+    search = MCTS(db, seed=1)
+    result = search.run(board, playouts=1000)
+    search.c_puct = 2.5
+    search.rave_equiv = 123.0
+    made: list[MCTS] = []
+    original = MCTS.__init__
+    monkeypatch.setattr(MCTS, "__init__", lambda self, *a, **k:
+                        made.append(self) or original(self, *a, **k))
+    search._final(board, result.ownership)
+    assert [(m.c_puct, m.rave_equiv, m.threads) for m in made] == [(2.5, 123.0, 1)]
+
+
 def test_settled_position_is_final(db, monkeypatch):
     search = MCTS(db, seed=1)
     seki = fp.Board.from_sgf(shared_path("cases", "28-scoring-seki.sgf"))

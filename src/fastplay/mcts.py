@@ -438,8 +438,9 @@ class MCTS:
                  ladder_prior: float = LADDER_PRIOR,
                  ladder_visits: float = LADDER_VISITS, race_reading: bool = False,
                  stake_stones: int = 0, dynamic_komi: float = 0.0) -> None:
-        # The settings, for the probe searches of _final (same search, one thread).
-        self._settings = {k: v for k, v in locals().items() if k not in ("self", "db")}
+        # The option names, for the probe searches of _final: each is also an
+        # attribute, read when a probe is built (the search's current values).
+        self._settings = tuple(k for k in locals() if k not in ("self", "db"))
         from fastplay.patterns import PatternDatabase
 
         if not isinstance(db, PatternDatabase):
@@ -1309,7 +1310,8 @@ class MCTS:
             return True
         after = board.copy()
         after.play("pass")
-        probe = MCTS(self.db, **{**self._settings, "threads": 1, "seed": self._seed_base,
+        settings = {name: getattr(self, name) for name in self._settings}
+        probe = MCTS(self.db, **{**settings, "threads": 1, "seed": self._seed_base,
                                  "resign_threshold": None, "book": False})
         probe._probing = True
         found = probe.run(after, playouts=FINAL_PLAYOUTS, seconds=limit)
