@@ -36,6 +36,7 @@ from pathlib import Path
 from sgfmill import sgf
 
 from fastplay import Board, PatternDatabase, SGFError
+from fastplay.argtypes import positive_int
 from fastplay.mcts import MCTS
 
 
@@ -63,18 +64,8 @@ def lost_games(directory: Path, name: str = "fastplay") -> list[tuple[Path, str]
     return games
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive number of playouts, not {text}")
-    return value
-
-
 def _budgets(text: str) -> list[int]:
-    try:
-        return [_positive(item) for item in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected N,N,... playouts, not {text!r}") from None
+    return [positive_int(item) for item in text.split(",")]
 
 
 def _positions(text: str) -> list[tuple[int, int]]:
@@ -119,7 +110,7 @@ def judge_game(db: PatternDatabase, path: Path, colour: str, playouts: int, seed
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("directory", type=Path, help="match records (searched recursively)")
-    parser.add_argument("--playouts", type=_positive, default=10_000,
+    parser.add_argument("--playouts", type=positive_int, default=10_000,
                         help="the judge's budget per move")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--margin", type=float, default=0.08,
