@@ -162,7 +162,7 @@ C_UCT = 0.5
 #: below, if larger).  Against GNU Go level 10 at 5,000 playouts per move
 #: (``benchmarks/RESULTS.md``): 8 per leaf (625 simulations, a shallow tree)
 #: won 40 % of 100 games, 4 won 64.8 % of 500, 2 won 68 of 100, and 1 won
-#: 66.4 % of 800.  One simulation per playout became affordable when the
+#: 66.3 % of 900.  One simulation per playout became affordable when the
 #: tree's inner loops moved into the core (``_tree.pxi``): before, the numpy
 #: selection and back-up took 58 of the 72 us per playout on 9x9.
 DEFAULT_BATCH = 1
