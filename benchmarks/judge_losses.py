@@ -123,7 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.directory.is_dir():
         parser.error(f"{args.directory} is not a directory")
-    db = PatternDatabase.builtin(args.db)
+    if not 0 <= args.margin <= 1:
+        parser.error(f"--margin must be a win rate in [0, 1], not {args.margin}")
+    try:
+        db = PatternDatabase.builtin(args.db)
+    except ValueError as error:
+        parser.error(f"--db: {error}")
     if args.deep is not None:
         for number, k in args.deep:
             path = next(args.directory.rglob(f"game-{number:04d}.sgf"), None)

@@ -305,6 +305,14 @@ def test_illegal_search_move_is_an_error_not_a_move(stub: StubSearch) -> None:
     assert engine.board.history == [("B", "D4")]
 
 
+def test_prepare_builds_the_search_before_the_first_genmove() -> None:
+    """`fastplay gtp` calls prepare() at start-up: loading the database and
+    building the search inside the first genmove took 60-80 ms of its time."""
+    engine = GTPEngine(playouts=10)
+    engine.prepare()
+    assert engine._db is not None and engine._search is not None
+
+
 def test_time_commands_reach_the_search(engine: GTPEngine, stub: StubSearch) -> None:
     ok(engine, "time_settings 600 30 10")
     ok(engine, "time_left white 512 0")
@@ -312,6 +320,10 @@ def test_time_commands_reach_the_search(engine: GTPEngine, stub: StubSearch) -> 
     assert ("time_left", ("W", 512, 0)) in stub.calls
     fails(engine, "time_settings 600 x 10")
     fails(engine, "time_left green 5 0")
+    # An overdrawn clock reported as negative time means none left (it was
+    # refused, and the search went on planning with its old clock).
+    ok(engine, "time_left b -5 0")
+    assert stub.calls[-1] == ("time_left", ("B", 0, 0))
 
 
 def test_pondering_starts_after_genmove_and_stops_at_next_command(stub: StubSearch) -> None:
@@ -486,7 +498,7 @@ def test_gogui_analyze_commands(engine: GTPEngine, stub: StubSearch) -> None:
     "genmove", "genmove purple", "reg_genmove", "list_stones", "list_stones x",
     "known_command", "final_status_list", "final_status_list maybe",
     "time_settings 1 2", "time_settings -1 0 0", "time_left b x 0", "loadsgf",
-    "komi 1e300", "komi -1001", "komi 123456789.25", "time_left b -5 0", "time_left w 5 -1",
+    "komi 1e300", "komi -1001", "komi 123456789.25", "time_left w 5 -1",
     "time_settings 99999999999999999999 0 0", "time_settings 0 10000001 1",
     "time_left b 10000001 0",
 ])

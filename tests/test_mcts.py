@@ -545,6 +545,21 @@ def test_sudden_death_budgets_never_overrun_the_clock(db, size, main_time):
     assert used < main_time
 
 
+@pytest.mark.parametrize("limit", [{"seconds": 3.0}, {"playouts": 10**7}])
+def test_the_clock_caps_an_explicit_limit(db, limit):
+    """With 1 s on the clock, run(seconds=3) or a huge playout limit answers
+    within the clock (`fastplay gtp --seconds 3` took 2.85 s with 1 s left),
+    and the clock is charged."""
+    search = MCTS(db, seed=1)
+    search.set_time(1, 0, 0)
+    board = fp.Board(9, komi=7.5)
+    start = time.perf_counter()
+    search.run(board, **limit)
+    assert time.perf_counter() - start < 1.0
+    remaining, _ = search._clock.left[board.to_move_code]
+    assert remaining < 1.0
+
+
 def test_the_clock_is_charged_for_the_final_probe(db):
     """A settled-looking position costs a probe search after the main one
     (MCTS._final); without time_left from the controller, our own clock

@@ -207,13 +207,13 @@ def _run_gtp(args: argparse.Namespace) -> int:
                        seed=args.seed, patterns=args.mc_patterns,
                        pattern_file=args.mc_load_patterns, ponder=args.ponder,
                        batch=args.batch)
-    if args.mc_patterns is not None or args.mc_load_patterns is not None:
-        # A database the user named must fail now, not at the first genmove
-        # where a controller would only see '? ...'.
-        try:
-            engine.load_patterns()
-        except _pattern_errors() as exc:
-            raise UserError(_describe(exc)) from None
+    # A database the user named must fail now, not at the first genmove where
+    # a controller would only see '? ...'; and loading it there would eat the
+    # first genmove's time limit.
+    try:
+        engine.prepare()
+    except _pattern_errors() as exc:
+        raise UserError(_describe(exc)) from None
     return run(sys.stdin, sys.stdout, engine)
 
 

@@ -398,7 +398,8 @@ class GTPEngine:
     def _cmd_time_left(self, args: Sequence[str]) -> str:
         color_text, seconds, stones = _args(args, 3)
         color = parse_color(color_text)
-        values = (_parse_int(seconds, "time"), _parse_int(stones, "stones"))
+        # A controller may report an overdrawn clock as negative time: none left.
+        values = (max(0, _parse_int(seconds, "time")), _parse_int(stones, "stones"))
         _check_clock(values)
         self._get_search().time_left(color, *values)
         return ""
@@ -418,6 +419,15 @@ class GTPEngine:
         from fastplay.mcts import MCTS  # lazily: the GTP front end must start fast
 
         return MCTS(self.load_patterns(), threads=self.threads, seed=self.seed, batch=self.batch)
+
+    def prepare(self) -> None:
+        """Load the pattern database and build the search now, not inside the
+        first ``genmove``, whose time limit they would eat (60-80 ms).
+
+        Raises what :meth:`load_patterns` raises.
+        """
+        self.load_patterns()
+        self._get_search()
 
     def load_patterns(self) -> Any:
         """The pattern database chosen by ``pattern_file`` or ``patterns``.

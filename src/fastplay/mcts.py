@@ -687,8 +687,10 @@ class MCTS:
             seconds: stop after this much wall time (seconds), the final
                 choice included (the tree search stops ``FINAL_RESERVE``
                 earlier, for the check of a final position, ``_final``).
-                With both limits the first reached stops; with neither, the
-                clock set by :meth:`set_time` decides, else ``default_playouts``.
+                With both limits the first reached stops.  A clock set by
+                :meth:`set_time` caps either limit (its budget for this move,
+                :meth:`_budget`), and decides alone without them; with no
+                limit and no clock, ``default_playouts``.
             callback: called from the searching thread with the playouts done
                 so far, about every 50 ms (for progress bars).
 
@@ -721,17 +723,20 @@ class MCTS:
         try:
             self.ponder_stop()
             start = time.perf_counter()
-            clocked = False
+            explicit = playouts is not None or seconds is not None
+            budget = self._budget(board)
+            clocked = budget is not None
+            if budget is not None and (seconds is None or budget < seconds):
+                # The clock caps an explicit limit too: `fastplay gtp --seconds 3`
+                # took 2.85 s with 1 s left on the controller's clock.
+                seconds = budget
             if playouts is None and seconds is None:
-                seconds = self._budget(board)
-                clocked = seconds is not None
-                if seconds is None:
-                    playouts = self.default_playouts
+                playouts = self.default_playouts
             deadline = None if seconds is None else start + seconds
             searching = None if seconds is None else seconds - min(
                 seconds / 4, max(FINAL_RESERVE * seconds, FINAL_RESERVE_MIN))
             stats = self._search(board.copy(), playouts, searching, None, callback,
-                                 early_stop=clocked)
+                                 early_stop=clocked and not explicit)
             result = self._result(board, stats, start, deadline)
             if self.dynamic_komi > 0:
                 self._adjust_komi(board)
