@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import fastplay as fp
+import fastplay.mcts as mcts_module
 from fastplay.mcts import MCTS, Node, eye_mask
 
 from conftest import shared_path
@@ -576,10 +577,13 @@ def test_the_clock_is_charged_for_the_final_probe(db):
 
 
 @pytest.mark.parametrize("seconds", [0.05, 0.3])
-def test_a_time_limit_includes_the_final_probe(db, seconds):
+def test_a_time_limit_includes_the_final_probe(db, seconds, monkeypatch):
     """run(seconds=S) keeps a share of S for the probe of a settled-looking
-    position, and reports all the time it took (a tester saw 0.085 s of
-    wall time and 0.021 s reported for S = 0.02 on 25x25)."""
+    position, the probe stops at S, and SearchResult.seconds reports all of
+    it (a tester saw 0.085 s of wall time and 0.021 s reported for S = 0.02
+    on 25x25).  A probe of 200,000 playouts would take seconds if it did not
+    stop at the limit; the margins allow for a loaded machine."""
+    monkeypatch.setattr(mcts_module, "FINAL_PLAYOUTS", 200_000)
     board = board_from_ascii(MIDGAME_PASSES[0][0], "W", komi=7.5)
     search = MCTS(db, seed=1)
     search.run(board, playouts=50)     # warm: the playout engine is built once
@@ -587,8 +591,8 @@ def test_a_time_limit_includes_the_final_probe(db, seconds):
     result = search.run(board, seconds=seconds)
     elapsed = time.perf_counter() - start
     assert result.best_move == "A6"
-    assert result.seconds <= elapsed <= seconds + 0.01
-    assert result.seconds >= elapsed - 0.005
+    assert result.seconds <= elapsed <= seconds + 0.25
+    assert result.seconds >= elapsed - 0.05
 
 
 def test_ponder_then_reuse(db):
