@@ -334,9 +334,13 @@ def test_bad_board_and_database() -> None:
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_ctrl_c_stops_a_long_batch(threads: int) -> None:
+    # The child restores Python's Ctrl-C handler: started from a background
+    # job of a non-interactive shell, pytest and its children inherit SIGINT
+    # ignored, and this test failed for that reason alone.
     code = textwrap.dedent(f"""
-        import sys, fastplay as fp
+        import signal, sys, fastplay as fp
         from fastplay.patterns import PatternDatabase
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         db = PatternDatabase.builtin("mc_uniform")
         print("ready", flush=True)
         fp.playouts(fp.Board(19), db, n=10**8, seed=1, threads={threads})
