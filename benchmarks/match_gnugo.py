@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
 
         try:
             PatternDatabase.builtin(args.mc_patterns)
-        except (ValueError, KeyError) as error:
+        except ValueError as error:
             parser.error(f"--mc-patterns: {error}")
     if args.jobs > 1:
         return _run_jobs(args)

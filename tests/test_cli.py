@@ -151,3 +151,26 @@ def test_gtp_batch_reaches_the_search(monkeypatch: pytest.MonkeyPatch,
     for bad in ("0", "-2", "x", "4097", "99999999999999999999"):
         assert main(["gtp", f"--batch={bad}"]) == 2
         assert "--batch" in capsys.readouterr().err
+
+
+def test_gtp_builds_its_search_at_start_up_or_says_why_not(monkeypatch, capsys):
+    """`fastplay gtp` prepares the search before reading commands (the first
+    genmove had spent 60-80 ms of its limit on it); a search that cannot be
+    built is a usage error, not a traceback."""
+    from fastplay.gtp import GTPEngine, GTPError
+
+    prepared: list[GTPEngine] = []
+    original = GTPEngine.prepare
+    monkeypatch.setattr(GTPEngine, "prepare", lambda self: prepared.append(self) or original(self))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"name\n")))
+    assert main(["gtp", "--playouts", "10"]) == 0
+    assert len(prepared) == 1 and prepared[0]._search is not None
+    capsys.readouterr()
+
+    def broken(self: GTPEngine) -> None:
+        raise GTPError("search not available: no module named fastplay.mcts")
+
+    monkeypatch.setattr(GTPEngine, "prepare", broken)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"name\n")))
+    assert main(["gtp"]) == 2
+    assert "search not available" in capsys.readouterr().err

@@ -201,7 +201,7 @@ def _pattern_errors() -> tuple[type[BaseException], ...]:
 
 
 def _run_gtp(args: argparse.Namespace) -> int:
-    from fastplay.gtp import GTPEngine, run
+    from fastplay.gtp import GTPEngine, GTPError, run
 
     engine = GTPEngine(playouts=args.playouts, seconds=args.seconds, threads=args.threads,
                        seed=args.seed, patterns=args.mc_patterns,
@@ -214,6 +214,8 @@ def _run_gtp(args: argparse.Namespace) -> int:
         engine.prepare()
     except _pattern_errors() as exc:
         raise UserError(_describe(exc)) from None
+    except GTPError as exc:
+        raise UserError(str(exc)) from None
     return run(sys.stdin, sys.stdout, engine)
 
 

@@ -424,7 +424,8 @@ class GTPEngine:
         """Load the pattern database and build the search now, not inside the
         first ``genmove``, whose time limit they would eat (60-80 ms).
 
-        Raises what :meth:`load_patterns` raises.
+        Raises what :meth:`load_patterns` raises, and :class:`GTPError` when
+        the search module cannot be imported.
         """
         self.load_patterns()
         self._get_search()
