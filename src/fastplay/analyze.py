@@ -23,7 +23,7 @@ from typing import Any, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from fastplay.argtypes import non_negative_int, positive_float, positive_int
+from fastplay.argtypes import non_negative_int, positive_float, positive_int, prior_option
 
 __all__ = ["main", "build_parser", "bundled_game", "BUNDLED_GAME", "format_ownership",
            "check_plot_path", "OWNERSHIP_LEGEND"]
@@ -98,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="search threads (default 1)")
     parser.add_argument("--seed", type=non_negative_int, default=1, metavar="S",
                         help="random seed (default 1; with one thread the output is reproducible)")
+    parser.add_argument("--prior", default="auto", metavar="NAME|FILE|none",
+                        help="the tree's move prior: 'auto' (default: learned on 9x9), "
+                             "gnugo9x9, a .npz file from benchmarks/train_prior.py, or 'none'")
     parser.add_argument("--mc-patterns", metavar="NAME",
                         help="built-in pattern database (default mc_montegnu_classic)")
     parser.add_argument("--top", type=positive_int, default=8, metavar="K",
@@ -201,7 +204,8 @@ def analyze(args: argparse.Namespace, out: TextIO) -> int:
     playouts = args.playouts
     if playouts is None and args.seconds is None:
         playouts = DEFAULT_PLAYOUTS
-    search = MCTS(db, threads=args.threads, seed=args.seed, resign_threshold=None)
+    search = MCTS(db, threads=args.threads, seed=args.seed, resign_threshold=None,
+                  prior_table=prior_option(args.prior))
 
     from tqdm import tqdm
 

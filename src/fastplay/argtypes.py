@@ -60,3 +60,9 @@ def board_size(text: str) -> int:
     if not 2 <= value <= 25:
         raise argparse.ArgumentTypeError(f"board sizes are 2..25, not {value}")
     return value
+
+
+def prior_option(text: str) -> str | None:
+    """``--prior``: ``none`` (any case) is ``None`` (the playout values), anything
+    else a name or file for :func:`fastplay.prior.load_table` (or ``auto``)."""
+    return None if text.strip().lower() == "none" else text

@@ -88,6 +88,11 @@ def _add_search_options(parser: argparse.ArgumentParser) -> None:
                         help="built-in Monte Carlo pattern database (GNU Go's flag)")
     parser.add_argument("--mc-load-patterns", metavar="FILE",
                         help="load a pattern database file; wins over --mc-patterns, as in GNU Go")
+    parser.add_argument("--prior", default="auto", metavar="NAME|FILE|none",
+                        help="the tree's move prior: 'auto' (default: the learned prior on "
+                             "9x9, the playout values elsewhere), a learned prior's name "
+                             "(gnugo9x9) or .npz file (benchmarks/train_prior.py), or 'none' "
+                             "(the playout values)")
     parser.add_argument("--playouts", type=positive_int, metavar="N",
                         help="playouts per move (default: the search's time management)")
     parser.add_argument("--seconds", type=positive_float, metavar="S",
@@ -201,12 +206,13 @@ def _pattern_errors() -> tuple[type[BaseException], ...]:
 
 
 def _run_gtp(args: argparse.Namespace) -> int:
+    from fastplay.argtypes import prior_option
     from fastplay.gtp import GTPEngine, GTPError, run
 
     engine = GTPEngine(playouts=args.playouts, seconds=args.seconds, threads=args.threads,
                        seed=args.seed, patterns=args.mc_patterns,
                        pattern_file=args.mc_load_patterns, ponder=args.ponder,
-                       batch=args.batch)
+                       batch=args.batch, prior=prior_option(args.prior))
     # A database the user named must fail now, not at the first genmove where
     # a controller would only see '? ...'; and loading it there would eat the
     # first genmove's time limit.

@@ -167,6 +167,9 @@ class GTPEngine:
         (``--mc-load-patterns``, which wins, as in GNU Go).
     ponder:
         Think on the opponent's time after each ``genmove``.
+    prior:
+        The default MCTS's ``prior_table`` (``"auto"``, ``None``, a learned
+        prior's name or ``.npz`` file; :mod:`fastplay.prior`).
     size, komi:
         The initial game settings.
     """
@@ -184,6 +187,7 @@ class GTPEngine:
         pattern_file: str | None = None,
         ponder: bool = False,
         batch: int | None = None,
+        prior: Any = "auto",
         size: int = 19,
         komi: float = 7.5,
     ) -> None:
@@ -197,6 +201,7 @@ class GTPEngine:
         self.pattern_file = pattern_file
         self.ponder = ponder
         self.batch = batch
+        self.prior = prior
         self._db: Any = None
         self.komi = float(komi)
         self.board = Board(size, komi=self.komi)
@@ -418,7 +423,8 @@ class GTPEngine:
     def _default_search(self) -> Search:
         from fastplay.mcts import MCTS  # lazily: the GTP front end must start fast
 
-        return MCTS(self.load_patterns(), threads=self.threads, seed=self.seed, batch=self.batch)
+        return MCTS(self.load_patterns(), threads=self.threads, seed=self.seed, batch=self.batch,
+                    prior_table=self.prior)
 
     def prepare(self) -> None:
         """Load the pattern database and build the search now, not inside the

@@ -50,10 +50,14 @@ estimation in computer Go", AIJ 2011::
 
     Q* = (1 - beta) Q + beta Q~,   beta = n~ / (n + n~ + n n~ / rave_equiv)
 
-``P`` is the pattern value of the move (:meth:`PatternDatabase.move_values`,
-the weight GNU Go's playout policy would give it) raised to ``prior_power``
-and normalised; the square root (default) keeps a capture worth 20000 from
-drowning every quiet move worth 1.  On a bare edge (no stone within two
+``P`` is the move's weight raised to ``prior_power`` and normalised.  The
+weight is, on 9x9 by default, the learned prior of :mod:`fastplay.prior`
+(Coulom's 2007 pattern strengths fitted to GNU Go's moves, read from the
+same local context as the playouts); elsewhere, or with
+``prior_table=None``, the pattern value of the move
+(:meth:`PatternDatabase.move_values`, the weight GNU Go's playout policy
+would give it), where the square root (default) keeps a capture worth 20000
+from drowning every quiet move worth 1.  On a bare edge (no stone within two
 lines) first- and second-line moves get a smaller prior (``LINE_PRIOR``):
 patterns give every point of an empty board the same value.  The pass has no
 first-play tally; it takes the mean tally of the other moves, since AMAF
@@ -147,6 +151,8 @@ from fastplay._core import DESCEND_END, DESCEND_EXPAND, TreeNode, TreeParams, pr
 from fastplay._core import expansion_moves, tree_backup, tree_descend, true_eyes
 from fastplay.montecarlo import Scoring
 from fastplay.montecarlo import _engine as playout_engine
+from fastplay.patterns import geometry_table
+from fastplay.prior import LearnedPrior, load_prior
 
 __all__ = ["MCTS", "SearchResult", "ChildStats", "eye_mask", "in_seki"]
 
@@ -193,6 +199,27 @@ BATCH_FLOOR_POINTS = 128
 #: Prior factors of first- and second-line moves with no stone within two
 #: lines (a 5x5 window): patterns see nothing there, so every empty point has
 #: the same value and the tie would go to the corner, first in scan order.
+#: Board size on which ``prior_table="auto"`` uses the bundled learned prior
+#: (``fastplay.prior``, fitted to GNU Go's moves on 9x9); other sizes keep
+#: the playout values, since no match has measured the learned prior there.
+AUTO_PRIOR_SIZE = 9
+
+
+@functools.cache
+def _bundled_prior() -> tuple[LearnedPrior, PlayoutEngine]:
+    """The learned 9x9 prior, its table in a core engine (built once per process)."""
+    prior = load_prior("gnugo9x9")
+    return prior, PlayoutEngine(prior.table, geometry_table())
+
+
+def _recent(board: Board) -> tuple[int, int]:
+    """Flat indices of the last move and of the one before it (-1: a pass or none)."""
+    history = board.history_moves()
+    moves = [v for _, v in history[-2:]]
+    moves = [-1] * (2 - len(moves)) + moves
+    return moves[1], moves[0]
+
+
 #: The same knowledge as Pachi's 1st/2nd-line malus (``prior.c``, "b19").
 LINE_PRIOR = {1: 0.1, 2: 0.5}
 
@@ -415,6 +442,14 @@ class MCTS:
             (Baudis 2011, value-based situational compensation).  The
             playouts and values use that komi; win rates, resignation and
             reports stay those of the game's komi.  0 = off (the default).
+        prior_table: the weights that form the priors in place of the
+            playout database's values: ``"auto"`` (the default) is the
+            bundled learned prior ``"gnugo9x9"`` on 9x9 boards and the
+            playout values on other sizes; ``None`` is the playout values
+            everywhere; otherwise anything :func:`fastplay.prior.load_table`
+            takes (a bundled name, an ``.npz`` file, a ``uint32[1108, 256]``
+            table indexed like a compiled pattern table).  The playouts
+            always use ``db``.
 
     Raises:
         TypeError: ``db`` is not a :class:`fastplay.PatternDatabase`, or a
@@ -437,7 +472,8 @@ class MCTS:
                  book: bool = True, fight_prior: float = 1.0,
                  ladder_prior: float = LADDER_PRIOR,
                  ladder_visits: float = LADDER_VISITS, race_reading: bool = False,
-                 stake_stones: int = 0, dynamic_komi: float = 0.0) -> None:
+                 stake_stones: int = 0, dynamic_komi: float = 0.0,
+                 prior_table: Any = "auto") -> None:
         # The option names, for the probe searches of _final: each is also an
         # attribute, read when a probe is built (the search's current values).
         self._settings = tuple(k for k in locals() if k not in ("self", "db"))
@@ -497,6 +533,16 @@ class MCTS:
         # is the one fastplay.playouts() caches for this database (building
         # one costs about 30 ms).
         self._engine: PlayoutEngine = playout_engine(db)
+        self.prior_table = prior_table
+        # The engine whose move_values() weigh new nodes' moves (None: the
+        # playout engine); "auto" takes the bundled one on AUTO_PRIOR_SIZE only.
+        self._auto_prior = isinstance(prior_table, str) and prior_table == "auto"
+        self._learned: tuple[LearnedPrior, PlayoutEngine] | None = None
+        if self._auto_prior:
+            self._learned = _bundled_prior()
+        elif prior_table is not None:
+            learned = load_prior(prior_table)
+            self._learned = (learned, PlayoutEngine(learned.table, geometry_table()))
         self.threads = threads
         self.seed = seed
         self.policy = policy
@@ -838,7 +884,7 @@ class MCTS:
                     if root is not None and root.color != board.to_move_code:
                         root = None
         if root is None:
-            root = self._expand(board, 0.0)
+            root = self._expand(board, 0.0, _recent(board))
             self._nodes = 1
         else:
             root.base = max(root.base, 0.0)
@@ -855,15 +901,28 @@ class MCTS:
         self._seen = seen
         return root
 
-    def _expand(self, board: Board, base: float) -> Node:
-        """A new node for ``board``: its candidate moves and priors."""
+    def _expand(self, board: Board, base: float, recent: tuple[int, int]) -> Node:
+        """A new node for ``board``: its candidate moves and priors.
+
+        ``recent``: flat indices of the last move and the one before it (-1
+        for a pass or none), for a learned prior's distance factors.
+        """
         color = board.to_move_code
         # Empty points with a pattern value, or legal with a zero one, minus
         # our true eyes; weighted by pattern value and LINE_PRIOR on bare
         # edges.  The values are PatternDatabase.move_values(board), asked of
         # the engine directly (the wrapper's checks cost 4 us per node).
-        points, raw = expansion_moves(board, color, self._engine.move_values(board),
-                                      LINE_PRIOR[1], LINE_PRIOR[2])
+        learned = self._learned
+        if learned is not None and self._auto_prior and board.size != AUTO_PRIOR_SIZE:
+            learned = None
+        if learned is None:
+            points, raw = expansion_moves(board, color, self._engine.move_values(board),
+                                          LINE_PRIOR[1], LINE_PRIOR[2])
+        else:
+            # The learned prior has its own line factors: no bare-edge malus.
+            points, raw = expansion_moves(board, color, learned[1].move_values(board), 1.0, 1.0)
+            if learned[0].has_factors:
+                raw *= learned[0].factors(board.size, points, *recent)
         if self.fight_prior != 1.0:
             raw *= np.where(_fight_points(board)[points], self.fight_prior, 1.0)
         tactics = weight = None
@@ -1082,7 +1141,9 @@ class MCTS:
             # through it (their virtual loss, ours apart): they will count on
             # this edge, not in the child.
             pending = parent.vl[i] - vl
-            node = self._expand(board, float(parent.n[i] + pending))
+            before = int(nodes[-2].moves[path[-2]]) if len(nodes) > 1 else _recent(root_board)[0]
+            node = self._expand(board, float(parent.n[i] + pending),
+                                (int(parent.moves[i]), before))
             parent.children[i] = node
             self._nodes += 1
         terminal = float(board.score()) if status == DESCEND_END else None

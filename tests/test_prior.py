@@ -1,0 +1,245 @@
+"""The learned prior (fastplay.prior) and its use as the search's prior."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fastplay
+from fastplay.board import format_vertex
+from fastplay.mcts import MCTS
+from fastplay.patterns import local_contexts
+from fastplay.prior import (MoveSamples, PriorModel, collect_samples, distance_buckets, fit,
+                            load_prior)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _synthetic(model: PriorModel, positions: int, rng: np.random.Generator) -> MoveSamples:
+    """Positions of 30 candidates drawn from a few features, a move chosen by ``model``."""
+    geos = np.array([3, 50, 700])
+    props = np.array([0, 1, 16, 33])
+    index, chosen, offsets = [], [], [0]
+    for _ in range(positions):
+        cand = rng.choice(geos, 30) * 256 + rng.choice(props, 30)
+        p = model.geometry[cand >> 8] * model.properties[cand & 255] * model.cells[cand]
+        chosen.append(int(rng.choice(30, p=p / p.sum())))
+        index.append(cand)
+        offsets.append(offsets[-1] + 30)
+    idx = np.concatenate(index)
+    zeros = np.zeros(len(idx), np.int64)
+    return MoveSamples(idx, np.array(offsets), np.array(chosen), np.arange(positions),
+                       np.ones(len(idx)), zeros, zeros, zeros)
+
+
+def test_fit_recovers_known_strengths() -> None:
+    rng = np.random.default_rng(5)
+    truth = PriorModel.neutral()
+    truth.geometry[[3, 50, 700]] = [1.0, 4.0, 0.5]
+    truth.properties[[0, 1, 16, 33]] = [1.0, 3.0, 0.2, 8.0]
+    samples = _synthetic(truth, 20000, rng)
+    model = fit(samples)
+    cells = np.array([g * 256 + p for g in (3, 50, 700) for p in (0, 1, 16, 33)])
+    got = model.table().ravel()[cells].astype(float)
+    want = truth.geometry[cells >> 8] * truth.properties[cells & 255]
+    # Strengths are defined up to one factor: compare ratios to the first cell.
+    np.testing.assert_allclose(got / got[0], want / want[0], rtol=0.3)
+    # The fitted model predicts its own data better than uniform weights.
+    assert samples.log_likelihood(got_all := model.strength(samples))[0] \
+        > samples.log_likelihood(np.ones_like(got_all))[0] + 0.2
+    # Unseen features keep strength 1.
+    assert model.geometry[4] == 1.0 and model.cells[4 * 256] == 1.0
+
+
+def test_log_likelihood_counts_ties_fairly() -> None:
+    zeros = np.zeros(6, np.int64)
+    samples = MoveSamples(np.arange(6), np.array([0, 4, 6]), np.array([1, 0]),
+                          np.array([0, 0]), np.ones(6), zeros, zeros, zeros)
+    loglik, top1 = samples.log_likelihood(np.array([1.0, 1.0, 1.0, 1.0, 3.0, 1.0]))
+    assert loglik == pytest.approx((np.log(1 / 4) + np.log(3 / 4)) / 2)
+    assert top1 == pytest.approx((1 / 4 + 1) / 2)
+
+
+def test_fit_refuses_nothing_to_fit() -> None:
+    none = np.zeros(0, np.int64)
+    empty = MoveSamples(none, np.zeros(1, np.int64), none, none, np.zeros(0), none, none, none)
+    with pytest.raises(ValueError, match="no moves"):
+        fit(empty)
+    with pytest.raises(ValueError, match="iterations"):
+        fit(_synthetic(PriorModel.neutral(), 3, np.random.default_rng(1)), iterations=0)
+
+
+def test_collect_samples_reads_one_players_moves(tmp_path: Path) -> None:
+    game = tmp_path / "g.sgf"
+    game.write_text("(;GM[1]FF[4]SZ[9]KM[7.5]PB[GNU Go 3.8]PW[someone]"
+                    ";B[ee];W[cc];B[gc];W[tt];B[cg])")
+    other = tmp_path / "h.sgf"
+    other.write_text("(;GM[1]FF[4]SZ[13]PB[GNU Go]PW[x];B[ee])")
+    samples = collect_samples([game, other], "GNU Go")
+    assert len(samples) == 3 and list(samples.game) == [0, 0, 0]
+    # Replay the game and check the third sample: Black's C3 after W pass.
+    board = fastplay.Board(9)
+    for move, colour in (("E5", "B"), ("C7", "W"), ("G7", "B")):
+        board.play(move, colour)
+    board.pass_move("W")
+    contexts = local_contexts(board)
+    legal = np.flatnonzero(contexts.legal.ravel())
+    here = slice(samples.offsets[2], samples.offsets[3])
+    np.testing.assert_array_equal(samples.index[here], contexts.index.ravel()[legal])
+    assert legal[samples.chosen[2]] == 6 * 9 + 2  # C3: row 6 from the top, column C
+    # The last move was a pass (bucket 0); the one before it Black's G7.
+    assert not samples.last[here].any()
+    g7 = 2 * 9 + 6
+    c3 = np.flatnonzero(legal == 6 * 9 + 2)[0]
+    assert samples.before[here][c3] == min(4 + 4 + 4, 17)   # dx 4, dy 4
+    assert samples.line[here][c3] == 2
+    assert samples.before[here][np.flatnonzero(legal == g7 + 1)[0]] == 2  # H7: next to G7
+    # The second sample (Black's G7) follows White's C7, Black's E5 before it.
+    second = slice(samples.offsets[1], samples.offsets[2])
+    assert samples.last[second].max() == 17 and samples.before[second].min() >= 2
+    assert collect_samples([game], "nobody").offsets.tolist() == [0]
+
+
+def test_distance_buckets() -> None:
+    line, last, before = distance_buckets(9, [0, 40, 41, 80, 30], 40, -1)
+    assert line.tolist() == [0, 4, 3, 0, 3]
+    assert last.tolist() == [12, 0, 2, 12, 3]  # A9, E5 itself (occupied in play), F5, J1, D6
+    assert before.tolist() == [0] * 5          # no such move
+    assert distance_buckets(19, [0], 360, -1)[1].tolist() == [17]  # far: capped
+
+
+def _model(rng: np.random.Generator) -> PriorModel:
+    neutral = PriorModel.neutral()
+    return PriorModel(rng.uniform(0.5, 2, 1108), rng.uniform(0.5, 2, 256), neutral.cells,
+                      rng.uniform(0.5, 2, 5), rng.uniform(0.5, 2, 18), rng.uniform(0.5, 2, 18))
+
+
+def test_save_and_load_round_trip(tmp_path: Path) -> None:
+    model = _model(np.random.default_rng(2))
+    model.cells[[5, 70_000]] = [3.0, 0.25]
+    model.save(tmp_path / "p.npz")
+    prior = load_prior(str(tmp_path / "p.npz"))
+    assert prior.table.dtype == np.uint32 and prior.table.shape == (1108, 256)
+    np.testing.assert_array_equal(prior.table, model.table())
+    assert np.median(prior.table) == 1000
+    np.testing.assert_array_equal(prior.last, model.last)
+    factors = prior.factors(9, [10, 20], 40, 41)
+    line, last, before = distance_buckets(9, [10, 20], 40, 41)
+    np.testing.assert_allclose(factors, model.line[line] * model.last[last] * model.before[before])
+
+
+def test_bundled_prior_loads() -> None:
+    prior = load_prior("gnugo9x9")
+    assert prior.table.shape == (1108, 256) and prior.table.dtype == np.uint32
+    assert prior.table.min() >= 1 and prior.has_factors
+    # Moves next to the last one are likelier than far ones (Coulom 2007, table 1).
+    assert prior.last[2] > 1.2 * prior.last[17]
+
+
+@pytest.mark.parametrize("source, message", [
+    ("bogus", "unknown prior"),
+    (np.ones((3, 3)), "shape"),
+    (-np.ones((1108, 256)), "finite"),
+    (np.full((1108, 256), np.nan), "finite"),
+    (np.full((1108, 256), 2.0**40), "finite"),
+    (np.full((1108, 256), "a"), "numbers"),
+])
+def test_load_prior_refuses_bad_input(source: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        load_prior(source)
+
+
+def _save(path: Path, **changes: object) -> str:
+    arrays = dict(geometry=np.ones(1108), properties=np.ones(256), line=np.ones(5),
+                  last=np.ones(18), before=np.ones(18), cell_index=np.zeros(0, np.int32),
+                  cell_strength=np.zeros(0))
+    arrays.update(changes)
+    np.savez(path, **arrays)
+    return str(path)
+
+
+def test_load_prior_refuses_bad_files(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        load_prior(str(tmp_path / "missing.npz"))
+    text = tmp_path / "text.npz"
+    text.write_text("not a prior")
+    with pytest.raises(ValueError, match="not a prior"):
+        load_prior(str(text))
+    assert load_prior(_save(tmp_path / "fine.npz")).table.min() == 1000
+    for name, change, message in (
+            ("short", dict(geometry=np.ones(5)), "wrong shapes"),
+            ("noline", dict(line=np.ones(4)), "wrong shapes"),
+            ("ragged", dict(cell_index=np.zeros(2, np.int32)), "wrong shapes"),
+            ("outside", dict(cell_index=np.array([-1], np.int32), cell_strength=np.ones(1)),
+             "out of range"),
+            ("zero", dict(geometry=np.zeros(1108)), "positive"),
+            ("nan", dict(last=np.full(18, np.nan)), "positive"),
+            ("text", dict(line=np.array(["a"] * 5)), "not a prior")):
+        with pytest.raises(ValueError, match=message):
+            load_prior(_save(tmp_path / f"{name}.npz", **change))
+
+
+def _root_priors(search: MCTS, board: fastplay.Board) -> dict[str, float]:
+    result = search.run(board, playouts=50)
+    return {c.move: c.prior for c in result.children}
+
+
+@pytest.mark.parametrize("size", [9, 13])
+def test_search_priors_follow_the_table(size: int) -> None:
+    db = fastplay.PatternDatabase.builtin("mc_montegnu_classic")
+    board = fastplay.Board(size, komi=7.5)
+    for move in ("E5", "C4", "G4", "C6"):
+        board.play(move)
+    contexts = local_contexts(board)
+    # A table that favours one context a million times over the rest: the
+    # one move with that context gets nearly all the prior.
+    index = contexts.index.ravel()
+    legal = np.flatnonzero(contexts.legal.ravel())
+    unique = [i for i in legal if np.count_nonzero(index == index[i]) == 1]
+    table = np.ones((1108, 256), np.uint32)
+    table.flat[index[unique[0]]] = 10**6
+    priors = _root_priors(MCTS(db, seed=1, prior_table=table, prior_power=1.0, ladder_prior=1.0,
+                               ladder_visits=0), board)
+    assert priors[format_vertex(int(unique[0]), size)] > 0.9
+    # "auto" is the bundled prior on 9x9 and the playout values elsewhere.
+    auto = _root_priors(MCTS(db, seed=1), board)
+    values = _root_priors(MCTS(db, seed=1, prior_table=None), board)
+    learned = _root_priors(MCTS(db, seed=1, prior_table="gnugo9x9"), board)
+    assert auto == (learned if size == 9 else values)
+    assert auto != (values if size == 9 else learned)
+
+
+def test_search_refuses_a_bad_prior_table() -> None:
+    db = fastplay.PatternDatabase.builtin("mc_montegnu_classic")
+    with pytest.raises(ValueError, match="unknown prior"):
+        MCTS(db, prior_table="bogus")
+    with pytest.raises(ValueError, match="shape"):
+        MCTS(db, prior_table=np.ones(5))
+
+
+def test_search_applies_distance_factors_down_the_tree(tmp_path: Path) -> None:
+    """A prior that wants moves next to the last one: the root follows the
+    game's last move, a child node the tree move that led to it."""
+    last = np.ones(18)
+    last[2] = 1e6
+    path = _save(tmp_path / "near.npz", last=last)
+    db = fastplay.PatternDatabase.builtin("mc_montegnu_classic")
+    board = fastplay.Board(9, komi=7.5)
+    board.play("E5")
+    board.play("C3")
+    search = MCTS(db, seed=1, prior_table=path, prior_power=1.0, ladder_prior=1.0,
+                  ladder_visits=0)
+    search.run(board, playouts=300)
+    root = search.root
+
+    def near_share(node: object, last_move: int) -> float:
+        line, dist, _ = distance_buckets(9, node.points, last_move, -1)
+        return float(node.prior[:-1][dist == 2].sum())
+
+    assert near_share(root, 6 * 9 + 2) > 0.9           # next to C3
+    expanded = [i for i, c in enumerate(root.children) if c is not None and i < len(root.points)]
+    assert expanded
+    for i in expanded:
+        assert near_share(root.children[i], int(root.moves[i])) > 0.9
