@@ -292,9 +292,11 @@ def test_ladder_knowledge_scales_priors_and_adds_virtual_playouts(db):
     for move in "E5 C4 C5 D5 D4 D6 C3 E4 D3 F5 E6".split():
         board.play(move)  # White to move: E7 ladders two stones, B4 saves C4
     tactics = board.tactics(fp.WHITE).ravel()
-    plain = MCTS(db, seed=1, ladder_prior=1.0, ladder_visits=0.0)._expand(board, 0.0)
+    # prior_power pinned at 0.5: the factors below are ladder_prior ** 0.5
+    plain = MCTS(db, seed=1, ladder_prior=1.0, ladder_visits=0.0,
+                 prior_power=0.5)._expand(board, 0.0)
     ladder = MCTS(db, seed=1, ladder_prior=9.0, ladder_visits=30, race_reading=False,
-                  stake_stones=0)._expand(board, 0.0)
+                  stake_stones=0, prior_power=0.5)._expand(board, 0.0)
     assert np.array_equal(plain.moves, ladder.moves)
     code = tactics[plain.moves[:-1]]
     assert {fp.format_vertex(int(m), 9) for m in plain.moves[:-1][code == 3]} == {"E7"}
@@ -335,7 +337,7 @@ def test_race_reading_marks_the_race_moves_like_the_ladder_ones(db):
     board = fp.Board.from_sgf(shared_path("gnugo-regression", "games", "9x9-1.sgf"),
                               move_number=30)  # Black: J8 wins a two-liberty race
     assert board.to_move == "B"
-    options = dict(seed=1, ladder_prior=9.0, ladder_visits=30, stake_stones=0)
+    options = dict(seed=1, ladder_prior=9.0, ladder_visits=30, stake_stones=0, prior_power=0.5)
     off = MCTS(db, race_reading=False, **options)._expand(board, 0.0)
     on = MCTS(db, race_reading=True, **options)._expand(board, 0.0)
     assert np.array_equal(off.moves, on.moves)
@@ -366,10 +368,11 @@ def test_tactical_bonus_grows_with_the_stones_at_stake(db):
     # J8 saves F8-G8 in the race (two stones).
     assert (codes[5], stakes[5]) == (1, 3) and (codes[7], stakes[7]) == (3, 1)
     assert (race[17], race_stakes[17]) == (2, 2) and codes[17] == 0
-    options = dict(seed=1, ladder_prior=8.0, ladder_visits=30.0, race_reading=True)
+    options = dict(seed=1, ladder_prior=8.0, ladder_visits=30.0, race_reading=True,
+                   prior_power=0.5)
     flat = MCTS(db, stake_stones=0, **options)._expand(board, 0.0)
     staked = MCTS(db, stake_stones=3, **options)._expand(board, 0.0)
-    plain = MCTS(db, ladder_prior=1.0, ladder_visits=0.0)._expand(board, 0.0)
+    plain = MCTS(db, ladder_prior=1.0, ladder_visits=0.0, prior_power=0.5)._expand(board, 0.0)
     where = {fp.format_vertex(int(m), 9): i for i, m in enumerate(plain.moves[:-1])}
     share = {"F9": 1.0, "H9": 1 / 3, "J8": 2 / 3}
     for vertex, part in share.items():
@@ -452,11 +455,11 @@ def test_search_cut_short_in_a_descent_drops_its_tree(db):
     original = search._expand
     calls = [0]
 
-    def expand(position: fp.Board, base: float) -> Node:
+    def expand(position: fp.Board, base: float, recent: tuple[int, int] | None = None) -> Node:
         calls[0] += 1
         if calls[0] == 20:
             raise KeyboardInterrupt
-        return original(position, base)
+        return original(position, base, recent)
 
     search._expand = expand  # type: ignore[method-assign]
     with pytest.raises(KeyboardInterrupt):

@@ -243,3 +243,25 @@ def test_search_applies_distance_factors_down_the_tree(tmp_path: Path) -> None:
     assert expanded
     for i in expanded:
         assert near_share(root.children[i], int(root.moves[i])) > 0.9
+
+
+def test_learned_prior_is_taken_at_power_one_with_the_ladder_factor() -> None:
+    """``prior_power=None``: a learned prior is used as it is (power 1), so the
+    ladder factor multiplies it whole; the playout values keep power 0.5."""
+    db = fastplay.PatternDatabase.builtin("mc_montegnu_classic")
+    board = fastplay.Board(9)
+    for move in "E5 C4 C5 D5 D4 D6 C3 E4 D3 F5 E6".split():
+        board.play(move)  # White to move: E7 ladders two stones
+    code = board.tactics("W").ravel()
+    for table, factor in (("auto", 9.0), (None, 3.0)):
+        plain = MCTS(db, seed=1, prior_table=table, ladder_prior=1.0, ladder_visits=0.0,
+                     race_reading=False)._expand(board, 0.0)
+        ladder = MCTS(db, seed=1, prior_table=table, ladder_prior=9.0, ladder_visits=0.0,
+                      race_reading=False)._expand(board, 0.0)
+        ratio = ladder.prior[:-1] / plain.prior[:-1]
+        moves = plain.moves[:-1]
+        none = ratio[code[moves] == 0][0]
+        assert np.allclose(ratio[code[moves] == 3] / none, factor)
+    assert MCTS(db).prior_power is None
+    with pytest.raises(ValueError, match="prior_power"):
+        MCTS(db, prior_power=5.0)

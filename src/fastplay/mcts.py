@@ -52,11 +52,12 @@ estimation in computer Go", AIJ 2011::
 
 ``P`` is the move's weight raised to ``prior_power`` and normalised.  The
 weight is, on 9x9 by default, the learned prior of :mod:`fastplay.prior`
-(Coulom's 2007 pattern strengths fitted to GNU Go's moves, read from the
-same local context as the playouts); elsewhere, or with
-``prior_table=None``, the pattern value of the move
+(Coulom's 2007 model of GNU Go's moves from the same local context as the
+playouts, the line and the distances to the last two moves), taken as it
+is (power 1: it is a fitted probability).  Elsewhere, or with
+``prior_table=None``, it is the pattern value of the move
 (:meth:`PatternDatabase.move_values`, the weight GNU Go's playout policy
-would give it), where the square root (default) keeps a capture worth 20000
+would give it), whose square root (power 0.5) keeps a capture worth 20000
 from drowning every quiet move worth 1.  On a bare edge (no stone within two
 lines) first- and second-line moves get a smaller prior (``LINE_PRIOR``):
 patterns give every point of an empty board the same value.  The pass has no
@@ -391,7 +392,9 @@ class MCTS:
         expand_threshold: playouts an edge needs before it gets a node
             (``None``: ``2 * batch``, i.e. expand on the third visit; each
             expansion costs about as much as three 9x9 playouts).
-        prior_power: exponent applied to pattern values to form priors.
+        prior_power: exponent applied to the weights to form priors; ``None``
+            (the default): 1 for a learned prior (a fitted probability model),
+            0.5 for the playout values.
         pass_prior: prior probability of the pass.
         fpu_reduction: first-play urgency reduction (win-rate units).
         scoring: playout scoring, ``"tromp-taylor"`` (default, the rules the
@@ -463,7 +466,7 @@ class MCTS:
     def __init__(self, db: Any, *, threads: int = 1, seed: int | None = None,
                  policy: str = "puct", c_puct: float = C_PUCT, c_uct: float = C_UCT,
                  rave: bool = True, rave_equiv: float = 1000.0, batch: int | None = None,
-                 expand_threshold: int | None = None, prior_power: float = 0.5,
+                 expand_threshold: int | None = None, prior_power: float | None = None,
                  pass_prior: float = 0.01, fpu_reduction: float = 0.1,
                  scoring: Scoring = "tromp-taylor", resign_threshold: float | None = 0.1,
                  resign_moves: int = 2, default_playouts: int = DEFAULT_PLAYOUTS,
@@ -497,7 +500,6 @@ class MCTS:
             raise ValueError(f"batch must be an integer in [1, {MAX_BATCH}], not {batch!r}")
         for name, value, low, high in (("c_puct", c_puct, 0.0, 1e6), ("c_uct", c_uct, 0.0, 1e6),
                                        ("fpu_reduction", fpu_reduction, -1.0, 1.0),
-                                       ("prior_power", prior_power, 0.0, 4.0),
                                        ("even_visits", even_visits, 0.0, 1e12),
                                        ("pattern_visits", pattern_visits, 0.0, 1e12),
                                        ("score_weight", score_weight, 0.0, 0.999),
@@ -552,7 +554,9 @@ class MCTS:
         self.rave_equiv = float(rave_equiv)
         self.batch = batch
         self.expand_threshold = expand_threshold
-        self.prior_power = float(prior_power)
+        if prior_power is not None and not 0.0 <= _number("prior_power", prior_power) <= 4.0:
+            raise ValueError(f"prior_power must be in [0, 4], not {prior_power!r}")
+        self.prior_power = None if prior_power is None else float(prior_power)
         self.pass_prior = float(pass_prior)
         self.fpu_reduction = float(fpu_reduction)
         self.scoring = scoring
@@ -884,7 +888,7 @@ class MCTS:
                     if root is not None and root.color != board.to_move_code:
                         root = None
         if root is None:
-            root = self._expand(board, 0.0, _recent(board))
+            root = self._expand(board, 0.0)
             self._nodes = 1
         else:
             root.base = max(root.base, 0.0)
@@ -901,11 +905,12 @@ class MCTS:
         self._seen = seen
         return root
 
-    def _expand(self, board: Board, base: float, recent: tuple[int, int]) -> Node:
+    def _expand(self, board: Board, base: float, recent: tuple[int, int] | None = None) -> Node:
         """A new node for ``board``: its candidate moves and priors.
 
         ``recent``: flat indices of the last move and the one before it (-1
-        for a pass or none), for a learned prior's distance factors.
+        for a pass or none), for a learned prior's distance factors; ``None``
+        reads them from the board's history.
         """
         color = board.to_move_code
         # Empty points with a pattern value, or legal with a zero one, minus
@@ -915,6 +920,8 @@ class MCTS:
         learned = self._learned
         if learned is not None and self._auto_prior and board.size != AUTO_PRIOR_SIZE:
             learned = None
+        power = self.prior_power if self.prior_power is not None else \
+            (0.5 if learned is None else 1.0)
         if learned is None:
             points, raw = expansion_moves(board, color, self._engine.move_values(board),
                                           LINE_PRIOR[1], LINE_PRIOR[2])
@@ -922,7 +929,8 @@ class MCTS:
             # The learned prior has its own line factors: no bare-edge malus.
             points, raw = expansion_moves(board, color, learned[1].move_values(board), 1.0, 1.0)
             if learned[0].has_factors:
-                raw *= learned[0].factors(board.size, points, *recent)
+                raw *= learned[0].factors(board.size, points,
+                                          *(recent if recent is not None else _recent(board)))
         if self.fight_prior != 1.0:
             raw *= np.where(_fight_points(board)[points], self.fight_prior, 1.0)
         tactics = weight = None
@@ -934,7 +942,7 @@ class MCTS:
         # a prior on Q alone was swamped: a failed ladder escape stayed the
         # most visited move at 100 virtual losses).  Compiled: prior_node.
         node = prior_node(color, points, raw, tactics, weight, self.ladder_prior,
-                          self.ladder_visits, self.prior_power, self.pass_prior, base)
+                          self.ladder_visits, power, self.pass_prior, base)
         if self.even_visits > 0 or self.pattern_visits > 0:
             # Prior knowledge as virtual playouts (Gelly and Silver 2007, section 5):
             # `even_visits` at 0.5 for every move, and `pattern_visits` at
