@@ -265,3 +265,58 @@ def test_learned_prior_is_taken_at_power_one_with_the_ladder_factor() -> None:
     assert MCTS(db).prior_power is None
     with pytest.raises(ValueError, match="prior_power"):
         MCTS(db, prior_power=5.0)
+
+
+def _train_prior() -> object:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("train_prior",
+                                                  ROOT / "benchmarks" / "train_prior.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_train_prior_script_fits_and_saves(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    games = tmp_path / "games"
+    games.mkdir()
+    moves = ["ee", "cc", "gc", "cg", "gg", "dd", "ec", "ce", "eg", "ge"]
+    for n in range(6):
+        seq = "".join(f";{'BW'[k % 2]}[{m}]" for k, m in enumerate(moves[n % 3:] + moves[:n % 3]))
+        (games / f"g{n}.sgf").write_text(f"(;GM[1]FF[4]SZ[9]PB[GNU Go]PW[x]{seq})")
+    out = tmp_path / "p.npz"
+    assert _train_prior().main([str(games), "--player", "GNU Go", "--holdout", "3",
+                                "--iterations", "5", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "6 games" in text and "learned" in text and "playout values" in text
+    assert load_prior(str(out)).table.shape == (1108, 256)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["/no/such/dir", "--player", "x"], "no such file"),
+    (["GAMES", "--player", "nobody"], "no moves"),
+    (["GAMES", "--player", "x", "--holdout", "1"], "holdout"),
+    (["GAMES", "--player", "x", "--iterations", "0"], "iterations"),
+])
+def test_train_prior_script_usage_errors(tmp_path: Path, args: list[str], message: str,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "g.sgf").write_text("(;GM[1]FF[4]SZ[9]PB[x]PW[y];B[ee])")
+    args = [str(tmp_path) if a == "GAMES" else a for a in args]
+    with pytest.raises(SystemExit) as stop:
+        _train_prior().main(args)
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_train_prior_script_reports_unreadable_input(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.sgf"
+    bad.write_text("this is not SGF")
+    fake = tmp_path / "games.tar.gz"
+    fake.write_text("nor is this an archive")
+    for source in (bad, fake):
+        with pytest.raises(SystemExit) as stop:
+            _train_prior().main([str(source), "--player", "x"])
+        assert stop.value.code == 2
+        assert str(source.name) in capsys.readouterr().err or source == fake
