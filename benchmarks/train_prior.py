@@ -3,8 +3,8 @@
     python benchmarks/train_prior.py GAMES.tar.gz|DIR|FILE.sgf ... --player "GNU Go" \
         [--size 9] [--holdout 5] [--iterations 60] [--out FILE.npz]
 
-Reads every ``.sgf`` file (directories recursively; ``.tar.gz`` archives
-too), collects the moves of the player whose PB/PW contains ``--player``
+Needs fastplay installed (``pip install .``).  Reads every ``.sgf`` file
+(directories recursively; ``.tar.gz`` archives too), collects the moves of the player whose PB/PW contains ``--player``
 with their legal alternatives (:func:`fastplay.prior.collect_samples`),
 fits Coulom's (2007) feature strengths on the games whose number is not a
 multiple of ``--holdout`` and prints, for the held-out games, the mean
@@ -26,11 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
-
-from fastplay.argtypes import positive_int  # noqa: E402
-from fastplay.prior import collect_samples, fit  # noqa: E402
-from fastplay.sgf import SGFError  # noqa: E402
+from fastplay.argtypes import positive_int
+from fastplay.prior import collect_samples, fit
+from fastplay.sgf import SGFError
 
 
 def _files(sources: list[str], scratch: Path) -> list[Path]:
@@ -42,7 +40,10 @@ def _files(sources: list[str], scratch: Path) -> list[Path]:
         elif path.name.endswith((".tar.gz", ".tgz")):
             target = scratch / str(n)
             with tarfile.open(path) as archive:
-                archive.extractall(target, filter="data")
+                if hasattr(tarfile, "data_filter"):   # Python >= 3.10.12 / 3.11.4
+                    archive.extractall(target, filter="data")
+                else:
+                    archive.extractall(target)  # noqa: S202 - older Pythons lack the filter
             found += sorted(target.rglob("*.sgf"))
         elif path.is_file():
             found.append(path)
@@ -63,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.holdout < 2:
         parser.error("--holdout must be at least 2")
+    if args.out is not None and not Path(args.out).resolve().parent.is_dir():
+        parser.error(f"--out: no such directory: {Path(args.out).parent}")
     with tempfile.TemporaryDirectory() as scratch:
         try:
             files = _files(args.sources, Path(scratch))

@@ -174,3 +174,36 @@ def test_gtp_builds_its_search_at_start_up_or_says_why_not(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"name\n")))
     assert main(["gtp"]) == 2
     assert "search not available" in capsys.readouterr().err
+
+
+def test_gtp_and_analyze_take_a_prior(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """--prior: auto (default), none, a bundled name (any case), a file; a bad
+    one is a usage error at start-up, before any GTP command."""
+    import fastplay.mcts
+    from fastplay.argtypes import prior_option
+
+    assert [prior_option(t) for t in ("none", " NONE ", "Auto", "GNUGO9x9 ", "./my.npz")] == \
+        [None, None, "auto", "gnugo9x9", "./my.npz"]
+    built: list[fastplay.mcts.MCTS] = []
+    original = fastplay.mcts.MCTS.__init__
+
+    def spy(self: fastplay.mcts.MCTS, *args: object, **kwargs: object) -> None:
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+        built.append(self)
+
+    monkeypatch.setattr(fastplay.mcts.MCTS, "__init__", spy)
+    for flag, want in (([], "auto"), (["--prior", "none"], None),
+                       (["--prior", "gnugo9x9"], "gnugo9x9")):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"genmove b\n")))
+        assert main(["gtp", "--playouts", "20", *flag]) == 0
+        assert built[-1].prior_table == want
+        assert "?" not in capsys.readouterr().out
+    empty = tmp_path / "empty.npz"
+    empty.write_bytes(b"")
+    for bad, message in (("bogus", "unknown prior"), (str(empty), "not a prior"),
+                         (str(tmp_path / "missing.npz"), "No such file")):
+        assert main(["gtp", "--prior", bad]) == 2
+        assert message in capsys.readouterr().err
+        assert main(["analyze", "--playouts", "10", "--prior", bad]) == 2
+        assert message in capsys.readouterr().err

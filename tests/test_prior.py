@@ -144,7 +144,10 @@ def test_bundled_prior_loads() -> None:
     (-np.ones((1108, 256)), "finite"),
     (np.full((1108, 256), np.nan), "finite"),
     (np.full((1108, 256), 2.0**40), "finite"),
-    (np.full((1108, 256), "a"), "numbers"),
+    (np.full((1108, 256), "a"), "integer weights"),
+    (np.full((1108, 256), True), "integer weights"),
+    (np.full((1108, 256), 0.4), "integers"),
+    (np.zeros((1108, 256), "m8"), "integer weights"),
 ])
 def test_load_prior_refuses_bad_input(source: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
@@ -165,8 +168,17 @@ def test_load_prior_refuses_bad_files(tmp_path: Path) -> None:
         load_prior(str(tmp_path / "missing.npz"))
     text = tmp_path / "text.npz"
     text.write_text("not a prior")
-    with pytest.raises(ValueError, match="not a prior"):
-        load_prior(str(text))
+    empty = tmp_path / "empty.npz"
+    empty.write_bytes(b"")
+    bundled = Path(fastplay.__file__).parent / "data" / "prior_gnugo9x9.npz"
+    truncated = tmp_path / "truncated.npz"
+    truncated.write_bytes(bundled.read_bytes()[:20_000])
+    flipped = bytearray(bundled.read_bytes())
+    flipped[30_000] ^= 0xFF
+    (tmp_path / "flipped.npz").write_bytes(bytes(flipped))
+    for bad in (text, empty, truncated, tmp_path / "flipped.npz", tmp_path):
+        with pytest.raises(ValueError, match="not a prior"):
+            load_prior(str(bad))
     assert load_prior(_save(tmp_path / "fine.npz")).table.min() == 1000
     for name, change, message in (
             ("short", dict(geometry=np.ones(5)), "wrong shapes"),
@@ -174,11 +186,67 @@ def test_load_prior_refuses_bad_files(tmp_path: Path) -> None:
             ("ragged", dict(cell_index=np.zeros(2, np.int32)), "wrong shapes"),
             ("outside", dict(cell_index=np.array([-1], np.int32), cell_strength=np.ones(1)),
              "out of range"),
-            ("zero", dict(geometry=np.zeros(1108)), "positive"),
-            ("nan", dict(last=np.full(18, np.nan)), "positive"),
+            ("zero", dict(geometry=np.zeros(1108)), "must be in"),
+            ("nan", dict(last=np.full(18, np.nan)), "must be in"),
+            ("huge", dict(line=np.full(5, 1e300)), "must be in"),
+            ("tiny", dict(properties=np.full(256, 1e-300)), "must be in"),
             ("text", dict(line=np.array(["a"] * 5)), "not a prior")):
         with pytest.raises(ValueError, match=message):
             load_prior(_save(tmp_path / f"{name}.npz", **change))
+
+
+def test_save_writes_exactly_the_path_and_load_finds_it(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    model = _model(np.random.default_rng(3))
+    model.save(tmp_path / "myprior")          # no suffix: numpy alone would add ".npz"
+    assert (tmp_path / "myprior").exists() and not (tmp_path / "myprior.npz").exists()
+    monkeypatch.chdir(tmp_path)
+    np.testing.assert_array_equal(load_prior("myprior").table, model.table())
+    prior = model.prior()
+    assert load_prior(prior) is prior
+
+
+def test_distance_buckets_refuse_points_off_the_board() -> None:
+    for args in ((9, [81], -1, -1), (9, [-1], -1, -1), (9, [0], 81, -1), (9, [0], -1, -2),
+                 (0, [0], -1, -1), (26, [0], -1, -1), (9, [0], True, -1)):
+        with pytest.raises(ValueError):
+            distance_buckets(*args)
+    with pytest.raises(TypeError):
+        distance_buckets(9, [1.5], -1, -1)
+    prior = load_prior("gnugo9x9")
+    with pytest.raises(ValueError):
+        prior.factors(9, [0], 81, -1)
+    with pytest.raises(ValueError):
+        prior.factors(30, [0], -1, -1)
+
+
+def test_collect_samples_refuses_malformed_moves_and_skips_setups(tmp_path: Path) -> None:
+    from fastplay.sgf import SGFError
+
+    for n, text in enumerate(("(;GM[1]SZ[9]PB[GNU Go]PW[h];B[e];W[cc])",
+                              "(;GM[1]SZ[9]PB[GNU Go]PW[h];B[ee];W[zz])",
+                              "(;GM[1]SZ[9]HA[x]PB[GNU Go]PW[h];B[ee])")):
+        bad = tmp_path / f"bad{n}.sgf"
+        bad.write_text(text)
+        with pytest.raises(SGFError, match=f"bad{n}.sgf"):
+            collect_samples([bad], "GNU Go")
+    skipped = {"setup.sgf": "(;GM[1]SZ[9]PB[GNU Go]PW[h];B[ee];W[cc]AB[dd][de]AW[ff];B[dd])",
+               "handicap.sgf": "(;GM[1]SZ[9]HA[2]AB[cc][gg]PB[h]PW[GNU Go];W[ee])",
+               "handicap_no_stones.sgf": "(;GM[1]SZ[9]HA[2]PB[GNU Go]PW[h];B[ee])",
+               "both.sgf": "(;GM[1]SZ[9]PB[GNU Go 1]PW[GNU Go 2];B[ee])"}
+    for name, text in skipped.items():
+        (tmp_path / name).write_text(text)
+    assert len(collect_samples([tmp_path / n for n in skipped], "GNU Go")) == 0
+
+
+def test_search_takes_a_prior_object() -> None:
+    db = fastplay.PatternDatabase.builtin("mc_montegnu_classic")
+    board = fastplay.Board(9, komi=7.5)
+    board.play("E5")
+    by_name = MCTS(db, seed=1, prior_table="gnugo9x9").run(board, playouts=200)
+    by_object = MCTS(db, seed=1, prior_table=load_prior("gnugo9x9")).run(board, playouts=200)
+    assert [(c.move, c.visits, c.prior) for c in by_name.children] == \
+        [(c.move, c.visits, c.prior) for c in by_object.children]
 
 
 def _root_priors(search: MCTS, board: fastplay.Board) -> dict[str, float]:

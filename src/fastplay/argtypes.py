@@ -63,6 +63,15 @@ def board_size(text: str) -> int:
 
 
 def prior_option(text: str) -> str | None:
-    """``--prior``: ``none`` (any case) is ``None`` (the playout values), anything
-    else a name or file for :func:`fastplay.prior.load_table` (or ``auto``)."""
-    return None if text.strip().lower() == "none" else text
+    """``--prior``: ``none`` is ``None`` (the playout values), ``auto`` the
+    search's default, a bundled name itself (all three in any case, spaces
+    around ignored); anything else the path of a file for
+    :func:`fastplay.prior.load_prior`."""
+    from fastplay.prior import BUNDLED
+
+    word = text.strip().lower()
+    if word == "none":
+        return None
+    if word == "auto" or word in BUNDLED:
+        return word
+    return text

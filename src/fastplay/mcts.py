@@ -449,7 +449,7 @@ class MCTS:
             playout database's values: ``"auto"`` (the default) is the
             bundled learned prior ``"gnugo9x9"`` on 9x9 boards and the
             playout values on other sizes; ``None`` is the playout values
-            everywhere; otherwise anything :func:`fastplay.prior.load_table`
+            everywhere; otherwise anything :func:`fastplay.prior.load_prior`
             takes (a bundled name, an ``.npz`` file, a ``uint32[1108, 256]``
             table indexed like a compiled pattern table).  The playouts
             always use ``db``.

@@ -3,14 +3,15 @@
 The playouts must keep GNU Go's policy (spec §6), so every pattern value
 stays GNU Go's; the tree's prior is free.  With the playout values as prior
 (``mc_montegnu_classic``, to the power 0.5), the move GNU Go level 10 played
-in 20,457 held-out positions of 9x9 games had a mean log-probability of
--3.42 and was the top choice in 21 % of them; the bundled learned prior
-(``"gnugo9x9"``) gives -2.36 and 34 % (``benchmarks/train_prior.py``).
+in 18,591 held-out positions of 9x9 games had a mean log-probability of
+-3.43 and was the top choice in 20.5 % of them; the learned prior gives
+-2.27 and 36.3 % (``benchmarks/train_prior.py``; the bundled ``"gnugo9x9"``
+is the same model fitted on every position).
 
 Model: the generalised Bradley-Terry model of Coulom, "Computing Elo ratings
 of move patterns in the game of Go", ICGA Journal 30(4), 2007.  A legal move
-is a team of three features, all read from GNU Go's local context
-(:func:`fastplay.patterns.local_contexts`):
+is a team of six features, the first three read from GNU Go's local
+context (:func:`fastplay.patterns.local_contexts`):
 
 * its geometry class (spec §5.1, 1..1107),
 * its property byte (§4.2: captures, self-atari, suicide, the near bit),
@@ -92,12 +93,36 @@ def distance_buckets(size: int, points: npt.ArrayLike, last: int, before: int
 
     Returns:
         Three ``int64[k]``: line 0..4, distances 0..17 (see the module docstring).
+
+    Raises:
+        ValueError: a size outside 1..25, or a point or move off the board.
+        TypeError: non-integer points.
     """
+    _check_size(size)
+    p = np.asarray(points)
+    if p.dtype.kind not in "iu":
+        raise TypeError(f"points must be integers, not {p.dtype}")
+    p = p.astype(np.int64)
+    if p.size and (p.min() < 0 or p.max() >= size * size):
+        raise ValueError(f"points must be flat indices of a {size}x{size} board")
+    _check_move(size, last, "last")
+    _check_move(size, before, "before")
     line, dist = _geometry(size)
-    p = np.asarray(points, dtype=np.int64)
     none = size * size
     return (line[p], dist[last if last >= 0 else none][p],
             dist[before if before >= 0 else none][p])
+
+
+def _check_size(size: int) -> None:
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 1 <= size <= 25:
+        raise ValueError(f"size must be an integer in 1..25, not {size!r}")
+
+
+def _check_move(size: int, move: int, name: str) -> None:
+    if isinstance(move, bool) or not isinstance(move, (int, np.integer)) \
+            or not -1 <= move < size * size:
+        raise ValueError(f"{name} must be a flat index of a {size}x{size} board or -1, "
+                         f"not {move!r}")
 
 
 @dataclass(frozen=True)
@@ -165,8 +190,9 @@ def collect_samples(games: Iterable[str | os.PathLike[str]], player: str, size: 
     """The moves of ``player`` in SGF game records, with their legal alternatives.
 
     Args:
-        games: SGF files.  Games on another board size, with setup stones or
-            handicap, or without ``player`` among PB/PW, are skipped.
+        games: SGF files.  Games on another board size, with handicap or
+            setup stones (``HA``, ``AB``/``AW``/``AE`` in any node), and games
+            where ``player`` matches neither or both of PB/PW are skipped.
         player: a substring of the player's name (``PB``/``PW``), e.g. ``"GNU Go"``.
         size: board size of the games to read.
         db: the playout database whose values go into ``values`` (default
@@ -177,7 +203,8 @@ def collect_samples(games: Iterable[str | os.PathLike[str]], player: str, size: 
         that is not a legal non-suicide move, are skipped.
 
     Raises:
-        fastplay.sgf.SGFError: a file that is not a readable SGF game.
+        fastplay.sgf.SGFError: a file that is not a readable SGF game, or a
+            malformed move in one (the message names the file).
     """
     from sgfmill import sgf
 
@@ -202,12 +229,18 @@ def collect_samples(games: Iterable[str | os.PathLike[str]], player: str, size: 
         names = {c: root.get(p) if root.has_property(p) else ""
                  for c, p in (("b", "PB"), ("w", "PW"))}
         ours = [c for c, name in names.items() if player in name]
-        if record.get_size() != size or len(ours) != 1 or root.has_setup_stones():
+        try:
+            sequence = record.get_main_sequence()
+            moves = [node.get_move() for node in sequence[1:]]
+            handicap = root.has_property("HA") and int(root.get("HA")) > 1
+        except ValueError as exc:
+            raise SGFError(f"{path}: a malformed move or property ({exc or 'bad value'})") from None
+        if record.get_size() != size or len(ours) != 1 or handicap \
+                or any(node.has_setup_stones() for node in sequence):
             continue
         board = Board(size)
         recent = [-1, -1]  # the move before last and the last move; -1: pass or none
-        for node in record.get_main_sequence()[1:]:
-            colour, move = node.get_move()
+        for colour, move in moves:
             if colour is None:
                 continue
             if move is None:
@@ -274,12 +307,16 @@ class LearnedPrior:
     def factors(self, size: int, points: npt.ArrayLike, last: int, before: int
                 ) -> npt.NDArray[np.float64]:
         """``float64[k]``: the line and distance factors of ``points`` (see
-        :func:`distance_buckets` for the arguments)."""
+        :func:`distance_buckets` for the arguments and errors; the points are
+        checked by :func:`distance_buckets` only, this is the search's hot path)."""
         tables = self._by_size.get(size)
         if tables is None:
+            _check_size(size)
             line, dist = _geometry(size)
             tables = (self.line[line], self.last[dist], self.before[dist])
             self._by_size[size] = tables
+        _check_move(size, last, "last")
+        _check_move(size, before, "before")
         p = np.asarray(points, dtype=np.int64)
         none = size * size
         return (tables[0][p] * tables[1][last if last >= 0 else none][p]
@@ -332,11 +369,18 @@ class PriorModel:
         return LearnedPrior(self.table(), self.line.copy(), self.last.copy(), self.before.copy())
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write an ``.npz`` file that :func:`load_prior` reads (cells other than 1 only)."""
+        """Write an ``.npz`` file that :func:`load_prior` reads (cells other than 1
+        only), at exactly ``path``.
+
+        Raises:
+            OSError: the file cannot be written.
+        """
         seen = np.flatnonzero(self.cells != 1.0)
-        np.savez_compressed(path, geometry=self.geometry, properties=self.properties,
-                            cell_index=seen.astype(np.int32), cell_strength=self.cells[seen],
-                            line=self.line, last=self.last, before=self.before)
+        # Through a file object: numpy would append ".npz" to a bare path.
+        with open(path, "wb") as out:
+            np.savez_compressed(out, geometry=self.geometry, properties=self.properties,
+                                cell_index=seen.astype(np.int32), cell_strength=self.cells[seen],
+                                line=self.line, last=self.last, before=self.before)
 
 
 def fit(samples: MoveSamples, iterations: int = 60) -> PriorModel:
@@ -384,40 +428,57 @@ def load_prior(source: Any) -> LearnedPrior:
     """A prior for :class:`fastplay.mcts.MCTS` (its ``prior_table`` option).
 
     Args:
-        source: a bundled name (:data:`BUNDLED`, e.g. ``"gnugo9x9"``), an
-            ``.npz`` file written by :meth:`PriorModel.save`, or a table:
-            an array of shape ``(1108, 256)`` with non-negative integer
-            weights (no line or distance factors).
+        source: a :class:`LearnedPrior` (returned as it is); a bundled name
+            (:data:`BUNDLED`, e.g. ``"gnugo9x9"``); the path of an ``.npz``
+            file written by :meth:`PriorModel.save`; or a table, an array of
+            shape ``(1108, 256)`` of non-negative integer weights (no line or
+            distance factors).
 
     Raises:
-        ValueError: an unknown name, a file that is not a saved prior, or an
-            array of the wrong shape or with negative, non-finite or too large
-            weights (above 2**32 - 1).
+        ValueError: an unknown name, a file that is not a saved prior (or
+            whose strengths are not in ``[STRENGTH_MIN, STRENGTH_MAX]``), or
+            a table of the wrong shape or with negative, non-integer or too
+            large weights (above 2**32 - 1).
         FileNotFoundError: no such file.
     """
+    if isinstance(source, LearnedPrior):
+        return source
     if isinstance(source, (str, os.PathLike)):
         if isinstance(source, str) and source in BUNDLED:
             with importlib.resources.as_file(
                     importlib.resources.files("fastplay") / "data" / BUNDLED[source]) as path:
                 return _read(path)
-        if isinstance(source, str) and not source.endswith(".npz") and os.sep not in source:
+        path = Path(source)
+        if isinstance(source, str) and not path.exists() and not source.endswith(".npz") \
+                and os.sep not in source:
             raise ValueError(f"unknown prior {source!r}; bundled: {', '.join(BUNDLED)} "
                              "(or the path of an .npz file written by PriorModel.save)")
-        return _read(Path(source))
+        return _read(path)
     table = np.asarray(source)
     if table.shape != TABLE_SHAPE:
         raise ValueError(f"a prior table has shape {TABLE_SHAPE}, not {table.shape}")
-    if not np.issubdtype(table.dtype, np.number) or np.issubdtype(table.dtype, np.complexfloating):
-        raise ValueError(f"a prior table holds numbers, not {table.dtype}")
-    if not np.all(np.isfinite(table)) or table.min() < 0 or table.max() > 2**32 - 1:
+    if table.dtype.kind not in "iuf":
+        raise ValueError(f"a prior table holds integer weights, not {table.dtype}")
+    weights = table.astype(np.float64)
+    if not np.all(np.isfinite(weights)) or weights.min() < 0 or weights.max() > 2**32 - 1:
         raise ValueError("prior weights must be finite and in [0, 2**32 - 1]")
-    return LearnedPrior(np.ascontiguousarray(np.rint(table), dtype=np.uint32),
+    if np.any(weights != np.rint(weights)):
+        raise ValueError("prior weights must be integers (scale a probability table first)")
+    return LearnedPrior(np.ascontiguousarray(weights, dtype=np.uint32),
                         np.ones(LINES), np.ones(DISTANCES), np.ones(DISTANCES))
+
+
+#: Bounds of a saved strength: a new node's weight is a table value (at most
+#: 2**31) times three factors, which must stay finite and positive.
+STRENGTH_MIN = 1e-6
+STRENGTH_MAX = 1e6
 
 
 def _read(path: Path) -> LearnedPrior:
     shapes = {"geometry": (NUM_CLASSES,), "properties": (NUM_PROPERTIES,), "line": (LINES,),
               "last": (DISTANCES,), "before": (DISTANCES,)}
+    if path.is_dir():
+        raise ValueError(f"{path}: a directory, not a prior saved by PriorModel.save")
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {k: np.asarray(data[k], np.float64) for k in shapes}
@@ -425,18 +486,20 @@ def _read(path: Path) -> LearnedPrior:
             strengths = np.asarray(data["cell_strength"], np.float64)
     except FileNotFoundError:
         raise
-    except (OSError, KeyError, ValueError, TypeError) as exc:
-        raise ValueError(f"{path}: not a prior saved by PriorModel.save ({exc})") from None
+    except Exception as exc:  # noqa: BLE001 - any unreadable file (zip, zlib, EOF, memory) is bad input
+        raise ValueError(f"{path}: not a prior saved by PriorModel.save "
+                         f"({type(exc).__name__}: {exc})") from None
     if any(arrays[k].shape != shape for k, shape in shapes.items()) \
             or cells.shape != strengths.shape or cells.ndim != 1:
         raise ValueError(f"{path}: not a prior saved by PriorModel.save (wrong shapes)")
     if len(cells) and (cells.min() < 0 or cells.max() >= NUM_CLASSES * NUM_PROPERTIES):
         raise ValueError(f"{path}: not a prior saved by PriorModel.save (a cell index out of range)")
+    every = np.concatenate([arrays[k] for k in shapes] + [strengths])
+    if not np.all((every >= STRENGTH_MIN) & (every <= STRENGTH_MAX)):
+        raise ValueError(f"{path}: prior strengths must be in [{STRENGTH_MIN:g}, "
+                         f"{STRENGTH_MAX:g}]")
     model = PriorModel.neutral()
     model.cells[cells] = strengths
     model = PriorModel(arrays["geometry"], arrays["properties"], model.cells, arrays["line"],
                        arrays["last"], arrays["before"])
-    every = np.concatenate([arrays[k] for k in shapes] + [strengths])
-    if not np.all(np.isfinite(every)) or every.min() <= 0:
-        raise ValueError(f"{path}: prior strengths must be finite and positive")
     return model.prior()
