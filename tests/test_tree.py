@@ -415,3 +415,27 @@ def test_ponder_start_and_run_never_overlap():
         assert running[0] == 0             # no ponder thread left searching
     assert most[0] == 1
     assert not any(t.name == "fastplay-ponder" and t.is_alive() for t in threading.enumerate())
+
+
+def test_expansion_moves_multiplies_factor_rows() -> None:
+    """A learned prior's line and distance factors (``factors``): the weights
+    are multiplied point by point; bad rows are refused."""
+    board = fp.Board(9)
+    for move in ("E5", "C3", "G7"):
+        board.play(move)
+    color = board.to_move_code
+    values = fp.PatternDatabase.builtin("mc_montegnu_classic").move_values(board)
+    points, plain = expansion_moves(board, color, values, 1.0, 1.0)
+    rng = np.random.default_rng(1)
+    rows = [rng.uniform(0.5, 2.0, 81) for _ in range(3)]
+    for k in range(4):
+        got_points, got = expansion_moves(board, color, values, 1.0, 1.0, tuple(rows[:k]))
+        np.testing.assert_array_equal(got_points, points)
+        want = plain.copy()
+        for row in rows[:k]:
+            want = want * row[points]
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    for bad in ((np.ones(80),), (np.zeros(81),), (np.full(81, np.nan),), (np.full(81, np.inf),),
+                tuple(rows) + (np.ones(81),)):
+        with pytest.raises(ValueError, match="factor rows"):
+            expansion_moves(board, color, values, 1.0, 1.0, bad)

@@ -764,7 +764,8 @@ def true_eyes(grid, int sign):
     return out
 
 
-def expansion_moves(CoreBoard board not None, int color, values, double line1, double line2):
+def expansion_moves(CoreBoard board not None, int color, values, double line1, double line2,
+                    factors=()):
     """A new node's candidate moves and their raw prior weights.
 
     Candidates are the empty points with a positive pattern value, or a zero
@@ -781,6 +782,9 @@ def expansion_moves(CoreBoard board not None, int color, values, double line1, d
         color: the mover's colour code.
         values: ``uint32[size, size]`` or flat, the pattern values
             (:meth:`PatternDatabase.move_values`).
+        factors: up to three ``float64[size*size]`` per-point multipliers of
+            the weights (a learned prior's line and distance factors,
+            :meth:`fastplay.prior.LearnedPrior.factor_rows`).
 
     Returns ``(points, weights)``: ``int64[m]`` flat indices in board order
     and ``float64[m]``.  Raises ``ValueError`` for a bad colour or shape,
@@ -798,6 +802,23 @@ def expansion_moves(CoreBoard board not None, int color, values, double line1, d
     cdef const uint32_t[::1] v = np.ascontiguousarray(given, dtype=np.uint32).ravel()
     if v.shape[0] != npts:
         raise ValueError(f"values must have {npts} entries, not {v.shape[0]}")
+    cdef int nf = len(factors), k
+    if nf > 3:
+        raise ValueError("at most three factor rows")
+    cdef const double[::1] f0, f1, f2
+    cdef const double[::1] fk
+    rows = [np.ascontiguousarray(f, dtype=np.float64).ravel() for f in factors]
+    for row in rows:
+        fk = row
+        if fk.shape[0] != npts:
+            raise ValueError(f"factor rows must hold {npts} positive finite numbers")
+        for k in range(npts):
+            if not 0.0 < fk[k] < INFINITY:
+                raise ValueError(f"factor rows must hold {npts} positive finite numbers")
+    if nf:
+        f0 = rows[0]
+        f1 = rows[1] if nf > 1 else rows[0]
+        f2 = rows[2] if nf > 2 else rows[0]
     points = np.empty(npts, dtype=np.int64)
     weights = np.empty(npts, dtype=np.float64)
     cdef int64_t[::1] pt = points
@@ -818,6 +839,8 @@ def expansion_moves(CoreBoard board not None, int color, values, double line1, d
     cdef double floor = low / 10.0 if low else 1.0
     for i in range(m):
         wt[i] = v[pt[i]] if v[pt[i]] > 0 else floor
+        if nf:
+            wt[i] *= f0[pt[i]] * (f1[pt[i]] if nf > 1 else 1.0) * (f2[pt[i]] if nf > 2 else 1.0)
         if size < 7:
             continue
         r, c = pt[i] // size, pt[i] % size

@@ -207,10 +207,11 @@ AUTO_PRIOR_SIZE = 9
 
 
 @functools.cache
-def _bundled_prior() -> tuple[LearnedPrior, PlayoutEngine]:
-    """The learned 9x9 prior, its table in a core engine (built once per process)."""
+def _bundled_prior() -> tuple[LearnedPrior, PlayoutEngine, bool]:
+    """The learned 9x9 prior, its table in a core engine, whether it has
+    factors (built once per process)."""
     prior = load_prior("gnugo9x9")
-    return prior, PlayoutEngine(prior.table, geometry_table())
+    return prior, PlayoutEngine(prior.table, geometry_table()), prior.has_factors
 
 
 def _recent(board: Board) -> tuple[int, int]:
@@ -539,12 +540,14 @@ class MCTS:
         # The engine whose move_values() weigh new nodes' moves (None: the
         # playout engine); "auto" takes the bundled one on AUTO_PRIOR_SIZE only.
         self._auto_prior = isinstance(prior_table, str) and prior_table == "auto"
-        self._learned: tuple[LearnedPrior, PlayoutEngine] | None = None
+        # (prior, its table's engine, whether it has line or distance factors)
+        self._learned: tuple[LearnedPrior, PlayoutEngine, bool] | None = None
         if self._auto_prior:
             self._learned = _bundled_prior()
         elif prior_table is not None:
             learned = load_prior(prior_table)
-            self._learned = (learned, PlayoutEngine(learned.table, geometry_table()))
+            self._learned = (learned, PlayoutEngine(learned.table, geometry_table()),
+                             learned.has_factors)
         self.threads = threads
         self.seed = seed
         self.policy = policy
@@ -927,10 +930,11 @@ class MCTS:
                                           LINE_PRIOR[1], LINE_PRIOR[2])
         else:
             # The learned prior has its own line factors: no bare-edge malus.
-            points, raw = expansion_moves(board, color, learned[1].move_values(board), 1.0, 1.0)
-            if learned[0].has_factors:
-                raw *= learned[0].factors(board.size, points,
-                                          *(recent if recent is not None else _recent(board)))
+            rows = learned[0].factor_rows(board.size, *(recent if recent is not None
+                                                        else _recent(board))) \
+                if learned[2] else ()
+            points, raw = expansion_moves(board, color, learned[1].move_values(board), 1.0, 1.0,
+                                          rows)
         if self.fight_prior != 1.0:
             raw *= np.where(_fight_points(board)[points], self.fight_prior, 1.0)
         tactics = weight = None

@@ -304,23 +304,34 @@ class LearnedPrior:
         """Whether any line or distance factor differs from 1."""
         return bool(np.any(self.line != 1) or np.any(self.last != 1) or np.any(self.before != 1))
 
-    def factors(self, size: int, points: npt.ArrayLike, last: int, before: int
-                ) -> npt.NDArray[np.float64]:
-        """``float64[k]``: the line and distance factors of ``points`` (see
-        :func:`distance_buckets` for the arguments and errors; the points are
-        checked by :func:`distance_buckets` only, this is the search's hot path)."""
+    def factor_rows(self, size: int, last: int, before: int
+                    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64],
+                               npt.NDArray[np.float64]]:
+        """The line, last-move and move-before-last factors of every point:
+        three ``float64[size*size]`` (read-only; arguments as for
+        :func:`distance_buckets`).  The search hands them to the core."""
         tables = self._by_size.get(size)
         if tables is None:
             _check_size(size)
             line, dist = _geometry(size)
             tables = (self.line[line], self.last[dist], self.before[dist])
+            for t in tables:
+                t.setflags(write=False)
             self._by_size[size] = tables
         _check_move(size, last, "last")
         _check_move(size, before, "before")
-        p = np.asarray(points, dtype=np.int64)
         none = size * size
-        return (tables[0][p] * tables[1][last if last >= 0 else none][p]
-                * tables[2][before if before >= 0 else none][p])
+        return (tables[0], tables[1][last if last >= 0 else none],
+                tables[2][before if before >= 0 else none])
+
+    def factors(self, size: int, points: npt.ArrayLike, last: int, before: int
+                ) -> npt.NDArray[np.float64]:
+        """``float64[k]``: the line and distance factors of ``points`` (see
+        :func:`distance_buckets` for the arguments and errors; the points are
+        checked by :func:`distance_buckets` only, this is the search's hot path)."""
+        rows = self.factor_rows(size, last, before)
+        p = np.asarray(points, dtype=np.int64)
+        return rows[0][p] * rows[1][p] * rows[2][p]
 
 
 @dataclass(frozen=True)
