@@ -118,3 +118,35 @@ def test_copy_without_history_is_a_scratch_board() -> None:
     assert full.history_moves() == board.history_moves() and full.superko
     full.undo()
     assert full != board
+
+
+def test_copy_into_reloads_a_scratch_board() -> None:
+    """``copy_into``: a scratch board reused for another descent is the same
+    as a fresh ``copy(history=False)``, whatever was played on it before;
+    only a scratch board of the same size can be the target."""
+    board = fp.Board(9, komi=6.5, superko=True)
+    for move in ("E5", "D5", "E4", "D4", "C3"):
+        board.play(move)
+    scratch = board.copy(history=False)
+    for move in ("D6", "F5", "pass", "C4"):
+        scratch.play(move)
+    board.copy_into(scratch)
+    fresh = board.copy(history=False)
+    assert scratch == fresh == board and scratch.zobrist_hash == board.zobrist_hash
+    assert scratch.to_move_code == board.to_move_code and scratch.komi == 6.5
+    assert np.array_equal(scratch.near_mask(), board.near_mask()) and scratch.near_mask().any()
+    assert scratch.consecutive_passes == board.consecutive_passes
+    assert scratch.captures == board.captures and scratch.ko_point == board.ko_point
+    assert scratch.history_moves() == [] and scratch.move_number == 0
+    scratch.play("D6")
+    fresh.play("D6")
+    assert scratch == fresh and np.array_equal(scratch.near_mask(), fresh.near_mask())
+    scratch.check_integrity()
+    with pytest.raises(ValueError, match="scratch"):
+        scratch.copy_into(board.copy())           # would lose that board's history
+    with pytest.raises(ValueError, match="9x9"):
+        board.copy_into(fp.Board(13).copy(history=False))
+    with pytest.raises(ValueError, match="another board"):
+        scratch.copy_into(scratch)
+    with pytest.raises(TypeError):
+        board.copy_into(None)  # type: ignore[arg-type]

@@ -1871,6 +1871,31 @@ cdef class CoreBoard:
         other_b._copy_extra(self)
         return other_b
 
+    def copy_into(self, CoreBoard target not None):
+        """Make ``target`` what :meth:`copy` with ``history=False`` returns,
+        in ``target``'s own memory (a tree search reuses one scratch board
+        per thread instead of allocating one per descent).
+
+        Raises ``ValueError`` when ``target`` is not a scratch board (its
+        history would be lost) or has another size, or is this board.
+        """
+        if not target._scratch:
+            raise ValueError("copy_into needs a scratch board (copy(history=False)) as target")
+        if target.st.size != self.st.size:
+            raise ValueError(f"copy_into needs a {self.st.size}x{self.st.size} target, "
+                             f"not {target.st.size}x{target.st.size}")
+        if target is self:
+            raise ValueError("copy_into needs another board as target")
+        board_copy(&target.st, &self.st)
+        target.q.n = self.q.n
+        memcpy(target.q.pts, self.q.pts, self.q.n * sizeof(int16_t))
+        target._to_move = self._to_move
+        target.komi = self.komi
+        target._suicide = self._suicide
+        target._hashes = [self.st.hash]
+        target._hash_count = {self.st.hash: 1}
+        target._scratch_last = self._last_move()
+
     cdef object _last_move(self):
         """(colour, flat index) of the last move, or None."""
         if self._scratch:

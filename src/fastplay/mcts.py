@@ -1050,6 +1050,7 @@ class MCTS:
             # ownership summed over them (read once the search is over).
             tally = PlayoutTally(root_board.size, self.rave)
             tallies.append(tally)
+            scratch = root_board.copy(history=False)  # this thread's descent board
             try:
                 while True:
                     with self._lock:
@@ -1058,7 +1059,7 @@ class MCTS:
                         first = self._playout_index
                         self._playout_index += batch
                         nodes, path, leaf, terminal = self._descend(root, root_board, batch,
-                                                                    threshold)
+                                                                    threshold, scratch)
                     if terminal is None:
                         # As fastplay.playouts(leaf, db, n=batch, seed=..., threads=1,
                         # scoring=..., amaf=...) without a result to build.
@@ -1125,9 +1126,11 @@ class MCTS:
         return TreeParams(self.policy == "puct", self.rave, self._virtual, self.c_puct,
                           self.c_uct, self.fpu_reduction, self.rave_equiv)
 
-    def _descend(self, root: Node, root_board: Board, batch: int, threshold: int
+    def _descend(self, root: Node, root_board: Board, batch: int, threshold: int,
+                 scratch: Board | None = None
                  ) -> tuple[list[Node], list[int], Board, float | None]:
-        """Select down the tree, playing the moves on a copy of the root board.
+        """Select down the tree, playing the moves on a copy of the root board
+        (``scratch``, reloaded, when given: one per thread).
 
         The compiled :func:`fastplay._core.tree_descend` runs the selection
         (the formulas of the module docstring), the legality and superko
@@ -1137,7 +1140,13 @@ class MCTS:
         tree (two passes), Black's exact Tromp-Taylor margin (komi included)
         instead of ``None``.
         """
-        board = root_board.copy(history=False)   # the tree checks superko itself
+        # A scratch board (the tree checks superko itself): the thread's own,
+        # reloaded, or a new one.
+        if scratch is not None:
+            root_board.copy_into(scratch)
+            board = scratch
+        else:
+            board = root_board.copy(history=False)
         nodes: list[Node] = []
         path: list[int] = []
         hashes: set[int] = set()
