@@ -64,14 +64,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.holdout < 2:
         parser.error("--holdout must be at least 2")
-    if args.out is not None and not Path(args.out).resolve().parent.is_dir():
-        parser.error(f"--out: no such directory: {Path(args.out).parent}")
+    if args.out is not None:
+        if not args.out.strip() or Path(args.out).is_dir():
+            parser.error(f"--out must name a file, not {args.out!r}")
+        if not Path(args.out).resolve().parent.is_dir():
+            parser.error(f"--out: no such directory: {Path(args.out).parent}")
     with tempfile.TemporaryDirectory() as scratch:
         try:
             files = _files(args.sources, Path(scratch))
             samples = collect_samples(files, args.player, args.size)
-        except (FileNotFoundError, SGFError, tarfile.TarError) as exc:
-            parser.error(str(exc))
+        except (OSError, EOFError, SGFError, tarfile.TarError) as exc:
+            parser.error(str(exc) or type(exc).__name__)
     if len(samples) == 0:
         parser.error(f"no moves of a player named like {args.player!r} on {args.size}x{args.size}")
     test = samples.game % args.holdout == 0

@@ -190,7 +190,12 @@ def test_load_prior_refuses_bad_files(tmp_path: Path) -> None:
             ("nan", dict(last=np.full(18, np.nan)), "must be in"),
             ("huge", dict(line=np.full(5, 1e300)), "must be in"),
             ("tiny", dict(properties=np.full(256, 1e-300)), "must be in"),
-            ("text", dict(line=np.array(["a"] * 5)), "not a prior")):
+            ("text", dict(line=np.array(["a"] * 5)), "not a prior"),
+            ("ones", dict(line=np.array(["1"] * 5)), "not a prior"),
+            ("complex", dict(line=np.ones(5, complex)), "not a prior"),
+            ("fraction", dict(cell_index=np.array([3.5]), cell_strength=np.ones(1)), "not a prior"),
+            ("twice", dict(cell_index=np.array([3, 3], np.int32), cell_strength=np.ones(2)),
+             "given twice")):
         with pytest.raises(ValueError, match=message):
             load_prior(_save(tmp_path / f"{name}.npz", **change))
 
@@ -214,10 +219,17 @@ def test_distance_buckets_refuse_points_off_the_board() -> None:
     with pytest.raises(TypeError):
         distance_buckets(9, [1.5], -1, -1)
     prior = load_prior("gnugo9x9")
+    for args in ((9, [0], 81, -1), (30, [0], -1, -1), (9, [-1], -1, -1), (9, [81], -1, -1),
+                 (9.0, [0], -1, -1), (9, [[0, 1]], -1, -1)):
+        with pytest.raises(ValueError):
+            prior.factors(*args)
+    for points in ([3.7], [True], np.array([2**64 - 1], np.uint64)):
+        with pytest.raises((TypeError, ValueError)):
+            prior.factors(9, points, -1, -1)
     with pytest.raises(ValueError):
-        prior.factors(9, [0], 81, -1)
-    with pytest.raises(ValueError):
-        prior.factors(30, [0], -1, -1)
+        prior.factor_rows(9.0, -1, -1)
+    assert prior.factors(9, [], -1, -1).shape == (0,)
+    assert distance_buckets(9, [], -1, -1)[0].shape == (0,)
 
 
 def test_collect_samples_refuses_malformed_moves_and_skips_setups(tmp_path: Path) -> None:
@@ -363,6 +375,8 @@ def test_train_prior_script_fits_and_saves(tmp_path: Path,
 
 @pytest.mark.parametrize("args, message", [
     (["/no/such/dir", "--player", "x"], "no such file"),
+    (["GAMES", "--player", "x", "--out", "GAMES"], "must name a file"),
+    (["GAMES", "--player", "x", "--out", ""], "must name a file"),
     (["GAMES", "--player", "nobody"], "no moves"),
     (["GAMES", "--player", "x", "--holdout", "1"], "holdout"),
     (["GAMES", "--player", "x", "--iterations", "0"], "iterations"),
@@ -383,8 +397,13 @@ def test_train_prior_script_reports_unreadable_input(tmp_path: Path,
     bad.write_text("this is not SGF")
     fake = tmp_path / "games.tar.gz"
     fake.write_text("nor is this an archive")
-    for source in (bad, fake):
+    truncated = tmp_path / "truncated.tar.gz"
+    truncated.write_bytes((ROOT / "benchmarks" / "data" / "gnugo9x9_games.tar.gz")
+                          .read_bytes()[:200_000])
+    folder = tmp_path / "folder"
+    (folder / "looks.sgf").mkdir(parents=True)
+    for source in (bad, fake, truncated, folder):
         with pytest.raises(SystemExit) as stop:
             _train_prior().main([str(source), "--player", "x"])
         assert stop.value.code == 2
-        assert str(source.name) in capsys.readouterr().err or source == fake
+        assert str(source.name) in capsys.readouterr().err or source in (fake, truncated)

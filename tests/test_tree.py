@@ -435,7 +435,14 @@ def test_expansion_moves_multiplies_factor_rows() -> None:
         for row in rows[:k]:
             want = want * row[points]
         np.testing.assert_allclose(got, want, rtol=1e-12)
+    square = expansion_moves(board, color, values, 1.0, 1.0, (rows[0].reshape(9, 9),))[1]
+    np.testing.assert_allclose(square, plain * rows[0][points], rtol=1e-12)
     for bad in ((np.ones(80),), (np.zeros(81),), (np.full(81, np.nan),), (np.full(81, np.inf),),
-                tuple(rows) + (np.ones(81),)):
+                (np.full(81, 1e300),) * 3, (np.full(81, 1e-200),) * 3, (np.ones((3, 27)),),
+                (np.ones((81, 1)),), tuple(rows) + (np.ones(81),)):
         with pytest.raises(ValueError, match="factor rows"):
             expansion_moves(board, color, values, 1.0, 1.0, bad)
+    for bad_type in ((np.ones(81, complex),), (np.ones(81, "m8"),), (np.full(81, "1"),),
+                     (np.ones(81, object),)):
+        with pytest.raises(TypeError, match="real numbers"):
+            expansion_moves(board, color, values, 1.0, 1.0, bad_type)

@@ -1874,7 +1874,10 @@ cdef class CoreBoard:
     def copy_into(self, CoreBoard target not None):
         """Make ``target`` what :meth:`copy` with ``history=False`` returns,
         in ``target``'s own memory (a tree search reuses one scratch board
-        per thread instead of allocating one per descent).
+        per thread instead of allocating one per descent): the position,
+        rules, side to move and last move.  Attributes a subclass copies in
+        ``_copy_extra`` (:attr:`fastplay.Board.sgf_properties`) stay the
+        target's: the hook costs more than the copy.
 
         Raises ``ValueError`` when ``target`` is not a scratch board (its
         history would be lost) or has another size, or is this board.

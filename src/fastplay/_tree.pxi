@@ -782,14 +782,16 @@ def expansion_moves(CoreBoard board not None, int color, values, double line1, d
         color: the mover's colour code.
         values: ``uint32[size, size]`` or flat, the pattern values
             (:meth:`PatternDatabase.move_values`).
-        factors: up to three ``float64[size*size]`` per-point multipliers of
-            the weights (a learned prior's line and distance factors,
+        factors: up to three ``float64[size*size]`` (or ``[size, size]``)
+            per-point multipliers of the weights, each in [1e-6, 1e6] (a
+            learned prior's line and distance factors,
             :meth:`fastplay.prior.LearnedPrior.factor_rows`).
 
     Returns ``(points, weights)``: ``int64[m]`` flat indices in board order
     and ``float64[m]``.  Raises ``ValueError`` for a bad colour or shape,
-    values that are not integers in [0, 2**32), or factors that are not
-    positive and finite.
+    values that are not integers in [0, 2**32), ``line1``/``line2`` that are
+    not positive and finite, or factor rows out of bounds; ``TypeError`` for
+    factor rows that are not real numbers.
     """
     board._check_color(color)
     cdef int size = board.st.size, W = board.st.W, npts = size * size
@@ -807,14 +809,22 @@ def expansion_moves(CoreBoard board not None, int color, values, double line1, d
         raise ValueError("at most three factor rows")
     cdef const double[::1] f0, f1, f2
     cdef const double[::1] fk
-    rows = [np.ascontiguousarray(f, dtype=np.float64).ravel() for f in factors]
+    rows = []
+    for f in factors:
+        given_row = np.asarray(f)
+        if given_row.dtype.kind not in "iuf":
+            raise TypeError(f"factor rows must hold real numbers, not {given_row.dtype}")
+        if given_row.shape != (npts,) and given_row.shape != (size, size):
+            raise ValueError(f"factor rows must have shape ({npts},) or ({size}, {size}), "
+                             f"not {given_row.shape}")
+        rows.append(np.ascontiguousarray(given_row, dtype=np.float64).ravel())
     for row in rows:
         fk = row
-        if fk.shape[0] != npts:
-            raise ValueError(f"factor rows must hold {npts} positive finite numbers")
         for k in range(npts):
-            if not 0.0 < fk[k] < INFINITY:
-                raise ValueError(f"factor rows must hold {npts} positive finite numbers")
+            # Bounded (as fastplay.prior bounds a saved prior's strengths) so
+            # that three rows times a pattern value stay positive and finite.
+            if not 1e-6 <= fk[k] <= 1e6:
+                raise ValueError("factor rows must hold numbers in [1e-6, 1e6]")
     if nf:
         f0 = rows[0]
         f1 = rows[1] if nf > 1 else rows[0]

@@ -99,18 +99,27 @@ def distance_buckets(size: int, points: npt.ArrayLike, last: int, before: int
         TypeError: non-integer points.
     """
     _check_size(size)
-    p = np.asarray(points)
-    if p.dtype.kind not in "iu":
-        raise TypeError(f"points must be integers, not {p.dtype}")
-    p = p.astype(np.int64)
-    if p.size and (p.min() < 0 or p.max() >= size * size):
-        raise ValueError(f"points must be flat indices of a {size}x{size} board")
+    p = _points(size, points)
     _check_move(size, last, "last")
     _check_move(size, before, "before")
     line, dist = _geometry(size)
     none = size * size
     return (line[p], dist[last if last >= 0 else none][p],
             dist[before if before >= 0 else none][p])
+
+
+def _points(size: int, points: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """``points`` as ``int64[k]`` flat indices of the board, or an error."""
+    p = np.asarray(points)
+    if p.size == 0:
+        return np.zeros(0, np.int64)
+    if p.dtype.kind not in "iu":
+        raise TypeError(f"points must be integers, not {p.dtype}")
+    if p.ndim != 1:
+        raise ValueError(f"points must be one-dimensional, not of shape {p.shape}")
+    if p.min() < 0 or p.max() >= size * size:
+        raise ValueError(f"points must be flat indices of a {size}x{size} board")
+    return p.astype(np.int64)
 
 
 def _check_size(size: int) -> None:
@@ -205,6 +214,7 @@ def collect_samples(games: Iterable[str | os.PathLike[str]], player: str, size: 
     Raises:
         fastplay.sgf.SGFError: a file that is not a readable SGF game, or a
             malformed move in one (the message names the file).
+        OSError: a file that cannot be read (missing, a directory).
     """
     from sgfmill import sgf
 
@@ -234,7 +244,8 @@ def collect_samples(games: Iterable[str | os.PathLike[str]], player: str, size: 
             moves = [node.get_move() for node in sequence[1:]]
             handicap = root.has_property("HA") and int(root.get("HA")) > 1
         except ValueError as exc:
-            raise SGFError(f"{path}: a malformed move or property ({exc or 'bad value'})") from None
+            raise SGFError(f"{path}: a malformed move or property ({str(exc) or 'bad value'})"
+                           ) from None
         if record.get_size() != size or len(ours) != 1 or handicap \
                 or any(node.has_setup_stones() for node in sequence):
             continue
@@ -310,9 +321,9 @@ class LearnedPrior:
         """The line, last-move and move-before-last factors of every point:
         three ``float64[size*size]`` (read-only; arguments as for
         :func:`distance_buckets`).  The search hands them to the core."""
+        _check_size(size)
         tables = self._by_size.get(size)
         if tables is None:
-            _check_size(size)
             line, dist = _geometry(size)
             tables = (self.line[line], self.last[dist], self.before[dist])
             for t in tables:
@@ -327,10 +338,9 @@ class LearnedPrior:
     def factors(self, size: int, points: npt.ArrayLike, last: int, before: int
                 ) -> npt.NDArray[np.float64]:
         """``float64[k]``: the line and distance factors of ``points`` (see
-        :func:`distance_buckets` for the arguments and errors; the points are
-        checked by :func:`distance_buckets` only, this is the search's hot path)."""
+        :func:`distance_buckets` for the arguments and errors)."""
         rows = self.factor_rows(size, last, before)
-        p = np.asarray(points, dtype=np.int64)
+        p = _points(size, points)
         return rows[0][p] * rows[1][p] * rows[2][p]
 
 
@@ -459,6 +469,8 @@ def load_prior(source: Any) -> LearnedPrior:
             with importlib.resources.as_file(
                     importlib.resources.files("fastplay") / "data" / BUNDLED[source]) as path:
                 return _read(path)
+        if isinstance(source, str) and not source.strip():
+            raise ValueError("unknown prior ''; bundled: " + ", ".join(BUNDLED))
         path = Path(source)
         if isinstance(source, str) and not path.exists() and not source.endswith(".npz") \
                 and os.sep not in source:
@@ -492,9 +504,13 @@ def _read(path: Path) -> LearnedPrior:
         raise ValueError(f"{path}: a directory, not a prior saved by PriorModel.save")
     try:
         with np.load(path, allow_pickle=False) as data:
-            arrays = {k: np.asarray(data[k], np.float64) for k in shapes}
-            cells = np.asarray(data["cell_index"], np.int64)
-            strengths = np.asarray(data["cell_strength"], np.float64)
+            raw = {k: np.asarray(data[k]) for k in (*shapes, "cell_index", "cell_strength")}
+            if raw["cell_index"].dtype.kind not in "iu" or any(
+                    raw[k].dtype.kind not in "iuf" for k in (*shapes, "cell_strength")):
+                raise ValueError("cell indices must be integers and strengths real numbers")
+            arrays = {k: raw[k].astype(np.float64) for k in shapes}
+            cells = raw["cell_index"].astype(np.int64)
+            strengths = raw["cell_strength"].astype(np.float64)
     except FileNotFoundError:
         raise
     except Exception as exc:  # noqa: BLE001 - any unreadable file (zip, zlib, EOF, memory) is bad input
@@ -505,6 +521,8 @@ def _read(path: Path) -> LearnedPrior:
         raise ValueError(f"{path}: not a prior saved by PriorModel.save (wrong shapes)")
     if len(cells) and (cells.min() < 0 or cells.max() >= NUM_CLASSES * NUM_PROPERTIES):
         raise ValueError(f"{path}: not a prior saved by PriorModel.save (a cell index out of range)")
+    if len(np.unique(cells)) != len(cells):
+        raise ValueError(f"{path}: not a prior saved by PriorModel.save (a cell given twice)")
     every = np.concatenate([arrays[k] for k in shapes] + [strengths])
     if not np.all((every >= STRENGTH_MIN) & (every <= STRENGTH_MAX)):
         raise ValueError(f"{path}: prior strengths must be in [{STRENGTH_MIN:g}, "
