@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -127,13 +128,11 @@ def test_warnings_print_as_one_command_line_line(monkeypatch: pytest.MonkeyPatch
     ]
 
 
-def test_gtp_batch_reaches_the_search(monkeypatch: pytest.MonkeyPatch,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
-    """--batch N: playouts per leaf of the default MCTS (here one genmove of
-    40 playouts in 40 one-playout descents)."""
+def _spy_on_searches(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every MCTS built from now on (to read the options a command gave it)."""
     import fastplay.mcts
 
-    built: list[fastplay.mcts.MCTS] = []
+    built: list[Any] = []
     original = fastplay.mcts.MCTS.__init__
 
     def spy(self: fastplay.mcts.MCTS, *args: object, **kwargs: object) -> None:
@@ -141,6 +140,14 @@ def test_gtp_batch_reaches_the_search(monkeypatch: pytest.MonkeyPatch,
         built.append(self)
 
     monkeypatch.setattr(fastplay.mcts.MCTS, "__init__", spy)
+    return built
+
+
+def test_gtp_batch_reaches_the_search(monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """--batch N: playouts per leaf of the default MCTS (here one genmove of
+    40 playouts in 40 one-playout descents)."""
+    built = _spy_on_searches(monkeypatch)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(
         b"boardsize 9\nclear_board\nplay b E5\ngenmove w\n")))
     assert main(["gtp", "--batch", "1", "--playouts", "40", "--seed", "1"]) == 0
@@ -180,19 +187,11 @@ def test_gtp_and_analyze_take_a_prior(monkeypatch: pytest.MonkeyPatch, tmp_path:
                                       capsys: pytest.CaptureFixture[str]) -> None:
     """--prior: auto (default), none, a bundled name (any case), a file; a bad
     one is a usage error at start-up, before any GTP command."""
-    import fastplay.mcts
     from fastplay.argtypes import prior_option
 
     assert [prior_option(t) for t in ("none", " NONE ", "Auto", "GNUGO9x9 ", "./my.npz")] == \
         [None, None, "auto", "gnugo9x9", "./my.npz"]
-    built: list[fastplay.mcts.MCTS] = []
-    original = fastplay.mcts.MCTS.__init__
-
-    def spy(self: fastplay.mcts.MCTS, *args: object, **kwargs: object) -> None:
-        original(self, *args, **kwargs)  # type: ignore[arg-type]
-        built.append(self)
-
-    monkeypatch.setattr(fastplay.mcts.MCTS, "__init__", spy)
+    built = _spy_on_searches(monkeypatch)
     for flag, want in (([], "auto"), (["--prior", "none"], None),
                        (["--prior", "gnugo9x9"], "gnugo9x9")):
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"genmove b\n")))

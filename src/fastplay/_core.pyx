@@ -1851,12 +1851,7 @@ cdef class CoreBoard:
         """
         cdef CoreBoard other_b = type(self).__new__(type(self))
         other_b._reset(self.st.size)
-        board_copy(&other_b.st, &self.st)
-        other_b.q.n = self.q.n
-        memcpy(other_b.q.pts, self.q.pts, self.q.n * sizeof(int16_t))
-        other_b._to_move = self._to_move
-        other_b.komi = self.komi
-        other_b._suicide = self._suicide
+        self._load_into(other_b)
         if history and not self._scratch:
             other_b._superko = self._superko
             other_b._snapshots = list(self._snapshots)
@@ -1889,15 +1884,20 @@ cdef class CoreBoard:
                              f"not {target.st.size}x{target.st.size}")
         if target is self:
             raise ValueError("copy_into needs another board as target")
+        self._load_into(target)
+        target._hashes = [self.st.hash]
+        target._hash_count = {self.st.hash: 1}
+        target._scratch_last = self._last_move()
+
+    cdef void _load_into(self, CoreBoard target):
+        """Position, update set, side to move, komi and suicide rule into
+        ``target`` (allocated for the same size); the history is the caller's."""
         board_copy(&target.st, &self.st)
         target.q.n = self.q.n
         memcpy(target.q.pts, self.q.pts, self.q.n * sizeof(int16_t))
         target._to_move = self._to_move
         target.komi = self.komi
         target._suicide = self._suicide
-        target._hashes = [self.st.hash]
-        target._hash_count = {self.st.hash: 1}
-        target._scratch_last = self._last_move()
 
     cdef object _last_move(self):
         """(colour, flat index) of the last move, or None."""
