@@ -197,9 +197,6 @@ SIMS_PER_ROOT_MOVE = 4
 #: until a 19x19 match says which plays better.
 BATCH_FLOOR_POINTS = 128
 
-#: Prior factors of first- and second-line moves with no stone within two
-#: lines (a 5x5 window): patterns see nothing there, so every empty point has
-#: the same value and the tie would go to the corner, first in scan order.
 #: Board size on which ``prior_table="auto"`` uses the bundled learned prior
 #: (``fastplay.prior``, fitted to GNU Go's moves on 9x9); other sizes keep
 #: the playout values, since no match has measured the learned prior there.
@@ -222,6 +219,9 @@ def _recent(board: Board) -> tuple[int, int]:
     return moves[1], moves[0]
 
 
+#: Prior factors of first- and second-line moves with no stone within two
+#: lines (a 5x5 window): patterns see nothing there, so every empty point has
+#: the same value and the tie would go to the corner, first in scan order.
 #: The same knowledge as Pachi's 1st/2nd-line malus (``prior.c``, "b19").
 LINE_PRIOR = {1: 0.1, 2: 0.5}
 
@@ -918,8 +918,9 @@ class MCTS:
         color = board.to_move_code
         # Empty points with a pattern value, or legal with a zero one, minus
         # our true eyes; weighted by pattern value and LINE_PRIOR on bare
-        # edges.  The values are PatternDatabase.move_values(board), asked of
-        # the engine directly (the wrapper's checks cost 4 us per node).
+        # edges, or by a learned prior's table and factors.  The values are
+        # PatternDatabase.move_values(board) (or the learned table's), asked
+        # of the engine directly (the wrapper's checks cost 4 us per node).
         learned = self._learned
         if learned is not None and self._auto_prior and board.size != AUTO_PRIOR_SIZE:
             learned = None
