@@ -213,7 +213,7 @@ def test_save_writes_exactly_the_path_and_load_finds_it(tmp_path: Path,
 
 def test_distance_buckets_refuse_points_off_the_board() -> None:
     for args in ((9, [81], -1, -1), (9, [-1], -1, -1), (9, [0], 81, -1), (9, [0], -1, -2),
-                 (0, [0], -1, -1), (26, [0], -1, -1), (9, [0], True, -1)):
+                 (0, [0], -1, -1), (1, [0], -1, -1), (26, [0], -1, -1), (9, [0], True, -1)):
         with pytest.raises(ValueError):
             distance_buckets(*args)
     with pytest.raises(TypeError):

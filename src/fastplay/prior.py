@@ -95,7 +95,7 @@ def distance_buckets(size: int, points: npt.ArrayLike, last: int, before: int
         Three ``int64[k]``: line 0..4, distances 0..17 (see the module docstring).
 
     Raises:
-        ValueError: a size outside 1..25, or a point or move off the board.
+        ValueError: a size outside 2..25, or a point or move off the board.
         TypeError: non-integer points.
     """
     _check_size(size)
@@ -123,8 +123,9 @@ def _points(size: int, points: npt.ArrayLike) -> npt.NDArray[np.int64]:
 
 
 def _check_size(size: int) -> None:
-    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 1 <= size <= 25:
-        raise ValueError(f"size must be an integer in 1..25, not {size!r}")
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 2 <= size <= 25:
+        raise ValueError(f"size must be an integer in 2..25 (fastplay's board sizes), "
+                         f"not {size!r}")
 
 
 def _check_move(size: int, move: int, name: str) -> None:
@@ -223,7 +224,6 @@ def collect_samples(games: Iterable[str | os.PathLike[str]], player: str, size: 
     from fastplay.sgf import SGFError
 
     db = db if db is not None else PatternDatabase.builtin("mc_montegnu_classic")
-    letters = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
     columns: dict[str, list[np.ndarray]] = {k: [] for k in ("index", "values", "line", "last",
                                                             "before")}
     offsets = [0]
@@ -276,7 +276,7 @@ def collect_samples(games: Iterable[str | os.PathLike[str]], player: str, size: 
                     chosen.append(int(place[0]))
                     game_of.append(games_read)
             try:
-                board.play(f"{letters[col]}{row + 1}", colour.upper())
+                board.play(point, colour.upper())
             except ValueError:
                 break  # an illegal move in the record: keep what came before
             recent = [recent[1], point]
