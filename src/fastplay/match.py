@@ -230,7 +230,8 @@ class GameRecord:
         for color, vertex in self.moves:
             node = game.extend_main_sequence()
             node.set_move(color.lower(), common.move_from_vertex(vertex, self.size))
-        return game.serialise()
+        data: bytes = game.serialise()  # sgfmill is untyped
+        return data
 
 
 def _version() -> str:
@@ -371,7 +372,8 @@ def elo_from_score(score: float) -> float:
 
 def score_from_elo(elo: float) -> float:
     """Expected score of a player ``elo`` points stronger."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    odds: float = 10.0 ** (-elo / 400.0)  # float ** float is typed Any (it may be complex)
+    return 1.0 / (1.0 + odds)
 
 
 @dataclass(frozen=True)

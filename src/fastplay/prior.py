@@ -40,10 +40,14 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:  # pragma: no cover - typing only; imported lazily at run time
+    from fastplay.board import Board
+    from fastplay.patterns import PatternDatabase
 
 __all__ = ["MoveSamples", "PriorModel", "LearnedPrior", "collect_samples", "fit",
            "load_prior", "distance_buckets", "BUNDLED"]
@@ -196,7 +200,7 @@ class MoveSamples:
 
 
 def collect_samples(games: Iterable[str | os.PathLike[str]], player: str, size: int = 9,
-                    db: Any = None) -> MoveSamples:
+                    db: PatternDatabase | None = None) -> MoveSamples:
     """The moves of ``player`` in SGF game records, with their legal alternatives.
 
     Args:
@@ -217,76 +221,122 @@ def collect_samples(games: Iterable[str | os.PathLike[str]], player: str, size: 
             malformed move in one (the message names the file).
         OSError: a file that cannot be read (missing, a directory).
     """
-    from sgfmill import sgf
+    from fastplay.patterns import PatternDatabase
 
-    from fastplay.board import Board
-    from fastplay.patterns import PatternDatabase, local_contexts
-    from fastplay.sgf import SGFError
-
-    db = db if db is not None else PatternDatabase.builtin("mc_montegnu_classic")
-    columns: dict[str, list[np.ndarray]] = {k: [] for k in ("index", "values", "line", "last",
-                                                            "before")}
-    offsets = [0]
-    chosen: list[int] = []
-    game_of: list[int] = []
+    if db is None:
+        db = PatternDatabase.builtin("mc_montegnu_classic")
+    builder = _SampleBuilder(db)
     games_read = 0
     for path in games:
-        try:
-            record = sgf.Sgf_game.from_bytes(Path(path).read_bytes())
-        except ValueError as exc:
-            raise SGFError(f"{path}: {exc}") from exc
-        root = record.get_root()
-        names = {c: root.get(p) if root.has_property(p) else ""
-                 for c, p in (("b", "PB"), ("w", "PW"))}
-        ours = [c for c, name in names.items() if player in name]
-        try:
-            sequence = record.get_main_sequence()
-            moves = [node.get_move() for node in sequence[1:]]
-            handicap = root.has_property("HA") and int(root.get("HA")) > 1
-        except ValueError as exc:
-            raise SGFError(f"{path}: a malformed move or property ({str(exc) or 'bad value'})"
-                           ) from None
-        if record.get_size() != size or len(ours) != 1 or handicap \
-                or any(node.has_setup_stones() for node in sequence):
+        game = _read_game(path, player, size)
+        if game is None:
             continue
-        board = Board(size)
-        recent = [-1, -1]  # the move before last and the last move; -1: pass or none
-        for colour, move in moves:
-            if colour is None:
-                continue
-            if move is None:
-                board.pass_move(colour.upper())
-                recent = [recent[1], -1]
-                continue
-            row, col = move
-            point = (size - 1 - row) * size + col
-            if colour == ours[0] and board.to_move == colour.upper():
-                contexts = local_contexts(board)
-                legal = np.flatnonzero(contexts.legal.ravel())
-                place = np.flatnonzero(legal == point)
-                if len(place):
-                    line, last, before = distance_buckets(size, legal, recent[1], recent[0])
-                    columns["index"].append(contexts.index.ravel()[legal])
-                    columns["values"].append(
-                        np.asarray(db.move_values(board), np.float64).ravel()[legal])
-                    columns["line"].append(line)
-                    columns["last"].append(last)
-                    columns["before"].append(before)
-                    offsets.append(offsets[-1] + len(legal))
-                    chosen.append(int(place[0]))
-                    game_of.append(games_read)
-            try:
-                board.play(point, colour.upper())
-            except ValueError:
-                break  # an illegal move in the record: keep what came before
-            recent = [recent[1], point]
+        ours, moves = game
+        _replay_game(builder, size, ours, moves, games_read)
         games_read += 1
-    joined = {k: np.concatenate(v) if v else np.zeros(0) for k, v in columns.items()}
-    return MoveSamples(
-        joined["index"].astype(np.int64), np.asarray(offsets, np.int64),
-        np.asarray(chosen, np.int64), np.asarray(game_of, np.int64),
-        joined["values"].astype(np.float64), joined["line"].astype(np.int64),
-        joined["last"].astype(np.int64), joined["before"].astype(np.int64))
+    return builder.build()
+
+
+# A record's move: sgfmill's (colour "b"/"w", (row, col) with row 0 at the
+# bottom, None for a pass); (None, None) for a node without a move.
+_RecordMove = tuple[str | None, tuple[int, int] | None]
+
+
+def _read_game(path: str | os.PathLike[str], player: str, size: int
+               ) -> tuple[str, list[_RecordMove]] | None:
+    """``player``'s colour (``"b"``/``"w"``) in the game at ``path`` and the
+    game's moves, or None for a game :func:`collect_samples` skips."""
+    from sgfmill import sgf
+
+    from fastplay.sgf import SGFError
+
+    try:
+        record = sgf.Sgf_game.from_bytes(Path(path).read_bytes())
+    except ValueError as exc:
+        raise SGFError(f"{path}: {exc}") from exc
+    root = record.get_root()
+    names = {c: root.get(p) if root.has_property(p) else ""
+             for c, p in (("b", "PB"), ("w", "PW"))}
+    ours = [c for c, name in names.items() if player in name]
+    try:
+        sequence = record.get_main_sequence()
+        moves: list[_RecordMove] = [node.get_move() for node in sequence[1:]]
+        handicap = root.has_property("HA") and int(root.get("HA")) > 1
+    except ValueError as exc:
+        raise SGFError(f"{path}: a malformed move or property ({str(exc) or 'bad value'})"
+                       ) from None
+    if record.get_size() != size or len(ours) != 1 or handicap \
+            or any(node.has_setup_stones() for node in sequence):
+        return None
+    return ours[0], moves
+
+
+def _replay_game(builder: _SampleBuilder, size: int, ours: str, moves: list[_RecordMove],
+                 game: int) -> None:
+    """Play ``moves`` out on an empty board, sampling each move of colour
+    ``ours``; stop at the first illegal move of the record."""
+    from fastplay.board import Board
+
+    board = Board(size)
+    recent = [-1, -1]  # the move before last and the last move; -1: pass or none
+    for colour, move in moves:
+        if colour is None:
+            continue
+        if move is None:
+            board.pass_move(colour.upper())
+            recent = [recent[1], -1]
+            continue
+        row, col = move
+        point = (size - 1 - row) * size + col
+        if colour == ours and board.to_move == colour.upper():
+            builder.add(board, point, recent[1], recent[0], game)
+        try:
+            board.play(point, colour.upper())
+        except ValueError:
+            break  # an illegal move in the record: keep what came before
+        recent = [recent[1], point]
+
+
+class _SampleBuilder:
+    """The columns of a :class:`MoveSamples`, grown one position at a time."""
+
+    def __init__(self, db: PatternDatabase) -> None:
+        self.db = db
+        self.columns: dict[str, list[np.ndarray]] = {
+            k: [] for k in ("index", "values", "line", "last", "before")}
+        self.offsets = [0]
+        self.chosen: list[int] = []
+        self.game_of: list[int] = []
+
+    def add(self, board: Board, point: int, last: int, before: int, game: int) -> None:
+        """The position on ``board`` with ``point`` chosen, from game number
+        ``game``; nothing if ``point`` is not a legal non-suicide move there."""
+        from fastplay.patterns import local_contexts
+
+        contexts = local_contexts(board)
+        legal = np.flatnonzero(contexts.legal.ravel())
+        place = np.flatnonzero(legal == point)
+        if not len(place):
+            return
+        line, last_bucket, before_bucket = distance_buckets(board.size, legal, last, before)
+        self.columns["index"].append(contexts.index.ravel()[legal])
+        self.columns["values"].append(
+            np.asarray(self.db.move_values(board), np.float64).ravel()[legal])
+        self.columns["line"].append(line)
+        self.columns["last"].append(last_bucket)
+        self.columns["before"].append(before_bucket)
+        self.offsets.append(self.offsets[-1] + len(legal))
+        self.chosen.append(int(place[0]))
+        self.game_of.append(game)
+
+    def build(self) -> MoveSamples:
+        """The positions added so far."""
+        joined = {k: np.concatenate(v) if v else np.zeros(0) for k, v in self.columns.items()}
+        return MoveSamples(
+            joined["index"].astype(np.int64), np.asarray(self.offsets, np.int64),
+            np.asarray(self.chosen, np.int64), np.asarray(self.game_of, np.int64),
+            joined["values"].astype(np.float64), joined["line"].astype(np.int64),
+            joined["last"].astype(np.int64), joined["before"].astype(np.int64))
 
 
 @dataclass(frozen=True)
@@ -374,7 +424,11 @@ class PriorModel:
     def strength(self, samples: MoveSamples) -> npt.NDArray[np.float64]:
         """``gamma`` of every candidate of ``samples``: ``float64[k]``."""
         i = samples.index
-        return (self.geometry[i >> 8] * self.properties[i & 255] * self.cells[i]
+        # Named and typed: numpy types ``i >> 8`` with an unsized integer dtype,
+        # and indexing with that as Any.
+        geometry: npt.NDArray[np.int64] = i >> 8
+        properties: npt.NDArray[np.int64] = i & 255
+        return (self.geometry[geometry] * self.properties[properties] * self.cells[i]
                 * self.line[samples.line] * self.last[samples.last]
                 * self.before[samples.before])
 

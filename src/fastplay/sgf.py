@@ -77,6 +77,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+# sgfmill has no type hints: its results get their types where they enter
+# fastplay (an annotated local), so no Any leaks out of this module.
 from sgfmill import common, sgf, sgf_grammar, sgf_properties
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; board imports us lazily
@@ -268,7 +270,8 @@ def _colour_of_pl(raw: bytes, node: int) -> str:
 
 def _gtp(point: tuple[int, int]) -> str:
     # sgfmill's (row, col) has row 0 at the bottom, which is GTP's row 1.
-    return common.format_vertex(point)
+    vertex: str = common.format_vertex(point)
+    return vertex
 
 
 def _points(node: sgf.Tree_node, ident: str, index: int) -> set[tuple[int, int]]:
@@ -285,11 +288,12 @@ def _move(node: sgf.Tree_node, ident: str, index: int, size: int) -> tuple[int, 
     if len(values) != 1:
         raise SGFError(f"{ident} has {len(values)} values", node=index)
     try:
-        return sgf_properties.interpret_go_point(values[0], size)
+        point: tuple[int, int] | None = sgf_properties.interpret_go_point(values[0], size)
     except ValueError as exc:
         raise SGFError(
             f"{ident}[{values[0].decode('utf-8', 'replace')}] is not a point on a "
             f"{size}x{size} board", node=index) from exc
+    return point
 
 
 def _start_to_move(seq: Sequence[sgf.Tree_node], handicap: int | None) -> str:
@@ -502,7 +506,8 @@ def _metadata(root: sgf.Tree_node, game: sgf.Sgf_game) -> dict[str, str]:
 
 
 def _to_point(vertex: str, size: int) -> tuple[int, int] | None:
-    return common.move_from_vertex(vertex, size)
+    point: tuple[int, int] | None = common.move_from_vertex(vertex, size)
+    return point
 
 
 def _looks_like_handicap(black: Iterable[Any], white: Iterable[Any], to_move: str) -> int | None:
@@ -588,4 +593,5 @@ def board_to_sgf(board: Board) -> str:
         next_by_turn = "W" if history[-1][0].upper() == "B" else "B"
         if board.to_move != next_by_turn:
             game.extend_main_sequence().set("PL", board.to_move.lower())
-    return game.serialise().decode("utf-8")
+    data: bytes = game.serialise()
+    return data.decode("utf-8")
