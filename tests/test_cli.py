@@ -153,7 +153,7 @@ def test_gtp_batch_reaches_the_search(monkeypatch: pytest.MonkeyPatch,
     assert main(["gtp", "--batch", "1", "--playouts", "40", "--seed", "1"]) == 0
     out = capsys.readouterr().out
     assert out.count("=") == 4 and "?" not in out
-    assert len(built) == 1 and built[0].batch == 1 and built[0]._batch(9, 40) == 1
+    assert len(built) == 1 and built[0].batch == 1 and built[0].leaf_batch(9, 40) == 1
     assert built[0].root is not None and built[0].root.n.sum() == 40
     for bad in ("0", "-2", "x", "4097", "99999999999999999999"):
         assert main(["gtp", f"--batch={bad}"]) == 2

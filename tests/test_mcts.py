@@ -16,8 +16,13 @@ import numpy as np
 import pytest
 
 import fastplay as fp
-import fastplay.mcts as mcts_module
 from fastplay.mcts import MCTS, Node, eye_mask
+import fastplay.search.driver as driver_module
+from fastplay.search import decide
+from fastplay.search.decide import book_move, is_final, settled
+from fastplay.search.evaluation import ScoreTables, game_value
+from fastplay.search.loop import SearchLoop
+from fastplay.search.priors import NodeMaker
 
 from conftest import shared_path
 
@@ -115,7 +120,7 @@ def test_positional_superko_in_tree(db):
     root = search.root
     assert root is not None
     # every allowed root move leads to a position not seen before
-    seen = search._seen
+    seen = search.tree.seen
     for i in np.flatnonzero(root.allowed):
         move = int(root.moves[i])
         if move < 0:
@@ -187,7 +192,7 @@ def test_cached_selection_follows_the_formulas(db):
             assert np.allclose(node.u, node.prior / (1 + node.n))
             score = q + node.prior * search.c_puct * np.sqrt(node.sum_n + 1) / (1 + node.n)
             if node.open:
-                params = search._params
+                params = search._tree_params()
                 assert score[node.select(params)] == pytest.approx(score.max(), abs=1e-9)
                 # A pending virtual loss too small to change any sum sends the
                 # selection through the full formulas: same choice.
@@ -270,15 +275,15 @@ def test_fight_prior_raises_the_liberties_of_short_strings(db):
         . . . . . . .
         . . . . . . .
     """, to_move="B")
-    from fastplay.mcts import _fight_points
-    marked = {fp.format_vertex(int(i), 7) for i in np.flatnonzero(_fight_points(board))}
+    from fastplay.search.priors import fight_points
+    marked = {fp.format_vertex(int(i), 7) for i in np.flatnonzero(fight_points(board))}
     # every stone has two liberties: their eight liberties are the fight points
     assert marked == {"C6", "B5", "D6", "E5", "B4", "C3", "E4", "D3"}
-    plain = MCTS(db, seed=1)._expand(board, 0.0)
-    fight = MCTS(db, seed=1, fight_prior=4.0)._expand(board, 0.0)
+    plain = MCTS(db, seed=1).expand(board)
+    fight = MCTS(db, seed=1, fight_prior=4.0).expand(board)
     assert np.array_equal(plain.moves, fight.moves)
     ratio = (fight.prior[:-1] / plain.prior[:-1])
-    is_fight = np.isin(plain.moves[:-1], np.flatnonzero(_fight_points(board)))
+    is_fight = np.isin(plain.moves[:-1], np.flatnonzero(fight_points(board)))
     # prior ~ value ** 0.5: the fight points gain a factor 4 ** 0.5 = 2 over the others
     assert np.allclose(ratio[is_fight] / ratio[~is_fight].mean(), 2.0)
     assert np.allclose(ratio[~is_fight], ratio[~is_fight][0])
@@ -294,9 +299,9 @@ def test_ladder_knowledge_scales_priors_and_adds_virtual_playouts(db):
     tactics = board.tactics(fp.WHITE).ravel()
     # prior_power pinned at 0.5: the factors below are ladder_prior ** 0.5
     plain = MCTS(db, seed=1, ladder_prior=1.0, ladder_visits=0.0,
-                 prior_power=0.5)._expand(board, 0.0)
+                 prior_power=0.5).expand(board)
     ladder = MCTS(db, seed=1, ladder_prior=9.0, ladder_visits=30, race_reading=False,
-                  stake_stones=0, prior_power=0.5)._expand(board, 0.0)
+                  stake_stones=0, prior_power=0.5).expand(board)
     assert np.array_equal(plain.moves, ladder.moves)
     code = tactics[plain.moves[:-1]]
     assert {fp.format_vertex(int(m), 9) for m in plain.moves[:-1][code == 3]} == {"E7"}
@@ -325,7 +330,7 @@ def test_batch_is_an_integer_within_bounds_and_within_the_budget(db):
     board = fp.Board(9, komi=7.5)
     board.play("E5")
     search = MCTS(db, seed=1, batch=MAX_BATCH)
-    assert search._batch(9, 100) == 100 and search._batch(9) == MAX_BATCH
+    assert search.leaf_batch(9, 100) == 100 and search.leaf_batch(9) == MAX_BATCH
     result = search.run(board, playouts=100)
     assert result.playouts == 100 and search.root.n.sum() == 100
 
@@ -338,8 +343,8 @@ def test_race_reading_marks_the_race_moves_like_the_ladder_ones(db):
                               move_number=30)  # Black: J8 wins a two-liberty race
     assert board.to_move == "B"
     options = dict(seed=1, ladder_prior=9.0, ladder_visits=30, stake_stones=0, prior_power=0.5)
-    off = MCTS(db, race_reading=False, **options)._expand(board, 0.0)
-    on = MCTS(db, race_reading=True, **options)._expand(board, 0.0)
+    off = MCTS(db, race_reading=False, **options).expand(board)
+    on = MCTS(db, race_reading=True, **options).expand(board)
     assert np.array_equal(off.moves, on.moves)
     ladder = board.tactical_moves(board.to_move_code)[off.moves[:-1]]
     race = np.where(ladder == 0, board.race_moves(board.to_move_code)[off.moves[:-1]], 0)
@@ -370,9 +375,9 @@ def test_tactical_bonus_grows_with_the_stones_at_stake(db):
     assert (race[17], race_stakes[17]) == (2, 2) and codes[17] == 0
     options = dict(seed=1, ladder_prior=8.0, ladder_visits=30.0, race_reading=True,
                    prior_power=0.5)
-    flat = MCTS(db, stake_stones=0, **options)._expand(board, 0.0)
-    staked = MCTS(db, stake_stones=3, **options)._expand(board, 0.0)
-    plain = MCTS(db, ladder_prior=1.0, ladder_visits=0.0, prior_power=0.5)._expand(board, 0.0)
+    flat = MCTS(db, stake_stones=0, **options).expand(board)
+    staked = MCTS(db, stake_stones=3, **options).expand(board)
+    plain = MCTS(db, ladder_prior=1.0, ladder_visits=0.0, prior_power=0.5).expand(board)
     where = {fp.format_vertex(int(m), 9): i for i, m in enumerate(plain.moves[:-1])}
     share = {"F9": 1.0, "H9": 1 / 3, "J8": 2 / 3}
     for vertex, part in share.items():
@@ -393,7 +398,7 @@ def test_tactical_bonus_grows_with_the_stones_at_stake(db):
         MCTS(db, stake_stones=-1)
 
 
-def test_dynamic_komi_raises_the_komi_against_a_side_far_ahead(db):
+def test_dynamic_komi_raises_the_komi_against_a_side_far_ahead(db, monkeypatch):
     """``dynamic_komi``: after a search whose best value is above KOMI_RAISE
     the playouts of the next one give the searching side that many points
     less; the reported win rates stay those of the game's komi."""
@@ -408,42 +413,45 @@ def test_dynamic_komi_raises_the_komi_against_a_side_far_ahead(db):
         search = MCTS(db, seed=1, dynamic_komi=3.0, prior_table=None)
         first = search.run(board, playouts=300)
         assert first.winrate > KOMI_RAISE
-        assert search._extra_komi == {board.to_move_code: 3.0}
+        assert search.extra_komi == {board.to_move_code: 3.0}
+        # the komi the next search's playouts use
+        assert search.komi_control.komi_for(board) == komi + sign * 3.0
         search.run(board, playouts=300)
-        assert search._search_komi == komi + sign * 3.0
-        assert search._extra_komi == {board.to_move_code: 6.0}
+        assert search.extra_komi == {board.to_move_code: 6.0}
         root = search.root
         # a playout won under the harder komi is won under the game's
         assert np.all(root.wins >= root.w - 1e-9) and np.any(root.wins > root.w)
         for _ in range(10):
             search.run(board, playouts=100)
-        assert search._extra_komi[board.to_move_code] == 81 / 4  # capped
+        assert search.extra_komi[board.to_move_code] == 81 / 4  # capped
         search.new_game()
-        assert search._extra_komi == {}
-    assert MCTS(db)._extra_komi == {} and MCTS(db).dynamic_komi == 0.0
+        assert search.extra_komi == {}
+    assert MCTS(db).extra_komi == {} and MCTS(db).dynamic_komi == 0.0
     # The first-play tallies count wins under the search's komi, for the
     # playout moves (in the core) and for the tree moves (in the back-up).
     board = fp.Board(9, komi=7.5)
     search = MCTS(db, seed=1, dynamic_komi=5.0)
-    search._extra_komi = {board.to_move_code: 15.0}
-    backup, checked = search._backup, []
+    search.komi_control.extra[board.to_move_code] = 15.0
+    checked: list[bool] = []
+    backup = SearchLoop._backup
 
-    def spy(nodes, path, leaf, stats, terminal, batch, state):
-        node, i = nodes[0], path[0]
+    def spy(self, descent, value):
+        node, i = descent.nodes[0], descent.path[0]
         before = node.r_moves[1, i] if i < len(node.points) else None
-        backup(nodes, path, leaf, stats, terminal, batch, state)
-        if stats is not None and before is not None:
-            wins = stats.black_wins + 0.5 * stats.draws   # Black to move at the root
-            checked.append(node.r_moves[1, i] - before == wins)
+        backup(self, descent, value)
+        if value.amaf is not None and before is not None:
+            # Black to move at the root: the tree move's first-play tally grew
+            # by the playouts' wins under the search's komi.
+            checked.append(node.r_moves[1, i] - before == value.search_wins)
 
-    search._backup = spy
+    monkeypatch.setattr(SearchLoop, "_backup", spy)
     search.run(board, playouts=1000)
     assert len(checked) > 100 and all(checked)
     with pytest.raises(ValueError, match="dynamic_komi"):
         MCTS(db, dynamic_komi=-1.0)
 
 
-def test_search_cut_short_in_a_descent_drops_its_tree(db):
+def test_search_cut_short_in_a_descent_drops_its_tree(db, monkeypatch):
     """Ctrl-C (or an error) in the middle of a simulation -- here in an
     expansion, with two threads, while the path holds virtual loss -- drops
     the tree instead of keeping counts that disagree; the next search starts
@@ -452,20 +460,20 @@ def test_search_cut_short_in_a_descent_drops_its_tree(db):
     board.play("E5")
     search = MCTS(db, seed=1, threads=2)
     search.run(board, playouts=2000)
-    original = search._expand
+    original = NodeMaker.expand
     calls = [0]
 
-    def expand(position: fp.Board, base: float, recent: tuple[int, int] | None = None) -> Node:
+    def expand(self, position, base, params, recent=None):  # type: ignore[no-untyped-def]
         calls[0] += 1
         if calls[0] == 20:
             raise KeyboardInterrupt
-        return original(position, base, recent)
+        return original(self, position, base, params, recent)
 
-    search._expand = expand  # type: ignore[method-assign]
+    monkeypatch.setattr(NodeMaker, "expand", expand)
     with pytest.raises(KeyboardInterrupt):
         search.run(board, playouts=10**6)
     assert search.root is None and calls[0] == 20
-    search._expand = original  # type: ignore[method-assign]
+    monkeypatch.setattr(NodeMaker, "expand", original)
     result = search.run(board, playouts=1000)
     assert search.root.visits == pytest.approx(result.playouts, abs=8)
     _check_consistent(search.root)
@@ -542,10 +550,10 @@ def test_sudden_death_budgets_never_overrun_the_clock(db, size, main_time):
     board = fp.Board(size)
     used = 0.0
     for _ in range(int(0.75 * size * size)):
-        budget = search._budget(board)
+        budget = search.time_budget(board)
         assert budget is not None and budget > 0
         used += budget + 0.002
-        search._spend(board.to_move_code, budget + 0.002)
+        search.clock.spend(board.to_move_code, budget + 0.002)
         board.play("pass")   # Black's move and White's: the plies go by
         board.play("pass")
     assert used < main_time
@@ -562,13 +570,13 @@ def test_the_clock_caps_an_explicit_limit(db, limit):
     start = time.perf_counter()
     search.run(board, **limit)
     assert time.perf_counter() - start < 1.0
-    remaining, _ = search._clock.left[board.to_move_code]
+    remaining, _ = search.clock.left[board.to_move_code]
     assert remaining < 1.0
 
 
 def test_the_clock_is_charged_for_the_final_probe(db):
     """A settled-looking position costs a probe search after the main one
-    (MCTS._final); without time_left from the controller, our own clock
+    (decide.is_final); without time_left from the controller, our own clock
     is charged for all of it."""
     board = board_from_ascii(MIDGAME_PASSES[0][0], "W", komi=7.5)
     search = MCTS(db, seed=1)
@@ -577,7 +585,7 @@ def test_the_clock_is_charged_for_the_final_probe(db):
     result = search.run(board)
     elapsed = time.perf_counter() - start
     assert result.best_move == "A6"
-    remaining, _ = search._clock.left[board.to_move_code]
+    remaining, _ = search.clock.left[board.to_move_code]
     assert elapsed - 0.008 <= 30 - remaining <= elapsed   # the probe takes 20-40 ms
 
 
@@ -588,7 +596,7 @@ def test_a_time_limit_includes_the_final_probe(db, seconds, monkeypatch):
     it (a tester saw 0.085 s of wall time and 0.021 s reported for S = 0.02
     on 25x25).  A probe of 200,000 playouts would take seconds if it did not
     stop at the limit; the margins allow for a loaded machine."""
-    monkeypatch.setattr(mcts_module, "FINAL_PLAYOUTS", 200_000)
+    monkeypatch.setattr(driver_module, "FINAL_PLAYOUTS", 200_000)
     board = board_from_ascii(MIDGAME_PASSES[0][0], "W", komi=7.5)
     search = MCTS(db, seed=1)
     search.run(board, playouts=50)     # warm: the playout engine is built once
@@ -689,7 +697,7 @@ def test_prior_knowledge_is_virtual_and_follows_the_patterns(db):
     board.play("E5")
     board.play("E6")  # White's hane-like contact: pattern values now differ
     search = MCTS(db, seed=1, even_visits=20, pattern_visits=40, ladder_prior=1.0, ladder_visits=0.0)
-    node = search._expand(board, 0.0)
+    node = search.expand(board)
     assert np.all(node.pn[:-1] == 60) and node.pn[-1] == 20 and node.pw[-1] == 10
     value = node.pw / node.pn
     # value rises with the prior: r / (1 + r) mixed with the even 0.5
@@ -705,14 +713,14 @@ def test_prior_knowledge_is_virtual_and_follows_the_patterns(db):
 def test_score_weight_keeps_wins_above_losses(db):
     search = MCTS(db, score_weight=0.1)
     points = 81
-    values = [search._value(win, margin, points)
+    values = [game_value(win, margin, points, search.score_weight)
               for win, margin in ((0.0, -81.0), (0.0, -0.5), (0.5, 0.0), (1.0, 0.5), (1.0, 81.0))]
     assert values == sorted(values) and len(set(values)) == 5
     assert values[1] < 0.1 and values[3] > 0.9  # wins above 1 - s, losses below s
-    assert MCTS(db)._value(1.0, 0.5, points) == 1.0  # off by default
+    assert game_value(1.0, 0.5, points, MCTS(db).score_weight) == 1.0  # off by default
     # the histogram weights: bin i is Black's area minus White's = i - points, before komi
     board = fp.Board(9, komi=7.5)
-    weights, wins = search._score_table(board.size, board.komi)
+    weights, wins = ScoreTables()(board.size, board.komi)
     assert weights.shape == wins.shape == (2 * points + 1,)
     assert wins[points + 7] == 0.0 and wins[points + 8] == 1.0 and wins.sum() == 81 - 7
     assert weights[points + 8] == pytest.approx(0.5 + 0.5 * 0.5 / points)
@@ -799,9 +807,9 @@ def test_large_boards_keep_a_batch_floor(db):
     result = MCTS(db, seed=1, resign_threshold=None).run(fp.Board(9, komi=7.5), playouts=40)
     assert result.simulations == 40
     # 1 playout per leaf and thread; the floor wins on 19x19 and 25x25
-    assert MCTS(db)._batch(9) == 1 and MCTS(db, threads=2)._batch(9) == 2
-    assert MCTS(db)._batch(19) == 3 and MCTS(db)._batch(25) == 5 and MCTS(db, batch=6, threads=2)._batch(9) == 6
-    assert MCTS(db, threads=2)._batch(19, playouts=1000, moves=362) == 3
+    assert MCTS(db).leaf_batch(9) == 1 and MCTS(db, threads=2).leaf_batch(9) == 2
+    assert MCTS(db).leaf_batch(19) == 3 and MCTS(db).leaf_batch(25) == 5 and MCTS(db, batch=6, threads=2).leaf_batch(9) == 6
+    assert MCTS(db, threads=2).leaf_batch(19, visits=1000, moves=362) == 3
 
 
 def test_opening_book_plays_tengen_on_the_empty_9x9_board_only(db):
@@ -814,8 +822,8 @@ def test_opening_book_plays_tengen_on_the_empty_9x9_board_only(db):
     white_first = fp.Board(9, komi=7.5)
     white_first.pass_move("B")
     for position in (board, white_first, fp.Board(13, komi=7.5), fp.Board(7, komi=7.5)):
-        assert MCTS._book_move(position) is None
-    assert MCTS._book_move(fp.Board(9, komi=0.5)) == "E5"
+        assert book_move(position) is None
+    assert book_move(fp.Board(9, komi=0.5)) == "E5"
 
 
 def test_final_choice_ties_by_value_then_prior(db):
@@ -919,8 +927,8 @@ def test_no_pass_when_passing_loses_a_string(db, index):
         assert result.best_move in saving, (seed, result.best_move)
         assert result.winrate > 0.8
         # Settled for White to move, but not final.
-        assert search._settled(board, result.ownership)
-        assert not search._final(board, result.ownership)
+        assert settled(board, result.ownership)
+        assert not is_final(board, result.ownership, search.final_probe)
 
 
 def test_the_final_probe_searches_with_the_current_settings(db, monkeypatch):
@@ -935,7 +943,7 @@ def test_the_final_probe_searches_with_the_current_settings(db, monkeypatch):
     original = MCTS.__init__
     monkeypatch.setattr(MCTS, "__init__", lambda self, *a, **k:
                         made.append(self) or original(self, *a, **k))
-    search._final(board, result.ownership)
+    is_final(board, result.ownership, search.final_probe)
     assert [(m.c_puct, m.rave_equiv, m.threads) for m in made] == [(2.5, 123.0, 1)]
 
 
@@ -943,8 +951,8 @@ def test_settled_position_is_final(db, monkeypatch):
     search = MCTS(db, seed=1)
     seki = fp.Board.from_sgf(shared_path("cases", "28-scoring-seki.sgf"))
     result = search.run(seki, playouts=500)
-    assert search._settled(seki, result.ownership)
-    assert search._final(seki, result.ownership)
+    assert settled(seki, result.ownership)
+    assert is_final(seki, result.ownership, search.final_probe)
     # After the opponent's pass, our pass would end the game: no probe.
     seki.play("pass")
     result = search.run(seki, playouts=500)
@@ -952,10 +960,10 @@ def test_settled_position_is_final(db, monkeypatch):
     original = MCTS.run
     monkeypatch.setattr(MCTS, "run", lambda self, board, *a, **k:
                         probes.append(board) or original(self, board, *a, **k))
-    assert search._final(seki, result.ownership)
+    assert is_final(seki, result.ownership, search.final_probe)
     assert probes == []
     dead = fp.Board.from_sgf(shared_path("cases", "29-mcts-no-pass-with-dead-stone.sgf"))
     own = search.run(dead, playouts=500).ownership
-    assert not search._settled(dead, own)
+    assert not settled(dead, own)
     empty = fp.Board(9)
-    assert not search._settled(empty, np.zeros((9, 9), dtype=np.float32))
+    assert not settled(empty, np.zeros((9, 9), dtype=np.float32))

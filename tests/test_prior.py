@@ -335,9 +335,9 @@ def test_learned_prior_is_taken_at_power_one_with_the_ladder_factor() -> None:
     code = board.tactics("W").ravel()
     for table, factor in (("auto", 9.0), (None, 3.0)):
         plain = MCTS(db, seed=1, prior_table=table, ladder_prior=1.0, ladder_visits=0.0,
-                     race_reading=False)._expand(board, 0.0)
+                     race_reading=False).expand(board)
         ladder = MCTS(db, seed=1, prior_table=table, ladder_prior=9.0, ladder_visits=0.0,
-                      race_reading=False)._expand(board, 0.0)
+                      race_reading=False).expand(board)
         ratio = ladder.prior[:-1] / plain.prior[:-1]
         moves = plain.moves[:-1]
         none = ratio[code[moves] == 0][0]

@@ -9,7 +9,7 @@ stays cheap for command-line use:
   a ``uint32[1108, 256]`` value table; :class:`PatternSyntaxError`.
 * :func:`playout`, :func:`playouts` -- pattern-driven Monte Carlo playouts,
   GIL-free and reproducible from one seed.
-* :mod:`fastplay.mcts` -- UCT/PUCT tree search in Python on top.
+* :mod:`fastplay.search` -- UCT/PUCT tree search in Python on top, with pluggable priors and evaluators.
 
 Colours are the strings ``"B"`` and ``"W"`` (:data:`BLACK`, :data:`WHITE`).
 """

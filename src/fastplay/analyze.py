@@ -191,7 +191,7 @@ def analyze(args: argparse.Namespace, out: TextIO) -> int:
     unknown database) and ``ImportError`` (``--plot`` without matplotlib) for
     :func:`main` to report.
     """
-    from fastplay.mcts import MCTS
+    from fastplay.search import MCTS
     from fastplay.patterns import PatternDatabase
 
     if args.plot is not None:

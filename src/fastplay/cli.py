@@ -75,7 +75,7 @@ def command_line_warnings() -> Iterator[None]:
 
 def batch_size(text: str) -> int:
     """Playouts per leaf for ``--batch``: an integer in [1, MAX_BATCH]."""
-    from fastplay.mcts import MAX_BATCH  # only when the flag is given: startup stays fast
+    from fastplay.search.config import MAX_BATCH  # only when the flag is given: startup stays fast
 
     value = positive_int(text)
     if value > MAX_BATCH:

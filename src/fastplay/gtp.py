@@ -14,7 +14,7 @@ Framing follows section 3 of the GTP 2 specification exactly:
 * a bad command never stops the engine: it answers ``? message``.
 
 Move generation is delegated to a *search* object with the interface of
-:class:`fastplay.mcts.MCTS` (see :class:`Search`).  It is injected, so tests
+:class:`fastplay.search.MCTS` (see :class:`Search`).  It is injected, so tests
 can drive the engine with a deterministic stub; by default the real MCTS is
 imported on first use, which keeps ``fastplay gtp`` quick to start and lets
 every non-search command work even where the search is unavailable.
@@ -77,7 +77,7 @@ def _check_clock(values: Sequence[int]) -> None:
 
 
 class Search(Protocol):
-    """What the engine needs from a search (:class:`fastplay.mcts.MCTS` has it).
+    """What the engine needs from a search (:class:`fastplay.search.MCTS` has it).
 
     ``run`` returns an object with ``best_move`` (a GTP vertex, ``"pass"`` or
     ``"resign"``), ``winrate`` (for the side to move), ``children`` (objects
@@ -152,10 +152,10 @@ class GTPEngine:
     ----------
     search:
         The move generator (see :class:`Search`).  ``None`` builds a
-        :class:`fastplay.mcts.MCTS` on first use with ``search_factory``.
+        :class:`fastplay.search.MCTS` on first use with ``search_factory``.
     search_factory:
         Called with no argument to build the search lazily; the default
-        imports :mod:`fastplay.mcts` and uses ``patterns``/``pattern_file``.
+        imports :mod:`fastplay.search` and uses ``patterns``/``pattern_file``.
     playouts, seconds:
         Per-move limits passed to ``search.run`` (``None``: the search's own
         time management decides).
@@ -421,7 +421,7 @@ class GTPEngine:
         return self._search
 
     def _default_search(self) -> Search:
-        from fastplay.mcts import MCTS  # lazily: the GTP front end must start fast
+        from fastplay.search import MCTS  # lazily: the GTP front end must start fast
 
         return MCTS(self.load_patterns(), threads=self.threads, seed=self.seed, batch=self.batch,
                     prior_table=self.prior)
@@ -600,8 +600,8 @@ def _gtp_move(move: str) -> str:
 
 
 def _in_seki(board: Board, point: int) -> bool:
-    """Whether the string at ``point`` lives in seki (see :func:`fastplay.mcts.in_seki`)."""
-    from fastplay.mcts import in_seki  # lazily: the GTP front end must start fast
+    """Whether the string at ``point`` lives in seki (see :func:`fastplay.life.in_seki`)."""
+    from fastplay.life import in_seki  # lazily: the GTP front end must start fast
 
     return in_seki(board, point)
 

@@ -500,7 +500,7 @@ def fit(samples: MoveSamples, iterations: int = 60) -> PriorModel:
 
 
 def load_prior(source: Any) -> LearnedPrior:
-    """A prior for :class:`fastplay.mcts.MCTS` (its ``prior_table`` option).
+    """A prior for :class:`fastplay.search.MCTS` (its ``prior_table`` option).
 
     Args:
         source: a :class:`LearnedPrior` (returned as it is); a bundled name

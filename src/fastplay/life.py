@@ -1,0 +1,113 @@
+"""Life on the board as playouts cannot see it: true eyes and seki.
+
+Random playouts always break a seki (someone plays a shared liberty first)
+and fill eyes only by accident, so the search and the GTP engine ask these
+board-level readers before they trust the playouts' ownership.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from fastplay._core import BLACK, WHITE, true_eyes
+from fastplay.board import Board
+
+__all__ = ["eye_mask", "in_seki", "seki_mask"]
+
+
+def eye_mask(grid: npt.NDArray[np.int8], color: int) -> npt.NDArray[np.bool_]:
+    """Empty points that are true one-point eyes of ``color`` (``bool[size, size]``).
+
+    ``grid`` is :meth:`Board.to_numpy` (1 Black, -1 White); ``color`` is +1 for
+    Black, -1 for White.  An eye has only own stones or the edge orthogonally,
+    and at most one enemy stone diagonally (none on the edge or in the
+    corner) -- the usual playout rule (e.g. Pachi's ``board_is_eyelike`` plus
+    the false-eye test).  Filling such a point never helps under area scoring.
+    """
+    return true_eyes(grid, color)
+
+
+def seki_mask(board: Board) -> npt.NDArray[np.bool_]:
+    """``bool[size, size]``: stones of strings in seki (:func:`in_seki`) and
+    the liberties they share."""
+    size = board.size
+    grid = board.to_numpy().ravel()
+    mask = np.zeros(size * size, dtype=bool)
+    done = np.zeros(size * size, dtype=bool)
+    for point in np.flatnonzero(grid):
+        if done[point]:
+            continue
+        members = np.asarray(board.string_indices(int(point)))
+        done[members] = True
+        if in_seki(board, int(point)):
+            mask[members] = True
+            for lib in board.string_liberty_indices(int(point)):
+                # only the shared ones: the others are the string's own eyes
+                if any(grid[n] == -grid[point] for n in _neighbours(int(lib), size)):
+                    mask[int(lib)] = True
+    return mask.reshape(size, size)
+
+
+def in_seki(board: Board, point: int) -> bool:
+    """Whether the string at flat index ``point`` lives in seki with an
+    adjacent enemy string.
+
+    The shape recognised is the one playouts get wrong: the two strings share
+    liberties, every other liberty of each is an eye of its own colour, and a
+    move on any shared liberty, by either side, is illegal or puts the mover's
+    string in atari without capturing.  Neither side can then approach, so
+    both live, even though random playouts, where someone always plays there
+    first, report one of them as captured.
+    """
+    grid = board.to_numpy().ravel()
+    size = board.size
+    own = int(grid[point])
+    libs = {int(i) for i in board.string_liberty_indices(point)}
+    if not libs:
+        return False
+    enemies = {int(board.string_indices(n)[0]) for stone in board.string_indices(point)
+               for n in _neighbours(int(stone), size) if grid[n] == -own}
+    for enemy in enemies:
+        enemy_libs = {int(i) for i in board.string_liberty_indices(enemy)}
+        shared = libs & enemy_libs
+        if (shared
+                and all(not _region_touches(grid, size, lib, -own) for lib in libs - shared)
+                and all(not _region_touches(grid, size, lib, own) for lib in enemy_libs - shared)
+                and all(_self_atari(board, lib, own) and _self_atari(board, lib, -own)
+                        for lib in shared)):
+            return True
+    return False
+
+
+def _self_atari(board: Board, point: int, sign: int) -> bool:
+    """Whether a move at ``point`` (``sign`` +1 Black, -1 White) is illegal or a
+    self-atari that captures nothing."""
+    code = BLACK if sign > 0 else WHITE
+    if board.legality(point, code) is not None:
+        return True
+    trial = board.copy()
+    before = trial.captures_of(code)
+    trial.play_index(point, code)
+    return trial.captures_of(code) == before and trial.liberty_count(point) <= 1
+
+
+def _neighbours(point: int, size: int) -> list[int]:
+    row, col = divmod(point, size)
+    return [r * size + c for r, c in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1))
+            if 0 <= r < size and 0 <= c < size]
+
+
+def _region_touches(grid: npt.NDArray[np.int8], size: int, start: int, color: int) -> bool:
+    """Whether the empty region containing ``start`` borders a stone of ``color``."""
+    stack, seen = [start], {start}
+    while stack:
+        for neighbour in _neighbours(stack.pop(), size):
+            if neighbour in seen:
+                continue
+            if grid[neighbour] == color:
+                return True
+            if grid[neighbour] == 0:
+                seen.add(neighbour)
+                stack.append(neighbour)
+    return False

@@ -1,0 +1,231 @@
+"""The search's options: one frozen, validated :class:`SearchConfig`.
+
+Every option of :class:`fastplay.search.MCTS` that is not a resource
+(threads, seed) or a plug-in (evaluator, prior) lives here, is checked once
+in ``__post_init__``, and is changed by :func:`dataclasses.replace`, which
+checks the new value again.  How each default was chosen is recorded in
+``benchmarks/RESULTS.md``; the constants below say where.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Literal
+
+import numpy as np
+
+__all__ = ["SearchConfig", "C_PUCT", "C_UCT", "DEFAULT_BATCH", "DEFAULT_PLAYOUTS", "MAX_BATCH",
+           "LADDER_PRIOR", "LADDER_VISITS", "option_names"]
+
+#: Exploration constants.  Visits are counted in playouts, so the PUCT term is
+#: about ``1/sqrt(batch)`` of what it would be with visits counted in
+#: simulations (tuned on the tactical tests and 9x9.tst; RESULTS.md).
+C_PUCT = 1.0
+C_UCT = 0.5
+
+#: Playouts per leaf and search thread when ``batch`` is ``None`` (the choice
+#: of 1 per leaf: RESULTS.md, "Match against GNU Go level 10").
+DEFAULT_BATCH = 1
+
+#: Playouts per move when neither a limit nor a clock is given.
+DEFAULT_PLAYOUTS = 5000
+
+#: Largest ``batch``: one batch is one engine call, which a stop request or
+#: the clock cannot interrupt.
+MAX_BATCH = 4096
+
+#: The ladder knowledge's prior factor and virtual playouts (picked once, not
+#: tuned; their matches: RESULTS.md, "ladder knowledge").
+LADDER_PRIOR = 10.0
+LADDER_VISITS = 50.0
+
+Policy = Literal["puct", "uct"]
+ScoringName = Literal["tromp-taylor", "gnugo"]
+
+
+def _integer(name: str, value: Any, low: int, high: int) -> int:
+    """``value`` (an integer, not a bool) in ``[low, high]``, or
+    ``TypeError``/``ValueError`` naming the option."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, not {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be an integer in [{low}, {high}], not {value!r}")
+    return int(value)
+
+
+def _number(name: str, value: Any) -> float:
+    """``value`` (a real number, not a string or a bool) as a float, or
+    ``TypeError``/``ValueError`` naming the option."""
+    if isinstance(value, (str, bytes, bool, np.bool_)):
+        raise TypeError(f"{name} must be a number, not {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a number, not {value!r}") from None
+    except OverflowError:
+        raise ValueError(f"{name} is out of range: {value!r}") from None
+
+
+def _bounded(name: str, value: Any, low: float, high: float) -> float:
+    number = _number(name, value)
+    if not low <= number <= high:
+        raise ValueError(f"{name} must be a number in [{low:g}, {high:g}], not {value!r}")
+    return number
+
+
+# name -> (low, high): real options and their bounds.  Bounded because an
+# infinite constant turns the cached scores into NaN, a prior power above 4
+# overflows with values up to 2**32, and a score weight of 1 drops the wins.
+_REAL_BOUNDS: dict[str, tuple[float, float]] = {
+    "c_puct": (0.0, 1e6), "c_uct": (0.0, 1e6), "fpu_reduction": (-1.0, 1.0),
+    "even_visits": (0.0, 1e12), "pattern_visits": (0.0, 1e12), "score_weight": (0.0, 0.999),
+    "fight_prior": (1e-6, 1e6), "ladder_prior": (1.0, 1e6), "ladder_visits": (0.0, 1e12),
+    "rave_equiv": (1e-3, 1e12), "dynamic_komi": (0.0, 10.0), "mix": (0.0, 1.0),
+}
+
+# name -> (low, high): integer options.  One search below 1 playout, or
+# resigning after 0 searches, means nothing (a tester got moves without a
+# search and resignations on the empty board).
+_INT_BOUNDS: dict[str, tuple[int, int]] = {
+    "resign_moves": (1, 10**6), "default_playouts": (1, 2**53), "max_nodes": (1, 10**9),
+    "stake_stones": (0, 361), "eval_batch": (1, 4096),
+}
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """What the search does, validated at construction.
+
+    Attributes:
+        policy: ``"puct"`` (Rosin 2011 in AlphaGo Zero's form) or ``"uct"``
+            (Kocsis and Szepesvari 2006).
+        c_puct, c_uct: exploration constants of the two formulas.
+        rave: blend in AMAF tallies (RAVE, Gelly and Silver 2007/2011);
+            ``rave_equiv`` is the visit count (playouts) at which a move's
+            own value and its RAVE value weigh the same.
+        batch: visits per leaf -- playouts per simulation -- in [1,
+            ``MAX_BATCH``] and never more than a search's visit limit;
+            ``None``: ``DEFAULT_BATCH`` per thread, at least
+            ``ceil(points / 128)`` (3 on 19x19).
+        expand_threshold: visits an edge needs before it gets a node
+            (``None``: ``2 * batch``, a node on the third visit).
+        prior_power: exponent on the weights that form the priors; ``None``:
+            1 for a learned or user prior (a probability), 0.5 for the
+            playout values (keeps a capture worth 20000 from drowning a
+            quiet move worth 1).
+        pass_prior: prior probability of the pass, in (0, 1).
+        fpu_reduction: first-play urgency (Leela Zero): an unvisited move
+            without RAVE data starts at the parent's mean minus this.
+        scoring: playout scoring, ``"tromp-taylor"`` or ``"gnugo"``.
+        resign_threshold: resign when the best win rate stays below this
+            for ``resign_moves`` searches of at least 100 visits, never in
+            the opening (fewer than a quarter of the points played);
+            ``None`` never resigns.
+        default_playouts: visits per move without a limit or a clock.
+        max_nodes: the tree stops growing beyond this many nodes.
+        even_visits, pattern_visits: prior knowledge as virtual playouts
+            (Gelly and Silver 2007, section 5): at 0.5 for every move, and
+            at ``r / (1 + r)``, ``r`` the prior over the mean prior.
+        score_weight: ``s`` in a playout's value ``(1 - s) win + s (1/2 +
+            margin / (2 points))`` (Fuego's score modification).
+        book: play the one-position book (E5 on the empty 9x9 board).
+        fight_prior: factor on the weight of the liberties of strings with
+            one or two liberties (1 = off).
+        ladder_prior, ladder_visits: the ladder reader's prior factor on a
+            save or capture (its inverse on a bad move) and virtual
+            playouts, won or lost; they apply to a user prior too (1 and 0
+            = off).
+        race_reading: add the capturing-race reader's verdicts (strings of
+            2-4 liberties) to the ladder reader's.
+        stake_stones: stones at stake from which a tactical code gets the
+            whole factor; smaller strings get stones / stake_stones of it
+            (0 = always the whole).
+        dynamic_komi: points by which the komi against the searching side
+            moves after each search (Baudis 2011; 0 = off).
+        prior_table: the weights of the built-in prior: ``"auto"`` (the
+            learned ``gnugo9x9`` prior on 9x9, the playout values
+            elsewhere), ``None`` (the playout values), or anything
+            :func:`fastplay.prior.load_prior` takes.
+        mix: ``lambda`` in the leaf value ``(1 - lambda) v + lambda z``
+            (Silver et al., Nature 2016, who used 0.5): ``v`` the
+            evaluator's value, ``z`` the rollouts'.  1 (the default, and the
+            only value without an evaluator) is the pure rollout search; 0
+            runs no playouts.
+        eval_batch: leaves gathered (kept apart by virtual loss) before one
+            call of the evaluator.
+
+    Raises:
+        TypeError: an option of the wrong type.
+        ValueError: an option out of range, naming it.
+    """
+
+    policy: Policy = "puct"
+    c_puct: float = C_PUCT
+    c_uct: float = C_UCT
+    rave: bool = True
+    rave_equiv: float = 1000.0
+    batch: int | None = None
+    expand_threshold: int | None = None
+    prior_power: float | None = None
+    pass_prior: float = 0.01
+    fpu_reduction: float = 0.1
+    scoring: ScoringName = "tromp-taylor"
+    resign_threshold: float | None = 0.1
+    resign_moves: int = 2
+    default_playouts: int = DEFAULT_PLAYOUTS
+    max_nodes: int = 200_000
+    even_visits: float = 0.0
+    pattern_visits: float = 0.0
+    score_weight: float = 0.0
+    book: bool = True
+    fight_prior: float = 1.0
+    ladder_prior: float = LADDER_PRIOR
+    ladder_visits: float = LADDER_VISITS
+    race_reading: bool = False
+    stake_stones: int = 0
+    dynamic_komi: float = 0.0
+    prior_table: Any = "auto"
+    mix: float = 1.0
+    eval_batch: int = 8
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        if self.policy not in ("puct", "uct"):
+            raise ValueError(f"policy must be 'puct' or 'uct', not {self.policy!r}")
+        if self.scoring not in ("tromp-taylor", "gnugo"):
+            raise ValueError(f"scoring must be 'tromp-taylor' or 'gnugo', not {self.scoring!r}")
+        for name, (low, high) in _REAL_BOUNDS.items():
+            set_(self, name, _bounded(name, getattr(self, name), low, high))
+        for name, (ilow, ihigh) in _INT_BOUNDS.items():
+            set_(self, name, _integer(name, getattr(self, name), ilow, ihigh))
+        for name in ("rave", "book", "race_reading"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, not {getattr(self, name)!r}")
+            set_(self, name, bool(getattr(self, name)))
+        if self.batch is not None:
+            if isinstance(self.batch, (bool, np.bool_)) or not isinstance(
+                    self.batch, (int, np.integer)) or not 1 <= self.batch <= MAX_BATCH:
+                raise ValueError(f"batch must be an integer in [1, {MAX_BATCH}], not "
+                                 f"{self.batch!r}")
+            set_(self, "batch", int(self.batch))
+        if self.expand_threshold is not None:
+            set_(self, "expand_threshold", _integer("expand_threshold", self.expand_threshold,
+                                                    1, 10**6))
+        if not 0 < _number("pass_prior", self.pass_prior) < 1:
+            raise ValueError(f"pass_prior must be in (0, 1), not {self.pass_prior!r}")
+        set_(self, "pass_prior", float(self.pass_prior))
+        if self.resign_threshold is not None:
+            set_(self, "resign_threshold", _bounded("resign_threshold", self.resign_threshold,
+                                                    0.0, 1.0))
+        if self.prior_power is not None:
+            set_(self, "prior_power", _bounded("prior_power", self.prior_power, 0.0, 4.0))
+
+    @property
+    def virtual(self) -> bool:
+        """Whether new nodes get virtual playouts (prior knowledge in ``Q``)."""
+        return self.even_visits > 0 or self.pattern_visits > 0 or self.ladder_visits > 0
+
+
+def option_names() -> tuple[str, ...]:
+    """The names of :class:`SearchConfig`'s options, in declaration order."""
+    return tuple(f.name for f in fields(SearchConfig))

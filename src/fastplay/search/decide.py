@@ -1,0 +1,218 @@
+"""The final choice of a search: the move it answers.
+
+The most visited root move, ties broken by win rate, then prior.  Around
+it, the rules a Go engine needs beyond the win rates:
+
+* a pass is replaced by another move while Tromp-Taylor counting would give
+  the opponent points that the playouts give us (a dead enemy stone still
+  on the board; shared case 29), strings in seki excepted;
+* a move becomes a pass in a *final position*: every string lives by the
+  ownership or is in seki, every empty point is Tromp-Taylor territory of
+  the colour the playouts give it or a shared liberty of a seki -- no move
+  can change the area score (shared case 28, where GNU Go passes too) --
+  once a probe after our pass finds it settled with the opponent to move;
+* after the opponent's pass, passing back wins when it ends the game in our
+  favour with nothing left to capture;
+* the one-position opening book (E5 on the empty 9x9 board);
+* resignation after ``resign_moves`` low searches outside the opening.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+
+from fastplay._core import BLACK as BLACK_CODE
+from fastplay._core import TreeNode
+from fastplay.board import Board, format_vertex
+from fastplay.life import seki_mask
+from fastplay.search.config import SearchConfig
+from fastplay.search.results import ChildStats, lower_bound
+
+__all__ = ["ranked_children", "settled", "dead_enemy", "is_final", "book_move", "Resigner",
+           "choose", "SETTLED", "FINAL_PLAYOUTS", "FINAL_MIN_SECONDS", "Probe"]
+
+#: Ownership beyond which a point counts as settled (:func:`settled`).
+SETTLED = 0.5
+
+#: Visits of the probe after a pass that confirms a settled position is
+#: final (:func:`is_final`); 10-40 ms on 9x9, only at the end of a game.
+FINAL_PLAYOUTS = 500
+
+#: With less time than this left, no probe: the search's ownership decides.
+FINAL_MIN_SECONDS = 0.002
+
+#: A probe: (the position after our pass, seconds or ``None``) -> its
+#: ownership ``float32[size, size]``.
+Probe = Callable[[Board, "float | None"], npt.NDArray[np.float32]]
+
+
+def principal_variation(node: TreeNode, i: int, size: int, limit: int = 12) -> list[str]:
+    """The most-visited line from ``node``'s move ``i``, at most ``limit`` moves."""
+    pv = [format_vertex(int(node.moves[i]), size)]
+    child = node.children[i]
+    while child is not None and len(pv) < limit and child.n.sum() > 0:
+        j = int(np.argmax(child.n))
+        pv.append(format_vertex(int(child.moves[j]), size))
+        child = child.children[j]
+    return pv
+
+
+def ranked_children(root: TreeNode, size: int) -> list[ChildStats]:
+    """The root's moves, best first: most visited, then win rate, then prior.
+
+    Unvisited moves only as a fallback when none was visited, and never a
+    forbidden one (a search of zero playouts answered the opening's pass).
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.where(root.n > 0, root.wins / root.n, -1.0)
+    order = np.lexsort((-root.prior, -value, -root.n))
+    children: list[ChildStats] = []
+    for i in order:
+        visits = int(root.n[i])
+        if visits == 0 and (len(children) >= 1 or not root.allowed[i]):
+            continue
+        winrate = float(root.wins[i] / root.n[i]) if visits else float("nan")
+        children.append(ChildStats(format_vertex(int(root.moves[i]), size), visits, winrate,
+                                   float(root.prior[i]), principal_variation(root, int(i), size),
+                                   lower_bound(winrate, visits), len(children)))
+    return children
+
+
+def dead_enemy(board: Board, own: npt.NDArray[np.float32]) -> bool:
+    """Whether Tromp-Taylor gives the opponent points that the playouts give
+    the side to move (strings in seki and their shared liberties excepted)."""
+    sign = 1 if board.to_move_code == BLACK_CODE else -1
+    ours = (own * sign > 0.5) & (board.area_owner() == -sign)
+    if not ours.any():
+        return False
+    return bool(np.any(ours & ~seki_mask(board)))
+
+
+def settled(board: Board, own: npt.NDArray[np.float32]) -> bool:
+    """Whether every point of ``board`` is settled by the ownership ``own``:
+    each string lives (ownership of its colour above ``SETTLED``) or is in
+    seki; each empty point is Tromp-Taylor territory of the colour the
+    playouts give it, or a shared liberty of a seki.  Never on an empty board."""
+    grid = board.to_numpy()
+    if not grid.any():
+        return False
+    seki = seki_mask(board)
+    tt = board.area_owner()
+    stones = grid != 0
+    done = np.where(stones, own * grid > SETTLED, (tt != 0) & (own * tt > SETTLED))
+    return bool(np.all(done | seki))
+
+
+def is_final(board: Board, own: npt.NDArray[np.float32], probe: Probe | None,
+             deadline: float | None = None) -> bool:
+    """Whether ``board`` is a final position whoever moves first.
+
+    ``own`` comes from playouts in which the side to move moves first, so a
+    string in atari or a cut that one move mends looks settled (passing
+    there lost five of 945 match games; RESULTS.md, "the pass bug").  So it
+    is final only if ``probe`` -- the same search after our pass, the
+    opponent moving first -- finds it settled too.  No probe is made when
+    ``probe`` is ``None`` (a probe does not probe again), after the
+    opponent's pass (our pass ends the game), or with less than
+    ``FINAL_MIN_SECONDS`` before ``deadline`` (a ``time.perf_counter()``
+    value; the probe itself stops there).
+    """
+    if not settled(board, own):
+        return False
+    if probe is None or board.consecutive_passes >= 1:
+        return True
+    limit = None if deadline is None else deadline - time.perf_counter()
+    if limit is not None and limit < FINAL_MIN_SECONDS:
+        return True
+    after = board.copy()
+    after.play("pass")
+    return settled(after, probe(after, limit))
+
+
+def book_move(board: Board) -> str | None:
+    """The opening book: ``"E5"`` (tengen) on an empty 9x9 board, else ``None``.
+
+    With a few thousand playouts every first 9x9 move is within noise of
+    50 %, so the search would pick one nearly at random (RESULTS.md); the
+    centre is the standard first move of 9x9 play.
+    """
+    if board.size == 9 and board.to_move_code == BLACK_CODE \
+            and not board.to_numpy().any() and board.legality(40, BLACK_CODE) is None:
+        return "E5"
+    return None
+
+
+class Resigner:
+    """Counts searches in a row whose best win rate is below the threshold."""
+
+    def __init__(self) -> None:
+        self.low_searches = 0
+
+    def __call__(self, board: Board, move: str, winrate: float, visits: int,
+                 config: SearchConfig) -> str:
+        """``"resign"`` once the best win rate has stayed below
+        ``resign_threshold`` for ``resign_moves`` searches of at least 100
+        visits, outside the opening; else ``move``."""
+        if config.resign_threshold is None:
+            return move
+        npts = board.size * board.size
+        stones = int(np.count_nonzero(board.to_numpy()))
+        in_opening = max(board.move_number, stones) < npts // 4
+        if winrate < config.resign_threshold and visits >= 100 and not in_opening:
+            self.low_searches += 1
+        else:
+            self.low_searches = 0
+        return "resign" if self.low_searches >= config.resign_moves else move
+
+
+def _instead_of_pass(board: Board, own: npt.NDArray[np.float32],
+                     children: list[ChildStats]) -> ChildStats | None:
+    """A non-pass move when passing now would leave points miscounted (the
+    most visited other move not clearly worse than the pass), or ``None``."""
+    if not dead_enemy(board, own):
+        return None
+    pass_rate = next((c.winrate for c in children if c.move == "pass"), 0.0)
+    for child in children:
+        # The safeguard must not turn a won game into a broken seki.
+        if child.move != "pass" and child.visits > 0 and child.winrate >= pass_rate - 0.1:
+            return child
+    return None
+
+
+def _wins_by_passing(board: Board) -> bool:
+    score = board.score()
+    return score > 0 if board.to_move_code == BLACK_CODE else score < 0
+
+
+def choose(board: Board, children: list[ChildStats], own: npt.NDArray[np.float32],
+           config: SearchConfig, probe: Probe | None, deadline: float | None
+           ) -> tuple[str, float]:
+    """The move to answer and its win rate (before resignation), from the
+    ranked ``children`` and the search's ownership ``own``."""
+    best = children[0] if children else ChildStats("pass", 0, 0.5, 1.0, ["pass"])
+    move = best.move
+    winrate = best.winrate if best.visits else 0.5
+    if move == "pass":
+        alt = _instead_of_pass(board, own, children)
+        if alt is not None:
+            move, winrate = alt.move, alt.winrate
+    elif is_final(board, own, probe, deadline) and not dead_enemy(board, own):
+        # The win rates do not matter here: playouts break sekis.
+        move = "pass"
+        passing = next((c for c in children if c.move == "pass" and c.visits), None)
+        winrate = passing.winrate if passing is not None else \
+            (1.0 if _wins_by_passing(board) else 0.0)
+    elif board.consecutive_passes >= 1 and _wins_by_passing(board) \
+            and not dead_enemy(board, own):
+        # Playing on would only fill our own area.
+        move, winrate = "pass", 1.0
+    book = book_move(board) if config.book else None
+    if book is not None:
+        move = book
+        booked = next((c for c in children if c.move == book and c.visits), None)
+        winrate = booked.winrate if booked is not None else winrate
+    return move, winrate

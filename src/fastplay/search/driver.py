@@ -1,0 +1,498 @@
+"""The search driver: :class:`MCTS` -- run, analyze, ponder, tree reuse, threads.
+
+The driver owns what lives from move to move (the tree, the clock, the
+dynamic komi, the resignation count, the random stream) and puts the parts
+together for each search: :mod:`~fastplay.search.config` (options),
+:mod:`~fastplay.search.priors` (new nodes), :mod:`~fastplay.search.tree`
+(root and descent), :mod:`~fastplay.search.loop` (simulations),
+:mod:`~fastplay.search.evaluation` (leaf values),
+:mod:`~fastplay.search.decide` (the answer), :mod:`~fastplay.search.clock`
+and :mod:`~fastplay.search.komi`.  Its shape follows OpenSpiel's
+``MCTSBot`` (an injected evaluator) and python-chess's engine API (a
+limit per search, ``InfoDict`` snapshots while it runs).
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from fastplay._core import BLACK as BLACK_CODE
+from fastplay._core import PlayoutEngine, TreeNode, TreeParams
+from fastplay.board import Board
+from fastplay.montecarlo import _engine as playout_engine
+from fastplay.search.clock import Clock
+from fastplay.search.config import DEFAULT_BATCH, SearchConfig, option_names
+from fastplay.search.decide import FINAL_PLAYOUTS, Resigner, choose, ranked_children
+from fastplay.search.evaluation import Evaluator, ScoreTables
+from fastplay.search.komi import DynamicKomi
+from fastplay.search.loop import Limits, SearchLoop, SearchState
+from fastplay.search.priors import NodeMaker, PriorFunction
+from fastplay.search.results import SearchInfo, SearchResult
+from fastplay.search.tree import SearchTree
+
+__all__ = ["MCTS"]
+
+#: With a visit limit, the batch shrinks so that the root's moves get at
+#: least this many simulations' worth of visits on average.
+SIMS_PER_ROOT_MOVE = 4
+
+#: ... but never below ``ceil(size * size / BATCH_FLOOR_POINTS)`` playouts
+#: per leaf (1 on 9x9 and 13x13, 3 on 19x19, 5 on 25x25; RESULTS.md).
+BATCH_FLOOR_POINTS = 128
+
+#: Time kept for the final probe out of a time limit S: 5 % of S, at least
+#: 10 ms, at most S / 4; the tree search stops that much earlier.
+FINAL_RESERVE = 0.05
+FINAL_RESERVE_MIN = 0.01
+
+
+def _check_limits(visits: Any, playouts: Any, seconds: Any) -> tuple[int | None, float | None]:
+    """The visit and time limits of a search, checked (``playouts`` is the
+    older name of ``visits``: every leaf evaluation without an evaluator is
+    a playout)."""
+    if visits is not None and playouts is not None:
+        raise TypeError("give visits= or playouts= (the same count), not both")
+    count = visits if visits is not None else playouts
+    name = "visits" if visits is not None else "playouts"
+    if count is not None:
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)):
+            raise TypeError(f"{name} must be an integer, not {type(count).__name__}")
+        if count < 1:
+            raise ValueError(f"{name} must be >= 1, not {count}")
+        count = int(count)
+    if seconds is not None:
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float, np.integer,
+                                                                 np.floating)):
+            raise TypeError(f"seconds must be a number, not {type(seconds).__name__}")
+        if not (math.isfinite(seconds) and seconds > 0):
+            raise ValueError(f"seconds must be finite and > 0, not {seconds}")
+        seconds = float(seconds)
+    return count, seconds
+
+
+class MCTS:
+    """Tree search over pattern-driven playouts (see :mod:`fastplay.search`).
+
+    Args:
+        db: a :class:`fastplay.PatternDatabase`: the playout policy (and the
+            built-in prior's weights, unless a learned prior is chosen).
+        config: a :class:`SearchConfig` (``None``: the defaults).
+        threads: search threads (>= 1).  The playouts run in C without the
+            GIL, so two threads use two cores; results are then no longer
+            reproducible.
+        seed: non-negative integer; with ``threads=1`` and a visit limit a
+            search is a pure function of the seed and the calls made.
+            ``None`` draws one from the operating system.
+        evaluator: ``evaluator(boards: list[Board]) -> float[n]``, for each
+            position the probability in [0, 1] that its side to move wins;
+            mixed with the rollouts by ``config.mix``.  With ``threads`` > 1
+            it may be called from several threads at once.
+        prior: ``prior(board) -> float[size*size + 1]`` (flat ``row * size
+            + col``, pass last), non-negative: the prior of new nodes,
+            normalised over their legal moves.
+        **options: :class:`SearchConfig` fields, applied to ``config`` (the
+            older way to pass them).
+
+    Each option is also an attribute (``search.c_puct``); assigning one
+    replaces :attr:`config` by a validated copy.
+
+    Raises:
+        TypeError: ``db`` is not a PatternDatabase, an unknown option, an
+            evaluator or prior that is not callable, an option of the wrong type.
+        ValueError: an out-of-range option, or ``mix < 1`` without an evaluator.
+    """
+
+    def __init__(self, db: Any, config: SearchConfig | None = None, *, threads: int = 1,
+                 seed: int | None = None, evaluator: Evaluator | None = None,
+                 prior: PriorFunction | None = None, **options: Any) -> None:
+        from fastplay.patterns import PatternDatabase
+
+        if not isinstance(db, PatternDatabase):
+            raise TypeError(f"db must be a fastplay.PatternDatabase, not {type(db).__name__}")
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a positive integer, not {threads!r}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+            raise ValueError(f"seed must be a non-negative integer or None, not {seed!r}")
+        for name, plug in (("evaluator", evaluator), ("prior", prior)):
+            if plug is not None and not callable(plug):
+                raise TypeError(f"{name} must be callable, not {type(plug).__name__}")
+        if config is not None and not isinstance(config, SearchConfig):
+            raise TypeError(f"config must be a SearchConfig, not {type(config).__name__}")
+        unknown = sorted(set(options) - set(option_names()))
+        if unknown:
+            raise TypeError(f"unknown search option(s): {', '.join(unknown)}")
+        self.db = db
+        self.threads = threads
+        self.seed = seed
+        self.evaluator = evaluator
+        self.prior = prior
+        # The core's playout engine, called directly (fastplay.playouts()
+        # adds checks and summaries the search does not use); the one
+        # fastplay.playouts() caches for this database.
+        self._engine: PlayoutEngine = playout_engine(db)
+        self._maker: NodeMaker | None = None
+        self.config = replace(config or SearchConfig(), **options)
+        self._seed_base = seed if seed is not None else secrets.randbits(62)
+        # The next playout index: each simulation's playouts are the next
+        # indices of the one random stream family of ``_seed_base``.
+        self._counter = [0]
+        self._tables = ScoreTables()
+        self._lock = threading.Lock()
+        self._in_use = threading.Lock()        # held by run(): one search at a time
+        self._ponder_lock = threading.RLock()  # guards the ponder thread's hand-over
+        self._tree = SearchTree()
+        self._clock = Clock()
+        self._komi = DynamicKomi(self.config.dynamic_komi)
+        self._resigner = Resigner()
+        self._live: SearchLoop | None = None
+        self._probing = False                  # a final probe does not probe again
+        self._ponder_thread: threading.Thread | None = None
+        self._ponder_stop = threading.Event()
+        self._ponder_error: BaseException | None = None
+
+    # -- options ---------------------------------------------------------------
+
+    @property
+    def config(self) -> SearchConfig:
+        """The search's options; assign a new :class:`SearchConfig` (or use
+        ``dataclasses.replace``) to change them between searches."""
+        return self._config
+
+    @config.setter
+    def config(self, config: SearchConfig) -> None:
+        if not isinstance(config, SearchConfig):
+            raise TypeError(f"config must be a SearchConfig, not {type(config).__name__}")
+        if config.mix < 1 and self.evaluator is None:
+            raise ValueError(f"mix={config.mix:g} needs an evaluator (mix is the rollouts' "
+                             f"share of the leaf value)")
+        self._config = config
+        if self._maker is None:
+            self._maker = NodeMaker(self._engine, config, self.prior)
+        else:
+            self._maker.configure(config)
+        if hasattr(self, "_komi"):
+            self._komi.step = config.dynamic_komi
+
+    @property
+    def root(self) -> TreeNode | None:
+        """The current root node (``None`` before the first search)."""
+        return self._tree.root
+
+    @property
+    def extra_komi(self) -> dict[int, float]:
+        """Dynamic komi: the extra komi against each side (colour code -> points)."""
+        return dict(self._komi.extra)
+
+    @property
+    def komi_control(self) -> DynamicKomi:
+        """The dynamic komi kept from search to search."""
+        return self._komi
+
+    @property
+    def clock(self) -> Clock:
+        """The clock (``time_settings``, ``time_left``, the budget per move)."""
+        return self._clock
+
+    @property
+    def tree(self) -> SearchTree:
+        """The game's tree: root, root position, the game's positions, node count."""
+        return self._tree
+
+    def expand(self, board: Board) -> TreeNode:
+        """A new node for ``board`` as this search makes it (candidate moves,
+        priors, virtual playouts), outside the tree: for inspecting priors."""
+        assert self._maker is not None
+        return self._maker.expand(board, 0.0, self._tree_params())
+
+    # -- game and clock ----------------------------------------------------------
+
+    def new_game(self) -> None:
+        """Forget the tree, the resignation count, the clock's time left and
+        the dynamic komi."""
+        self.ponder_stop()
+        self._tree.drop()
+        self._resigner = Resigner()
+        self._clock.left.clear()
+        self._komi.clear()
+
+    def set_time(self, main_time: float, byo_yomi_time: float, byo_yomi_stones: int) -> None:
+        """GTP ``time_settings`` (see :meth:`Clock.set_time`)."""
+        self._clock.set_time(main_time, byo_yomi_time, byo_yomi_stones)
+
+    def time_left(self, color: str, seconds: float, stones: int) -> None:
+        """GTP ``time_left``: ``seconds`` left for ``color``; ``stones`` > 0 in byo-yomi."""
+        self._clock.time_left(color, seconds, stones)
+
+    def time_budget(self, board: Board) -> float | None:
+        """Seconds the clock allows for ``board``'s move (``None``: no clock)."""
+        return self._clock.budget(board)
+
+    # -- search ------------------------------------------------------------------
+
+    def run(self, board: Board, playouts: int | None = None, seconds: float | None = None, *,
+            visits: int | None = None, callback: Callable[[int], None] | None = None
+            ) -> SearchResult:
+        """Search ``board`` (unchanged) for its side to move and return the result.
+
+        Args:
+            board: the position, with its history (for superko and tree reuse).
+            playouts, visits: stop after this many leaf evaluations (the same
+                count under two names: without an evaluator each is a playout).
+            seconds: stop after this much wall time, the final choice
+                included.  With both limits the first reached stops.  A clock
+                set by :meth:`set_time` caps either limit and decides alone
+                without them; with no limit and no clock, ``default_playouts``.
+            callback: called from the searching thread with the visits so
+                far, about every 50 ms (for progress bars).
+
+        Raises:
+            TypeError: ``board`` is not a Board, a limit of the wrong type.
+            ValueError: a limit below 1 or not finite; a :class:`PluginError`
+                when the evaluator or the prior fails.
+            RuntimeError: another thread is searching with this object.
+        """
+        if not isinstance(board, Board):
+            raise TypeError(f"board must be a fastplay.Board, not {type(board).__name__}")
+        count, seconds = _check_limits(visits, playouts, seconds)
+        if not self._in_use.acquire(blocking=False):
+            # One tree: two searches at once would replace each other's root.
+            raise RuntimeError("this MCTS is already searching in another thread; "
+                               "use one MCTS object per thread")
+        try:
+            self.ponder_stop()
+            return self._run_move(board, count, seconds, callback)
+        finally:
+            self._in_use.release()
+
+    def _run_move(self, board: Board, visits: int | None, seconds: float | None,
+                  callback: Callable[[int], None] | None) -> SearchResult:
+        """:meth:`run` once the lock is held: limits, clock, search, answer."""
+        start = time.perf_counter()
+        explicit = visits is not None or seconds is not None
+        budget = self._clock.budget(board)
+        clocked = budget is not None
+        if budget is not None and (seconds is None or budget < seconds):
+            # The clock caps an explicit limit too.
+            seconds = budget
+        if visits is None and seconds is None:
+            visits = self.config.default_playouts
+        deadline = None if seconds is None else start + seconds
+        searching = None if seconds is None else seconds - min(
+            seconds / 4, max(FINAL_RESERVE * seconds, FINAL_RESERVE_MIN))
+        state = self._search(board.copy(), Limits(visits, searching, clocked and not explicit,
+                                                  None, callback))
+        result = self._result(board, state, start, deadline)
+        if self.config.dynamic_komi > 0:
+            self._komi.adjust(board, self._tree.root)
+        if clocked:
+            # All of it: the answer may add a probe search.
+            self._clock.spend(board.to_move_code, time.perf_counter() - start)
+        return result
+
+    def analyze(self, board: Board, visits: int | None = None, seconds: float | None = None, *,
+                playouts: int | None = None, interval: float = 0.1) -> Iterator[SearchInfo]:
+        """Search ``board`` and yield a :class:`SearchInfo` every ``interval``
+        seconds, then a final one (``final=True``, the answer of :meth:`run`).
+
+        Limits as :meth:`run` (no clock and no default: without a limit the
+        search runs until the loop is left, as ``lz-analyze`` does).  Leaving
+        the loop (``break``, ``close()``) stops the search within
+        milliseconds; the tree is kept for reuse.  Dynamic komi and the clock
+        are not changed by an analysis.  Raises as :meth:`run` (the checks
+        at the call, the search's errors from the iteration) and
+        ``ValueError`` for an interval that is not a positive finite number.
+        """
+        if not isinstance(board, Board):
+            raise TypeError(f"board must be a fastplay.Board, not {type(board).__name__}")
+        count, seconds = _check_limits(visits, playouts, seconds)
+        if isinstance(interval, bool) or not isinstance(interval, (int, float)) \
+                or not (math.isfinite(interval) and interval > 0):
+            raise ValueError(f"interval must be a positive number of seconds, not {interval!r}")
+        return self._analysis(board.copy(), count, seconds, float(interval))
+
+    def _analysis(self, board: Board, visits: int | None, seconds: float | None,
+                  interval: float) -> Iterator[SearchInfo]:
+        from fastplay.search.snapshot import final_info, snapshot
+
+        stop = threading.Event()
+        box: dict[str, Any] = {}
+        start = time.perf_counter()
+
+        def work() -> None:
+            try:
+                limits = Limits(visits, seconds, False, stop, None)
+                state = self._search(board.copy(), limits, track_scores=True)
+                if not stop.is_set():
+                    box["result"] = self._result(board, state, start,
+                                                 None if seconds is None else start + seconds)
+                    box["state"] = state
+            except BaseException as exc:  # noqa: BLE001 - re-raised in the generator
+                box["error"] = exc
+
+        if not self._in_use.acquire(blocking=False):
+            raise RuntimeError("this MCTS is already searching in another thread")
+        thread = threading.Thread(target=work, name="fastplay-analyze", daemon=True)
+        try:
+            self.ponder_stop()
+            thread.start()
+            while True:
+                thread.join(timeout=interval)
+                if not thread.is_alive():
+                    break
+                with self._lock:
+                    info = snapshot(self._live, self._tree, board, start)
+                if info is not None:
+                    yield info
+            if "error" in box:
+                raise box["error"]
+            yield final_info(box["result"], box["state"], board)
+        finally:
+            stop.set()
+            if thread.is_alive() or thread.ident is not None:
+                thread.join()
+            self._live = None
+            self._in_use.release()
+
+    def leaf_batch(self, size: int, visits: int | None = None, moves: int = 1) -> int:
+        """Visits per leaf: ``batch`` if set, else ``DEFAULT_BATCH`` per thread
+        (a second thread needs playouts to overlap) or the size's floor
+        ``ceil(points / BATCH_FLOOR_POINTS)`` where larger; with a visit
+        limit of fewer than ``SIMS_PER_ROOT_MOVE`` simulations per root move
+        it shrinks to the floor, so that PUCT spends a small budget where
+        the priors point."""
+        batch_option = self.config.batch
+        if batch_option is not None:
+            return min(batch_option, visits) if visits is not None else batch_option
+        floor = -(-size * size // BATCH_FLOOR_POINTS)
+        batch = max(DEFAULT_BATCH * self.threads, floor)
+        if visits is not None:
+            batch = max(floor, min(batch, visits // (SIMS_PER_ROOT_MOVE * moves)))
+        return batch
+
+    def _tree_params(self) -> TreeParams:
+        """The selection constants, as the compiled tree reads them."""
+        c = self.config
+        return TreeParams(c.policy == "puct", c.rave, c.virtual, c.c_puct, c.c_uct,
+                          c.fpu_reduction, c.rave_equiv)
+
+    def _search(self, board: Board, limits: Limits, track_scores: bool = False) -> SearchState:
+        """Prepare the root for ``board`` and run simulations until ``limits``."""
+        assert self._maker is not None
+        config = self.config
+        with self._lock:
+            params = self._tree_params()   # the options as they are now
+            root = self._tree.prepare(board, self._maker, params)
+            batch = self.leaf_batch(board.size, limits.visits, len(root.moves))
+            loop = SearchLoop(config, params, self._tree, self._maker, self._engine, self._lock,
+                              self.threads, self._seed_base, self._counter,
+                              self._komi.komi_for(board), self._tables, self.evaluator)
+            loop.state = SearchState(board.size * board.size)
+            self._live = loop
+        # Default: a node on the third visit of an edge (two batches).
+        threshold = config.expand_threshold if config.expand_threshold is not None \
+            else 2 * batch
+        return loop.run(board, limits, batch, threshold, track_scores)
+
+    def final_probe(self, after: Board, seconds: float | None) -> npt.NDArray[np.float32]:
+        """The final-position probe (:func:`fastplay.search.decide.is_final`):
+        the same search (current options, one thread, this seed, the same
+        plug-ins) of ``after``, the position after our pass, for
+        ``FINAL_PLAYOUTS`` visits or ``seconds``; its ownership."""
+        config = replace(self.config, resign_threshold=None, book=False)
+        probe = MCTS(self.db, config, threads=1, seed=self._seed_base,
+                     evaluator=self.evaluator, prior=self.prior)
+        probe._probing = True
+        return probe.run(after, visits=FINAL_PLAYOUTS, seconds=seconds).ownership
+
+    def _result(self, board: Board, state: SearchState, start: float,
+                deadline: float | None) -> SearchResult:
+        """The search's answer; ``start`` and ``deadline``: ``time.perf_counter()``
+        values (the deadline bounds the final probe)."""
+        root = self._tree.root
+        assert root is not None
+        size = board.size
+        children = ranked_children(root, size)
+        done = state.done
+        own = (state.own / done if done else np.zeros(size * size)).astype(np.float32)
+        own = own.reshape(size, size)
+        probe = None if self._probing else self.final_probe
+        move, winrate = choose(board, children, own, self.config, probe, deadline)
+        move = self._resigner(board, move, winrate, int(root.n.sum()), self.config)
+        return SearchResult(best_move=move, winrate=winrate, children=children,
+                            ownership=own, playouts=state.playouts,
+                            seconds=time.perf_counter() - start, simulations=state.sims,
+                            root_visits=int(root.visits), nodes=self._tree.nodes,
+                            visits=state.done)
+
+    # -- pondering ---------------------------------------------------------------
+
+    def ponder_start(self, board: Board) -> None:
+        """Search ``board`` (the opponent to move) in a background thread until
+        :meth:`ponder_stop`; the next :meth:`run` reuses the subtree of the
+        move actually played.  Raises ``RuntimeError`` while :meth:`run`
+        searches in another thread."""
+        if not self._in_use.acquire(blocking=False):
+            raise RuntimeError("this MCTS is already searching in another thread")
+        try:
+            # Held while the old ponder stops and the new one starts, so that
+            # no run() and no other ponder_start can slip in between.
+            with self._ponder_lock:
+                self.ponder_stop()
+                self._ponder_stop.clear()
+                self._ponder_error = None
+                position = board.copy()
+
+                def work() -> None:
+                    try:
+                        self._search(position, Limits(stop=self._ponder_stop))
+                    except BaseException as exc:  # noqa: BLE001 - reported by ponder_stop
+                        self._ponder_error = exc
+
+                thread = threading.Thread(target=work, name="fastplay-ponder", daemon=True)
+                self._ponder_thread = thread
+                thread.start()
+        finally:
+            self._in_use.release()
+
+    def ponder_stop(self) -> None:
+        """Stop pondering (no-op when not pondering); waits for the thread to finish."""
+        with self._ponder_lock:
+            thread = self._ponder_thread
+            if thread is None:
+                return
+            self._ponder_stop.set()
+            thread.join()
+            self._ponder_thread = None
+            if self._ponder_error is not None:
+                error, self._ponder_error = self._ponder_error, None
+                # A failed ponder must not kill the game: drop its tree.
+                self._tree.drop()
+                if not isinstance(error, Exception):
+                    raise error
+
+
+def _option_property(name: str) -> property:
+    """``search.NAME``: reads ``config.NAME``; assigning replaces the config
+    by a validated copy."""
+
+    def get(self: MCTS) -> Any:
+        return getattr(self.config, name)
+
+    def set_(self: MCTS, value: Any) -> None:
+        self.config = replace(self.config, **{name: value})
+
+    return property(get, set_, doc=f"The ``{name}`` option of :attr:`MCTS.config`.")
+
+
+for _name in option_names():
+    setattr(MCTS, _name, _option_property(_name))
+del _name

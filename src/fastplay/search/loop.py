@@ -1,0 +1,339 @@
+"""One search: simulations until a limit, on one or several threads.
+
+A *simulation* selects down the tree (holding a virtual loss on its path
+when other descents run at the same time), expands an edge that is due for
+a node, evaluates the leaf (:mod:`fastplay.search.evaluation`) and backs the
+value up.  The playouts run in C without the GIL, so threads overlap there;
+selection and back-up run under the search's lock.  With an evaluator, a
+thread gathers up to ``eval_batch`` leaves before one evaluator call, as
+AlphaGo's GPU batches do (Silver et al. 2016, "Search algorithm").
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from fastplay._core import PlayoutEngine, PlayoutTally, TreeParams, tree_backup
+from fastplay.board import Board
+from fastplay.search.config import SearchConfig
+from fastplay.search.evaluation import Evaluator, LeafValue, ScoreTables, call_evaluator
+from fastplay.search.evaluation import mixed_value, rollout_value, terminal_value
+from fastplay.search.priors import NodeMaker
+from fastplay.search.tree import Descent, SearchTree
+
+__all__ = ["SearchLoop", "SearchState", "Limits", "POLL_SECONDS"]
+
+#: Seconds between two looks at the search threads' flags.
+POLL_SECONDS = 0.0002
+
+
+@dataclass
+class Limits:
+    """When a search stops.
+
+    Attributes:
+        visits: leaf evaluations (``None``: no limit).
+        seconds: wall time of the tree search (``None``: no limit).
+        early_stop: stop when the leader cannot be caught in the time left.
+        stop: an event that stops the search when set (pondering, analysis).
+        callback: called with the visits so far about every 50 ms.
+    """
+
+    visits: int | None = None
+    seconds: float | None = None
+    early_stop: bool = False
+    stop: threading.Event | None = None
+    callback: Callable[[int], None] | None = None
+
+
+@dataclass
+class SearchState:
+    """A running search's counts (read under the search's lock).
+
+    Attributes:
+        done: visits backed up; ``pending``: visits gathered but not yet
+            backed up (an evaluator batch).
+        playouts: playouts run; ``sims``: descents backed up.
+        own: ``float64[points]``, ownership (Black +) summed over the exact
+            endings; the playouts' sit in ``tallies`` until the end.
+        hist: ``float64[2 points + 1]`` Black-minus-White areas of the
+            evaluations, when scores are tracked (analysis), else ``None``.
+        error: what stopped a worker; ``stop``: every worker should stop.
+    """
+
+    points: int
+    done: int = 0
+    pending: int = 0
+    playouts: int = 0
+    sims: int = 0
+    own: npt.NDArray[np.float64] = field(init=False)
+    hist: npt.NDArray[np.float64] | None = None
+    error: BaseException | None = None
+    stop: bool = False
+    tallies: list[PlayoutTally] = field(default_factory=list)
+    started: float = field(default_factory=time.perf_counter)
+
+    def __post_init__(self) -> None:
+        self.own = np.zeros(self.points)
+
+    def ownership(self) -> npt.NDArray[np.float64]:
+        """Black's ownership summed so far, exact endings and playouts."""
+        own: npt.NDArray[np.float64] = self.own.copy()
+        for tally in self.tallies:
+            own += tally.own_black - tally.own_white
+        return own
+
+
+@dataclass
+class SearchLoop:
+    """The parts one search works with (the driver builds one per search)."""
+
+    config: SearchConfig
+    params: TreeParams
+    tree: SearchTree
+    maker: NodeMaker
+    engine: PlayoutEngine
+    lock: threading.Lock
+    threads: int
+    seed_base: int
+    counter: list[int]          # [next playout index]: the seed's one stream family
+    search_komi: float
+    tables: ScoreTables
+    evaluator: Evaluator | None = None
+    state: SearchState = field(init=False)
+
+    def run(self, board: Board, limits: Limits, batch: int, threshold: int,
+            track_scores: bool = False) -> SearchState:
+        """Search from ``board`` (the tree's root) until ``limits``; returns the
+        state, with the playouts' ownership added to ``own``."""
+        npts = board.size * board.size
+        self.state = state = SearchState(npts)
+        if track_scores:
+            state.hist = np.zeros(2 * npts + 1)
+        deadline = None if limits.seconds is None else time.perf_counter() + limits.seconds
+        work = self._evaluated_worker if self.evaluator is not None else self._worker
+
+        def worker() -> None:
+            try:
+                work(board, limits, deadline, batch, threshold)
+            except BaseException as exc:  # noqa: BLE001 - re-raised in the caller
+                state.error = exc
+                state.stop = True
+
+        if self.threads == 1:
+            worker()
+        else:
+            _run_threads(worker, self.threads, state)
+        if state.error is not None:
+            # A simulation cut short (Ctrl-C, an error) may have backed up
+            # only part of its path: drop the tree rather than keep one
+            # whose counts disagree.
+            with self.lock:
+                self.tree.drop()
+            raise state.error
+        for tally in state.tallies:
+            state.own += tally.own_black - tally.own_white
+        state.tallies = []
+        if limits.callback is not None:
+            limits.callback(state.done)
+        return state
+
+    def _finished(self, limits: Limits, deadline: float | None) -> bool:
+        state = self.state
+        if state.stop or (limits.stop is not None and limits.stop.is_set()):
+            return True
+        if limits.visits is not None and state.done + state.pending >= limits.visits:
+            return True
+        if deadline is not None:
+            now = time.perf_counter()
+            if now >= deadline:
+                return True
+            if limits.early_stop and state.sims % 16 == 0 and state.done > 0:
+                # Stop when the leader cannot be caught in the time left
+                # (estimated from the rate so far).
+                assert limits.seconds is not None
+                elapsed = max(now - (deadline - limits.seconds), 1e-6)
+                left = state.done / elapsed * (deadline - now)
+                root = self.tree.root
+                assert root is not None
+                top = np.sort(root.n)[-2:] if len(root.n) > 1 else root.n
+                if len(top) == 2 and top[1] - top[0] > left:
+                    return True
+        if limits.stop is not None and limits.visits is None \
+                and self.tree.nodes >= self.config.max_nodes:
+            return True  # pondering: the tree is full
+        return False
+
+    def _new_tally(self, board: Board) -> PlayoutTally:
+        tally = PlayoutTally(board.size, self.config.rave)
+        with self.lock:   # a snapshot may be reading the list
+            self.state.tallies.append(tally)
+        return tally
+
+    def _threshold_vl(self, batch: int) -> float:
+        """The virtual loss of a plain descent: only other threads need it."""
+        return float(batch) if self.threads > 1 else 0.0
+
+    def _worker(self, root_board: Board, limits: Limits, deadline: float | None, batch: int,
+                threshold: int) -> None:
+        """Simulations, one leaf at a time, until the limits."""
+        tally = self._new_tally(root_board)
+        scratch = root_board.copy(history=False)  # this thread's descent board
+        tt = self.config.scoring == "tromp-taylor"
+        vl = self._threshold_vl(batch)
+        last_report = time.perf_counter()
+        while True:
+            with self.lock:
+                if self._finished(limits, deadline):
+                    return
+                first = self.counter[0]
+                self.counter[0] += batch
+                descent = self.tree.descend(root_board, self.maker, self.params, vl, threshold,
+                                            self.config.max_nodes, scratch)
+            if descent.terminal is None:
+                # As fastplay.playouts(leaf, db, n=batch, seed=..., threads=1,
+                # scoring=..., amaf=...) without a result to build.
+                self.engine.run_into(tally, descent.leaf, batch, self.seed_base, first=first,
+                                     komi=self.search_komi, tromp_taylor=tt)
+            with self.lock:
+                if descent.terminal is not None:
+                    value = self._terminal(descent, batch)
+                else:
+                    value = rollout_value(tally, descent.leaf, self.search_komi,
+                                          self.config.score_weight, self.tables,
+                                          self.config.rave)
+                    self._track(tally)
+                self._backup(descent, value)
+            if limits.callback is not None and time.perf_counter() - last_report > 0.05:
+                last_report = time.perf_counter()
+                limits.callback(self.state.done)
+
+    def _gather(self, root_board: Board, limits: Limits, deadline: float | None, batch: int,
+                threshold: int) -> list[tuple[Descent, int]]:
+        """Up to ``eval_batch`` descents (under the lock), each holding a
+        virtual loss of ``batch``, with the first index of its playouts."""
+        gathered: list[tuple[Descent, int]] = []
+        with self.lock:
+            while len(gathered) < self.config.eval_batch \
+                    and not self._finished(limits, deadline):
+                first = self.counter[0]
+                self.counter[0] += batch
+                descent = self.tree.descend(root_board, self.maker, self.params, float(batch),
+                                            threshold, self.config.max_nodes)
+                gathered.append((descent, first))
+                self.state.pending += batch
+        return gathered
+
+    def _evaluated_worker(self, root_board: Board, limits: Limits, deadline: float | None,
+                          batch: int, threshold: int) -> None:
+        """Simulations with a user evaluator: gather leaves, roll out (if
+        ``mix`` > 0), evaluate them in one call, back each up."""
+        assert self.evaluator is not None
+        tally = self._new_tally(root_board)
+        tt = self.config.scoring == "tromp-taylor"
+        mix = self.config.mix
+        while True:
+            gathered = self._gather(root_board, limits, deadline, batch, threshold)
+            if not gathered:
+                return
+            rollouts: list[LeafValue | None] = []
+            for descent, first in gathered:
+                value = None
+                if descent.terminal is None and mix > 0:
+                    self.engine.run_into(tally, descent.leaf, batch, self.seed_base, first=first,
+                                         komi=self.search_komi, tromp_taylor=tt)
+                    value = rollout_value(tally, descent.leaf, self.search_komi,
+                                          self.config.score_weight, self.tables,
+                                          self.config.rave)
+                    if value.amaf is not None:
+                        value.amaf = value.amaf.copy()   # the tally's next call overwrites it
+                    with self.lock:
+                        self._track(tally)
+                rollouts.append(value)
+            leaves = [d.leaf for d, _ in gathered if d.terminal is None]
+            values: Iterator[float] = iter(call_evaluator(self.evaluator, leaves).tolist()
+                                           if leaves else [])
+            with self.lock:
+                for (descent, _), rollout in zip(gathered, rollouts):
+                    self.state.pending -= batch
+                    if descent.terminal is not None:
+                        self._backup(descent, self._terminal(descent, batch))
+                    else:
+                        self._backup(descent, mixed_value(rollout, float(next(values)),
+                                                          descent.leaf, batch, mix))
+
+    def _terminal(self, descent: Descent, batch: int) -> LeafValue:
+        """The exact ending's value; its ownership and score join the state's."""
+        assert descent.terminal is not None
+        leaf = descent.leaf
+        npts = leaf.size * leaf.size
+        value = terminal_value(descent.terminal, batch, self.search_komi - leaf.komi, npts,
+                               self.config.score_weight)
+        self.state.own += leaf.area_owner().ravel() * value.n
+        if self.state.hist is not None:
+            self.state.hist[int(round(descent.terminal + leaf.komi)) + npts] += value.n
+        return value
+
+    def _track(self, tally: PlayoutTally) -> None:
+        """Add a rollout's scores to the tracked histogram (analysis only)."""
+        if self.state.hist is not None:
+            self.state.hist += tally.hist
+
+    def _backup(self, descent: Descent, value: LeafValue) -> None:
+        """Add ``value`` to every edge of the path and take its virtual loss back
+        (the compiled ``tree_backup``: counts, first-play tallies with the
+        tree moves joined in, cached selection values)."""
+        state = self.state
+        state.playouts += value.playouts
+        state.done += int(value.n)
+        state.sims += 1
+        tree_backup(descent.nodes, descent.path, value.n, value.black_value, value.black_wins,
+                    value.search_wins, value.amaf, descent.virtual_loss, self.params)
+
+
+def _run_threads(worker: Callable[[], None], threads: int, state: SearchState) -> None:
+    """Run ``worker`` on ``threads`` threads and wait for all of them.
+
+    Completion is read from plain flags by polling, not from Thread.join or
+    Event.wait: on Python 3.11 an interrupted join gives up on a running
+    thread (bpo-45274), and a Ctrl-C inside Event.wait can leak the event's
+    lock.  The tree must not be used while a worker still changes it.  A
+    thread that has not begun when the stop flag is set returns at once.
+    """
+    flags = [[False, False] for _ in range(threads)]  # [running, done]
+
+    def run_worker(flag: list[bool]) -> None:
+        flag[0] = True
+        try:
+            worker()
+        finally:
+            flag[1] = True
+
+    try:
+        for flag in flags:
+            threading.Thread(target=run_worker, args=(flag,), daemon=True).start()
+        while not all(flag[1] for flag in flags):
+            time.sleep(POLL_SECONDS)
+    except BaseException:
+        state.stop = True
+        _wait_for_running(flags)
+        raise
+
+
+def _wait_for_running(flags: list[list[bool]]) -> None:
+    """Wait until every worker that began to run has finished, through any
+    further Ctrl-C: a stopped worker finishes its simulation within
+    milliseconds, and the tree must not be used while it runs."""
+    while True:
+        try:
+            while not all(flag[1] for flag in flags if flag[0]):
+                time.sleep(POLL_SECONDS)
+            return
+        except KeyboardInterrupt:
+            continue

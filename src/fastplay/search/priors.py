@@ -1,0 +1,277 @@
+"""The priors of a new node: which moves it gets and how likely each is.
+
+A new node's candidate moves are the empty points with a pattern value, or
+legal with a zero one, minus the mover's true eyes (and the pass).  Their
+weights come from one of three sources:
+
+* the playout values (:meth:`PatternDatabase.move_values`, the weight GNU
+  Go's playout policy gives the move), with a malus on bare first and second
+  lines (``LINE_PRIOR``), at power 0.5 by default;
+* a learned prior (:mod:`fastplay.prior`, Coulom 2007: GNU Go's moves from
+  the same local context, the line and the distances to the last two
+  moves), at power 1 -- ``prior_table="auto"`` uses the bundled one on 9x9;
+* a user's ``prior(board) -> float[size*size + 1]`` (flat index ``row *
+  size + col``, pass last), non-negative, normalised over the candidates.
+
+Then the ladder reader (:meth:`Board.tactical_moves`, optionally the race
+reader) multiplies or divides a move's weight by ``ladder_prior`` and gives
+it ``ladder_visits`` virtual won or lost playouts (their matches:
+RESULTS.md, "ladder knowledge"); optional virtual playouts (``even_visits``,
+``pattern_visits``: Gelly and Silver 2007, section 5) follow; the pass is
+forbidden in the opening.  The arithmetic is the core's ``prior_node``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+
+from fastplay._core import TACTIC_NONE, PlayoutEngine, TreeNode, TreeParams
+from fastplay._core import expansion_moves, prior_node
+from fastplay.board import Board
+from fastplay.patterns import geometry_table
+from fastplay.prior import LearnedPrior, load_prior
+from fastplay.search.config import SearchConfig
+from fastplay.search.errors import PriorError
+
+__all__ = ["NodeMaker", "PriorFunction", "LINE_PRIOR", "AUTO_PRIOR_SIZE", "fight_points",
+           "recent_moves"]
+
+#: A user prior: the position -> ``float[size*size + 1]``, pass last.
+PriorFunction = Callable[[Board], npt.ArrayLike]
+
+#: Prior factors of first- and second-line moves with no stone within two
+#: lines (a 5x5 window): patterns see nothing there, so every empty point has
+#: the same value and the tie would go to the corner, first in scan order.
+#: The same knowledge as Pachi's 1st/2nd-line malus (``prior.c``, "b19").
+LINE_PRIOR = {1: 0.1, 2: 0.5}
+
+#: Board size on which ``prior_table="auto"`` uses the bundled learned prior
+#: (fitted to GNU Go's 9x9 moves); other sizes keep the playout values.
+AUTO_PRIOR_SIZE = 9
+
+#: Smallest relative weight a candidate keeps under a user prior (the core
+#: needs positive weights): a zero is ``max * MIN_USER_WEIGHT``.
+MIN_USER_WEIGHT = 1e-9
+
+Learned = tuple[LearnedPrior, PlayoutEngine, bool]
+
+
+@functools.cache
+def _bundled_prior() -> Learned:
+    """The learned 9x9 prior, its table in a core engine, whether it has
+    factors (built once per process)."""
+    prior = load_prior("gnugo9x9")
+    return prior, PlayoutEngine(prior.table, geometry_table()), prior.has_factors
+
+
+def learned_prior(table: object) -> Learned | None:
+    """The learned prior a ``prior_table`` option names (``None``: none)."""
+    if table is None:
+        return None
+    if isinstance(table, str) and table == "auto":
+        return _bundled_prior()
+    prior = load_prior(table)
+    return prior, PlayoutEngine(prior.table, geometry_table()), prior.has_factors
+
+
+def recent_moves(board: Board) -> tuple[int, int]:
+    """Flat indices of the last move and of the one before it (-1: a pass or none)."""
+    history = board.history_moves()
+    moves = [v for _, v in history[-2:]]
+    moves = [-1] * (2 - len(moves)) + moves
+    return moves[1], moves[0]
+
+
+@functools.cache
+def _orth_table(size: int) -> npt.NDArray[np.intp]:
+    """``intp[size*size, 4]``: the orthogonal neighbours of each point (flat),
+    ``size * size`` standing for off the board."""
+    off = size * size
+    rows, cols = np.divmod(np.arange(off), size)
+    steps = ((-1, 0), (1, 0), (0, -1), (0, 1))
+    inside = [(0 <= rows + dr) & (rows + dr < size) & (0 <= cols + dc) & (cols + dc < size)
+              for dr, dc in steps]
+    return np.stack([np.where(ok, (rows + dr) * size + cols + dc, off)
+                     for ok, (dr, dc) in zip(inside, steps)], axis=1)
+
+
+def fight_points(board: Board) -> npt.NDArray[np.bool_]:
+    """``bool[size*size]``: empty points next to a string of either colour with
+    one or two liberties -- the moves of capturing races, which playouts
+    misjudge."""
+    libs = board.liberty_array().ravel()
+    short = np.append((libs > 0) & (libs <= 2), False)  # index size*size: off the board
+    out: npt.NDArray[np.bool_] = short[_orth_table(board.size)].any(axis=1) & (libs == 0)
+    return out
+
+
+class NodeMaker:
+    """Makes the search's new nodes: candidates, priors, virtual playouts.
+
+    Args:
+        engine: the playout engine (its ``move_values`` are the playout values).
+        config: the search's options.
+        prior: a user prior, replacing the built-in weights, or ``None``.
+    """
+
+    def __init__(self, engine: PlayoutEngine, config: SearchConfig,
+                 prior: PriorFunction | None = None) -> None:
+        self.engine = engine
+        self.user_prior = prior
+        self.configure(config)
+
+    def configure(self, config: SearchConfig) -> None:
+        """Take a new config (the learned prior is loaded again only if it changed)."""
+        old = getattr(self, "config", None)
+        if old is None or old.prior_table is not config.prior_table:
+            self.learned = learned_prior(config.prior_table)
+        self.config = config
+
+    def expand(self, board: Board, base: float, params: TreeParams,
+               recent: tuple[int, int] | None = None) -> TreeNode:
+        """A new node for ``board`` (whose side is to move); ``base``: visits
+        already evaluated there; ``recent``: flat indices of the last two
+        moves (-1 for a pass or none), ``None`` to read them from the board.
+
+        Raises :class:`PriorError` when a user prior fails or is malformed.
+        """
+        config = self.config
+        color = board.to_move_code
+        points, raw, power, pass_prior = self._weights(board, color, recent)
+        if config.fight_prior != 1.0:
+            raw *= np.where(fight_points(board)[points], config.fight_prior, 1.0)
+        tactics = weight = None
+        if config.ladder_prior != 1.0 or config.ladder_visits > 0:
+            tactics, weight = self._tactics(board, color, points)
+        # The tactical codes' virtual playouts go in both Q and the RAVE
+        # value: with RAVE alone carrying thousands of first plays, a prior
+        # on Q alone was swamped.  Compiled: prior_node.
+        node = prior_node(color, points, raw, tactics, weight, config.ladder_prior,
+                          config.ladder_visits, power, pass_prior, base)
+        if config.even_visits > 0 or config.pattern_visits > 0:
+            self._virtual_playouts(node, len(points))
+        # No pass in the opening: playouts hardly punish the lost tempo, so a
+        # pass with a lucky start could win the final choice on an empty
+        # board.  It stays a candidate after the opponent's pass and when
+        # nothing else is legal.
+        stones = int(np.count_nonzero(board.to_numpy()))
+        if len(points) and stones < board.size * board.size // 4 \
+                and board.consecutive_passes == 0:
+            node.forbid(-1)
+        node.refresh(params)
+        return node
+
+    def _weights(self, board: Board, color: int, recent: tuple[int, int] | None
+                 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], float, float]:
+        """Candidate moves, their weights, the prior power and the pass prior."""
+        config = self.config
+        if self.user_prior is not None:
+            return self._user_weights(board, color)
+        learned = self.learned
+        if learned is not None and isinstance(config.prior_table, str) \
+                and config.prior_table == "auto" and board.size != AUTO_PRIOR_SIZE:
+            learned = None
+        power = config.prior_power if config.prior_power is not None else \
+            (0.5 if learned is None else 1.0)
+        # The values are PatternDatabase.move_values(board) (or the learned
+        # table's), asked of the engine directly (the wrapper's checks cost
+        # 4 us per node).
+        if learned is None:
+            points, raw = expansion_moves(board, color, self.engine.move_values(board),
+                                          LINE_PRIOR[1], LINE_PRIOR[2])
+        else:
+            # The learned prior has its own line factors: no bare-edge malus.
+            rows = learned[0].factor_rows(board.size, *(recent if recent is not None
+                                                        else recent_moves(board))) \
+                if learned[2] else ()
+            points, raw = expansion_moves(board, color, learned[1].move_values(board), 1.0, 1.0,
+                                          rows)
+        return points, raw, power, config.pass_prior
+
+    def _user_weights(self, board: Board, color: int
+                      ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], float, float]:
+        """The user prior's weights on the candidates, normalised with the pass."""
+        assert self.user_prior is not None
+        npts = board.size * board.size
+        values = call_prior(self.user_prior, board, npts + 1)
+        ones = np.ones(npts, dtype=np.uint32)
+        points, _ = expansion_moves(board, color, ones, 1.0, 1.0)
+        raw = values[points].astype(np.float64)
+        total = float(raw.sum()) + float(values[npts])
+        if not total > 0:
+            raise PriorError(f"prior {_name(self.user_prior)} gives no weight to any legal "
+                             f"move or the pass")
+        top = max(float(raw.max()) if len(raw) else 0.0, float(values[npts]))
+        raw = np.maximum(raw, top * MIN_USER_WEIGHT)
+        pass_share = min(max(float(values[npts]) / total, 1e-6), 1 - 1e-6)
+        power = self.config.prior_power if self.config.prior_power is not None else 1.0
+        return points, raw, power, pass_share
+
+    def _virtual_playouts(self, node: TreeNode, moves: int) -> None:
+        """Prior knowledge as virtual playouts: ``even_visits`` at 0.5 for every
+        move, ``pattern_visits`` at ``r / (1 + r)`` for the non-pass moves,
+        ``r`` = prior / mean prior (0.5 for an average move)."""
+        config = self.config
+        node.pn[:] += config.even_visits
+        node.pw[:] += 0.5 * config.even_visits
+        if moves:
+            rel = node.prior[:-1] * moves / (1 - config.pass_prior)
+            node.pn[:-1] += config.pattern_visits
+            node.pw[:-1] += config.pattern_visits * rel / (1 + rel)
+
+    def _tactics(self, board: Board, color: int, points: npt.NDArray[np.int64]
+                 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float64]]:
+        """Tactical code of each move in ``points`` (ladder first, then race)
+        and the share in [0, 1] of the tactical prior and virtual playouts it
+        gets: 0 without a code, else stones at stake / ``stake_stones``,
+        capped at 1 (1 for every code when ``stake_stones`` is 0)."""
+        config = self.config
+        n = board.size * board.size
+        staked = config.stake_stones > 0
+        stakes = np.zeros(n, dtype=np.int16) if staked else None
+        codes = board.tactical_moves(color, stakes)
+        if config.race_reading:
+            race_stakes = np.zeros(n, dtype=np.int16) if staked else None
+            race = board.race_moves(color, race_stakes)
+            unset = codes == TACTIC_NONE
+            codes = np.where(unset, race, codes)
+            if stakes is not None and race_stakes is not None:
+                stakes[unset] = race_stakes[unset]
+        tactics = codes[points]
+        if stakes is None:
+            weight = (tactics != TACTIC_NONE).astype(np.float64)
+        else:
+            weight = np.minimum(stakes[points], config.stake_stones) / config.stake_stones
+            weight[tactics == TACTIC_NONE] = 0.0
+        return tactics, weight
+
+
+def _name(function: object) -> str:
+    """How an error names a user's callable."""
+    return getattr(function, "__qualname__", None) or repr(function)
+
+
+def call_prior(prior: PriorFunction, board: Board, length: int) -> npt.NDArray[np.float64]:
+    """``prior(board)`` as ``float64[length]``, checked: finite, non-negative.
+
+    Raises :class:`PriorError` naming the prior and the problem (it raised,
+    the shape, a NaN or infinity, a negative value).
+    """
+    try:
+        values = np.asarray(prior(board.copy()), dtype=np.float64)
+    except PriorError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - reported as the prior's failure
+        raise PriorError(f"prior {_name(prior)} raised {type(exc).__name__}: {exc}") from exc
+    if values.shape != (length,):
+        raise PriorError(f"prior {_name(prior)} returned shape {values.shape}, expected "
+                         f"({length},) (size*size points, then the pass)")
+    if not np.all(np.isfinite(values)):
+        raise PriorError(f"prior {_name(prior)} returned NaN or infinity")
+    if np.any(values < 0):
+        raise PriorError(f"prior {_name(prior)} returned a negative value")
+    return values

@@ -1,0 +1,144 @@
+"""What a search reports: per root move (:class:`ChildStats`), the final
+answer (:class:`SearchResult`) and live snapshots (:class:`SearchInfo`).
+
+The fields follow what analysis front ends read (Leela Zero's ``lz-analyze``
+and KataGo's ``kata-analyze``: move, visits, winrate, prior, lcb, order,
+pv; ownership; score mean and deviation), as python-chess's ``InfoDict``
+carries a UCI engine's ``info`` lines.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["ChildStats", "SearchResult", "SearchInfo", "LCB_Z", "lower_bound"]
+
+#: Normal quantile of :func:`lower_bound`: 1.96, a 95 % two-sided interval.
+LCB_Z = 1.96
+
+
+def lower_bound(winrate: float, visits: int) -> float:
+    """Wilson's lower confidence bound of a win rate (E. B. Wilson, "Probable
+    inference, the law of succession, and statistical inference", JASA 22,
+    1927) at ``z = LCB_Z``, treating the ``visits`` as independent games: in
+    [0, ``winrate``]; 0 for an unvisited move."""
+    if visits <= 0 or not math.isfinite(winrate):
+        return 0.0
+    z2 = LCB_Z * LCB_Z
+    p = min(max(winrate, 0.0), 1.0)
+    centre = p + z2 / (2 * visits)
+    spread = LCB_Z * math.sqrt(p * (1 - p) / visits + z2 / (4 * visits * visits))
+    return max(0.0, min(p, (centre - spread) / (1 + z2 / visits)))
+
+
+@dataclass(frozen=True)
+class ChildStats:
+    """One root move.
+
+    Attributes:
+        move: GTP vertex or ``"pass"``.
+        visits: leaf evaluations through this move (playouts without an
+            evaluator).
+        winrate: win rate of the side to move at the root after this move,
+            in [0, 1] (NaN when unvisited).
+        prior: the move's prior probability.
+        pv: principal variation starting with ``move`` (most-visited line).
+        lcb: :func:`lower_bound` of ``winrate`` over ``visits``.
+        order: rank in the final choice (0 = the move the search prefers).
+    """
+
+    move: str
+    visits: int
+    winrate: float
+    prior: float
+    pv: list[str]
+    lcb: float = 0.0
+    order: int = 0
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What :meth:`MCTS.run` found.
+
+    Attributes:
+        best_move: GTP vertex, ``"pass"`` or ``"resign"``.
+        winrate: estimated win rate of the side to move (of the best move), in [0, 1].
+        children: root moves with visits, most visited first (``order`` 0, 1, ...).
+        ownership: ``float32[size, size]`` in [-1, 1], +1 Black, row 0 the top
+            row: mean over the playouts (and exact endings) of this search;
+            zeros when it ran none (an evaluator with ``mix=0``).
+        playouts: playouts run by this search (reused visits excluded).
+        seconds: wall time of the search, the final choice included.
+        simulations: tree descents of this search.
+        root_visits: evaluations through the root, reused ones included:
+            playouts, plus ``batch`` for each descent that ended the game
+            inside the tree (two passes), so it can exceed ``playouts``
+            even without reuse.
+        nodes: nodes in the tree after the search.
+        visits: leaf evaluations of this search (the count ``visits=`` and
+            ``playouts=`` limit).
+    """
+
+    best_move: str
+    winrate: float
+    children: list[ChildStats]
+    ownership: npt.NDArray[np.float32]
+    playouts: int
+    seconds: float
+    simulations: int = 0
+    root_visits: int = 0
+    nodes: int = 0
+    visits: int = 0
+
+    @property
+    def pv(self) -> list[str]:
+        """The principal variation from the root (that of the most visited move)."""
+        return list(self.children[0].pv) if self.children else []
+
+    @property
+    def playouts_per_second(self) -> float:
+        """Playouts of this search per second of wall time."""
+        return self.playouts / self.seconds if self.seconds > 0 else float("inf")
+
+
+@dataclass(frozen=True)
+class SearchInfo:
+    """A snapshot of a running search (:meth:`MCTS.analyze`).
+
+    Attributes:
+        children: root moves as in :class:`SearchResult`, best first.
+        ownership: ``float32[size, size]`` in [-1, 1], +1 Black, row 0 the top.
+        score_mean, score_stdev: the final margin of the side to move at the
+            root (area points, komi included), mean and standard deviation
+            over this search's playouts and exact endings (0 before any).
+        winrate: win rate of the side to move (of the first child; 0.5
+            before any visit).
+        visits: leaf evaluations of this search so far; ``playouts``: the
+            playouts among them.
+        seconds: wall time since the search began.
+        final: ``True`` for the last snapshot, taken after the final choice.
+        best_move: the final choice (``"resign"`` possible) in the last
+            snapshot, the first child's move before.
+        to_move: ``"B"`` or ``"W"``, the side whose view the values take.
+    """
+
+    children: list[ChildStats]
+    ownership: npt.NDArray[np.float32]
+    score_mean: float
+    score_stdev: float
+    winrate: float
+    visits: int
+    playouts: int
+    seconds: float
+    final: bool = False
+    best_move: str = "pass"
+    to_move: str = "B"
+
+    @property
+    def pv(self) -> list[str]:
+        """The principal variation of the first child."""
+        return list(self.children[0].pv) if self.children else []

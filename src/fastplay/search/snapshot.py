@@ -1,0 +1,73 @@
+"""Snapshots of a running search for :meth:`MCTS.analyze` (and the GTP and
+analysis-protocol front ends that stream them)."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import numpy.typing as npt
+
+from fastplay._core import BLACK as BLACK_CODE
+from fastplay.board import Board
+from fastplay.search.decide import ranked_children
+from fastplay.search.loop import SearchLoop, SearchState
+from fastplay.search.results import SearchInfo, SearchResult
+from fastplay.search.tree import SearchTree
+
+__all__ = ["snapshot", "final_info", "score_moments"]
+
+
+def score_moments(hist: npt.NDArray[np.float64] | None, board: Board) -> tuple[float, float]:
+    """Mean and standard deviation of the final margin of ``board``'s side to
+    move (area points, komi included) from a histogram over Black-minus-White
+    areas (bin ``i``: ``i - points``); (0, 0) without data."""
+    if hist is None:
+        return 0.0, 0.0
+    total = float(hist.sum())
+    if total <= 0:
+        return 0.0, 0.0
+    points = board.size * board.size
+    margin = np.arange(len(hist), dtype=np.float64) - points - board.komi
+    if board.to_move_code != BLACK_CODE:
+        margin = -margin
+    mean = float(hist @ margin) / total
+    var = max(float(hist @ (margin * margin)) / total - mean * mean, 0.0)
+    return mean, math.sqrt(var)
+
+
+def _ownership(state: SearchState, size: int) -> npt.NDArray[np.float32]:
+    own = state.ownership()
+    done = state.done
+    out = (own / done if done else np.zeros(size * size)).astype(np.float32)
+    return out.reshape(size, size)
+
+
+def snapshot(loop: SearchLoop | None, tree: SearchTree, board: Board,
+             start: float) -> SearchInfo | None:
+    """The running search's state (call under the search's lock); ``None``
+    before its root exists."""
+    root = tree.root
+    if loop is None or root is None or not hasattr(loop, "state"):
+        return None
+    state = loop.state
+    children = ranked_children(root, board.size)
+    best = children[0] if children else None
+    mean, stdev = score_moments(state.hist, board)
+    winrate = best.winrate if best is not None and best.visits else 0.5
+    return SearchInfo(children=children, ownership=_ownership(state, board.size),
+                      score_mean=mean, score_stdev=stdev, winrate=winrate, visits=state.done,
+                      playouts=state.playouts, seconds=time.perf_counter() - start,
+                      final=False, best_move=best.move if best is not None else "pass",
+                      to_move="B" if board.to_move_code == BLACK_CODE else "W")
+
+
+def final_info(result: SearchResult, state: SearchState, board: Board) -> SearchInfo:
+    """The last snapshot: the search's answer as :meth:`MCTS.run` gives it."""
+    mean, stdev = score_moments(state.hist, board)
+    return SearchInfo(children=result.children, ownership=result.ownership, score_mean=mean,
+                      score_stdev=stdev, winrate=result.winrate, visits=state.done,
+                      playouts=result.playouts, seconds=result.seconds, final=True,
+                      best_move=result.best_move,
+                      to_move="B" if board.to_move_code == BLACK_CODE else "W")

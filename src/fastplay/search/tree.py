@@ -1,0 +1,165 @@
+"""The game's search tree: its root, reuse from move to move, one descent.
+
+Nodes are the core's :class:`fastplay._core.TreeNode` (moves, priors and
+edge statistics as ``float64`` rows); the selection down the tree
+(``tree_descend``: PUCT or UCT blended with RAVE, legality and positional
+superko checks, virtual loss) and the back-up (``tree_backup``) are
+compiled, because in numpy they cost more than a 9x9 playout.  The
+formulas are in :mod:`fastplay.search`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fastplay._core import DESCEND_END, DESCEND_EXPAND, TreeNode, TreeParams, tree_descend
+from fastplay.board import Board
+from fastplay.search.priors import NodeMaker, recent_moves
+
+__all__ = ["SearchTree", "Descent", "MAX_REUSE"]
+
+#: Moves played since the last search beyond which the old tree is dropped.
+MAX_REUSE = 8
+
+
+@dataclass
+class Descent:
+    """One path from the root to a leaf.
+
+    Attributes:
+        nodes, path: the nodes and move indices taken.
+        leaf: the position at the end (a board of its own, or the thread's
+            scratch board).
+        terminal: Black's exact Tromp-Taylor margin when two passes ended the
+            game inside the tree, else ``None``.
+        virtual_loss: the virtual loss the descent holds on its path.
+    """
+
+    nodes: list[TreeNode]
+    path: list[int]
+    leaf: Board
+    terminal: float | None
+    virtual_loss: float
+
+
+@dataclass
+class SearchTree:
+    """The root of the game's tree and what selection needs to know of the game.
+
+    Attributes:
+        root: the root node (``None`` before the first search or after an
+            error).
+        board: the root position; ``history``: its moves (colour code, flat
+            index).
+        seen: Zobrist hashes of the game's positions (positional superko).
+        nodes: nodes in the tree.
+    """
+
+    root: TreeNode | None = None
+    board: Board | None = None
+    history: list[tuple[int, int]] = field(default_factory=list)
+    seen: set[int] = field(default_factory=set)
+    nodes: int = 0
+
+    def drop(self) -> None:
+        """Forget the tree (a new game, or counts that a cut-short search spoilt)."""
+        self.root = None
+        self.board = None
+        self.nodes = 0
+
+    def _reused(self, board: Board, history: list[tuple[int, int]]) -> TreeNode | None:
+        """The old tree's node for ``board`` when ``board`` follows from the old
+        root by at most ``MAX_REUSE`` moves that the tree holds, else ``None``."""
+        old, old_board = self.root, self.board
+        if old is None or old_board is None or old_board.size != board.size \
+                or old_board.komi != board.komi:
+            return None
+        extra = history[len(self.history):]
+        if history[:len(self.history)] != self.history or len(extra) > MAX_REUSE:
+            return None
+        back = board.copy()
+        for _ in extra:
+            back.undo()
+        if not (back == old_board and back.zobrist_hash == old_board.zobrist_hash):
+            return None
+        root: TreeNode | None = old
+        for color, move in extra:
+            if root is None or root.color != color:
+                return None
+            hits = np.flatnonzero(root.moves == move)
+            if not len(hits):
+                return None
+            child = root.children[int(hits[0])]
+            if child is None:
+                return None
+            # The new root's own evaluations are the parent edge's visits
+            # that its children do not account for.
+            child.base = float(root.n[hits[0]] - child.n.sum())
+            root = child
+        if root is not None and root.color != board.to_move_code:
+            return None
+        return root
+
+    def prepare(self, board: Board, maker: NodeMaker, params: TreeParams) -> TreeNode:
+        """Make ``board`` the root, reusing the old tree when ``board`` follows from it."""
+        history = board.history_moves()
+        root = self._reused(board, history)
+        if root is None:
+            root = maker.expand(board, 0.0, params)
+            self.nodes = 1
+        else:
+            root.base = max(root.base, 0.0)
+            self.nodes = root.count()
+        self.root = root
+        self.board = board.copy()
+        self.history = history
+        seen = {board.zobrist_hash}
+        back = board.copy()
+        for _ in history:
+            back.undo()
+            seen.add(back.zobrist_hash)
+        self.seen = seen
+        return root
+
+    def descend(self, root_board: Board, maker: NodeMaker, params: TreeParams,
+                virtual_loss: float, threshold: int, max_nodes: int,
+                scratch: Board | None = None) -> Descent:
+        """Select from the root to a leaf, playing the moves on a copy of
+        ``root_board`` (``scratch``, reloaded, when given) and expanding the
+        edge where the compiled selection stops for a node.
+
+        ``virtual_loss`` is added to every edge taken (other threads, or the
+        other leaves of an evaluator batch, then spread out); ``threshold``:
+        visits an edge needs for a node; no node is made beyond
+        ``max_nodes``.
+        """
+        assert self.root is not None
+        if scratch is not None:
+            root_board.copy_into(scratch)
+            board = scratch
+        else:
+            board = root_board.copy(history=False)
+        nodes: list[TreeNode] = []
+        path: list[int] = []
+        hashes: set[int] = set()
+        node = self.root
+        while True:
+            status = tree_descend(node, board, self.seen, hashes, nodes, path, params,
+                                  virtual_loss, threshold, self.nodes < max_nodes)
+            if status != DESCEND_EXPAND:
+                break
+            parent, i = nodes[-1], path[-1]
+            # The edge's visits so far, and those other descents still run
+            # through it (their virtual loss, ours apart): they will count on
+            # this edge, not in the child.
+            pending = parent.vl[i] - virtual_loss
+            before = int(nodes[-2].moves[path[-2]]) if len(nodes) > 1 \
+                else recent_moves(root_board)[0]
+            node = maker.expand(board, float(parent.n[i] + pending), params,
+                                (int(parent.moves[i]), before))
+            parent.children[i] = node
+            self.nodes += 1
+        terminal = float(board.score()) if status == DESCEND_END else None
+        return Descent(nodes, path, board, terminal, virtual_loss)

@@ -1,0 +1,96 @@
+"""Play unchanged: seeded one-thread searches give the same results, to the
+bit, as before the search became a package (issue 15).
+
+The digests were computed with the closed ``fastplay.mcts.MCTS`` at commit
+932ac9a, by the same procedure as below (``_digest``, seed 7): each
+covers the best move, win rate, counts, every root child (move, visits,
+win rate, prior, pv) and the ownership bytes of a search and of a second
+search that reuses the tree after the answer is played.  Three option sets
+(defaults; UCT without RAVE and with the playout values as prior; every
+optional knowledge on) on five kinds of position (empty 9x9 and its book,
+a real game at move 24 and at its end -- a settled position with the final
+probe --, a 9x9 opening, 13x13, 19x19).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from importlib.resources import files
+from typing import Any
+
+import numpy as np
+import pytest
+
+import fastplay as fp
+from fastplay.search import MCTS, SearchConfig, SearchResult
+
+CONFIGS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "uct_norave": {"policy": "uct", "rave": False, "prior_table": None},
+    "extras": {"race_reading": True, "stake_stones": 3, "score_weight": 0.02, "even_visits": 5.0,
+               "pattern_visits": 5.0, "fight_prior": 2.0, "dynamic_komi": 1.0, "batch": 2},
+}
+
+PINNED = """
+default empty9 1f5e8995885e2445 208f8ff4973f81e1
+default cgos24 bfc319b054f258d3 28c53b08201e14e5
+default cgosend a8d9862df3ebe87c 1a8b6ade8c3cb1ea
+default opening9 d08cd0c8b23050ce 6e6ad0ffeb03c5fc
+default open13 c6ce71b7fcfc3110 697abed33bd41cc1
+default open19 fb04360c8294bc51 600aec78dac60a0e
+uct_norave empty9 0d4c62e92c0fd13b ed2e056df92d0e0a
+uct_norave cgos24 8e0d5ffb232619c2 5f1aaee7efffe197
+uct_norave cgosend a8d9862df3ebe87c 1a8b6ade8c3cb1ea
+uct_norave opening9 0ce086d497a57eb4 5f068eba648396ad
+uct_norave open13 7b5832663cce3de3 a6fcd9cda8375414
+uct_norave open19 f8f7fcc9b4cc0980 39b6120840d48bbb
+extras empty9 7d580349f5d57b04 313acb10cafea45e
+extras cgos24 e72df03e145b82a0 cbf4b6a3a4abf254
+extras cgosend 430fc11ce4bce87f 4665b77e62062fc7
+extras opening9 d19c078cd309be2a bfe66ca412ceb12d
+extras open13 0141fe00b86ee460 a3ea4b8970c03672
+extras open19 26eb3df9afcbbfa6 7c9ccb16a9a72512
+"""
+
+
+def _position(name: str) -> fp.Board:
+    if name.startswith("cgos"):
+        game = fp.Board.from_sgf(str(files("fastplay") / "data"
+                                     / "cgos-390115-anchorman-montegnu.sgf"))
+        while name == "cgos24" and game.move_number > 24:
+            game.undo()
+        return game
+    size, moves = {"empty9": (9, []), "opening9": (9, ["E5", "E3", "G7", "C6", "D4"]),
+                   "open13": (13, ["D4", "K10", "D10", "K4", "G7"]),
+                   "open19": (19, ["D4", "Q16", "Q4", "D16"])}[name]
+    board = fp.Board(size, komi=7.5)
+    for move in moves:
+        board.play(move)
+    return board
+
+
+def _digest(result: SearchResult) -> str:
+    h = hashlib.sha256()
+    h.update(repr((result.best_move, result.winrate, result.playouts, result.simulations,
+                   result.root_visits, result.nodes)).encode())
+    for c in result.children:
+        h.update(repr((c.move, c.visits, c.winrate, c.prior, c.pv)).encode())
+    h.update(np.ascontiguousarray(result.ownership).tobytes())
+    return h.hexdigest()[:16]
+
+
+@pytest.fixture(scope="module")
+def db() -> fp.PatternDatabase:
+    return fp.PatternDatabase.builtin("mc_montegnu_classic")
+
+
+@pytest.mark.parametrize("config, position, first, second",
+                         [line.split() for line in PINNED.strip().splitlines()])
+def test_seeded_search_is_unchanged(db: fp.PatternDatabase, config: str, position: str,
+                                    first: str, second: str) -> None:
+    board = _position(position)
+    search = MCTS(db, SearchConfig(**CONFIGS[config]), threads=1, seed=7)
+    result = search.run(board, playouts=1500)
+    assert _digest(result) == first
+    board.play(result.best_move if result.best_move != "resign" else "pass")
+    assert _digest(search.run(board, visits=800)) == second   # tree reuse
