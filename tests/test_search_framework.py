@@ -1,0 +1,238 @@
+"""The search as a framework (issue 15): a user's evaluator and prior, the
+mixed leaf value, live snapshots, the config object and its errors."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import fastplay as fp
+from fastplay.gtp import GTPEngine
+from fastplay.search import MCTS, EvaluatorError, PluginError, PriorError, SearchConfig
+
+
+@pytest.fixture(scope="module")
+def db() -> fp.PatternDatabase:
+    return fp.PatternDatabase.builtin("mc_montegnu_classic")
+
+
+def opening() -> fp.Board:
+    """9x9, Black E5, White E3; Black to move."""
+    board = fp.Board(9, komi=7.5)
+    board.play("E5")
+    board.play("E3")
+    return board
+
+
+def constant(boards: list[fp.Board]) -> np.ndarray:
+    return np.full(len(boards), 0.5)
+
+
+def test_a_concentrated_prior_and_a_constant_evaluator_choose_the_prior_move(db):
+    """mix=0: no playout at all; the prior alone steers the search."""
+    target = fp.parse_vertex("C7", 9)
+
+    def prior(board: fp.Board) -> np.ndarray:
+        p = np.zeros(board.size * board.size + 1)
+        if board.get("C7") is None and board.to_move == "B":
+            p[target] = 1.0
+        else:
+            p[:-1] = 1.0
+        return p
+
+    search = MCTS(db, SearchConfig(mix=0.0), seed=1, evaluator=constant, prior=prior)
+    result = search.run(opening(), visits=300)
+    assert result.best_move == "C7"
+    assert result.playouts == 0 and result.visits == 300
+    assert result.children[0].prior > 0.98
+    assert not result.ownership.any()      # no playouts: no ownership
+
+
+def test_the_evaluator_speaks_for_the_side_to_move(db):
+    """"The side to move loses after Black G7": Black chooses G7.  Were the
+    values taken as Black's, G7 would look lost for Black and be avoided."""
+
+    def evaluator(boards: list[fp.Board]) -> list[float]:
+        values = []
+        for board in boards:
+            if board.get("G7") == "B":
+                values.append(0.0 if board.to_move == "W" else 1.0)
+            else:
+                values.append(0.5)
+        return values
+
+    for mix in (0.0, 0.5):
+        search = MCTS(db, SearchConfig(mix=mix, prior_table=None), seed=3, evaluator=evaluator)
+        result = search.run(opening(), visits=2000)
+        assert result.best_move == "G7", (mix, result.children[:3])
+        assert result.winrate > 0.7
+        assert (result.playouts == 0) == (mix == 0.0)
+
+
+def test_the_mix_weighs_evaluator_and_rollouts(db):
+    """mix=0.5: each visit's value is (v + z) / 2.  With the tree kept to the
+    root (no expansion), every leaf has White to move; an evaluator sure that
+    the side to move wins (v = 0 for Black) or loses (v = 1 for Black) puts
+    each root move's win rate at z / 2 or 1/2 + z / 2, z its rollouts' share
+    of Black wins: so twice the win rate times the visits is a whole number
+    of playouts won."""
+    board = opening()
+    config = SearchConfig(mix=0.5, expand_threshold=10**6, batch=1)
+    for v_white, low, high in ((1.0, 0.0, 0.5), (0.0, 0.5, 1.0)):
+        def evaluator(boards: list[fp.Board]) -> np.ndarray:
+            assert all(b.to_move == "W" for b in boards)
+            return np.full(len(boards), v_white)
+
+        result = MCTS(db, config, seed=5, evaluator=evaluator).run(board, visits=400)
+        assert result.playouts == 400
+        for child in result.children:
+            if child.visits:
+                assert low <= child.winrate <= high
+                won = 2 * (child.winrate - low) * child.visits
+                assert won == pytest.approx(round(won), abs=1e-9)
+
+
+def test_evaluator_batches_with_two_threads(db):
+    sizes: list[int] = []
+    lock = threading.Lock()
+
+    def evaluator(boards: list[fp.Board]) -> np.ndarray:
+        with lock:
+            sizes.append(len(boards))
+        time.sleep(0.0005)   # as a model would: the other thread runs meanwhile
+        return np.full(len(boards), 0.5)
+
+    config = SearchConfig(mix=0.5, eval_batch=8)
+    result = MCTS(db, config, threads=2, seed=1, evaluator=evaluator).run(opening(), visits=800)
+    assert max(sizes) > 1 and max(sizes) <= 8
+    assert result.visits == 800 and sum(sizes) <= 800
+    root_visits = sum(c.visits for c in result.children)
+    assert root_visits == 800
+
+
+@pytest.mark.parametrize("bad, problem", [
+    (lambda boards: [float("nan")] * len(boards), "NaN"),
+    (lambda boards: [0.5] * (len(boards) + 1), "shape"),
+    (lambda boards: [1.5] * len(boards), "outside"),
+    (lambda boards: 1 / 0, "ZeroDivisionError"),
+])
+def test_a_broken_evaluator_stops_the_search_with_a_named_error(db, bad, problem):
+    search = MCTS(db, SearchConfig(mix=0.0), seed=1, evaluator=bad)
+    with pytest.raises(EvaluatorError, match=problem) as info:
+        search.run(opening(), visits=100)
+    assert isinstance(info.value, ValueError) and "evaluator" in str(info.value)
+    assert search.root is None            # the half-backed-up tree is dropped
+    search.evaluator = constant           # the object stays usable
+    assert search.run(opening(), visits=50).visits == 50
+
+
+@pytest.mark.parametrize("bad, problem", [
+    (lambda board: np.zeros(10), "shape"),
+    (lambda board: np.full(82, np.nan), "NaN"),
+    (lambda board: np.full(82, -1.0), "negative"),
+    (lambda board: np.zeros(82), "no weight"),
+    (lambda board: {}["x"], "KeyError"),
+])
+def test_a_broken_prior_stops_the_search_with_a_named_error(db, bad, problem):
+    search = MCTS(db, seed=1, prior=bad)
+    with pytest.raises(PriorError, match=problem) as info:
+        search.run(opening(), visits=100)
+    assert isinstance(info.value, PluginError) and "prior" in str(info.value)
+
+
+def test_the_gtp_engine_answers_a_plugin_error_and_keeps_running(db):
+    def nan(boards: list[fp.Board]) -> list[float]:
+        return [float("nan")] * len(boards)
+
+    engine = GTPEngine(MCTS(db, SearchConfig(mix=0.0), seed=1, evaluator=nan), playouts=50,
+                       size=9)
+    answer = engine.handle("genmove b")
+    assert answer.startswith("?") and "NaN" in answer and "evaluator" in answer
+    assert engine.handle("name").startswith("=")
+    assert engine.handle("play b E5").startswith("=")
+
+
+def test_analyze_streams_snapshots_and_ends_with_the_answer_of_run(db):
+    board = opening()
+    infos = list(MCTS(db, seed=2).analyze(board, seconds=0.8, interval=0.1))
+    assert len(infos) >= 4 and infos[-1].final and not any(i.final for i in infos[:-1])
+    visits = [i.visits for i in infos]
+    assert visits == sorted(visits) and visits[0] > 0
+    for info in infos:
+        best = info.children[0]
+        assert [c.order for c in info.children] == list(range(len(info.children)))
+        assert 0 <= best.lcb <= best.winrate <= 1 and best.pv[0] == best.move
+        assert info.ownership.shape == (9, 9) and info.ownership.dtype == np.float32
+        assert info.score_stdev > 0 and info.to_move == "B"
+    # The final snapshot is run's answer for the same seed and visits.
+    final = list(MCTS(db, seed=4).analyze(board, visits=3000, interval=0.05))[-1]
+    result = MCTS(db, seed=4).run(board, visits=3000)
+    assert final.best_move == result.best_move and final.visits == result.visits == 3000
+    assert [(c.move, c.visits, c.winrate) for c in final.children] == \
+        [(c.move, c.visits, c.winrate) for c in result.children]
+    assert np.array_equal(final.ownership, result.ownership)
+
+
+def test_leaving_the_analysis_loop_stops_the_search_promptly(db):
+    search = MCTS(db, seed=1)
+    board = opening()
+    for info in search.analyze(board, interval=0.05):   # no limit: runs until left
+        if info.visits > 500:
+            break
+    start = time.perf_counter()
+    generator = search.analyze(board, interval=0.05)
+    next(generator)
+    generator.close()
+    assert time.perf_counter() - start < 0.05 + 0.05 + 0.2   # one interval, then the stop
+    stop = time.perf_counter()
+    generator = search.analyze(board, seconds=30, interval=0.02)
+    next(generator)
+    stop = time.perf_counter()
+    generator.close()
+    assert time.perf_counter() - stop < 0.05
+    # The object is free again, and the tree is kept.
+    assert search.run(board, visits=100).visits == 100
+
+
+def test_analyze_checks_its_arguments_at_the_call(db):
+    search = MCTS(db)
+    with pytest.raises(ValueError, match="interval"):
+        search.analyze(opening(), interval=0)
+    with pytest.raises(TypeError, match="not both"):
+        search.analyze(opening(), visits=10, playouts=10)
+    with pytest.raises(ValueError, match="visits"):
+        search.run(opening(), visits=0)
+
+
+def test_config_is_frozen_validated_and_replaced(db):
+    config = SearchConfig(c_puct=2.0)
+    with pytest.raises(AttributeError):
+        config.c_puct = 3.0  # type: ignore[misc]
+    with pytest.raises(ValueError, match="mix"):
+        replace(config, mix=1.5)
+    with pytest.raises(ValueError, match="eval_batch"):
+        SearchConfig(eval_batch=0)
+    with pytest.raises(ValueError, match="needs an evaluator"):
+        MCTS(db, SearchConfig(mix=0.5))
+    with pytest.raises(TypeError, match="unknown search option"):
+        MCTS(db, c_pcut=1.0)
+    with pytest.raises(TypeError, match="callable"):
+        MCTS(db, evaluator=0.5)  # type: ignore[arg-type]
+    search = MCTS(db, config, rave_equiv=500.0)
+    assert search.config == replace(config, rave_equiv=500.0)
+    search.c_puct = 1.5                    # the old attribute style: validated
+    assert search.config.c_puct == 1.5
+    with pytest.raises(ValueError, match="c_puct"):
+        search.c_puct = -1.0
+    assert search.config.c_puct == 1.5
+
+
+def test_playouts_and_visits_are_one_limit(db):
+    board = opening()
+    a = MCTS(db, seed=9).run(board, playouts=500)
+    b = MCTS(db, seed=9).run(board, visits=500)
+    assert a.visits == b.visits == 500 and a.children == b.children
