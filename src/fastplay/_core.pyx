@@ -996,8 +996,8 @@ cdef int tactical_code(BoardState* b, BoardState* c, int p, int me, Reader* tota
             short |= b.nlibs[b.sid[n]] <= 2
             wide |= b.color[n] == me and b.nlibs[b.sid[n]] >= 4
         # Our strings in atari beside p: p joins them to its string.  (Also
-        # counting two-liberty strings in a working ladder won 55 of 100
-        # games against GNU Go, against 59-71 without: RESULTS.md.)
+        # counting two-liberty strings in a working ladder played worse:
+        # RESULTS.md, "ladder knowledge".)
         endangered |= b.color[n] == me and b.nlibs[b.sid[n]] == 1
     # Nothing to read when no string beside p is short of liberties and the
     # new string keeps three or more (captures only add liberties).

@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["positive_int", "non_negative_int", "finite_float", "positive_float", "board_size"]
+__all__ = ["positive_int", "non_negative_int", "finite_float", "positive_float", "unit_float",
+           "board_size"]
 
 
 def _int(text: str) -> int:
@@ -51,6 +52,14 @@ def positive_float(text: str) -> float:
     value = finite_float(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive number: {text!r}")
+    return value
+
+
+def unit_float(text: str) -> float:
+    """A number in [0, 1]."""
+    value = finite_float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1]: {text!r}")
     return value
 
 

@@ -16,7 +16,8 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
-from fastplay.argtypes import finite_float, non_negative_int, positive_float, positive_int
+from fastplay.argtypes import (finite_float, non_negative_int, positive_float, positive_int,
+                               unit_float)
 
 __all__ = ["main"]
 
@@ -127,6 +128,14 @@ def build_parser() -> argparse.ArgumentParser:
                           "at least 3 on 19x19: benchmarks/RESULTS.md)")
     gtp.add_argument("--ponder", action="store_true",
                      help="think on the opponent's time after each genmove")
+    gtp.add_argument("--evaluator", metavar="FILE.py:NAME|MODULE:NAME",
+                     help="a value function evaluator(boards) -> win probabilities of the "
+                          "side to move, mixed with the rollouts (examples/value_function.py)")
+    gtp.add_argument("--mix", type=unit_float, metavar="L",
+                     help="the rollouts' share of the leaf value with --evaluator "
+                          "(default 0.5, AlphaGo's; 0: no playouts)")
+    gtp.add_argument("--eval-batch", type=positive_int, metavar="N",
+                     help="leaves per evaluator call (default 8)")
 
     match = sub.add_parser("match", help="referee games between two GTP engines",
                            description="Play games between two GTP engines (A is Black in "
@@ -209,10 +218,22 @@ def _run_gtp(args: argparse.Namespace) -> int:
     from fastplay.argtypes import prior_option
     from fastplay.gtp import GTPEngine, GTPError, run
 
+    evaluator = None
+    if args.evaluator is not None:
+        from fastplay.plugins import load_callable
+
+        try:
+            evaluator = load_callable(args.evaluator)
+        except ValueError as exc:
+            raise UserError(f"--evaluator: {exc}") from None
+    elif args.mix is not None or args.eval_batch is not None:
+        raise UserError("--mix and --eval-batch need --evaluator")
+    mix = args.mix if args.mix is not None or evaluator is None else 0.5
     engine = GTPEngine(playouts=args.playouts, seconds=args.seconds, threads=args.threads,
                        seed=args.seed, patterns=args.mc_patterns,
                        pattern_file=args.mc_load_patterns, ponder=args.ponder,
-                       batch=args.batch, prior=prior_option(args.prior))
+                       batch=args.batch, prior=prior_option(args.prior), evaluator=evaluator,
+                       mix=mix, eval_batch=args.eval_batch)
     # A database the user named must fail now, not at the first genmove where
     # a controller would only see '? ...'; and loading it there would eat the
     # first genmove's time limit.

@@ -30,7 +30,8 @@ from typing import IO, Any, Protocol
 import fastplay
 import numpy as np
 
-from fastplay.board import Board, IllegalMoveError, format_vertex
+from fastplay.board import Board, IllegalMoveError, format_vertex, parse_vertex
+from fastplay.life import dead_strings, string_status
 
 __all__ = [
     "DEAD_THRESHOLD",
@@ -43,7 +44,7 @@ __all__ = [
 ]
 
 #: A string whose mean ownership, seen from its own colour, is below
-#: ``-DEAD_THRESHOLD`` is dead (unless it is in seki, see ``_in_seki``).
+#: ``-DEAD_THRESHOLD`` is dead (unless it is in seki: :func:`fastplay.life.dead_strings`).
 DEAD_THRESHOLD = 0.5
 
 #: Playouts spent on settling dead stones for ``final_score`` and
@@ -170,6 +171,11 @@ class GTPEngine:
     prior:
         The default MCTS's ``prior_table`` (``"auto"``, ``None``, a learned
         prior's name or ``.npz`` file; :mod:`fastplay.prior`).
+    evaluator, mix, eval_batch:
+        The default MCTS's evaluator (``evaluator(boards) -> float[n]``, the
+        side to move's win probabilities), its share ``1 - mix`` of the leaf
+        value and the leaves per call (:class:`fastplay.search.SearchConfig`;
+        ``None``: the config's defaults).
     size, komi:
         The initial game settings.
     """
@@ -188,6 +194,9 @@ class GTPEngine:
         ponder: bool = False,
         batch: int | None = None,
         prior: Any = "auto",
+        evaluator: Callable[[list[Board]], Any] | None = None,
+        mix: float | None = None,
+        eval_batch: int | None = None,
         size: int = 19,
         komi: float = 7.5,
     ) -> None:
@@ -202,6 +211,10 @@ class GTPEngine:
         self.ponder = ponder
         self.batch = batch
         self.prior = prior
+        self.evaluator = evaluator
+        self.search_options: dict[str, Any] = {name: value for name, value in (("mix", mix),
+                                                                ("eval_batch", eval_batch))
+                               if value is not None}
         self._db: Any = None
         self.komi = float(komi)
         self.board = Board(size, komi=self.komi)
@@ -346,19 +359,6 @@ class GTPEngine:
         points = np.flatnonzero(self.board.to_numpy().ravel() == code)
         return [format_vertex(int(i), self.board.size) for i in points]
 
-    def _strings(self) -> list[np.ndarray]:
-        """Flat indices of every string on the board, each string once."""
-        board = self.board
-        stones = np.flatnonzero(board.to_numpy().ravel())
-        seen = np.zeros(board.size * board.size, dtype=bool)
-        strings = []
-        for point in stones:
-            if not seen[point]:
-                members = np.asarray(board.string_indices(int(point)))
-                seen[members] = True
-                strings.append(members)
-        return strings
-
     def _cmd_loadsgf(self, args: Sequence[str]) -> str:
         (path,) = _args(args, 1)
         # GTP's move_number N means "up to, not including, move N", while
@@ -424,7 +424,7 @@ class GTPEngine:
         from fastplay.search import MCTS  # lazily: the GTP front end must start fast
 
         return MCTS(self.load_patterns(), threads=self.threads, seed=self.seed, batch=self.batch,
-                    prior_table=self.prior)
+                    prior_table=self.prior, evaluator=self.evaluator, **self.search_options)
 
     def prepare(self) -> None:
         """Load the pattern database and build the search now, not inside the
@@ -517,17 +517,8 @@ class GTPEngine:
     def _dead_from_ownership(self, ownership: Any) -> list[str]:
         if ownership is None:
             return []
-        flat = np.asarray(ownership, dtype=np.float64).ravel()
-        colors = self.board.to_numpy().ravel()
-        dead: list[int] = []
-        for members in self._strings():
-            # ownership is +1 Black; colors is +1 Black, -1 White.  Playouts
-            # lose seki strings (someone always fills a shared liberty first),
-            # so a string in seki stays alive whatever its ownership.
-            lost = float(flat[members].mean()) * colors[members[0]] < -DEAD_THRESHOLD
-            if lost and not _in_seki(self.board, int(members[0])):
-                dead.extend(int(i) for i in members)
-        return [format_vertex(i, self.board.size) for i in sorted(dead)]
+        return [format_vertex(i, self.board.size)
+                for i in dead_strings(self.board, ownership, DEAD_THRESHOLD)]
 
     def _settled_board(self) -> Board:
         """The board with dead stones removed, ready for area counting."""
@@ -545,19 +536,10 @@ class GTPEngine:
         status = status.lower()
         if status not in ("alive", "dead", "seki"):
             raise GTPError("syntax error: status must be alive, dead or seki")
-        dead = set(self.dead_stones())
-        settled = self._settled_board()
-        groups: list[list[str]] = []
-        for members in self._strings():
-            stones = [format_vertex(int(i), self.board.size) for i in members]
-            if stones[0] in dead:
-                kind = "dead"
-            elif _in_seki(settled, int(members[0])):
-                kind = "seki"
-            else:
-                kind = "alive"
-            if kind == status:
-                groups.append(stones)
+        size = self.board.size
+        dead = {parse_vertex(v, size) for v in self.dead_stones()}
+        groups = [[format_vertex(i, size) for i in stones]
+                  for kind, stones in string_status(self.board, dead) if kind == status]
         # One string per line, as GNU Go answers.
         return "\n".join(" ".join(group) for group in groups)
 
@@ -597,13 +579,6 @@ class GTPEngine:
 def _gtp_move(move: str) -> str:
     """A vertex in upper case as GNU Go writes it; ``pass`` and ``resign`` as they are."""
     return move if move in ("pass", "resign") else move.upper()
-
-
-def _in_seki(board: Board, point: int) -> bool:
-    """Whether the string at ``point`` lives in seki (see :func:`fastplay.life.in_seki`)."""
-    from fastplay.life import in_seki  # lazily: the GTP front end must start fast
-
-    return in_seki(board, point)
 
 
 def run(stdin: IO[Any] | Iterable[bytes] | None = None, stdout: IO[str] | None = None,

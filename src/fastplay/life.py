@@ -13,7 +13,7 @@ import numpy.typing as npt
 from fastplay._core import BLACK, WHITE, true_eyes
 from fastplay.board import Board
 
-__all__ = ["eye_mask", "in_seki", "seki_mask"]
+__all__ = ["eye_mask", "in_seki", "seki_mask", "strings", "dead_strings", "string_status"]
 
 
 def eye_mask(grid: npt.NDArray[np.int8], color: int) -> npt.NDArray[np.bool_]:
@@ -26,6 +26,54 @@ def eye_mask(grid: npt.NDArray[np.int8], color: int) -> npt.NDArray[np.bool_]:
     the false-eye test).  Filling such a point never helps under area scoring.
     """
     return true_eyes(grid, color)
+
+
+def strings(board: Board) -> list[npt.NDArray[np.int32]]:
+    """Flat indices of every string on the board, each string once, in scan order."""
+    stones = np.flatnonzero(board.to_numpy().ravel())
+    seen = np.zeros(board.size * board.size, dtype=bool)
+    found = []
+    for point in stones:
+        if not seen[point]:
+            members = np.asarray(board.string_indices(int(point)))
+            seen[members] = True
+            found.append(members)
+    return found
+
+
+def dead_strings(board: Board, ownership: npt.ArrayLike, threshold: float) -> list[int]:
+    """Flat indices, sorted, of the stones of strings whose mean ownership
+    (``float[size, size]``, +1 Black) is below ``-threshold`` for their own
+    colour.  Playouts lose seki strings (someone always fills a shared
+    liberty first), so a string in seki stays alive whatever its ownership."""
+    flat = np.asarray(ownership, dtype=np.float64).ravel()
+    colors = board.to_numpy().ravel()
+    dead: list[int] = []
+    for members in strings(board):
+        lost = float(flat[members].mean()) * colors[members[0]] < -threshold
+        if lost and not in_seki(board, int(members[0])):
+            dead.extend(int(i) for i in members)
+    return sorted(dead)
+
+
+def string_status(board: Board, dead: set[int]) -> list[tuple[str, list[int]]]:
+    """GTP ``final_status_list``'s classes: each string (flat indices) as
+    ``"dead"`` (its stones in ``dead``), ``"seki"`` (in seki once the dead
+    stones are removed) or ``"alive"``."""
+    settled = board.copy()
+    if dead:
+        settled.setup(empty=sorted(dead))
+    out: list[tuple[str, list[int]]] = []
+    for members in strings(board):
+        stones = [int(i) for i in members]
+        if stones[0] in dead:
+            kind = "dead"
+        elif in_seki(settled, stones[0]):
+            kind = "seki"
+        else:
+            kind = "alive"
+        out.append((kind, stones))
+    return out
 
 
 def seki_mask(board: Board) -> npt.NDArray[np.bool_]:

@@ -1,12 +1,10 @@
 """Learned move priors for the tree search: local pattern strengths fitted to game records.
 
 The playouts must keep GNU Go's policy (spec §6), so every pattern value
-stays GNU Go's; the tree's prior is free.  With the playout values as prior
-(``mc_montegnu_classic``, to the power 0.5), the move GNU Go level 10 played
-in 18,591 held-out positions of 9x9 games had a mean log-probability of
--3.43 and was the top choice in 20.5 % of them; the learned prior gives
--2.27 and 36.3 % (``benchmarks/train_prior.py``; the bundled ``"gnugo9x9"``
-is the same model fitted on every position).
+stays GNU Go's; the tree's prior is free.  A learned prior predicts GNU Go's
+moves far better than the playout values do (held-out figures:
+``benchmarks/RESULTS.md``, "A learned prior"; ``benchmarks/train_prior.py``
+reproduces the bundled ``"gnugo9x9"``, fitted on every position).
 
 Model: the generalised Bradley-Terry model of Coulom, "Computing Elo ratings
 of move patterns in the game of Go", ICGA Journal 30(4), 2007.  A legal move

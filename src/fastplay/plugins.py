@@ -1,0 +1,61 @@
+"""Load a user's evaluator or prior named on the command line.
+
+A *spec* is ``FILE.py:NAME`` (a Python file, loaded as a module of its own)
+or ``MODULE:NAME`` (an importable module, as ``python -m`` names it), the
+form of setuptools' entry points.  The named object must be callable:
+``fastplay gtp --evaluator examples/value_function.py:influence_value``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["load_callable"]
+
+
+def _load_file(path: str) -> Any:
+    if not os.path.isfile(path):
+        raise ValueError(f"no such file: {path!r}")
+    name = "fastplay_plugin_" + os.path.splitext(os.path.basename(path))[0].replace("-", "_")
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"cannot load {path!r} as Python")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # noqa: BLE001 - the user's file: say what it raised
+        raise ValueError(f"loading {path!r} raised {type(exc).__name__}: {exc}") from exc
+    return module
+
+
+def load_callable(spec: str) -> Callable[..., Any]:
+    """The callable ``spec`` names (``FILE.py:NAME`` or ``MODULE:NAME``).
+
+    Raises ``ValueError`` saying what is wrong: no ``:NAME``, a missing file
+    or module, a file that raises on import, no such name, or an object
+    that is not callable.
+    """
+    where, sep, name = spec.rpartition(":")
+    if not sep or not where or not name.isidentifier():
+        raise ValueError(f"expected FILE.py:NAME or MODULE:NAME, not {spec!r}")
+    if where.endswith(".py") or os.sep in where:
+        module = _load_file(where)
+    else:
+        try:
+            module = importlib.import_module(where)
+        except ImportError as exc:
+            raise ValueError(f"cannot import {where!r}: {exc}") from None
+        except Exception as exc:  # noqa: BLE001 - the user's module: say what it raised
+            raise ValueError(f"importing {where!r} raised {type(exc).__name__}: {exc}") from exc
+    try:
+        found = getattr(module, name)
+    except AttributeError:
+        raise ValueError(f"{where!r} has no {name!r}") from None
+    if not callable(found):
+        raise ValueError(f"{spec!r} is not callable ({type(found).__name__})")
+    result: Callable[..., Any] = found
+    return result
