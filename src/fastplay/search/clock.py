@@ -6,7 +6,7 @@ itself, and how many seconds the next move may take.  The shape of the
 budget follows the usual engine practice (Leela Zero's ``TimeControl``:
 main time spread over the moves expected to remain, a byo-yomi period
 shared by its stones); the constants are this project's, chosen against
-games that ran long (RESULTS.md, "time control").
+games that ran long (RESULTS.md, "Where the search's constants come from").
 """
 
 from __future__ import annotations

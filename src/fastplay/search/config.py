@@ -4,7 +4,7 @@ Every option of :class:`fastplay.search.MCTS` that is not a resource
 (threads, seed) or a plug-in (evaluator, prior) lives here, is checked once
 in ``__post_init__``, and is changed by :func:`dataclasses.replace`, which
 checks the new value again.  How each default was chosen is recorded in
-``benchmarks/RESULTS.md``; the constants below say where.
+``benchmarks/RESULTS.md``, "Where the search's constants come from".
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ __all__ = ["SearchConfig", "C_PUCT", "C_UCT", "DEFAULT_BATCH", "DEFAULT_PLAYOUTS
 
 #: Exploration constants.  Visits are counted in playouts, so the PUCT term is
 #: about ``1/sqrt(batch)`` of what it would be with visits counted in
-#: simulations (tuned on the tactical tests and 9x9.tst; RESULTS.md).
+#: simulations (RESULTS.md, "Where the search's constants come from").
 C_PUCT = 1.0
 C_UCT = 0.5
 
 #: Playouts per leaf and search thread when ``batch`` is ``None`` (the choice
-#: of 1 per leaf: RESULTS.md, "Match against GNU Go level 10").
+#: of 1 per leaf: RESULTS.md, "Where the search's constants come from").
 DEFAULT_BATCH = 1
 
 #: Playouts per move when neither a limit nor a clock is given.
@@ -35,7 +35,7 @@ DEFAULT_PLAYOUTS = 5000
 MAX_BATCH = 4096
 
 #: The ladder knowledge's prior factor and virtual playouts (picked once, not
-#: tuned; their matches: RESULTS.md, "ladder knowledge").
+#: tuned; RESULTS.md, "Where the search's constants come from").
 LADDER_PRIOR = 10.0
 LADDER_VISITS = 50.0
 

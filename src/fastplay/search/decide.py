@@ -113,7 +113,8 @@ def is_final(board: Board, own: npt.NDArray[np.float32], probe: Probe | None,
 
     ``own`` comes from playouts in which the side to move moves first, so a
     string in atari or a cut that one move mends looks settled (passing
-    there lost five of 945 match games; RESULTS.md, "the pass bug").  So it
+    there lost games: RESULTS.md, "Where the search's constants come
+    from").  So it
     is final only if ``probe`` -- the same search after our pass, the
     opponent moving first -- finds it settled too.  No probe is made when
     ``probe`` is ``None`` (a probe does not probe again), after the
@@ -137,7 +138,8 @@ def book_move(board: Board) -> str | None:
     """The opening book: ``"E5"`` (tengen) on an empty 9x9 board, else ``None``.
 
     With a few thousand playouts every first 9x9 move is within noise of
-    50 %, so the search would pick one nearly at random (RESULTS.md); the
+    50 %, so the search would pick one nearly at random (RESULTS.md,
+    "Where the search's constants come from"); the
     centre is the standard first move of 9x9 play.
     """
     if board.size == 9 and board.to_move_code == BLACK_CODE \

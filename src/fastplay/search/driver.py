@@ -19,7 +19,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -46,7 +46,8 @@ __all__ = ["MCTS"]
 SIMS_PER_ROOT_MOVE = 4
 
 #: ... but never below ``ceil(size * size / BATCH_FLOOR_POINTS)`` playouts
-#: per leaf (1 on 9x9 and 13x13, 3 on 19x19, 5 on 25x25; RESULTS.md).
+#: per leaf (1 on 9x9 and 13x13, 3 on 19x19, 5 on 25x25): a speed choice,
+#: RESULTS.md, "Where the search's constants come from".
 BATCH_FLOOR_POINTS = 128
 
 #: Time kept for the final probe out of a time limit S: 5 % of S, at least
@@ -77,6 +78,15 @@ def _check_limits(visits: Any, playouts: Any, seconds: Any) -> tuple[int | None,
             raise ValueError(f"seconds must be finite and > 0, not {seconds}")
         seconds = float(seconds)
     return count, seconds
+
+
+@dataclass
+class _Outcome:
+    """What an analysis thread leaves: the answer and its state, or an error."""
+
+    result: SearchResult | None = None
+    state: SearchState | None = None
+    error: BaseException | None = None
 
 
 class MCTS:
@@ -324,7 +334,7 @@ class MCTS:
         from fastplay.search.snapshot import final_info, snapshot
 
         stop = threading.Event()
-        box: dict[str, Any] = {}
+        outcome = _Outcome()
         start = time.perf_counter()
 
         def work() -> None:
@@ -332,11 +342,11 @@ class MCTS:
                 limits = Limits(visits, seconds, False, stop, None)
                 state = self._search(board.copy(), limits, track_scores=True)
                 if not stop.is_set():
-                    box["result"] = self._result(board, state, start,
-                                                 None if seconds is None else start + seconds)
-                    box["state"] = state
+                    outcome.result = self._result(board, state, start,
+                                                  None if seconds is None else start + seconds)
+                    outcome.state = state
             except BaseException as exc:  # noqa: BLE001 - re-raised in the generator
-                box["error"] = exc
+                outcome.error = exc
 
         if not self._in_use.acquire(blocking=False):
             raise RuntimeError("this MCTS is already searching in another thread")
@@ -352,9 +362,10 @@ class MCTS:
                     info = snapshot(self._live, self._tree, board, start)
                 if info is not None:
                     yield info
-            if "error" in box:
-                raise box["error"]
-            yield final_info(box["result"], box["state"], board)
+            if outcome.error is not None:
+                raise outcome.error
+            assert outcome.result is not None and outcome.state is not None
+            yield final_info(outcome.result, outcome.state, board)
         finally:
             stop.set()
             if thread.is_alive() or thread.ident is not None:

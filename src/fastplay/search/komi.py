@@ -5,7 +5,8 @@ Journal 34(3), 2011: a search ahead by a wide margin sees almost only wins
 and plays slack moves; raising the komi against the searching side after a
 search whose best value is high (lowering it after a low one) makes it keep
 its margin.  Meant for handicap games; in even 9x9 games against GNU Go it
-lost more often, so it is off by default (RESULTS.md, "dynamic komi").
+lost more often, so it is off by default (RESULTS.md, "Where the search's
+constants come from").
 """
 
 from __future__ import annotations

@@ -16,9 +16,9 @@ weights come from one of three sources:
 Then the ladder reader (:meth:`Board.tactical_moves`, optionally the race
 reader) multiplies or divides a move's weight by ``ladder_prior`` and gives
 it ``ladder_visits`` virtual won or lost playouts (their matches:
-RESULTS.md, "ladder knowledge"); optional virtual playouts (``even_visits``,
-``pattern_visits``: Gelly and Silver 2007, section 5) follow; the pass is
-forbidden in the opening.  The arithmetic is the core's ``prior_node``.
+RESULTS.md, "Where the search's constants come from"); optional virtual
+playouts (``even_visits``, ``pattern_visits``: Gelly and Silver 2007,
+section 5) follow; the pass is forbidden in the opening.  The arithmetic is the core's ``prior_node``.
 """
 
 from __future__ import annotations
