@@ -236,3 +236,16 @@ def test_playouts_and_visits_are_one_limit(db):
     a = MCTS(db, seed=9).run(board, playouts=500)
     b = MCTS(db, seed=9).run(board, visits=500)
     assert a.visits == b.visits == 500 and a.children == b.children
+
+
+def test_mix_one_is_the_rollout_search_and_leaves_the_evaluator_alone(db):
+    calls: list[int] = []
+
+    def evaluator(boards: list[fp.Board]) -> np.ndarray:
+        calls.append(len(boards))
+        return np.full(len(boards), 0.5)
+
+    board = opening()
+    with_evaluator = MCTS(db, seed=6, evaluator=evaluator).run(board, visits=600)
+    plain = MCTS(db, seed=6).run(board, visits=600)
+    assert calls == [] and with_evaluator.children == plain.children

@@ -149,8 +149,8 @@ class SearchConfig:
         mix: ``lambda`` in the leaf value ``(1 - lambda) v + lambda z``
             (Silver et al., Nature 2016, who used 0.5): ``v`` the
             evaluator's value, ``z`` the rollouts'.  1 (the default, and the
-            only value without an evaluator) is the pure rollout search; 0
-            runs no playouts.
+            only value without an evaluator) is the pure rollout search, an
+            evaluator unused; 0 runs no playouts.
         eval_batch: leaves gathered (kept apart by virtual loss) before one
             call of the evaluator.
 

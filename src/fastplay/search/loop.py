@@ -117,7 +117,9 @@ class SearchLoop:
         if track_scores:
             state.hist = np.zeros(2 * npts + 1)
         deadline = None if limits.seconds is None else time.perf_counter() + limits.seconds
-        work = self._evaluated_worker if self.evaluator is not None else self._worker
+        # mix = 1 is the rollouts alone: an evaluator would only be called in vain.
+        evaluated = self.evaluator is not None and self.config.mix < 1
+        work = self._evaluated_worker if evaluated else self._worker
 
         def worker() -> None:
             try:
