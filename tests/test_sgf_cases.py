@@ -418,14 +418,15 @@ def test_write_empty_board() -> None:
     assert load_board(text) == Board(9)
 
 
-def test_write_passes_tt_and_empty() -> None:
-    small = Board(9)
-    small.play("pass")
-    assert "B[tt]" in board_to_sgf(small)
-    big = Board(21)
-    big.play("pass")
-    assert "B[]" in board_to_sgf(big)
-    assert load_board(board_to_sgf(big)).history == [("B", "pass")]
+def test_write_passes_empty_on_every_size() -> None:
+    """FF[4] writes a pass ``B[]`` on every size (``[tt]`` is only read, up to 19x19)."""
+    for size in (9, 19, 21):
+        board = Board(size)
+        board.play("pass")
+        board.play("pass")
+        text = board_to_sgf(board)
+        assert ";B[];W[]" in text and "tt" not in text
+        assert load_board(text).history == [("B", "pass"), ("W", "pass")]
 
 
 def test_write_setup_and_inferred_handicap() -> None:

@@ -130,7 +130,9 @@ class Board(CoreBoard):
     ``"ko"``, ``"superko"``, ``"off-board"`` or ``"bad vertex"``.
     """
 
-    #: SGF root properties kept from a loaded record (``HA``, ``PB``, ``RU``...).
+    #: SGF root properties kept from a loaded record (``HA``, ``PB``, ``RU``, ``C``...):
+    #: the text of Text/SimpleText properties (unescaped), other values as written
+    #: (see :mod:`fastplay.sgf`); :meth:`to_sgf` writes them back.
     sgf_properties: dict[str, str]
 
     def __init__(self, size: int = 19, komi: float = 7.5, superko: bool = False,
@@ -305,17 +307,26 @@ class Board(CoreBoard):
     # -- SGF -------------------------------------------------------------------
     @classmethod
     def from_sgf(cls, source: str | bytes | os.PathLike[str], move_number: int | None = None, *,
-                 superko: bool = False, suicide: bool = False) -> Board:
-        """Load an SGF record (path or SGF text) up to ``move_number`` moves (all by default).
+                 superko: bool = False, suicide: bool = False,
+                 encoding: str | None = None) -> Board:
+        """Load an SGF record up to ``move_number`` moves (all by default).
 
-        See :func:`fastplay.sgf.load_board`; raises :class:`fastplay.SGFError`.
+        ``source``: SGF ``bytes``; a ``str`` holding ``(;`` is SGF text (a
+        mail header or other text before the game is skipped), any other
+        ``str`` or path-like a file name.  ``encoding``: the charset of a file
+        or ``bytes`` without ``CA`` (default ISO-8859-1, FF[4]'s).  Text
+        properties arrive unescaped in :attr:`sgf_properties`.  See
+        :func:`fastplay.sgf.load_board`; raises :class:`fastplay.SGFError`.
         """
         from fastplay.sgf import load_board
 
-        return load_board(source, move_number, superko=superko, suicide=suicide, board_cls=cls)
+        return load_board(source, move_number, superko=superko, suicide=suicide, board_cls=cls,
+                          encoding=encoding)
 
     def to_sgf(self) -> str:
-        """The starting position and the moves played, as SGF text (:func:`fastplay.sgf.board_to_sgf`)."""
+        """The starting position and the moves played, as FF[4] SGF text
+        (:func:`fastplay.sgf.board_to_sgf`): passes ``[]``, the text of
+        :attr:`sgf_properties` escaped."""
         from fastplay.sgf import board_to_sgf
 
         return board_to_sgf(self)

@@ -57,21 +57,56 @@ other root properties that were loaded (players, result, date...), the
 starting position as ``AB``/``AW``, ``PL`` when the starting position has
 stones or White moves first, then one node per move of :attr:`Board.history`
 (and a last ``PL`` node when the side to move is not the one the turn order
-gives).  Passes are written ``[tt]`` up to 19x19 and ``[]`` above.
+gives).  Passes are written ``[]`` (FF[4]) on every size; ``[tt]`` is only
+read.  What is written loads the same in sgfmill and in KaTrain's reader
+(``pysgf``); the tests check both.
+
+Source and charset
+------------------
+``bytes`` are SGF data.  A ``str`` is SGF text when it contains ``(;`` (or
+``(`` and ``;`` with blanks between) or starts with ``(``: text before the
+game, such as the mail header of GNU Go's ``ego2.sgf``, is skipped.  Any
+other ``str`` and any path-like is a file name.  Bytes (from a file or
+given) are decoded with the record's ``CA``; without ``CA``, UTF-8 when the
+data starts with a byte-order mark, else the ``encoding`` argument of
+:func:`load_board`, else ISO-8859-1 (the FF[4] default).  A ``str`` is
+already text: ``CA`` and ``encoding`` do not apply to it.
 
 Metadata lives in :attr:`Board.sgf_properties` (``dict[str, str]``, copied
 by :meth:`Board.copy`): every root property that the board does not hold
 itself -- ``HA`` (as a validated integer), ``PB``, ``PW``, ``RE``, ``RU``,
-``DT``... -- as its raw SGF value (escapes kept) decoded to text; a property
-with several values keeps them joined by ``"]["``, as they are written.
+``C``, ``DT``... -- decoded to ``str``:
+
+* Text and SimpleText properties (:data:`TEXT_PROPERTIES`: ``C``, ``GC``,
+  ``PB``, ``PW``, ``RE``, ``GN``, ``DT``...) hold their *text*: escapes
+  removed, as FF[4] reads them (``C[a\\]b]`` -> ``"a]b"``; a backslash before
+  a line break is a soft break and disappears; line breaks become ``"\n"``,
+  other white space a space; in SimpleText line breaks become spaces too).
+  A record that repeats one (``ego2.sgf`` has two ``PB``; FF[4] forbids
+  it) reads as one text with a line break between the values (so a space
+  in SimpleText): ``"FSF (GNU Go 3.1.30) ego"``.
+* Any other property (numbers, points, ``AP``'s composed value, unknown
+  private properties) keeps its SGF value as written, several values joined
+  by ``"]["``.
+
 ``GM``, ``FF``, ``CA``, ``SZ``, ``KM``, ``AB``, ``AW``, ``AE``, ``PL``, ``B``
 and ``W`` are not kept there: the board itself says what they say.
+
+Writing escapes the text of Text and SimpleText properties (``]`` and ``\\``,
+nothing else), so any text round-trips: ``]``, backslashes, line breaks and
+non-ASCII included.  What FF[4] cannot hold is normalised before it is
+written, so that every reader sees the same text: line breaks to ``"\n"``
+(SimpleText: to a space) and tabs, form feeds and vertical tabs to spaces.
+Other values are written as they are; one that is not a valid SGF value (an
+unescaped ``]``) is written escaped, as text.
 """
 
 from __future__ import annotations
 
+import codecs
 import math
 import os
+import re
 import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -84,7 +119,8 @@ from sgfmill import common, sgf, sgf_grammar, sgf_properties
 if TYPE_CHECKING:  # pragma: no cover - typing only; board imports us lazily
     from fastplay.board import Board
 
-__all__ = ["SGFError", "SGFWarning", "board_to_sgf", "load_board"]
+__all__ = ["SGFError", "SGFWarning", "board_to_sgf", "load_board", "TEXT_PROPERTIES",
+           "escape_text", "unescape_text"]
 
 MIN_SIZE = 2
 MAX_SIZE = 25
@@ -96,6 +132,19 @@ _STRUCTURAL = frozenset({"GM", "FF", "CA", "SZ", "KM", "HA", "AB", "AW", "AE", "
 # A value with several parts is stored as they are written: "a][b".
 _VALUE_SEP = "]["
 _SETUP = ("AB", "AW", "AE")
+
+#: FF[4] properties of type Text (line breaks are part of the text).
+_TEXT = frozenset({"C", "GC"})
+#: FF[4] properties of type SimpleText (line breaks read as spaces).
+_SIMPLE_TEXT = frozenset({"AN", "BR", "BT", "CP", "DT", "EV", "GN", "N", "ON", "OT", "PB",
+                          "PC", "PW", "RE", "RO", "RU", "SO", "US", "WR", "WT"})
+#: The properties whose :attr:`Board.sgf_properties` value is text, not SGF.
+TEXT_PROPERTIES = _TEXT | _SIMPLE_TEXT
+
+# A str holding SGF: the start of a game tree anywhere in it.
+_GAME_START = re.compile(r"\(\s*;")
+_LINE_BREAK = re.compile(r"\r\n|\n\r|\r|\n")
+_OTHER_SPACE = str.maketrans("\t\f\v", "   ")
 
 
 class SGFError(ValueError):
@@ -139,37 +188,100 @@ class SGFWarning(UserWarning):
 # reading
 
 
-def _read_source(path_or_text: str | os.PathLike[str] | bytes) -> bytes:
-    """Return the SGF bytes.
+def escape_text(text: str) -> str:
+    """The SGF value of ``text`` (Text or SimpleText), without the brackets.
 
-    ``bytes`` are SGF content; a ``str`` whose first non-blank character
-    (after an optional byte-order mark) is ``(`` is SGF text; any other
-    ``str`` or path-like is a file name (its ``OSError`` propagates; a
-    directory or an empty string is an :class:`SGFError`).  A file starting
-    with a UTF-8 byte-order mark and no ``CA`` is read as UTF-8.
+    Only ``\\`` and ``]`` are escaped (FF[4] section 3.2), which every reader
+    undoes; ``unescape_text(escape_text(t)) == t`` for any ``t`` without
+    carriage returns, tabs, form feeds or vertical tabs (FF[4] turns those
+    into ``"\\n"`` or spaces when it reads them).
+    """
+    return text.replace("\\", "\\\\").replace("]", "\\]")
+
+
+def unescape_text(value: str, *, simple: bool = False) -> str:
+    """The text an SGF Text value (``simple``: SimpleText) stands for, as FF[4]
+    reads it: ``\\x`` -> ``x``, a backslash before a line break is a soft
+    break and disappears, line breaks become ``"\\n"`` (``simple``: a space)
+    and tabs, form feeds and vertical tabs a space.  Same as sgfmill."""
+    raw = value.encode("utf-8")
+    interpret = sgf_grammar.simpletext_value if simple else sgf_grammar.text_value
+    text: bytes = interpret(raw)
+    return text.decode("utf-8")
+
+
+def _normalise_text(text: str, simple: bool) -> str:
+    """``text`` as FF[4] can hold it, so every reader reads the same thing."""
+    text = _LINE_BREAK.sub(" " if simple else "\n", text)
+    return text.translate(_OTHER_SPACE)
+
+
+def _split_values(joined: str) -> list[str] | None:
+    """Split a raw ``a][b`` value list at its unescaped ``][``; None when a
+    part is not a valid raw SGF value (an unescaped ``]`` elsewhere, or a
+    trailing backslash)."""
+    parts: list[str] = []
+    start = 0
+    i = 0
+    n = len(joined)
+    while i < n:
+        ch = joined[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "]":
+            if joined.startswith(_VALUE_SEP, i):
+                parts.append(joined[start:i])
+                i += len(_VALUE_SEP)
+                start = i
+                continue
+            return None
+        i += 1
+    if i > n:  # ends with an unescaped backslash
+        return None
+    parts.append(joined[start:])
+    return parts
+
+
+def _is_sgf_text(text: str) -> bool:
+    """Whether a ``str`` source is SGF text rather than a file name."""
+    return text.lstrip("\ufeff \t\r\n").startswith("(") or bool(_GAME_START.search(text))
+
+
+def _read_source(path_or_text: str | os.PathLike[str] | bytes) -> tuple[bytes, bool]:
+    """Return the SGF bytes and whether they came from a ``str`` (UTF-8, and
+    already text: its ``CA`` does not apply).
+
+    ``bytes`` are SGF content; a ``str`` is SGF text or a file name (see the
+    module docstring); any other path-like is a file name (its ``OSError``
+    propagates; a directory or an empty string is an :class:`SGFError`).
     """
     if isinstance(path_or_text, (bytes, bytearray, memoryview)):
-        return bytes(path_or_text)
+        return bytes(path_or_text), False
     if isinstance(path_or_text, str):
-        text = path_or_text.lstrip("\ufeff \t\r\n")
-        if text.startswith("("):
-            return text.encode("utf-8")
-        if not text:
+        if _is_sgf_text(path_or_text):
+            return path_or_text.lstrip("\ufeff").encode("utf-8"), True
+        if not path_or_text.strip("\ufeff \t\r\n"):
             raise SGFError("no SGF data: the text is empty")
     if isinstance(path_or_text, (str, os.PathLike)):
         path = Path(path_or_text)
         if path.is_dir():
             raise SGFError(f"{path} is a directory, not an SGF file")
-        data = path.read_bytes()
-        # A UTF-8 byte-order mark says how the file is encoded.
-        if data.startswith(b"\xef\xbb\xbf"):
-            data = data[3:]
-            if b"CA[" not in data[:4096]:
-                data = data.replace(b"(;", b"(;CA[UTF-8]", 1)
-        return data
+        return path.read_bytes(), False
     raise TypeError(
         f"expected SGF text, bytes or a path, got {type(path_or_text).__name__}"
     )
+
+
+def _check_encoding(encoding: str | None) -> None:
+    if encoding is None:
+        return
+    if not isinstance(encoding, str):
+        raise TypeError(f"encoding must be a str or None, not {type(encoding).__name__}")
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise LookupError(f"unknown encoding {encoding!r}") from None
 
 
 def _parse_size(coarse: sgf_grammar.Coarse_game_tree) -> int:
@@ -197,20 +309,32 @@ def _parse_size(coarse: sgf_grammar.Coarse_game_tree) -> int:
     return size
 
 
-def _parse_game(data: bytes) -> tuple[sgf.Sgf_game, int]:
+def _parse_game(data: bytes, from_str: bool = False,
+                encoding: str | None = None) -> tuple[sgf.Sgf_game, int]:
+    """Parse ``data``; ``from_str``: UTF-8 from a ``str``, whatever ``CA``
+    says; ``encoding``: the charset when the record has no ``CA``."""
+    bom = data.startswith(b"\xef\xbb\xbf")
+    if bom:
+        data = data[3:]
     try:
         coarse = sgf_grammar.parse_sgf_game(data)
     except ValueError as exc:
         raise SGFError(f"unreadable SGF: {exc}") from exc
     if not coarse.sequence:
         raise SGFError("unreadable SGF: empty game tree")
+    override: str | None = None
+    if from_str:
+        override = "UTF-8"
+    elif "CA" not in coarse.sequence[0]:
+        # A UTF-8 byte-order mark says how the file is encoded.
+        override = "UTF-8" if bom else encoding
     gm = coarse.sequence[0].get("GM")
     if gm is not None and any(v.strip() != b"1" for v in gm):
         values = "".join(f"[{v.decode('ascii', 'replace')}]" for v in gm)
         raise SGFError(f"GM{values}: not a Go record", node=0)
     size = _parse_size(coarse)
     try:
-        game = sgf.Sgf_game.from_coarse_game_tree(coarse)
+        game = sgf.Sgf_game.from_coarse_game_tree(coarse, override_encoding=override)
     except (ValueError, LookupError) as exc:
         # An unknown CA charset: read the bytes as Latin-1 rather than fail,
         # since nothing fastplay uses depends on text properties.
@@ -330,12 +454,14 @@ def load_board(
     superko: bool = False,
     suicide: bool = False,
     board_cls: type[Board] | None = None,
+    encoding: str | None = None,
 ) -> Board:
     """Read an SGF record and return the board it describes.
 
     Args:
-        path_or_text: SGF content as ``bytes`` or as ``str`` starting with
-            ``(``, or a file path (``str`` / ``os.PathLike``).
+        path_or_text: SGF content as ``bytes`` or as a ``str`` holding ``(;``
+            (text before it, e.g. a mail header, is skipped), or a file path
+            (``str`` / ``os.PathLike``).
         move_number: ``N`` = the position after the first ``N`` moves of the
             main line (passes count; setup that follows move ``N`` but comes
             before move ``N+1`` is applied), with the colour of move ``N+1`` to
@@ -344,6 +470,10 @@ def load_board(
         suicide: allow multi-stone suicide (Tromp-Taylor / New Zealand).  The
             default (forbidden) is GNU Go's rule, which GNU Go's own records obey.
         board_cls: the class to build (default :class:`fastplay.board.Board`).
+        encoding: the charset (a Python codec name) of a file or ``bytes``
+            without ``CA``; default ISO-8859-1, FF[4]'s (UTF-8 after a
+            byte-order mark).  A record's own ``CA`` wins; a ``str`` is already
+            text and ignores it.
 
     Returns:
         A ``board_cls(size, komi, superko=superko, suicide=suicide)`` holding the
@@ -357,7 +487,9 @@ def load_board(
             ``node``, ``move_number``, ``vertex`` and ``rule`` set, chained from
             the board's ``IllegalMoveError``).
         ValueError: ``move_number`` negative or beyond the record's moves.
-        TypeError: ``move_number`` not an int, or a source of the wrong type.
+        TypeError: ``move_number`` not an int, ``encoding`` not a str, or a
+            source of the wrong type.
+        LookupError: ``encoding`` names no Python codec.
         OSError: the file cannot be read.
 
     Warns:
@@ -367,15 +499,16 @@ def load_board(
         raise TypeError(f"move_number must be an int or None, not {type(move_number).__name__}")
     if move_number is not None and move_number < 0:
         raise ValueError(f"move_number must be >= 0, got {move_number}")
+    _check_encoding(encoding)
     # lazy: fastplay.board imports this module
     from fastplay.board import Board as DefaultBoard
     from fastplay.board import IllegalMoveError
 
     cls: type[Board] = DefaultBoard if board_cls is None else board_cls
 
-    data = _read_source(path_or_text)
+    data, from_str = _read_source(path_or_text)
     try:
-        return _load(data, move_number, superko, suicide, cls)
+        return _load(data, from_str, encoding, move_number, superko, suicide, cls)
     except SGFError:
         raise
     except (ValueError, LookupError) as exc:
@@ -386,11 +519,11 @@ def load_board(
         raise SGFError(f"unreadable SGF: {exc}") from exc
 
 
-def _load(data: bytes, move_number: int | None, superko: bool, suicide: bool,
-          cls: type[Board]) -> Board:
+def _load(data: bytes, from_str: bool, encoding: str | None, move_number: int | None,
+          superko: bool, suicide: bool, cls: type[Board]) -> Board:
     """The body of :func:`load_board` once the input is bytes."""
     from fastplay.board import IllegalMoveError
-    game, size = _parse_game(data)
+    game, size = _parse_game(data, from_str, encoding)
     root = game.get_root()
     komi = _komi(root)
     handicap = _handicap(root)
@@ -497,7 +630,12 @@ def _metadata(root: sgf.Tree_node, game: sgf.Sgf_game) -> dict[str, str]:
     for ident, values in root.get_raw_property_map().items():
         if ident in _STRUCTURAL:
             continue
-        out[ident] = _VALUE_SEP.join(v.decode(encoding, "replace") for v in values)
+        if ident in TEXT_PROPERTIES:
+            # repeated (invalid FF[4]): one text, a line break between the values
+            out[ident] = unescape_text("\n".join(v.decode(encoding, "replace") for v in values),
+                                       simple=ident in _SIMPLE_TEXT)
+        else:
+            out[ident] = _VALUE_SEP.join(v.decode(encoding, "replace") for v in values)
     return out
 
 
@@ -517,6 +655,24 @@ def _looks_like_handicap(black: Iterable[Any], white: Iterable[Any], to_move: st
     return None
 
 
+def _property_values(ident: object, value: object) -> list[bytes]:
+    """The raw SGF values (UTF-8) of one ``sgf_properties`` entry."""
+    if not isinstance(ident, str) or not sgf_grammar.is_valid_property_identifier(ident):
+        raise ValueError(f"sgf_properties key {ident!r} is not an SGF property identifier "
+                         "(1 to 64 upper-case letters)")
+    if not isinstance(value, str):
+        raise TypeError(f"sgf_properties[{ident!r}] must be a str, not {type(value).__name__}")
+    if ident in TEXT_PROPERTIES:
+        parts = [escape_text(_normalise_text(value, ident in _SIMPLE_TEXT))]
+    else:
+        # not SGF as it stands (None): the user's text, escaped
+        parts = _split_values(value) or [escape_text(value)]
+    try:
+        return [part.encode("utf-8") for part in parts]
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"sgf_properties[{ident!r}] cannot be written as UTF-8: {exc}") from None
+
+
 def board_to_sgf(board: Board) -> str:
     """Write ``board`` as an FF[4] SGF record (text, UTF-8 charset).
 
@@ -531,7 +687,9 @@ def board_to_sgf(board: Board) -> str:
     keeps exactly what the record said, ``HA`` or none.  Otherwise ``HA`` is
     written when the start looks like a handicap: at least two black setup
     stones, no white one, White to play.  ``KM`` is ``board.komi``.  The other
-    ``sgf_properties`` (players, result...) go to the root unchanged.
+    ``sgf_properties`` (players, result, comment...) go to the root: the
+    text of Text and SimpleText properties escaped, other values as they are
+    (see the module docstring).  Passes are ``B[]``/``W[]``.
 
     Args:
         board: a :class:`fastplay.Board` (anything with its API).
@@ -540,7 +698,10 @@ def board_to_sgf(board: Board) -> str:
         The SGF text, ending with a newline.
 
     Raises:
-        TypeError: ``board`` is not a board.
+        TypeError: ``board`` is not a board, or an ``sgf_properties`` value
+            is not a ``str``.
+        ValueError: an ``sgf_properties`` key is not an SGF property
+            identifier (1 to 64 upper-case letters).
     """
     for attr in ("size", "komi", "history", "copy", "undo", "to_numpy", "to_move"):
         if not hasattr(board, attr):
@@ -579,16 +740,20 @@ def board_to_sgf(board: Board) -> str:
     if handicap is not None:
         root.set("HA", handicap)
     for ident, value in metadata.items():
-        if ident not in _STRUCTURAL and sgf_grammar.is_valid_property_identifier(ident):
-            root.set_raw_list(ident, [v.encode("utf-8") for v in value.split(_VALUE_SEP)])
+        if ident in _STRUCTURAL:
+            continue
+        root.set_raw_list(ident, _property_values(ident, value))
     if black or white:
         root.set_setup_stones(black, white)
     if black or white or start_to_move == "W":
         root.set("PL", start_to_move.lower())
     for colour, vertex in history:
         node = game.extend_main_sequence()
-        point = None if vertex.lower() == "pass" else _to_point(vertex, size)
-        node.set_move(colour.lower(), point)
+        if vertex.lower() == "pass":
+            # FF[4]'s pass; sgfmill itself would write [tt] up to 19x19
+            node.set_raw(colour.upper(), b"")
+        else:
+            node.set_move(colour.lower(), _to_point(vertex, size))
     if history:
         next_by_turn = "W" if history[-1][0].upper() == "B" else "B"
         if board.to_move != next_by_turn:
