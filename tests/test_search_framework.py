@@ -249,3 +249,131 @@ def test_mix_one_is_the_rollout_search_and_leaves_the_evaluator_alone(db):
     with_evaluator = MCTS(db, seed=6, evaluator=evaluator).run(board, visits=600)
     plain = MCTS(db, seed=6).run(board, visits=600)
     assert calls == [] and with_evaluator.children == plain.children
+
+
+# -- a tester's findings ---------------------------------------------------------
+
+
+def test_an_evaluator_gets_boards_of_its_own_with_the_games_moves(db):
+    """Changing the boards it gets cannot flip the values; the boards carry
+    the game's moves (a network may want the last ones)."""
+    seen: list[int] = []
+
+    def to_move_wins(boards: list[fp.Board]) -> np.ndarray:
+        return np.array([1.0 if b.to_move == "B" else 0.0 for b in boards])
+
+    def mutating(boards: list[fp.Board]) -> np.ndarray:
+        values = to_move_wins(boards)
+        for b in boards:
+            seen.append(b.move_number)
+            b.play("pass")
+        return values
+
+    board = opening()
+    plain = MCTS(db, SearchConfig(mix=0.0), seed=1, evaluator=to_move_wins).run(board, visits=300)
+    mutated = MCTS(db, SearchConfig(mix=0.0), seed=1, evaluator=mutating).run(board, visits=300)
+    assert plain.winrate == mutated.winrate and plain.children == mutated.children
+    assert min(seen) >= board.move_number + 1
+
+
+def test_a_prior_without_the_pass_still_lets_the_pass_be_played(db):
+    def no_pass(board: fp.Board) -> np.ndarray:
+        return np.r_[np.ones(board.size ** 2), 0.0]
+
+    result = MCTS(db, seed=1, prior=no_pass).run(fp.Board(2, komi=0.5), visits=200)
+    assert result.visits == 200
+    # Black everywhere but two eyes: only the pass is a candidate.
+    board = fp.Board(5, komi=0.5)
+    board.setup(black=[v for v in (f"{c}{r}" for c in "ABCDE" for r in range(1, 6))
+                       if v not in ("B4", "D2")], to_move="B")
+    assert MCTS(db, seed=1, prior=no_pass).run(board, visits=50).best_move == "pass"
+
+
+def test_prior_weights_of_any_finite_scale_work(db):
+    for scale in (1e-200, 1e200, 1e308):
+        def prior(board: fp.Board, scale: float = scale) -> np.ndarray:
+            return np.full(board.size ** 2 + 1, scale)
+
+        for power in (1.0, 2.0):
+            result = MCTS(db, SearchConfig(prior_power=power), seed=1, prior=prior).run(
+                opening(), visits=100)
+            priors = [c.prior for c in result.children]
+            assert all(p > 0 for p in priors) and result.visits == 100
+
+
+def test_plugins_can_be_replaced_between_searches(db):
+    calls: list[int] = []
+
+    def prior(board: fp.Board) -> np.ndarray:
+        calls.append(1)
+        return np.ones(board.size ** 2 + 1)
+
+    search = MCTS(db, seed=1)
+    search.prior = prior
+    search.run(opening(), visits=100)
+    assert calls
+    calls.clear()
+    search.prior = None
+    search.new_game()
+    search.run(opening(), visits=100)
+    assert not calls
+    mixed = MCTS(db, SearchConfig(mix=0.5), seed=1, evaluator=constant)
+    with pytest.raises(ValueError, match="needs an evaluator"):
+        mixed.evaluator = None
+    with pytest.raises(TypeError, match="callable"):
+        mixed.prior = "uniform"  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize("size, config, threads, visits", [
+    (9, SearchConfig(batch=64), 2, 100), (9, SearchConfig(batch=500), 2, 7),
+    (9, SearchConfig(), 2, 1000), (19, SearchConfig(), 1, 10),
+])
+def test_the_visit_limit_is_exact(db, size, config, threads, visits):
+    board = fp.Board(size, komi=7.5)
+    board.play("D4")
+    result = MCTS(db, config, threads=threads, seed=1).run(board, visits=visits)
+    assert result.visits == visits and sum(c.visits for c in result.children) == visits
+
+
+def test_an_analysis_leaves_the_game_alone(db):
+    """No resignation counted, no new game while it is open, and without a
+    limit it refines a full tree instead of stopping."""
+    board = opening()
+    # Resign after two low searches in a row (every search is low at threshold 1).
+    search = MCTS(db, SearchConfig(resign_threshold=1.0, resign_moves=2, max_nodes=50), seed=1)
+    board_late = fp.Board(9, komi=7.5)
+    for move in "E5 C3 G4 C6 F7 D4 C5 B5 D5 B4 E3 D3 E4 F3 G3 F2 C4 B3 G2 F4 F5 G5".split():
+        board_late.play(move)
+    for _ in range(2):
+        assert list(search.analyze(board_late, visits=200))[-1].best_move != "resign"
+    assert search.run(board_late, visits=200).best_move != "resign"   # the first low search
+    assert search.run(board_late, visits=200).best_move == "resign"
+    search.new_game()
+    generator = search.analyze(board, interval=0.05)
+    infos = [next(generator) for _ in range(6)]   # 0.3 s with a 50-node tree
+    with pytest.raises(RuntimeError, match="new game"):
+        search.new_game()
+    generator.close()
+    assert infos[-1].visits > infos[0].visits and not infos[-1].final
+    search.new_game()
+    assert len(list(search.analyze(board, visits=50, interval=1e300))) == 1
+
+
+@pytest.mark.parametrize("answer, problem", [
+    (["0.5"], "<U3"), ([True], "bool"), ([0.5 + 0j], "complex"), ({"a": 0.5}, "dict"),
+    ((x for x in [0.5]), "generator"),
+])
+def test_an_evaluator_must_return_real_numbers(db, answer, problem):
+    search = MCTS(db, SearchConfig(mix=0.0, eval_batch=1), seed=1,
+                  evaluator=lambda boards: answer)
+    with pytest.raises(EvaluatorError, match=problem) as info:
+        search.run(opening(), visits=10)
+    assert "returned" in str(info.value)
+
+
+def test_memory_errors_are_not_taken_for_bad_values(db):
+    def hungry(boards: list[fp.Board]) -> np.ndarray:
+        raise MemoryError("out of memory")
+
+    with pytest.raises(MemoryError):
+        MCTS(db, SearchConfig(mix=0.0), seed=1, evaluator=hungry).run(opening(), visits=10)

@@ -27,7 +27,7 @@ def _load_file(path: str) -> Any:
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001 - the user's file: say what it raised
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's file: say what it raised
         raise ValueError(f"loading {path!r} raised {type(exc).__name__}: {exc}") from exc
     return module
 
@@ -49,7 +49,7 @@ def load_callable(spec: str) -> Callable[..., Any]:
             module = importlib.import_module(where)
         except ImportError as exc:
             raise ValueError(f"cannot import {where!r}: {exc}") from None
-        except Exception as exc:  # noqa: BLE001 - the user's module: say what it raised
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's module: say what
             raise ValueError(f"importing {where!r} raised {type(exc).__name__}: {exc}") from exc
     try:
         found = getattr(module, name)

@@ -19,6 +19,7 @@ it, the rules a Go engine needs beyond the win rates:
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 
@@ -32,7 +33,7 @@ from fastplay.life import seki_mask
 from fastplay.search.config import SearchConfig
 from fastplay.search.results import ChildStats, lower_bound
 
-__all__ = ["ranked_children", "settled", "dead_enemy", "is_final", "book_move", "Resigner",
+__all__ = ["ranked_children", "ChildScores", "settled", "dead_enemy", "is_final", "book_move", "Resigner",
            "choose", "SETTLED", "FINAL_PLAYOUTS", "FINAL_MIN_SECONDS", "Probe"]
 
 #: Ownership beyond which a point counts as settled (:func:`settled`).
@@ -61,11 +62,14 @@ def principal_variation(node: TreeNode, i: int, size: int, limit: int = 12) -> l
     return pv
 
 
-def ranked_children(root: TreeNode, size: int) -> list[ChildStats]:
+def ranked_children(root: TreeNode, size: int, scores: ChildScores | None = None,
+                    at_least: int = 0) -> list[ChildStats]:
     """The root's moves, best first: most visited, then win rate, then prior.
 
-    Unvisited moves only as a fallback when none was visited, and never a
-    forbidden one (a search of zero playouts answered the opening's pass).
+    Unvisited moves only as a fallback when none was visited, or to make up
+    ``at_least`` moves (in prior order), and never a forbidden one (a search
+    of zero playouts answered the opening's pass).  ``scores``: per-move
+    score tallies of this search (analysis), else the score fields are NaN.
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         value = np.where(root.n > 0, root.wins / root.n, -1.0)
@@ -73,13 +77,41 @@ def ranked_children(root: TreeNode, size: int) -> list[ChildStats]:
     children: list[ChildStats] = []
     for i in order:
         visits = int(root.n[i])
-        if visits == 0 and (len(children) >= 1 or not root.allowed[i]):
+        if visits == 0 and (len(children) >= max(1, at_least) or not root.allowed[i]):
             continue
         winrate = float(root.wins[i] / root.n[i]) if visits else float("nan")
+        mean, stdev = scores.moments(int(i)) if scores is not None else (math.nan, math.nan)
         children.append(ChildStats(format_vertex(int(root.moves[i]), size), visits, winrate,
                                    float(root.prior[i]), principal_variation(root, int(i), size),
-                                   lower_bound(winrate, visits), len(children)))
+                                   lower_bound(winrate, visits), len(children), mean, stdev))
     return children
+
+
+class ChildScores:
+    """Per root move: evaluations, and the sums of the final margin and its
+    square (Black's area minus White's, before komi), for the score of the
+    side to move after each move."""
+
+    def __init__(self, moves: int, komi: float, black_to_move: bool) -> None:
+        self.sums = np.zeros((3, moves))
+        self.komi = komi
+        self.sign = 1.0 if black_to_move else -1.0
+
+    def add(self, i: int, count: float, total: float, squares: float) -> None:
+        """Add ``count`` evaluations of margins summing to ``total`` (squares: ``squares``)."""
+        self.sums[0, i] += count
+        self.sums[1, i] += total
+        self.sums[2, i] += squares
+
+    def moments(self, i: int) -> tuple[float, float]:
+        """Mean and standard deviation of move ``i``'s margin for the side to
+        move (komi included); NaN without data."""
+        count = float(self.sums[0, i])
+        if count <= 0:
+            return math.nan, math.nan
+        mean = float(self.sums[1, i]) / count
+        var = max(float(self.sums[2, i]) / count - mean * mean, 0.0)
+        return self.sign * (mean - self.komi), math.sqrt(var)
 
 
 def dead_enemy(board: Board, own: npt.NDArray[np.float32]) -> bool:

@@ -14,6 +14,7 @@ limit per search, ``InfoDict`` snapshots while it runs).
 
 from __future__ import annotations
 
+import copy
 import math
 import secrets
 import threading
@@ -128,10 +129,14 @@ class MCTS:
 
         if not isinstance(db, PatternDatabase):
             raise TypeError(f"db must be a fastplay.PatternDatabase, not {type(db).__name__}")
-        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, (int, np.integer)) \
+                or threads < 1:
             raise ValueError(f"threads must be a positive integer, not {threads!r}")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        if seed is not None and (isinstance(seed, (bool, np.bool_))
+                                 or not isinstance(seed, (int, np.integer)) or seed < 0):
             raise ValueError(f"seed must be a non-negative integer or None, not {seed!r}")
+        threads = int(threads)
+        seed = None if seed is None else int(seed)
         for name, plug in (("evaluator", evaluator), ("prior", prior)):
             if plug is not None and not callable(plug):
                 raise TypeError(f"{name} must be callable, not {type(plug).__name__}")
@@ -143,8 +148,8 @@ class MCTS:
         self.db = db
         self.threads = threads
         self.seed = seed
-        self.evaluator = evaluator
-        self.prior = prior
+        self._evaluator = evaluator
+        self._prior = prior
         # The core's playout engine, called directly (fastplay.playouts()
         # adds checks and summaries the search does not use); the one
         # fastplay.playouts() caches for this database.
@@ -193,6 +198,35 @@ class MCTS:
             self._komi.step = config.dynamic_komi
 
     @property
+    def evaluator(self) -> Evaluator | None:
+        """The user evaluator (``None``: rollouts alone); assignable between
+        searches, ``None`` only with ``mix=1``."""
+        return self._evaluator
+
+    @evaluator.setter
+    def evaluator(self, evaluator: Evaluator | None) -> None:
+        if evaluator is not None and not callable(evaluator):
+            raise TypeError(f"evaluator must be callable, not {type(evaluator).__name__}")
+        if evaluator is None and self.config.mix < 1:
+            raise ValueError(f"mix={self.config.mix:g} needs an evaluator; set config.mix = 1 "
+                             f"first to search without one")
+        self._evaluator = evaluator
+
+    @property
+    def prior(self) -> PriorFunction | None:
+        """The user prior of new nodes (``None``: the built-in one); assignable
+        between searches (nodes already made keep their priors)."""
+        return self._prior
+
+    @prior.setter
+    def prior(self, prior: PriorFunction | None) -> None:
+        if prior is not None and not callable(prior):
+            raise TypeError(f"prior must be callable, not {type(prior).__name__}")
+        self._prior = prior
+        assert self._maker is not None
+        self._maker.user_prior = prior
+
+    @property
     def root(self) -> TreeNode | None:
         """The current root node (``None`` before the first search)."""
         return self._tree.root
@@ -227,12 +261,19 @@ class MCTS:
 
     def new_game(self) -> None:
         """Forget the tree, the resignation count, the clock's time left and
-        the dynamic komi."""
+        the dynamic komi.  Raises ``RuntimeError`` while another thread
+        searches (or an analysis is open) with this object."""
         self.ponder_stop()
-        self._tree.drop()
-        self._resigner = Resigner()
-        self._clock.left.clear()
-        self._komi.clear()
+        if not self._in_use.acquire(blocking=False):
+            raise RuntimeError("this MCTS is searching; a new game must wait for the search "
+                               "(or the analysis) to end")
+        try:
+            self._tree.drop()
+            self._resigner = Resigner()
+            self._clock.left.clear()
+            self._komi.clear()
+        finally:
+            self._in_use.release()
 
     def set_time(self, main_time: float, byo_yomi_time: float, byo_yomi_stones: int) -> None:
         """GTP ``time_settings`` (see :meth:`Clock.set_time`)."""
@@ -309,7 +350,9 @@ class MCTS:
         return result
 
     def analyze(self, board: Board, visits: int | None = None, seconds: float | None = None, *,
-                playouts: int | None = None, interval: float = 0.1) -> Iterator[SearchInfo]:
+                playouts: int | None = None, interval: float = 0.1,
+                stop: threading.Event | None = None, min_moves: int = 0
+                ) -> Iterator[SearchInfo]:
         """Search ``board`` and yield a :class:`SearchInfo` every ``interval``
         seconds, then a final one (``final=True``, the answer of :meth:`run`).
 
@@ -317,20 +360,28 @@ class MCTS:
         search runs until the loop is left, as ``lz-analyze`` does).  Leaving
         the loop (``break``, ``close()``) stops the search within
         milliseconds; the tree is kept for reuse.  Dynamic komi and the clock
-        are not changed by an analysis.  Raises as :meth:`run` (the checks
-        at the call, the search's errors from the iteration) and
-        ``ValueError`` for an interval that is not a positive finite number.
+        are not changed by an analysis.  ``stop``: an event that, once set
+        (from any thread), ends the analysis within about 20 ms without a
+        final snapshot (GTP's ``lz-analyze`` ends so on new input).
+        ``min_moves``: report at least that many root moves, unvisited ones
+        in prior order.  Raises as :meth:`run` (the checks at the call, the
+        search's errors from the iteration) and ``ValueError`` for an
+        interval that is not a positive finite number.
         """
         if not isinstance(board, Board):
             raise TypeError(f"board must be a fastplay.Board, not {type(board).__name__}")
         count, seconds = _check_limits(visits, playouts, seconds)
-        if isinstance(interval, bool) or not isinstance(interval, (int, float)) \
+        if isinstance(interval, (bool, np.bool_)) \
+                or not isinstance(interval, (int, float, np.integer, np.floating)) \
                 or not (math.isfinite(interval) and interval > 0):
             raise ValueError(f"interval must be a positive number of seconds, not {interval!r}")
-        return self._analysis(board.copy(), count, seconds, float(interval))
+        if isinstance(min_moves, bool) or not isinstance(min_moves, int) or min_moves < 0:
+            raise ValueError(f"min_moves must be a non-negative integer, not {min_moves!r}")
+        return self._analysis(board.copy(), count, seconds, float(interval), stop, min_moves)
 
     def _analysis(self, board: Board, visits: int | None, seconds: float | None,
-                  interval: float) -> Iterator[SearchInfo]:
+                  interval: float, until: threading.Event | None,
+                  min_moves: int) -> Iterator[SearchInfo]:
         from fastplay.search.snapshot import final_info, snapshot
 
         stop = threading.Event()
@@ -339,11 +390,13 @@ class MCTS:
 
         def work() -> None:
             try:
-                limits = Limits(visits, seconds, False, stop, None)
+                limits = Limits(visits, seconds, False, stop, None, until_full=False)
                 state = self._search(board.copy(), limits, track_scores=True)
                 if not stop.is_set():
+                    # The game's resignation count is not an analysis's to change.
                     outcome.result = self._result(board, state, start,
-                                                  None if seconds is None else start + seconds)
+                                                  None if seconds is None else start + seconds,
+                                                  copy.copy(self._resigner))
                     outcome.state = state
             except BaseException as exc:  # noqa: BLE001 - re-raised in the generator
                 outcome.error = exc
@@ -354,18 +407,26 @@ class MCTS:
         try:
             self.ponder_stop()
             thread.start()
+            due = time.perf_counter() + interval
             while True:
-                thread.join(timeout=interval)
+                # (capped: a huge interval would overflow the platform's timeout)
+                wait = min(due - time.perf_counter(), 3600.0)
+                thread.join(timeout=max(0.0, wait if until is None else min(wait, 0.02)))
+                if until is not None and until.is_set():
+                    return
                 if not thread.is_alive():
                     break
+                if time.perf_counter() < due:
+                    continue
+                due = max(due + interval, time.perf_counter())
                 with self._lock:
-                    info = snapshot(self._live, self._tree, board, start)
+                    info = snapshot(self._live, self._tree, board, start, min_moves)
                 if info is not None:
                     yield info
             if outcome.error is not None:
                 raise outcome.error
             assert outcome.result is not None and outcome.state is not None
-            yield final_info(outcome.result, outcome.state, board)
+            yield final_info(outcome.result, outcome.state, board, self._tree, min_moves)
         finally:
             stop.set()
             if thread.is_alive() or thread.ident is not None:
@@ -425,9 +486,10 @@ class MCTS:
         return probe.run(after, visits=FINAL_PLAYOUTS, seconds=seconds).ownership
 
     def _result(self, board: Board, state: SearchState, start: float,
-                deadline: float | None) -> SearchResult:
+                deadline: float | None, resigner: Resigner | None = None) -> SearchResult:
         """The search's answer; ``start`` and ``deadline``: ``time.perf_counter()``
-        values (the deadline bounds the final probe)."""
+        values (the deadline bounds the final probe); ``resigner``: the
+        resignation count to use (the game's by default)."""
         root = self._tree.root
         assert root is not None
         size = board.size
@@ -437,7 +499,7 @@ class MCTS:
         own = own.reshape(size, size)
         probe = None if self._probing else self.final_probe
         move, winrate = choose(board, children, own, self.config, probe, deadline)
-        move = self._resigner(board, move, winrate, int(root.n.sum()), self.config)
+        move = (resigner or self._resigner)(board, move, winrate, int(root.n.sum()), self.config)
         return SearchResult(best_move=move, winrate=winrate, children=children,
                             ownership=own, playouts=state.playouts,
                             seconds=time.perf_counter() - start, simulations=state.sims,

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import PlayoutTally
 from fastplay.board import Board
 from fastplay.search.errors import EvaluatorError
@@ -35,7 +34,7 @@ __all__ = ["Evaluator", "LeafValue", "ScoreTables", "rollout_value", "terminal_v
 Evaluator = Callable[[list[Board]], npt.ArrayLike]
 
 
-@dataclass
+@dataclass(slots=True)
 class LeafValue:
     """One leaf's evaluation, as the back-up adds it to the path.
 
@@ -119,15 +118,15 @@ def rollout_value(stats: PlayoutTally, leaf: Board, search_komi: float, score_we
                      stats.amaf if rave else None, int(stats.n))
 
 
-def mixed_value(rollouts: LeafValue | None, value: float, leaf: Board, n: int,
+def mixed_value(rollouts: LeafValue | None, value: float, black_to_move: bool, n: int,
                 mix: float) -> LeafValue:
     """AlphaGo's leaf value ``(1 - mix) v + mix z`` over the leaf's visits.
 
-    ``value``: the evaluator's probability that ``leaf``'s side to move
-    wins; ``rollouts``: the leaf's playouts (``None`` when ``mix`` is 0:
-    ``n`` visits of ``v`` alone).
+    ``value``: the evaluator's probability that the leaf's side to move
+    (Black if ``black_to_move``) wins; ``rollouts``: the leaf's playouts
+    (``None`` when ``mix`` is 0: ``n`` visits of ``v`` alone).
     """
-    black = value if leaf.to_move_code == BLACK_CODE else 1.0 - value
+    black = value if black_to_move else 1.0 - value
     if rollouts is None:
         count = float(n)
         return LeafValue(count, black * count, black * count, black * count)
@@ -145,23 +144,50 @@ def call_evaluator(evaluator: Evaluator, boards: Sequence[Board]) -> npt.NDArray
     """``evaluator(boards)`` as ``float64[len(boards)]``, checked.
 
     Raises :class:`EvaluatorError` naming the evaluator and the problem: it
-    raised, the shape is not ``(len(boards),)``, a value is NaN or outside
-    [0, 1].
+    raised (a ``MemoryError``, and exceptions that are not ``Exception``
+    subclasses, pass through), it returned something that is not an
+    array of real numbers (strings, booleans, complex numbers, a dict, a
+    generator), the shape is not ``(len(boards),)``, a value is NaN or
+    outside [0, 1].
     """
+    name = _name(evaluator)
     try:
-        values = np.asarray(evaluator(list(boards)), dtype=np.float64)
-    except EvaluatorError:
+        answer = evaluator(list(boards))
+    except (EvaluatorError, MemoryError):
         raise
     except Exception as exc:  # noqa: BLE001 - reported as the evaluator's failure
-        raise EvaluatorError(f"evaluator {_name(evaluator)} raised "
-                             f"{type(exc).__name__}: {exc}") from exc
+        raise EvaluatorError(f"evaluator {name} raised {type(exc).__name__}: {exc}") from exc
+    values = real_array(answer, f"evaluator {name}", EvaluatorError)
     if values.shape != (len(boards),):
-        raise EvaluatorError(f"evaluator {_name(evaluator)} returned shape {values.shape} "
+        raise EvaluatorError(f"evaluator {name} returned shape {values.shape} "
                              f"for {len(boards)} positions, expected ({len(boards)},)")
     if np.any(np.isnan(values)):
-        raise EvaluatorError(f"evaluator {_name(evaluator)} returned NaN")
+        raise EvaluatorError(f"evaluator {name} returned NaN")
     if np.any((values < 0) | (values > 1)):
-        raise EvaluatorError(f"evaluator {_name(evaluator)} returned a value outside [0, 1] "
+        raise EvaluatorError(f"evaluator {name} returned a value outside [0, 1] "
                              f"(a win probability of the side to move): "
                              f"{values[(values < 0) | (values > 1)][0]!r}")
     return values
+
+
+def real_array(answer: object, who: str, error: type[ValueError]) -> npt.NDArray[np.float64]:
+    """``answer`` as a ``float64`` array if it holds real numbers (integers or
+    floats, or Python objects that are), else ``error`` naming ``who``."""
+    if isinstance(answer, (str, bytes, dict)) or not hasattr(answer, "__len__") \
+            and not isinstance(answer, (int, float, np.ndarray, np.generic)):
+        raise error(f"{who} returned a {type(answer).__name__}, expected an array of numbers")
+    try:
+        raw = np.asarray(answer)
+    except Exception as exc:  # noqa: BLE001 - a ragged or odd answer
+        raise error(f"{who} returned something that is not an array: {exc}") from None
+    if raw.dtype.kind == "O":
+        if not all(isinstance(x, (int, float, np.integer, np.floating))
+                   and not isinstance(x, (bool, np.bool_)) for x in raw.ravel()):
+            bad = next(x for x in raw.ravel() if not isinstance(x, (int, float, np.integer,
+                                                                    np.floating))
+                       or isinstance(x, (bool, np.bool_)))
+            raise error(f"{who} returned a {type(bad).__name__} among its values, "
+                        f"expected real numbers")
+    elif raw.dtype.kind not in "iuf":
+        raise error(f"{who} returned {raw.dtype} values, expected real numbers")
+    return raw.astype(np.float64)

@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import PlayoutEngine, PlayoutTally, TreeParams, tree_backup
 from fastplay.board import Board
 from fastplay.search.config import SearchConfig
+from fastplay.search.decide import ChildScores
 from fastplay.search.evaluation import Evaluator, LeafValue, ScoreTables, call_evaluator
 from fastplay.search.evaluation import mixed_value, rollout_value, terminal_value
 from fastplay.search.priors import NodeMaker
@@ -43,6 +45,9 @@ class Limits:
         early_stop: stop when the leader cannot be caught in the time left.
         stop: an event that stops the search when set (pondering, analysis).
         callback: called with the visits so far about every 50 ms.
+        until_full: with ``stop`` and no visit limit, also stop once the
+            tree holds ``max_nodes`` (pondering); an analysis goes on
+            refining the tree it has.
     """
 
     visits: int | None = None
@@ -50,6 +55,7 @@ class Limits:
     early_stop: bool = False
     stop: threading.Event | None = None
     callback: Callable[[int], None] | None = None
+    until_full: bool = True
 
 
 @dataclass
@@ -63,7 +69,8 @@ class SearchState:
         own: ``float64[points]``, ownership (Black +) summed over the exact
             endings; the playouts' sit in ``tallies`` until the end.
         hist: ``float64[2 points + 1]`` Black-minus-White areas of the
-            evaluations, when scores are tracked (analysis), else ``None``.
+            evaluations, when scores are tracked (analysis), else ``None``;
+            ``child_scores``: the same per root move.
         error: what stopped a worker; ``stop``: every worker should stop.
     """
 
@@ -74,6 +81,7 @@ class SearchState:
     sims: int = 0
     own: npt.NDArray[np.float64] = field(init=False)
     hist: npt.NDArray[np.float64] | None = None
+    child_scores: ChildScores | None = None
     error: BaseException | None = None
     stop: bool = False
     tallies: list[PlayoutTally] = field(default_factory=list)
@@ -107,6 +115,7 @@ class SearchLoop:
     tables: ScoreTables
     evaluator: Evaluator | None = None
     state: SearchState = field(init=False)
+    _margins: npt.NDArray[np.float64] = field(init=False, repr=False)
 
     def run(self, board: Board, limits: Limits, batch: int, threshold: int,
             track_scores: bool = False) -> SearchState:
@@ -116,6 +125,10 @@ class SearchLoop:
         self.state = state = SearchState(npts)
         if track_scores:
             state.hist = np.zeros(2 * npts + 1)
+            assert self.tree.root is not None
+            state.child_scores = ChildScores(len(self.tree.root.moves), board.komi,
+                                             board.to_move_code == BLACK_CODE)
+            self._margins = np.arange(2 * npts + 1, dtype=np.float64) - npts
         deadline = None if limits.seconds is None else time.perf_counter() + limits.seconds
         # mix = 1 is the rollouts alone: an evaluator would only be called in vain.
         evaluated = self.evaluator is not None and self.config.mix < 1
@@ -167,7 +180,7 @@ class SearchLoop:
                 top = np.sort(root.n)[-2:] if len(root.n) > 1 else root.n
                 if len(top) == 2 and top[1] - top[0] > left:
                     return True
-        if limits.stop is not None and limits.visits is None \
+        if limits.stop is not None and limits.visits is None and limits.until_full \
                 and self.tree.nodes >= self.config.max_nodes:
             return True  # pondering: the tree is full
         return False
@@ -178,9 +191,13 @@ class SearchLoop:
             self.state.tallies.append(tally)
         return tally
 
-    def _threshold_vl(self, batch: int) -> float:
-        """The virtual loss of a plain descent: only other threads need it."""
-        return float(batch) if self.threads > 1 else 0.0
+    def _leaf_visits(self, limits: Limits, batch: int) -> int:
+        """Visits of the next leaf: ``batch``, or what is left of the visit
+        limit once the visits backed up and in flight are counted."""
+        if limits.visits is None:
+            return batch
+        state = self.state
+        return max(1, min(batch, limits.visits - state.done - state.pending))
 
     def _worker(self, root_board: Board, limits: Limits, deadline: float | None, batch: int,
                 threshold: int) -> None:
@@ -188,48 +205,54 @@ class SearchLoop:
         tally = self._new_tally(root_board)
         scratch = root_board.copy(history=False)  # this thread's descent board
         tt = self.config.scoring == "tromp-taylor"
-        vl = self._threshold_vl(batch)
         last_report = time.perf_counter()
         while True:
             with self.lock:
                 if self._finished(limits, deadline):
                     return
+                n = self._leaf_visits(limits, batch)
                 first = self.counter[0]
-                self.counter[0] += batch
+                self.counter[0] += n
+                # Virtual loss only for the other threads' descents.
+                vl = float(n) if self.threads > 1 else 0.0
                 descent = self.tree.descend(root_board, self.maker, self.params, vl, threshold,
                                             self.config.max_nodes, scratch)
+                self.state.pending += n
             if descent.terminal is None:
-                # As fastplay.playouts(leaf, db, n=batch, seed=..., threads=1,
+                # As fastplay.playouts(leaf, db, n=n, seed=..., threads=1,
                 # scoring=..., amaf=...) without a result to build.
-                self.engine.run_into(tally, descent.leaf, batch, self.seed_base, first=first,
+                self.engine.run_into(tally, descent.leaf, n, self.seed_base, first=first,
                                      komi=self.search_komi, tromp_taylor=tt)
             with self.lock:
+                self.state.pending -= n
                 if descent.terminal is not None:
-                    value = self._terminal(descent, batch)
+                    value = self._terminal(descent, n)
                 else:
                     value = rollout_value(tally, descent.leaf, self.search_komi,
                                           self.config.score_weight, self.tables,
                                           self.config.rave)
-                    self._track(tally)
+                    self._track(tally, descent)
                 self._backup(descent, value)
             if limits.callback is not None and time.perf_counter() - last_report > 0.05:
                 last_report = time.perf_counter()
                 limits.callback(self.state.done)
 
     def _gather(self, root_board: Board, limits: Limits, deadline: float | None, batch: int,
-                threshold: int) -> list[tuple[Descent, int]]:
-        """Up to ``eval_batch`` descents (under the lock), each holding a
-        virtual loss of ``batch``, with the first index of its playouts."""
-        gathered: list[tuple[Descent, int]] = []
+                threshold: int) -> list[tuple[Descent, int, int]]:
+        """Up to ``eval_batch`` descents (under the lock), each on a board of
+        its own with the game's history, holding a virtual loss of its
+        visits: (descent, first playout index, visits)."""
+        gathered: list[tuple[Descent, int, int]] = []
         with self.lock:
             while len(gathered) < self.config.eval_batch \
                     and not self._finished(limits, deadline):
+                n = self._leaf_visits(limits, batch)
                 first = self.counter[0]
-                self.counter[0] += batch
-                descent = self.tree.descend(root_board, self.maker, self.params, float(batch),
-                                            threshold, self.config.max_nodes)
-                gathered.append((descent, first))
-                self.state.pending += batch
+                self.counter[0] += n
+                descent = self.tree.descend(root_board, self.maker, self.params, float(n),
+                                            threshold, self.config.max_nodes, history=True)
+                gathered.append((descent, first, n))
+                self.state.pending += n
         return gathered
 
     def _evaluated_worker(self, root_board: Board, limits: Limits, deadline: float | None,
@@ -245,10 +268,10 @@ class SearchLoop:
             if not gathered:
                 return
             rollouts: list[LeafValue | None] = []
-            for descent, first in gathered:
+            for descent, first, n in gathered:
                 value = None
                 if descent.terminal is None and mix > 0:
-                    self.engine.run_into(tally, descent.leaf, batch, self.seed_base, first=first,
+                    self.engine.run_into(tally, descent.leaf, n, self.seed_base, first=first,
                                          komi=self.search_komi, tromp_taylor=tt)
                     value = rollout_value(tally, descent.leaf, self.search_komi,
                                           self.config.score_weight, self.tables,
@@ -256,19 +279,21 @@ class SearchLoop:
                     if value.amaf is not None:
                         value.amaf = value.amaf.copy()   # the tally's next call overwrites it
                     with self.lock:
-                        self._track(tally)
+                        self._track(tally, descent)
                 rollouts.append(value)
-            leaves = [d.leaf for d, _ in gathered if d.terminal is None]
+            leaves = [d.leaf for d, _, _ in gathered if d.terminal is None]
+            # Read before the call: the evaluator may change the boards it gets.
+            black = iter([leaf.to_move_code == BLACK_CODE for leaf in leaves])
             values: Iterator[float] = iter(call_evaluator(self.evaluator, leaves).tolist()
                                            if leaves else [])
             with self.lock:
-                for (descent, _), rollout in zip(gathered, rollouts):
-                    self.state.pending -= batch
+                for (descent, _, n), rollout in zip(gathered, rollouts):
+                    self.state.pending -= n
                     if descent.terminal is not None:
-                        self._backup(descent, self._terminal(descent, batch))
+                        self._backup(descent, self._terminal(descent, n))
                     else:
                         self._backup(descent, mixed_value(rollout, float(next(values)),
-                                                          descent.leaf, batch, mix))
+                                                          next(black), n, mix))
 
     def _terminal(self, descent: Descent, batch: int) -> LeafValue:
         """The exact ending's value; its ownership and score join the state's."""
@@ -279,13 +304,24 @@ class SearchLoop:
                                self.config.score_weight)
         self.state.own += leaf.area_owner().ravel() * value.n
         if self.state.hist is not None:
-            self.state.hist[int(round(descent.terminal + leaf.komi)) + npts] += value.n
+            margin = round(descent.terminal + leaf.komi)
+            self.state.hist[int(margin) + npts] += value.n
+            if self.state.child_scores is not None and descent.path:
+                self.state.child_scores.add(descent.path[0], value.n, margin * value.n,
+                                            margin * margin * value.n)
         return value
 
-    def _track(self, tally: PlayoutTally) -> None:
-        """Add a rollout's scores to the tracked histogram (analysis only)."""
-        if self.state.hist is not None:
-            self.state.hist += tally.hist
+    def _track(self, tally: PlayoutTally, descent: Descent) -> None:
+        """Add a rollout's scores to the tracked histograms (analysis only)."""
+        state = self.state
+        if state.hist is None:
+            return
+        hist = tally.hist
+        state.hist += hist
+        if state.child_scores is not None and descent.path:
+            margins = self._margins
+            state.child_scores.add(descent.path[0], float(hist.sum()), float(hist @ margins),
+                                   float(hist @ (margins * margins)))
 
     def _backup(self, descent: Descent, value: LeafValue) -> None:
         """Add ``value`` to every edge of the path and take its virtual loss back

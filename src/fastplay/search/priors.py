@@ -194,21 +194,31 @@ class NodeMaker:
 
     def _user_weights(self, board: Board, color: int
                       ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], float, float]:
-        """The user prior's weights on the candidates, normalised with the pass."""
+        """The user prior's weights on the candidates, normalised with the pass.
+
+        Weights are scaled by their largest value first (so any finite scale
+        works at any ``prior_power``).  Mass on points that are not
+        candidates (illegal, or the mover's own true eyes) is dropped; if
+        nothing is left on the candidates and the pass, they share equally.
+        """
         assert self.user_prior is not None
         npts = board.size * board.size
         values = call_prior(self.user_prior, board, npts + 1)
-        ones = np.ones(npts, dtype=np.uint32)
-        points, _ = expansion_moves(board, color, ones, 1.0, 1.0)
-        raw = values[points].astype(np.float64)
-        total = float(raw.sum()) + float(values[npts])
-        if not total > 0:
-            raise PriorError(f"prior {_name(self.user_prior)} gives no weight to any legal "
-                             f"move or the pass")
-        top = max(float(raw.max()) if len(raw) else 0.0, float(values[npts]))
-        raw = np.maximum(raw, top * MIN_USER_WEIGHT)
-        pass_share = min(max(float(values[npts]) / total, 1e-6), 1 - 1e-6)
+        points, _ = expansion_moves(board, color, np.ones(npts, dtype=np.uint32), 1.0, 1.0)
         power = self.config.prior_power if self.config.prior_power is not None else 1.0
+        if not len(points):
+            return points, np.zeros(0), power, 0.5   # the pass alone: prior_node gives it 1
+        raw = values[points].astype(np.float64)
+        pass_weight = float(values[npts])
+        top = max(float(raw.max()), pass_weight)
+        if not top > 0:
+            raw, pass_weight, top = np.ones(len(points)), 0.0, 1.0
+        raw = np.maximum(raw / top, MIN_USER_WEIGHT)
+        pass_weight /= top
+        # The pass's share after the power, as prior_node forms the others'.
+        pass_power = pass_weight ** power
+        total = float((raw ** power).sum()) + pass_power
+        pass_share = min(max(pass_power / total, 1e-6), 1 - 1e-6)
         return points, raw, power, pass_share
 
     def _virtual_playouts(self, node: TreeNode, moves: int) -> None:
@@ -256,22 +266,30 @@ def _name(function: object) -> str:
 
 
 def call_prior(prior: PriorFunction, board: Board, length: int) -> npt.NDArray[np.float64]:
-    """``prior(board)`` as ``float64[length]``, checked: finite, non-negative.
+    """``prior(board.copy())`` as ``float64[length]``, checked: real numbers,
+    finite, non-negative, not all zero.
 
-    Raises :class:`PriorError` naming the prior and the problem (it raised,
-    the shape, a NaN or infinity, a negative value).
+    Raises :class:`PriorError` naming the prior and the problem (it raised --
+    ``MemoryError`` passes through --, what it returned, the shape, a NaN or
+    infinity, a negative value, all zeros).
     """
+    from fastplay.search.evaluation import real_array
+
+    name = _name(prior)
     try:
-        values = np.asarray(prior(board.copy()), dtype=np.float64)
-    except PriorError:
+        answer = prior(board.copy())
+    except (PriorError, MemoryError):
         raise
     except Exception as exc:  # noqa: BLE001 - reported as the prior's failure
-        raise PriorError(f"prior {_name(prior)} raised {type(exc).__name__}: {exc}") from exc
+        raise PriorError(f"prior {name} raised {type(exc).__name__}: {exc}") from exc
+    values = real_array(answer, f"prior {name}", PriorError)
     if values.shape != (length,):
-        raise PriorError(f"prior {_name(prior)} returned shape {values.shape}, expected "
+        raise PriorError(f"prior {name} returned shape {values.shape}, expected "
                          f"({length},) (size*size points, then the pass)")
     if not np.all(np.isfinite(values)):
-        raise PriorError(f"prior {_name(prior)} returned NaN or infinity")
+        raise PriorError(f"prior {name} returned NaN or infinity")
     if np.any(values < 0):
-        raise PriorError(f"prior {_name(prior)} returned a negative value")
+        raise PriorError(f"prior {name} returned a negative value")
+    if not np.any(values > 0):
+        raise PriorError(f"prior {name} returned all zeros: no weight to normalise")
     return values

@@ -48,7 +48,14 @@ class ChildStats:
         prior: the move's prior probability.
         pv: principal variation starting with ``move`` (most-visited line).
         lcb: :func:`lower_bound` of ``winrate`` over ``visits``.
-        order: rank in the final choice (0 = the move the search prefers).
+        order: rank by the search's statistics (0 = most visited; ties by
+            win rate, then prior).  The answer is ``best_move``, which rules
+            beyond the statistics (the opening book, the pass rules of
+            :mod:`fastplay.search.decide`) may make another move.
+        score_mean, score_stdev: the final margin of the side to move at the
+            root after this move (area points, komi included), mean and
+            standard deviation over this search's evaluations through it;
+            NaN where not tracked (:meth:`MCTS.run` does not; analysis does).
     """
 
     move: str
@@ -58,6 +65,8 @@ class ChildStats:
     pv: list[str]
     lcb: float = 0.0
     order: int = 0
+    score_mean: float = float("nan")
+    score_stdev: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -121,7 +130,8 @@ class SearchInfo:
             playouts among them.
         seconds: wall time since the search began.
         final: ``True`` for the last snapshot, taken after the final choice.
-        best_move: the final choice (``"resign"`` possible) in the last
+        best_move: the final choice (``"resign"`` possible; it may differ
+            from ``children[0]``, see :attr:`ChildStats.order`) in the last
             snapshot, the first child's move before.
         to_move: ``"B"`` or ``"W"``, the side whose view the values take.
     """

@@ -45,14 +45,15 @@ def _ownership(state: SearchState, size: int) -> npt.NDArray[np.float32]:
 
 
 def snapshot(loop: SearchLoop | None, tree: SearchTree, board: Board,
-             start: float) -> SearchInfo | None:
+             start: float, min_moves: int = 0) -> SearchInfo | None:
     """The running search's state (call under the search's lock); ``None``
-    before its root exists."""
+    before its root exists.  ``min_moves``: report at least that many moves,
+    unvisited ones in prior order."""
     root = tree.root
     if loop is None or root is None or not hasattr(loop, "state"):
         return None
     state = loop.state
-    children = ranked_children(root, board.size)
+    children = ranked_children(root, board.size, state.child_scores, min_moves)
     best = children[0] if children else None
     mean, stdev = score_moments(state.hist, board)
     winrate = best.winrate if best is not None and best.visits else 0.5
@@ -63,10 +64,15 @@ def snapshot(loop: SearchLoop | None, tree: SearchTree, board: Board,
                       to_move="B" if board.to_move_code == BLACK_CODE else "W")
 
 
-def final_info(result: SearchResult, state: SearchState, board: Board) -> SearchInfo:
-    """The last snapshot: the search's answer as :meth:`MCTS.run` gives it."""
+def final_info(result: SearchResult, state: SearchState, board: Board,
+               tree: SearchTree, min_moves: int = 0) -> SearchInfo:
+    """The last snapshot: the search's answer as :meth:`MCTS.run` gives it,
+    its moves with their scores."""
     mean, stdev = score_moments(state.hist, board)
-    return SearchInfo(children=result.children, ownership=result.ownership, score_mean=mean,
+    children = result.children
+    if tree.root is not None and (state.child_scores is not None or min_moves):
+        children = ranked_children(tree.root, board.size, state.child_scores, min_moves)
+    return SearchInfo(children=children, ownership=result.ownership, score_mean=mean,
                       score_stdev=stdev, winrate=result.winrate, visits=state.done,
                       playouts=result.playouts, seconds=result.seconds, final=True,
                       best_move=result.best_move,

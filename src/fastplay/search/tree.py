@@ -24,7 +24,7 @@ __all__ = ["SearchTree", "Descent", "MAX_REUSE"]
 MAX_REUSE = 8
 
 
-@dataclass
+@dataclass(slots=True)
 class Descent:
     """One path from the root to a leaf.
 
@@ -125,7 +125,7 @@ class SearchTree:
 
     def descend(self, root_board: Board, maker: NodeMaker, params: TreeParams,
                 virtual_loss: float, threshold: int, max_nodes: int,
-                scratch: Board | None = None) -> Descent:
+                scratch: Board | None = None, history: bool = False) -> Descent:
         """Select from the root to a leaf, playing the moves on a copy of
         ``root_board`` (``scratch``, reloaded, when given) and expanding the
         edge where the compiled selection stops for a node.
@@ -133,14 +133,15 @@ class SearchTree:
         ``virtual_loss`` is added to every edge taken (other threads, or the
         other leaves of an evaluator batch, then spread out); ``threshold``:
         visits an edge needs for a node; no node is made beyond
-        ``max_nodes``.
+        ``max_nodes``.  ``history``: the leaf board (when no ``scratch``)
+        keeps the game's moves before the root, as an evaluator may want them.
         """
         assert self.root is not None
         if scratch is not None:
             root_board.copy_into(scratch)
             board = scratch
         else:
-            board = root_board.copy(history=False)
+            board = root_board.copy(history=history)
         nodes: list[TreeNode] = []
         path: list[int] = []
         hashes: set[int] = set()
