@@ -10,6 +10,8 @@ stays cheap for command-line use:
 * :func:`playout`, :func:`playouts` -- pattern-driven Monte Carlo playouts,
   GIL-free and reproducible from one seed.
 * :mod:`fastplay.search` -- UCT/PUCT tree search in Python on top, with pluggable priors and evaluators.
+* :mod:`fastplay.svg` -- SVG pictures of boards and search results (a notebook shows a
+  :class:`Board` as one).
 
 Colours are the strings ``"B"`` and ``"W"`` (:data:`BLACK`, :data:`WHITE`).
 """
@@ -42,7 +44,13 @@ _LAZY = {
 __all__ = ["BLACK", "WHITE", "__version__", *_LAZY]
 
 
+# submodules reachable as attributes without an import of their own
+_SUBMODULES = frozenset({"svg"})
+
+
 def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f"fastplay.{name}")
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'fastplay' has no attribute {name!r}")

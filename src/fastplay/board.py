@@ -349,6 +349,12 @@ class Board(CoreBoard):
     def __deepcopy__(self, memo: dict[int, object]) -> Board:
         return self.copy()
 
+    def _repr_svg_(self) -> str:
+        """The board as an SVG picture, for Jupyter: :func:`fastplay.svg.board` with its defaults."""
+        from fastplay.svg import board as board_svg
+
+        return board_svg(self)
+
     def __repr__(self) -> str:
         return (f"Board(size={self.size}, komi={self.komi}, to_move={self.to_move!r}, "
                 f"move_number={self.move_number})")
