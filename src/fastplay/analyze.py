@@ -4,8 +4,9 @@ With no file it analyses a real 9x9 game bundled with the package (a CGOS
 game, see ``fastplay/data/README.txt``), loaded with :mod:`importlib.resources`
 so it works from an installed wheel.  It prints the board, the top moves
 (visits, win rate, prior, principal variation), an ownership map and the
-playouts per second; ``--plot FILE.png`` also draws the ownership as a heat
-map with matplotlib (the optional ``plot`` extra).
+playouts per second; ``--plot FILE.png`` also draws the board on its
+ownership heat map with the top moves' win rates and the best move marked,
+with matplotlib (the optional ``plot`` extra; see :func:`plot_figure`).
 
 The command line parses its own arguments: :func:`main` gets everything after
 ``fastplay analyze`` (see :mod:`fastplay.cli`).
@@ -26,7 +27,7 @@ import numpy.typing as npt
 from fastplay.argtypes import non_negative_int, positive_float, positive_int, prior_option
 
 __all__ = ["main", "build_parser", "bundled_game", "BUNDLED_GAME", "format_ownership",
-           "check_plot_path", "OWNERSHIP_LEGEND"]
+           "check_plot_path", "OWNERSHIP_LEGEND", "plot_figure", "PLOT_BEST"]
 
 #: The bundled game analysed when no file is given, and its default move.
 BUNDLED_GAME = "cgos-471085-ayabot-montegnu.sgf"
@@ -106,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--top", type=positive_int, default=8, metavar="K",
                         help="moves to list (default 8)")
     parser.add_argument("--plot", metavar="FILE.png",
-                        help="draw the ownership heat map to FILE.png, .pdf or .svg (needs "
+                        help="draw the board on its ownership heat map, with the top moves "
+                             "and the best one marked, to FILE.png, .pdf or .svg (needs "
                              "matplotlib: pip install 'fastplay[plot]')")
     return parser
 
@@ -148,31 +150,105 @@ def format_ownership(ownership: npt.NDArray[np.floating[Any]], grid: npt.NDArray
     return "\n".join(lines)
 
 
-def _plot(path: str, ownership: npt.NDArray[np.floating[Any]], grid: npt.NDArray[np.int8],
-          title: str) -> None:
-    """Save the ownership heat map (red Black, blue White) with the stones on top."""
+#: Colours of ``--plot``'s move discs (the best move, the other candidates).
+PLOT_BEST = "#2fbf4a"
+PLOT_CANDIDATE = "#f2f2f2"
+
+
+def _short(name: str, limit: int = 36) -> str:
+    """``name`` cut to ``limit`` characters, with an ellipsis in the middle."""
+    if len(name) <= limit:
+        return name
+    keep = (limit - 1) // 2
+    return f"{name[:keep]}\u2026{name[-(limit - 1 - keep):]}"
+
+
+def _plot(path: str, board: Any, result: Any, source: str, top: int = 5) -> None:
+    """Save :func:`plot_figure`'s picture to ``path`` (the format from its extension)."""
     import matplotlib
 
     matplotlib.use("Agg")  # files only: no display needed
     import matplotlib.pyplot as plt
 
-    from fastplay.board import COLUMNS
+    fig = plot_figure(board, result, source, top)
+    try:
+        fig.savefig(path, dpi=120)
+    finally:
+        plt.close(fig)
 
-    size = ownership.shape[0]
-    fig, ax = plt.subplots(figsize=(5.5, 5))
-    image = ax.imshow(ownership, cmap="RdBu_r", vmin=-1, vmax=1)
+
+def plot_figure(board: Any, result: Any, source: str, top: int = 5) -> Any:
+    """The ``--plot`` picture as a matplotlib ``Figure`` (the caller closes it).
+
+    The ownership heat map of ``result`` (red Black, blue White, the colour
+    bar beside it) with the board on top: grid, star points, stones, the
+    last move ringed, the ``top`` visited moves as discs holding their win
+    rate (per cent), the best move's disc green (:data:`PLOT_BEST`).  The
+    title has two lines (the record, cut to 36 characters, and the move;
+    who plays, the best move and its win rate); matplotlib's constrained
+    layout places title, colour bar and labels so none is cut off or covered.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Circle
+
+    from fastplay.board import COLUMNS, parse_vertex
+    from fastplay.svg import star_points
+
+    ownership = result.ownership
+    grid = board.to_numpy()
+    size = int(board.size)
+    fig, ax = plt.subplots(figsize=(6.4, 5.6), layout="constrained")
+    image = ax.imshow(ownership, cmap="RdBu_r", vmin=-1, vmax=1,
+                      extent=(-0.5, size - 0.5, size - 0.5, -0.5))
+    ax.hlines(range(size), 0, size - 1, colors="black", linewidth=0.6, alpha=0.6, zorder=1)
+    ax.vlines(range(size), 0, size - 1, colors="black", linewidth=0.6, alpha=0.6, zorder=1)
+    for r, c in star_points(size):
+        ax.add_patch(Circle((c, r), 0.08, facecolor="black", alpha=0.7, zorder=1))
     for r in range(size):
         for c in range(size):
             if grid[r, c]:
-                ax.add_patch(plt.Circle((c, r), 0.38, facecolor="black" if grid[r, c] > 0
-                                        else "white", edgecolor="black", linewidth=0.8))
+                ax.add_patch(Circle((c, r), 0.42, facecolor="black" if grid[r, c] > 0
+                                    else "white", edgecolor="black", linewidth=0.8, zorder=2))
+    history = board.history
+    if history and history[-1][1] != "pass":
+        r, c = divmod(parse_vertex(history[-1][1], size), size)
+        if grid[r, c]:
+            ax.add_patch(Circle((c, r), 0.2, fill=False, linewidth=1.6, zorder=3,
+                                edgecolor="white" if grid[r, c] > 0 else "black"))
+    best = str(result.best_move)
+    shown = 0
+    for child in result.children:
+        if shown >= top:
+            break
+        if child.visits <= 0:
+            continue
+        shown += 1
+        if child.move in ("pass", "resign"):
+            continue
+        r, c = divmod(parse_vertex(child.move, size), size)
+        if grid[r, c]:
+            continue
+        is_best = child.move == best
+        ax.add_patch(Circle((c, r), 0.4, facecolor=PLOT_BEST if is_best else PLOT_CANDIDATE,
+                            edgecolor="black", linewidth=1.2 if is_best else 0.6, zorder=3))
+        ax.text(c, r, f"{100 * child.winrate:.0f}", ha="center", va="center", zorder=4,
+                fontsize=max(5.0, min(9.0, 80 / size)),
+                fontweight="bold" if is_best else "normal")
+    ax.set_xlim(-0.5, size - 0.5)
+    ax.set_ylim(size - 0.5, -0.5)
     ax.set_xticks(range(size), list(COLUMNS[:size]))
     ax.set_yticks(range(size), [str(size - r) for r in range(size)])
-    ax.set_title(title)
-    fig.colorbar(image, ax=ax, label="ownership (+1 Black, -1 White)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    ax.tick_params(length=0, labelsize=max(6.0, min(10.0, 120 / size)))
+    side = {"B": "Black", "W": "White"}[board.to_move]
+    name = _short(os.path.basename(source.rstrip("/\\")) or source)
+    move = best.upper() if best not in ("pass", "resign") else best
+    ax.set_title(f"{name}, after move {board.move_number}\n"
+                 f"{side} to play: best {move}, win rate {100 * result.winrate:.0f}% "
+                 f"for {side}", fontsize=11)
+    ax.set_xlabel(f"discs: win rate (%) of the {top} most visited moves; green: the best",
+                  fontsize=8)
+    fig.colorbar(image, ax=ax, shrink=0.85, pad=0.02, label="ownership (+1 Black, -1 White)")
+    return fig
 
 
 def _load(args: argparse.Namespace) -> tuple[Any, str]:
@@ -250,9 +326,7 @@ def analyze(args: argparse.Namespace, out: TextIO) -> int:
           f"({args.threads} thread{'s' if args.threads > 1 else ''}, "
           f"{result.simulations} simulations, {result.nodes} nodes)", file=out)
     if args.plot is not None:
-        title = f"{source.split('/')[-1]}, move {board.move_number}: {side} " \
-                f"{result.best_move.upper()} {100 * result.winrate:.0f}%"
-        _plot(args.plot, own, grid, title)
+        _plot(args.plot, board, result, source, min(args.top, 5))
         print(f"ownership heat map written to {args.plot}", file=out)
     return 0
 
