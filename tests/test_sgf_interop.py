@@ -262,6 +262,20 @@ def test_case_01_in_every_reader() -> None:
     assert pysgf_view(path.read_text())[0] == want   # and pysgf agrees on the case itself
 
 
+def test_match_records_write_passes_empty() -> None:
+    from fastplay.match import GameRecord
+
+    record = GameRecord("fast]play", "gnu\\go", 9, 7.5, moves=[("B", "E5"), ("W", "pass"),
+                                                            ("B", "pass")], result="B+81.5",
+                        reason="two passes ] done")
+    text = record.to_sgf().decode("utf-8")
+    assert ";W[];B[]" in text and "[tt]" not in text
+    moves, _, _, texts = pysgf_view(text)
+    assert moves == [("B", "E5"), ("W", "pass"), ("B", "pass")]
+    assert texts["PB"] == "fast]play" and texts["C"] == "two passes ] done"
+    assert sgfmill_view(text)[0] == moves and load_board(text).history == moves
+
+
 # ---------------------------------------------------------------------------
 # sources
 

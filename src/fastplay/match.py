@@ -214,7 +214,7 @@ class GameRecord:
     dead: list[str] = field(default_factory=list)
 
     def to_sgf(self) -> bytes:
-        """The game as SGF (FF[4]), written with sgfmill."""
+        """The game as SGF (FF[4], passes ``[]``), written with sgfmill."""
         from sgfmill import common, sgf
 
         game = sgf.Sgf_game(size=self.size)
@@ -229,7 +229,11 @@ class GameRecord:
             root.set("C", self.reason)
         for color, vertex in self.moves:
             node = game.extend_main_sequence()
-            node.set_move(color.lower(), common.move_from_vertex(vertex, self.size))
+            point = common.move_from_vertex(vertex, self.size)
+            if point is None:
+                node.set_raw(color.upper(), b"")  # FF[4]'s pass (sgfmill writes [tt])
+            else:
+                node.set_move(color.lower(), point)
         data: bytes = game.serialise()  # sgfmill is untyped
         return data
 
