@@ -1,4 +1,4 @@
-"""The ``fastplay`` command line: ``analyze | gtp | match | bench | patterns``.
+"""The ``fastplay`` command line: ``analyze | analysis | gtp | match | bench | patterns``.
 
 Each subcommand imports what it needs only when it runs, so ``fastplay gtp``
 starts without loading the search and ``fastplay --help`` without numpy.
@@ -27,6 +27,7 @@ EXIT_USAGE = 2
 # subcommand name is handed over untouched.
 _DELEGATED = {
     "analyze": ("fastplay.analyze", "analyse a game record: top moves, win rates, ownership"),
+    "analysis": ("fastplay.analysis", "KataGo's JSON analysis engine on stdin/stdout (KaTrain)"),
     "bench": ("fastplay.bench", "measure playout and search speed"),
 }
 

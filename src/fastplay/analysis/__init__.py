@@ -1,0 +1,128 @@
+"""``fastplay analysis``: KataGo's JSON analysis engine protocol on stdin/stdout.
+
+Review tools such as KaTrain send one JSON query per line -- a game's moves,
+rules, komi, board size, the turns to analyse, the visits -- and read one
+JSON answer per analysed position: the candidate moves with visits, win
+rates, score leads, priors and principal variations, the ownership map, the
+policy.  The protocol is KataGo's (``docs/Analysis_Engine.md`` in KataGo's
+repository); fastplay answers it with its Monte Carlo tree search, on any
+machine, with no GPU and no network weights.
+
+A tour:
+
+* :mod:`.rules` -- KataGo's rules names and objects, and the nearest rules
+  fastplay plays (area scoring; a warning when that differs);
+* :mod:`.query` -- one query checked field by field (:func:`parse_query`),
+  with one board per turn;
+* :mod:`.worker` -- one position searched (:meth:`fastplay.search.MCTS.analyze`
+  snapshots), ``avoidMoves``/``allowMoves`` through a prior;
+* :mod:`.respond` -- the answers' fields from a snapshot;
+* :mod:`.engine` -- the priority queue, the workers, ``terminate`` and the
+  other actions (:class:`AnalysisEngine`).
+
+Differences from KataGo: visits are playouts (leaf evaluations), far
+cheaper and weaker than a network's; rectangular boards are refused;
+territory scoring, taxes and the button are analysed as area scoring
+(warned); ``pvVisits`` is not reported.  When stdin closes, the queued
+positions are finished before the engine exits (``--quit-without-waiting``
+stops them), as in KataGo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from fastplay.argtypes import non_negative_int, positive_float, positive_int, prior_option
+
+__all__ = ["main", "build_parser", "serve"]
+
+EXIT_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``fastplay analysis``."""
+    from fastplay.analysis.query import PERSPECTIVES
+
+    parser = argparse.ArgumentParser(
+        prog="fastplay analysis",
+        description="KataGo's JSON analysis engine protocol: one query per line on stdin, "
+                    "one answer per analysed position on stdout (KataGo's "
+                    "docs/Analysis_Engine.md). For KaTrain: engine backend 'custom', "
+                    "command 'fastplay analysis'.")
+    parser.add_argument("--max-visits", type=positive_int, default=500, metavar="N",
+                        help="visits (playouts) when a query gives no maxVisits (default 500, "
+                             "as KataGo's example config)")
+    parser.add_argument("--max-time", type=positive_float, metavar="S",
+                        help="seconds per position when a query gives no maxTime")
+    parser.add_argument("--threads", type=positive_int, default=1, metavar="T",
+                        help="search threads per position (default 1)")
+    parser.add_argument("--analysis-threads", type=positive_int, default=1, metavar="N",
+                        help="positions searched at the same time (default 1)")
+    parser.add_argument("--report-winrates-as", choices=PERSPECTIVES, default="BLACK",
+                        type=str.upper, help="whose view the values take (default BLACK, "
+                        "as KataGo's analysis_example.cfg; queries may override)")
+    parser.add_argument("--seed", type=non_negative_int, metavar="SEED",
+                        help="random seed: with one thread each answer is reproducible")
+    parser.add_argument("--prior", default="auto", metavar="NAME|FILE|none",
+                        help="the tree's move prior (as fastplay gtp --prior)")
+    parser.add_argument("--mc-patterns", metavar="NAME",
+                        help="built-in pattern database (default mc_montegnu_classic)")
+    parser.add_argument("--quit-without-waiting", action="store_true",
+                        help="when stdin closes, stop the queued positions instead of "
+                             "finishing them")
+    return parser
+
+
+def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    """Run the engine described by parsed ``args`` until ``stdin`` ends; 0."""
+    from fastplay.analysis.engine import AnalysisEngine
+    from fastplay.analysis.query import Defaults
+    from fastplay.patterns import PatternDatabase
+    from fastplay.search import SearchConfig
+
+    db = PatternDatabase.builtin(args.mc_patterns) if args.mc_patterns else \
+        PatternDatabase.default()
+    config = SearchConfig(prior_table=prior_option(args.prior))
+    defaults = Defaults(max_visits=args.max_visits, max_time=args.max_time,
+                        perspective=args.report_winrates_as, threads=args.threads)
+    engine = AnalysisEngine(stdout, db=db, config=config, defaults=defaults,
+                            analysis_threads=args.analysis_threads, seed=args.seed)
+    try:
+        for line in stdin:
+            engine.handle(line)
+    finally:
+        engine.close(wait=not args.quit_without_waiting)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``fastplay analysis`` with ``argv`` (the arguments after ``analysis``);
+    returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as exc:  # --help or a usage error, already printed
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+    try:
+        from fastplay.patterns import PatternDatabase
+
+        if args.mc_patterns:
+            PatternDatabase.builtin(args.mc_patterns)
+        prior_option(args.prior)
+    except (OSError, ValueError) as exc:
+        print(f"fastplay analysis: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    # Bytes that are not UTF-8 become U+FFFD: a bad byte is a bad query, not a crash.
+    stdin = open(sys.stdin.fileno(), encoding="utf-8", errors="replace", closefd=False)
+    stdout = open(sys.stdout.fileno(), "w", encoding="utf-8", closefd=False)
+    try:
+        return serve(args, stdin, stdout)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,7 @@
+"""``python -m fastplay.analysis``: the same as ``fastplay analysis``."""
+
+import sys
+
+from fastplay.analysis import main
+
+sys.exit(main())
