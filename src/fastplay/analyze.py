@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fastplay.argtypes import non_negative_int, positive_float, positive_int, prior_option
+from fastplay.batch import BATCH_PLAYOUTS
 
 __all__ = ["main", "build_parser", "bundled_game", "BUNDLED_GAME", "format_ownership",
            "check_plot_path", "OWNERSHIP_LEGEND", "plot_figure", "PLOT_BEST"]
@@ -85,8 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Analyse a position of a game record: top moves with win rates and "
                     "principal variations, and an ownership map. Without SGF, a real 9x9 "
                     "game bundled with fastplay is analysed.")
-    parser.add_argument("sgf", nargs="?", metavar="SGF",
-                        help="game record (default: the bundled CGOS 9x9 game)")
+    parser.add_argument("sgf", nargs="*", metavar="SGF",
+                        help="game record (default: the bundled CGOS 9x9 game); several "
+                             "records or directories of them: a batch (see --every)")
     parser.add_argument("--move", type=non_negative_int, metavar="N",
                         help="analyse the position after N moves (default: the whole record; "
                              f"move {BUNDLED_MOVE} of the bundled game)")
@@ -110,7 +112,30 @@ def build_parser() -> argparse.ArgumentParser:
                         help="draw the board on its ownership heat map, with the top moves "
                              "and the best one marked, to FILE.png, .pdf or .svg (needs "
                              "matplotlib: pip install 'fastplay[plot]')")
+    batch = parser.add_argument_group(
+        "batch analysis", "with several records, a directory or any of these options, every "
+        "N-th position of each record is searched (default "
+        "%d playouts each) and answered in the JSON format of 'fastplay analysis'" %
+        BATCH_PLAYOUTS)
+    batch.add_argument("--every", type=positive_int, metavar="N",
+                       help="analyse the positions after 0, N, 2N... moves (default 1: all)")
+    batch.add_argument("--json", metavar="FILE.jsonl",
+                       help="write one JSON line per position to FILE ('-': stdout)")
+    batch.add_argument("--jobs", type=positive_int, metavar="N",
+                       help="search in N processes (default 1)")
+    batch.add_argument("--write-sgf", action="store_true",
+                       help="write each record with the analysis as comments and principal "
+                            "variations to NAME.analysis.sgf")
+    batch.add_argument("--sgf-dir", metavar="DIR",
+                       help="with --write-sgf: write the records here, not beside the inputs")
     return parser
+
+
+def _is_batch(args: argparse.Namespace) -> bool:
+    """Whether parsed ``args`` ask for a batch (:mod:`fastplay.batch`)."""
+    return len(args.sgf) > 1 or any(os.path.isdir(p) for p in args.sgf) or any(
+        getattr(args, name) not in (None, False)
+        for name in ("every", "json", "jobs", "write_sgf", "sgf_dir"))
 
 
 def format_ownership(ownership: npt.NDArray[np.floating[Any]], grid: npt.NDArray[np.int8]) -> str:
@@ -340,6 +365,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     from fastplay.sgf import SGFError
 
+    if _is_batch(args):
+        from fastplay.batch import run_batch
+
+        if not args.sgf or args.move is not None or args.plot is not None:
+            print("fastplay analyze: error: a batch needs SGF files or directories and takes "
+                  "neither --move nor --plot", file=sys.stderr)
+            return EXIT_USAGE
+        if args.sgf_dir is not None and not os.path.isdir(args.sgf_dir):
+            print(f"fastplay analyze: error: --sgf-dir {args.sgf_dir}: no such directory",
+                  file=sys.stderr)
+            return EXIT_USAGE
+        return run_batch(args, sys.stdout)
+    args.sgf = args.sgf[0] if args.sgf else None
     try:
         return analyze(args, sys.stdout)
     except (OSError, SGFError, ValueError, ImportError) as exc:

@@ -1,0 +1,304 @@
+"""Batch analysis: ``fastplay analyze A.sgf B.sgf DIR/ --every N --json out.jsonl``.
+
+Every record named (a directory stands for the ``.sgf`` files below it,
+sorted, the ``.analysis.sgf`` files this module writes left out) is read,
+and the position before every ``N``-th move is searched -- turns 0, N, 2N,
+... up to the end of the record, KataGo's turn numbers (turn ``k`` is the
+position after ``k`` moves).  Each position gives one JSON line in the
+answer format of ``fastplay analysis`` (:mod:`fastplay.analysis.respond`;
+values from Black's view, ownership included, ``id`` the record's path), in
+the order of the records and their turns whatever ``--jobs``, to the
+``--json`` file (to stdout with ``--json -``, or when neither ``--json`` nor
+``--write-sgf`` is given).  ``--jobs N``
+searches in N processes; a seed makes each position's search a pure
+function of (seed, turn), so the lines do not depend on N.
+
+A record that cannot be read or whose search fails is reported on stderr
+(``fastplay analyze: error: PATH: ...``) and skipped; the others go on, and
+the exit status is 1 when any failed.  ``--write-sgf`` writes each analysed
+record again as ``NAME.analysis.sgf`` (beside it, or in ``--sgf-dir``): a
+comment on every analysed node, and the best move's principal variation as
+a variation below it, its moves in the record's own coordinates
+(:func:`gtp_to_sgf`; a pass written ``[]``, as FF[4] says).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+__all__ = ["run_batch", "gtp_to_sgf", "sgf_to_gtp", "record_paths", "analysis_turns",
+           "write_analysis_sgf", "analyse_job", "Job", "SGF_SUFFIX", "BATCH_PLAYOUTS"]
+
+#: Suffix of the records ``--write-sgf`` writes.
+SGF_SUFFIX = ".analysis.sgf"
+
+#: Playouts per position when neither --playouts nor --seconds is given.
+BATCH_PLAYOUTS = 1000
+
+#: Moves of each principal variation written to SGF (KataGo's analysisPVLen + 1).
+PV_MOVES = 16
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+
+
+def gtp_to_sgf(vertex: str, size: int) -> str:
+    """The SGF point of a GTP vertex on a ``size`` board: column letter, then
+    the row counted from the top (``D4`` is ``df`` on 9x9, ``dp`` on 19x19);
+    ``""`` for a pass.  Raises ``ValueError`` for a vertex off the board."""
+    if vertex.strip().lower() == "pass":
+        return ""
+    text = vertex.strip().upper()
+    col = _COLUMNS.find(text[:1]) if text[:1] else -1
+    if col < 0 or col >= size or not text[1:].isdigit() or not 1 <= int(text[1:]) <= size:
+        raise ValueError(f"{vertex!r} is not a vertex of the {size}x{size} board")
+    return _LETTERS[col] + _LETTERS[size - int(text[1:])]
+
+
+def sgf_to_gtp(point: str, size: int) -> str:
+    """The inverse of :func:`gtp_to_sgf` (``""`` is a pass)."""
+    if point == "":
+        return "pass"
+    col, row = _LETTERS.find(point[0]), _LETTERS.find(point[1])
+    if len(point) != 2 or not (0 <= col < size and 0 <= row < size):
+        raise ValueError(f"{point!r} is not a point of the {size}x{size} board")
+    return f"{_COLUMNS[col]}{size - row}"
+
+
+def record_paths(inputs: Iterable[str]) -> list[str]:
+    """The records ``inputs`` name: files as given, directories as their
+    ``.sgf`` files (any case, recursively, sorted, without
+    :data:`SGF_SUFFIX` files); each once, in order.  A missing path is kept,
+    to be reported when it is read."""
+    out: list[str] = []
+    for path in inputs:
+        if os.path.isdir(path):
+            found = []
+            for folder, _, files in os.walk(path):
+                found += [os.path.join(folder, f) for f in files
+                          if f.lower().endswith(".sgf") and not f.lower().endswith(SGF_SUFFIX)]
+            out += sorted(found)
+        else:
+            out.append(path)
+    return list(dict.fromkeys(out))
+
+
+def analysis_turns(moves: int, every: int) -> list[int]:
+    """Turns 0, ``every``, 2 ``every``... up to ``moves``."""
+    return list(range(0, moves + 1, every))
+
+
+@dataclass(frozen=True)
+class Job:
+    """One position to search (everything a worker process needs)."""
+
+    path: str
+    data: bytes
+    turn: int
+    playouts: int | None
+    seconds: float | None
+    threads: int
+    seed: int
+    prior: str | None
+    patterns: str | None
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def analyse_job(job: Job) -> dict[str, Any]:
+    """Search one position; its answer in the analysis protocol's format, or
+    ``{"id", "turnNumber", "error"}`` when it cannot be searched."""
+    try:
+        from fastplay.analysis.respond import build_response
+        from fastplay.board import Board
+        from fastplay.patterns import PatternDatabase
+        from fastplay.search import MCTS, SearchConfig
+
+        if _WORKER.get("patterns", ()) != job.patterns:
+            _WORKER["db"] = PatternDatabase.builtin(job.patterns) if job.patterns \
+                else PatternDatabase.default()
+            _WORKER["patterns"] = job.patterns
+        board = Board.from_sgf(job.data, move_number=job.turn)
+        config = SearchConfig(prior_table=job.prior, resign_threshold=None, book=False)
+        search = MCTS(_WORKER["db"], config=config, threads=job.threads, seed=job.seed)
+        info = None
+        for info in search.analyze(board, visits=job.playouts, seconds=job.seconds,
+                                   interval=3600.0):
+            pass
+        assert info is not None
+        return build_response(job.path, job.turn, info, board, perspective="BLACK",
+                              pv_len=PV_MOVES - 1, during=False, ownership=True)
+    except Exception as exc:  # noqa: BLE001 - the record is reported and skipped
+        return {"id": job.path, "turnNumber": job.turn,
+                "error": f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc)}
+
+
+def _main_line_nodes(game: Any) -> dict[int, Any]:
+    """Turn -> the main line's node at which that many moves have been played
+    (the last such node: setup nodes after a move belong to it)."""
+    out: dict[int, Any] = {}
+    turn = 0
+    for node in game.get_main_sequence():
+        if node.has_property("B") or node.has_property("W"):
+            turn += 1
+        out[turn] = node
+    return out
+
+
+def _percent(winrate: float) -> str:
+    return f"{100 * winrate:.1f}%"
+
+
+def _comment(answer: Mapping[str, Any]) -> str:
+    """The comment of an analysed node (values from Black's view)."""
+    root = answer["rootInfo"]
+    side = {"B": "Black", "W": "White"}[root["currentPlayer"]]
+    lead = root["scoreLead"]
+    lines = [f"fastplay: {side} to play; Black's win rate {_percent(root['winrate'])}, "
+             f"score {'B' if lead >= 0 else 'W'}+{abs(lead):.1f} ({root['visits']} visits)"]
+    for info in answer["moveInfos"][:5]:
+        lines.append(f"  {info['move']}: {info['visits']} visits, Black's win rate "
+                     f"{_percent(info['winrate'])}, PV {' '.join(info['pv'][:8])}")
+    return "\n".join(lines)
+
+
+def write_analysis_sgf(data: bytes, answers: Mapping[int, Mapping[str, Any]]) -> bytes:
+    """The record ``data`` with ``answers`` (turn -> answer) added: a comment
+    on each analysed node (after any comment it had) and the best move's
+    principal variation as a new last child of that node, one node per
+    move, the colours alternating from the side to move.  Raises
+    ``ValueError`` when sgfmill cannot read the record."""
+    from sgfmill import sgf
+
+    try:
+        game = sgf.Sgf_game.from_bytes(data)
+    except ValueError:
+        game = sgf.Sgf_game.from_bytes(data, override_encoding="iso-8859-1")
+    size = game.get_size()
+    nodes = _main_line_nodes(game)
+    for turn, answer in sorted(answers.items()):
+        node = nodes.get(turn)
+        if node is None or not answer.get("moveInfos"):
+            continue
+        old = node.get("C") if node.has_property("C") else ""
+        node.set("C", (old + "\n\n" if old else "") + _comment(answer))
+        best = answer["moveInfos"][0]
+        colour = answer["rootInfo"]["currentPlayer"]
+        parent = node
+        for i, move in enumerate(best["pv"][:PV_MOVES]):
+            parent = parent.new_child()
+            parent.set_raw(colour, gtp_to_sgf(move, size).encode("ascii"))
+            if i == 0:
+                parent.set("C", f"fastplay's principal variation: Black's win rate "
+                                f"{_percent(best['winrate'])}")
+            colour = "W" if colour == "B" else "B"
+    out: bytes = game.serialise()
+    return out
+
+
+def _jobs(paths: Sequence[str], args: argparse.Namespace
+          ) -> tuple[list[tuple[str, bytes, list[int]]], list[tuple[str, str]]]:
+    """The readable records with their turns, and the unreadable ones with why."""
+    from fastplay.board import Board
+
+    records, failed = [], []
+    for path in paths:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+            moves = Board.from_sgf(data).move_number
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            failed.append((path, reason))
+            continue
+        records.append((path, data, analysis_turns(moves, args.every or 1)))
+    return records, failed
+
+
+def _results(jobs: list[Job], processes: int) -> Iterator[dict[str, Any]]:
+    """The jobs' answers in order, from ``processes`` worker processes."""
+    if processes <= 1 or len(jobs) <= 1:
+        yield from map(analyse_job, jobs)
+        return
+    import multiprocessing
+
+    # spawn: the parent may run threads (tqdm's monitor), which fork would copy mid-state.
+    with multiprocessing.get_context("spawn").Pool(processes) as pool:
+        yield from pool.imap(analyse_job, jobs, chunksize=1)
+
+
+def _finish_record(path: str, answers: list[dict[str, Any]], args: argparse.Namespace,
+                   data: bytes, out: TextIO | None) -> str | None:
+    """Write a record's lines and SGF; the reason it failed, or ``None``."""
+    errors = [a for a in answers if "error" in a]
+    if errors:
+        return f"move {errors[0]['turnNumber']}: {errors[0]['error']}"
+    if out is not None:
+        for answer in answers:
+            out.write(json.dumps(answer, separators=(",", ":"), allow_nan=False) + "\n")
+        out.flush()
+    if args.write_sgf:
+        stem = os.path.basename(path)
+        stem = stem[:-4] if stem.lower().endswith(".sgf") else stem
+        folder = args.sgf_dir if args.sgf_dir is not None else os.path.dirname(path)
+        target = os.path.join(folder, stem + SGF_SUFFIX)
+        try:
+            text = write_analysis_sgf(data, {a["turnNumber"]: a for a in answers})
+            with open(target, "wb") as handle:
+                handle.write(text)
+        except (OSError, ValueError) as exc:
+            return f"writing {target}: {exc}"
+    return None
+
+
+def run_batch(args: argparse.Namespace, stdout: TextIO) -> int:
+    """``fastplay analyze`` on many records (parsed ``args``: ``sgf`` a list,
+    ``every``, ``json``, ``jobs``, ``write_sgf``, ``sgf_dir`` and the search
+    options); 0 when every record was analysed, 1 when some failed."""
+    from tqdm import tqdm
+
+    records, failed = _jobs(record_paths(args.sgf), args)
+    for path, reason in failed:
+        print(f"fastplay analyze: error: {path}: {reason}", file=sys.stderr)
+    playouts = args.playouts if args.playouts is not None or args.seconds is not None \
+        else BATCH_PLAYOUTS
+    jobs = [Job(path, data, turn, playouts, args.seconds, args.threads, args.seed + turn,
+                args.prior, args.mc_patterns) for path, data, turns in records for turn in turns]
+    out: TextIO | None = None
+    if args.json == "-" or (args.json is None and not args.write_sgf):
+        out = stdout
+    elif args.json is not None:
+        out = open(args.json, "w", encoding="utf-8")
+    done = bad = 0
+    try:
+        pending: list[dict[str, Any]] = []
+        expected = {path: len(turns) for path, _, turns in records}
+        data_of = {path: data for path, data, _ in records}
+        with tqdm(total=len(jobs), unit="position", file=sys.stderr, disable=None,
+                  desc="analysing") as bar:
+            for answer in _results(jobs, args.jobs or 1):
+                bar.update(1)
+                pending.append(answer)
+                path = answer["id"]
+                if len(pending) < expected[path]:
+                    continue
+                why = _finish_record(path, pending, args, data_of[path], out)
+                pending = []
+                if why is None:
+                    done += 1
+                else:
+                    bad += 1
+                    tqdm.write(f"fastplay analyze: error: {path}: {why}", file=sys.stderr)
+    finally:
+        if out is not None and out is not stdout:
+            out.close()
+    print(f"{done} record{'s' if done != 1 else ''} analysed ({len(jobs)} positions), "
+          f"{bad + len(failed)} failed", file=sys.stderr)
+    return 1 if bad or failed else 0

@@ -1,0 +1,196 @@
+"""Batch analysis: ``fastplay analyze A.sgf B.sgf DIR/ --every N --json --jobs --write-sgf``.
+
+Includes ../shared/cases/40-sgf-pv-coordinates-small-boards.txt: principal
+variations written to SGF in the board's own coordinates, not 19 rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sgfmill import common, sgf, sgf_properties
+
+from fastplay import Board
+from fastplay.analyze import main
+from fastplay.batch import (SGF_SUFFIX, analysis_turns, gtp_to_sgf, record_paths, sgf_to_gtp,
+                            write_analysis_sgf)
+
+GAME_9 = b"(;GM[1]FF[4]SZ[9]KM[7]C[a comment with \\] inside];B[ee];W[cf];B[gd];W[ce];B[dc])"
+GAME_13 = b"(;GM[1]FF[4]SZ[13]KM[7];B[gg];W[dj];B[jd])"
+
+
+@pytest.mark.parametrize("size,vertex,point", [
+    (9, "D4", "df"), (9, "E5", "ee"), (9, "A9", "aa"), (9, "J1", "ii"), (9, "C7", "cc"),
+    (9, "G3", "gg"), (13, "D4", "dj"), (13, "K10", "jd"), (13, "N13", "ma"), (13, "A1", "am"),
+    (13, "G7", "gg"), (19, "D4", "dp"), (19, "Q16", "pd"), (19, "T19", "sa"), (19, "A1", "as"),
+    (19, "K10", "jj"), (9, "pass", ""), (9, "d4", "df")])
+def test_case_40_part_a_single_vertices(size: int, vertex: str, point: str) -> None:
+    assert gtp_to_sgf(vertex, size) == point
+    assert sgf_to_gtp(point, size) == ("pass" if point == "" else vertex.upper())
+
+
+def answer_with_pv(to_move: str, pv: list[str]) -> dict[str, Any]:
+    return {"rootInfo": {"currentPlayer": to_move, "winrate": 0.5, "scoreLead": 0.0,
+                         "visits": 10},
+            "moveInfos": [{"move": pv[0], "visits": 10, "winrate": 0.5, "pv": pv}]}
+
+
+def compact(text: bytes) -> bytes:
+    """``text`` without line breaks (sgfmill wraps long lines)."""
+    return b"".join(text.splitlines())
+
+
+def variation(text: bytes) -> tuple[Any, list[tuple[str | None, Any]]]:
+    game = sgf.Sgf_game.from_bytes(text)
+    node = game.get_root()
+    while node and not node.get_move()[0]:
+        node = node[0]
+    line = []
+    child = node[-1]
+    while True:
+        line.append(child.get_move())
+        if not len(child):
+            break
+        child = child[0]
+    return node, line
+
+
+def test_case_40_part_b_a_variation_on_9x9() -> None:
+    record = b"(;GM[1]FF[4]SZ[9]KM[7];B[ee])"
+    text = write_analysis_sgf(record, {1: answer_with_pv("W", ["D4", "A9", "J1", "pass"])})
+    assert b"W[df];B[aa];W[ii];B[])" in compact(text) and b"tt" not in text
+    node, line = variation(text)
+    assert node.get_move() == ("b", (4, 4)) and len(node) == 1
+    assert line == [("w", (3, 3)), ("b", (8, 0)), ("w", (0, 8)), ("b", None)]
+    assert [common.format_vertex(m) for _, m in line] == ["D4", "A9", "J1", "pass"]
+
+
+def test_case_40_part_c_a_variation_on_13x13() -> None:
+    record = b"(;GM[1]FF[4]SZ[13]KM[7];B[gg])"
+    text = write_analysis_sgf(record, {1: answer_with_pv("W", ["D4", "K10", "N13", "A1"])})
+    assert b"W[dj];B[jd];W[ma];B[am])" in compact(text)
+    _, line = variation(text)
+    assert [(c, common.format_vertex(m)) for c, m in line] == [
+        ("w", "D4"), ("b", "K10"), ("w", "N13"), ("b", "A1")]
+
+
+def test_case_40_part_b_with_a_next_move_the_variation_is_a_second_child() -> None:
+    record = b"(;GM[1]FF[4]SZ[9]KM[7];B[ee];W[cc])"
+    text = write_analysis_sgf(record, {1: answer_with_pv("W", ["D4", "A9"])})
+    game = sgf.Sgf_game.from_bytes(text)
+    node = game.get_root()[0]
+    assert [child.get_move() for child in node] == [("w", (6, 2)), ("w", (3, 3))]
+    assert Board.from_sgf(text).history == [("B", "E5"), ("W", "C7")]  # main line kept
+
+
+def test_case_40_part_d_every_point_of_every_size() -> None:
+    for size in range(2, 26):
+        for row in range(size):
+            for col in range(size):
+                vertex = common.format_vertex((row, col))
+                point = gtp_to_sgf(vertex, size)
+                assert sgf_to_gtp(point, size) == vertex
+                assert point.encode() == sgf_properties.serialise_go_point((row, col), size)
+    # sgfmill writes a pass as "tt" up to 19x19; the writer says [] itself.
+    assert sgf_properties.serialise_go_point(None, 19) == b"tt"
+    assert gtp_to_sgf("pass", 19) == ""
+    for bad in ("J10", "Z1", "A0", "I3", "", "D"):
+        with pytest.raises(ValueError):
+            gtp_to_sgf(bad, 9)
+
+
+def test_record_paths_and_turns(tmp_path: Path) -> None:
+    (tmp_path / "d" / "e").mkdir(parents=True)
+    for name in ("d/b.sgf", "d/a.SGF", "d/e/c.sgf", "d/a" + SGF_SUFFIX, "d/notes.txt"):
+        (tmp_path / name).write_bytes(GAME_9)
+    d = str(tmp_path / "d")
+    found = record_paths([d, str(tmp_path / "d" / "b.sgf"), "missing.sgf"])
+    assert [os.path.relpath(p, d) for p in found[:3]] == ["a.SGF", "b.sgf", "e/c.sgf"]
+    assert found[3:] == ["missing.sgf"]
+    assert analysis_turns(5, 1) == [0, 1, 2, 3, 4, 5]
+    assert analysis_turns(5, 2) == [0, 2, 4]
+    assert analysis_turns(0, 3) == [0]
+
+
+def run(args: list[str], capsys: Any) -> tuple[int, str, str]:
+    code = main(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def lines_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_a_batch_with_a_failing_record(tmp_path: Path, capsys: Any) -> None:
+    (tmp_path / "games").mkdir()
+    a = tmp_path / "a.sgf"
+    a.write_bytes(GAME_9)
+    (tmp_path / "games" / "b.sgf").write_bytes(GAME_13)
+    (tmp_path / "games" / "broken.sgf").write_bytes(b"(;GM[1]SZ[9];B[ee];W[ee])")
+    (tmp_path / "games" / "empty.sgf").write_bytes(b"")
+    out = tmp_path / "out.jsonl"
+    code, stdout, err = run([str(a), str(tmp_path / "games"), "--every", "2", "--json",
+                             str(out), "--playouts", "100", "--write-sgf"], capsys)
+    assert code == 1 and stdout == ""
+    assert "broken.sgf: " in err and "illegal" in err and "empty.sgf: " in err
+    assert "2 records analysed (5 positions), 2 failed" in err
+    answers = lines_of(out)
+    assert [(Path(x["id"]).name, x["turnNumber"]) for x in answers] == [
+        ("a.sgf", 0), ("a.sgf", 2), ("a.sgf", 4), ("b.sgf", 0), ("b.sgf", 2)]
+    for x in answers:
+        assert x["isDuringSearch"] is False and x["moveInfos"] and x["rootInfo"]["visits"] == 100
+        size = 9 if x["id"].endswith("a.sgf") else 13
+        assert len(x["ownership"]) == size * size
+    written = (tmp_path / ("a" + SGF_SUFFIX)).read_bytes()
+    game = sgf.Sgf_game.from_bytes(written)
+    assert game.get_root().get("C").startswith("a comment with ] inside\n\nfastplay: ")
+    assert Board.from_sgf(written).history == Board.from_sgf(GAME_9).history
+    # Turn 2 is the position after W C4 (cf): the variation hangs below it.
+    after = game.get_main_sequence()[2]
+    assert after.get_move() == ("w", (3, 2)) and len(after) == 2
+    first = after[1]
+    pv = answers[1]["moveInfos"][0]["pv"]
+    assert first.get_move() == ("b", sgf_properties.interpret_go_point(
+        gtp_to_sgf(pv[0], 9).encode(), 9))
+    assert (tmp_path / "games" / ("b" + SGF_SUFFIX)).exists()
+    assert not (tmp_path / "games" / ("broken" + SGF_SUFFIX)).exists()
+
+
+def test_jobs_do_not_change_the_answers(tmp_path: Path, capsys: Any) -> None:
+    paths = []
+    for name, data in (("a.sgf", GAME_9), ("b.sgf", GAME_13)):
+        (tmp_path / name).write_bytes(data)
+        paths.append(str(tmp_path / name))
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    assert run(paths + ["--json", str(one), "--playouts", "60"], capsys)[0] == 0
+    assert run(paths + ["--json", str(two), "--playouts", "60", "--jobs", "2"], capsys)[0] == 0
+    assert lines_of(one) == lines_of(two) and len(lines_of(one)) == 10
+
+
+def test_batch_to_stdout_and_sgf_dir(tmp_path: Path, capsys: Any) -> None:
+    record = tmp_path / "a.sgf"
+    record.write_bytes(GAME_13)
+    outdir = tmp_path / "out"
+    outdir.mkdir()
+    code, stdout, _ = run([str(record), "--every", "3", "--playouts", "50", "--json", "-",
+                           "--write-sgf", "--sgf-dir", str(outdir)], capsys)
+    assert code == 0
+    assert [json.loads(x)["turnNumber"] for x in stdout.splitlines()] == [0, 3]
+    assert (outdir / ("a" + SGF_SUFFIX)).exists()
+    code, stdout, _ = run([str(record), "--every", "3", "--playouts", "50"], capsys)
+    assert code == 0 and len(stdout.splitlines()) == 2  # no --json, no --write-sgf: stdout
+
+
+@pytest.mark.parametrize("args", [["a.sgf", "b.sgf", "--move", "3"],
+                                  ["a.sgf", "--every", "2", "--plot", "x.png"],
+                                  ["--every", "2"],
+                                  ["a.sgf", "--write-sgf", "--sgf-dir", "/no/such/dir"],
+                                  ["a.sgf", "--every", "0"]])
+def test_batch_usage_errors(args: list[str], capsys: Any) -> None:
+    code, _, err = run(args, capsys)
+    assert code == 2 and "error" in err
