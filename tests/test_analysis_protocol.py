@@ -211,6 +211,19 @@ def test_terminate_running_and_queued(engine: Any) -> None:
     assert queued[0]["moveInfos"]
 
 
+def test_a_closed_output_stops_the_searches() -> None:
+    class Gone(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    eng = AnalysisEngine(Gone(), seed=1)
+    eng.handle(json.dumps(query(id="p", maxVisits=10**9, reportDuringSearchEvery=0.05,
+                                analyzeTurns=[0, 1, 2])))
+    start = time.monotonic()
+    eng.close()  # waits for the queue: it must be empty soon
+    assert eng.broken and time.monotonic() - start < 10 and eng.pending() == 0
+
+
 def test_actions_query_version_and_clear_cache(engine: Any) -> None:
     eng, sink = engine
     eng.handle('{"id":"v","action":"query_version"}')

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,6 +28,7 @@ os.environ.setdefault("KIVY_NO_ARGS", "1")
 os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
 os.environ.setdefault("KIVY_NO_FILELOG", "1")
 os.environ.setdefault("KIVY_LOG_MODE", "PYTHON")
+os.environ.setdefault("KIVY_HOME", tempfile.mkdtemp(prefix="fastplay-kivy-"))  # not ~/.kivy
 
 katrain_engine = pytest.importorskip("katrain.core.engine")
 from katrain.core.base_katrain import KaTrainBase  # noqa: E402

@@ -74,6 +74,8 @@ class AnalysisEngine:
         self._running: list[_Task] = []
         self._arrivals = 0
         self._closed = False
+        #: The output failed: answers are dropped and positions stopped.
+        self.broken = False
         self._cond = threading.Condition()
         self._write_lock = threading.Lock()
         self._workers = [threading.Thread(target=self._work, name=f"fastplay-analysis-{i}",
@@ -84,14 +86,22 @@ class AnalysisEngine:
     # -- output ----------------------------------------------------------------
 
     def write(self, answer: dict[str, Any]) -> None:
-        """Write one answer as one line (finite numbers only) and flush."""
+        """Write one answer as one line (finite numbers only) and flush.
+
+        When the output is gone (the client closed its end), nobody can read
+        an answer any more: every position is stopped and later answers are
+        dropped, so that an orphaned engine does not search on."""
         text = json.dumps(answer, separators=(",", ":"), allow_nan=False)
         with self._write_lock:
+            if self.broken:
+                return
             try:
                 self.out.write(text + "\n")
                 self.out.flush()
+                return
             except (OSError, ValueError):
-                pass  # the client went away; the engine still drains its queue
+                self.broken = True
+        self.terminate(None)
 
     def _error(self, query_id: Any, field_name: str | None, message: str) -> None:
         answer: dict[str, Any] = {}
