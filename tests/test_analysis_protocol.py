@@ -331,6 +331,7 @@ def test_avoid_and_allow_moves(engine: Any) -> None:
         {"player": "B", "moves": top, "untilDepth": 1}]))
     moves = {m["move"] for m in avoided["moveInfos"]}
     assert moves and not moves & set(top)
+    assert [m["order"] for m in avoided["moveInfos"]] == list(range(len(moves)))
     # Only White is restricted, at the root where Black moves: the same search.
     sink.answers.clear()
     (other,) = ask(eng, sink, query(id="free", maxVisits=400, avoidMoves=[

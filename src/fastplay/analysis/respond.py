@@ -125,7 +125,8 @@ def build_response(query_id: str, turn: int, info: SearchInfo, board: Board, *,
     snapshot ``info``: the visited moves (none of ``excluded``, upper-case
     GTP vertices) best first, the root's values, and the ownership (when
     ``ownership``), per-move ownership (``moves_ownership``: vertex ->
-    ``float[size, size]``, +1 Black) and ``policy`` when given.  Values are
+    ``float[size, size]``, +1 Black) and ``policy`` when given; ``order``
+    numbers the reported moves from 0.  Values are
     from ``perspective``'s point of view; no NaN or infinity is written."""
     to_move = info.to_move
     flip = flips(perspective, to_move)
@@ -136,6 +137,7 @@ def build_response(query_id: str, turn: int, info: SearchInfo, board: Board, *,
             continue
         own = moves_ownership.get(gtp_name(child.move)) if moves_ownership is not None else None
         infos.append(_move_info(child, info, flip, pv_len, own, own_sign))
+        infos[-1]["order"] = len(infos) - 1  # 0, 1, 2... over the moves reported
     winrate = _finite(info.winrate, 0.5)
     score = _finite(info.score_mean)
     sign = -1.0 if flip else 1.0
