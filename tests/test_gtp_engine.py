@@ -189,7 +189,14 @@ def test_every_listed_command_is_answered(engine: GTPEngine, tmp_path: Any) -> N
         "genmove": "w", "reg_genmove": "b", "kgs-genmove_cleanup": "b",
         "final_status_list": "alive", "time_settings": "300 10 5",
         "time_left": "b 290 0", "loadsgf": str(sgf), "list_stones": "black",
+        "fixed_handicap": "2", "place_free_handicap": "3", "set_free_handicap": "a1 b2",
+        "captures": "b", "is_legal": "b e5", "kgs-time_settings": "canadian 300 30 5",
+        "printsgf": str(tmp_path / "out.sgf"),
     }
+    handicap = {"fixed_handicap", "place_free_handicap", "set_free_handicap"}
+    # The stub search has no analyze(): these answer "?", the real search in
+    # tests/test_gtp_analysis.py.
+    analysis = {"lz-analyze", "kata-analyze", "lz-genmove_analyze", "kata-genmove_analyze"}
     commands = ok(engine, "list_commands").split("\n")
     required = {
         "protocol_version", "name", "version", "known_command", "list_commands", "quit",
@@ -202,6 +209,11 @@ def test_every_listed_command_is_answered(engine: GTPEngine, tmp_path: Any) -> N
         assert ok(engine, "known_command " + name) == "true"
         if name == "undo":
             ok(engine, "play b a1")
+        if name in handicap:
+            ok(engine, "clear_board")
+        if name in analysis:
+            assert ask(engine, name).startswith("? this search cannot analyse")
+            continue
         ok(engine, f"{name} {arguments.get(name, '')}")
     assert engine.quit_requested
 

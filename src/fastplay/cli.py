@@ -129,6 +129,12 @@ def build_parser() -> argparse.ArgumentParser:
                           "at least 3 on 19x19: benchmarks/RESULTS.md)")
     gtp.add_argument("--ponder", action="store_true",
                      help="think on the opponent's time after each genmove")
+    gtp.add_argument("--superko", action="store_true",
+                     help="positional superko: refuse a play that repeats a whole-board "
+                          "position (the search always avoids them)")
+    gtp.add_argument("--gogui-gfx", action="store_true",
+                     help="write GoGui live graphics (gogui-gfx: lines) on stderr while "
+                          "searching")
     gtp.add_argument("--evaluator", metavar="FILE.py:NAME|MODULE:NAME",
                      help="a value function evaluator(boards) -> win probabilities of the "
                           "side to move, mixed with the rollouts (examples/value_function.py)")
@@ -234,7 +240,8 @@ def _run_gtp(args: argparse.Namespace) -> int:
                        seed=args.seed, patterns=args.mc_patterns,
                        pattern_file=args.mc_load_patterns, ponder=args.ponder,
                        batch=args.batch, prior=prior_option(args.prior), evaluator=evaluator,
-                       mix=mix, eval_batch=args.eval_batch)
+                       mix=mix, eval_batch=args.eval_batch, superko=args.superko,
+                       gfx=args.gogui_gfx)
     # A database the user named must fail now, not at the first genmove where
     # a controller would only see '? ...'; and loading it there would eat the
     # first genmove's time limit.

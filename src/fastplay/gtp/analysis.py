@@ -1,0 +1,215 @@
+"""Live analysis over GTP: Leela Zero's ``lz-analyze`` and KataGo's
+``kata-analyze``, and their ``genmove`` forms (KataGo's
+``docs/GTP_Extensions.md``).
+
+``lz-analyze [color] [interval] [KEY VALUE ...]`` answers ``=`` and then a
+line per ``interval`` centiseconds (default 100) until any new input line
+arrives; the stream then ends with the usual empty line and the new command
+is answered.  Keys: ``interval N``, ``minmoves N``, ``maxmoves N``;
+``kata-analyze`` also takes ``ownership true|false``.  A line holds one
+``info`` group per root move, best first::
+
+    info move E4 visits 1178 winrate 4802 prior 2211 lcb 4781 order 0 pv E4 E3 ...
+
+(``lz-analyze``: win rate, prior and lcb times 10000, rounded, in [0,
+10000]; ``kata-analyze``: floats, with ``utility`` = 2 winrate - 1,
+``scoreMean``/``scoreLead``/``scoreStdev`` from this search's playouts
+through the move, ``utilityLcb``, and ``ownership`` of every point, row
+major from the top-left, appended after the moves).  Every value is from the
+point of view of the side to move.  ``lz-genmove_analyze`` and
+``kata-genmove_analyze`` search as ``genmove`` does, stream the same lines,
+are not cut short by input, and end with ``play <vertex|pass|resign>``,
+which is played.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from fastplay.gtp.protocol import GTPError, Stream, parse_color, parse_int
+
+if TYPE_CHECKING:
+    from fastplay.gtp.engine import GTPEngine
+
+__all__ = ["COMMANDS", "AnalysisRequest", "parse_request", "lz_line", "kata_line"]
+
+#: Centiseconds between reports when the command names no interval.
+DEFAULT_INTERVAL = 100
+
+
+@dataclass
+class AnalysisRequest:
+    """An analysis command's arguments."""
+
+    color: str
+    interval: int = DEFAULT_INTERVAL      # centiseconds
+    min_moves: int = 0
+    max_moves: int | None = None
+    ownership: bool = False
+
+
+def _boolean(text: str) -> bool:
+    value = {"true": True, "false": False}.get(text.lower())
+    if value is None:
+        raise GTPError(f"syntax error: expected true or false, not {text!r}")
+    return value
+
+
+def parse_request(args: Sequence[str], to_move: str, kata: bool) -> AnalysisRequest:
+    """``[color] [interval] [KEY VALUE ...]``; :class:`GTPError` for anything else."""
+    words = list(args)
+    request = AnalysisRequest(to_move)
+    if words and words[0].lower() in ("b", "w", "black", "white"):
+        request.color = parse_color(words.pop(0))
+    if words and words[0].lstrip("-").isdigit():
+        request.interval = parse_int(words.pop(0), "interval")
+    if len(words) % 2:
+        raise GTPError(f"syntax error: {words[-1]!r} has no value")
+    keys = {"interval", "minmoves", "maxmoves"} | ({"ownership"} if kata else set())
+    for key, value in zip(words[::2], words[1::2]):
+        if key not in keys:
+            raise GTPError(f"syntax error: unknown key {key!r}")
+        if key == "ownership":
+            request.ownership = _boolean(value)
+        else:
+            number = parse_int(value, key)
+            if number < 0:
+                raise GTPError(f"syntax error: {key} must not be negative")
+            if key == "interval":
+                request.interval = number
+            elif key == "minmoves":
+                request.min_moves = number
+            else:
+                request.max_moves = number
+    if request.interval < 1:
+        raise GTPError("syntax error: interval must be at least 1 centisecond")
+    return request
+
+
+def _per10000(value: float) -> int:
+    return 0 if not math.isfinite(value) else min(10000, max(0, round(10000 * value)))
+
+
+def _moves(info: Any, request: AnalysisRequest) -> list[Any]:
+    children = list(info.children)
+    return children if request.max_moves is None else children[:request.max_moves]
+
+
+def lz_line(info: Any, request: AnalysisRequest) -> str:
+    """One ``lz-analyze`` report of a :class:`fastplay.search.SearchInfo`."""
+    parts = []
+    for child in _moves(info, request):
+        winrate = _per10000(child.winrate)
+        lcb = min(_per10000(child.lcb), winrate)
+        parts.append(f"info move {child.move.upper() if child.move != 'pass' else 'pass'} "
+                     f"visits {child.visits} winrate {winrate} prior {_per10000(child.prior)} "
+                     f"lcb {lcb} order {child.order} pv "
+                     + " ".join(m.upper() if m != "pass" else "pass" for m in child.pv))
+    return " ".join(parts)
+
+
+def _float(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def kata_line(info: Any, request: AnalysisRequest, black_to_move: bool) -> str:
+    """One ``kata-analyze`` report of a :class:`fastplay.search.SearchInfo`."""
+    parts = []
+    for child in _moves(info, request):
+        winrate = child.winrate if math.isfinite(child.winrate) else 0.0
+        fields = [f"info move {child.move.upper() if child.move != 'pass' else 'pass'}",
+                  f"visits {child.visits}", f"utility {_float(2 * winrate - 1)}",
+                  f"winrate {_float(winrate)}"]
+        if math.isfinite(child.score_mean):
+            fields += [f"scoreMean {_float(child.score_mean)}",
+                       f"scoreStdev {_float(child.score_stdev)}",
+                       f"scoreLead {_float(child.score_mean)}"]
+        lcb = min(child.lcb, winrate)
+        fields += [f"prior {_float(child.prior)}", f"lcb {_float(lcb)}",
+                   f"utilityLcb {_float(2 * lcb - 1)}", f"order {child.order}",
+                   "pv " + " ".join(m.upper() if m != "pass" else "pass" for m in child.pv)]
+        parts.append(" ".join(fields))
+    line = " ".join(parts)
+    if request.ownership:
+        own = np.asarray(info.ownership, dtype=np.float64).ravel()
+        own = own if black_to_move else -own
+        line += (" " if line else "") + "ownership " + " ".join(_float(v) for v in own)
+    return line
+
+
+def _formatter(kata: bool, request: AnalysisRequest) -> Callable[[Any], str]:
+    black = request.color == "B"
+    return (lambda info: kata_line(info, request, black)) if kata \
+        else (lambda info: lz_line(info, request))
+
+
+def _analyze(engine: GTPEngine, args: Sequence[str], kata: bool) -> Stream:
+    """``lz-analyze`` / ``kata-analyze``: reports until new input arrives."""
+    from fastplay.gtp.gogui import show_result
+
+    request = parse_request(args, engine.board.to_move, kata)
+    board = engine.search_position(request.color)
+    search: Any = engine.search()
+    if not hasattr(search, "analyze"):
+        raise GTPError("this search cannot analyse")
+    line = _formatter(kata, request)
+    infos = search.analyze(board, interval=request.interval / 100, stop=engine.input_event,
+                           min_moves=request.min_moves)
+
+    def lines() -> Iterator[str]:
+        try:
+            for info in infos:
+                if engine.gfx:
+                    show_result(engine, info, request.color)
+                yield line(info)
+            # The search ended on its own (a full tree): the stream still ends
+            # only when new input arrives.
+            engine.input_event.wait()
+        finally:
+            infos.close()
+
+    return Stream(lines(), interruptible=True)
+
+
+def _genmove_analyze(engine: GTPEngine, args: Sequence[str], kata: bool) -> Stream:
+    """``lz-genmove_analyze`` / ``kata-genmove_analyze``: ``genmove`` with reports."""
+    from fastplay.gtp.gogui import show_result
+
+    request = parse_request(args, engine.board.to_move, kata)
+    color = request.color
+    board = engine.search_position(color)
+    search: Any = engine.search()
+    if not hasattr(search, "analyze"):
+        raise GTPError("this search cannot analyse")
+    visits, seconds = engine.playouts, engine.seconds
+    if visits is None and seconds is None:
+        seconds = search.time_budget(board)
+        visits = search.config.default_playouts if seconds is None else None
+    line = _formatter(kata, request)
+    infos = search.analyze(board, visits=visits, seconds=seconds,
+                           interval=request.interval / 100, min_moves=request.min_moves)
+
+    def lines() -> Iterator[str]:
+        final = None
+        for info in infos:
+            if engine.gfx:
+                show_result(engine, info, color)
+            yield line(info)
+            final = info
+        move = "pass" if final is None else str(final.best_move).lower()
+        yield "play " + engine.play_generated(move, color)
+
+    return Stream(lines(), interruptible=False)
+
+
+COMMANDS: dict[str, Callable[[GTPEngine, Sequence[str]], Stream]] = {
+    "lz-analyze": lambda engine, args: _analyze(engine, args, kata=False),
+    "kata-analyze": lambda engine, args: _analyze(engine, args, kata=True),
+    "lz-genmove_analyze": lambda engine, args: _genmove_analyze(engine, args, kata=False),
+    "kata-genmove_analyze": lambda engine, args: _genmove_analyze(engine, args, kata=True),
+}

@@ -1,0 +1,142 @@
+"""GTP version 2 framing and argument parsing (the GTP 2 specification, draft 2).
+
+* every input line is preprocessed (section 3.1): control characters other
+  than HT and LF are removed (so CR LF line ends work), text from ``#`` on
+  is a comment, HT becomes a space, and lines left empty get no response;
+* a command is ``[id] command_name [arguments]``; the answer is ``=id
+  result`` or ``?id message`` followed by one empty line;
+* a *streaming* answer (Leela Zero's ``lz-analyze``, KataGo's extensions)
+  is ``=id``, then lines as they come, then the empty line.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from fastplay.board import Board
+
+__all__ = ["GTPError", "Search", "Stream", "preprocess", "parse_color", "parse_int",
+           "parse_float", "take_args", "check_clock", "gtp_move", "format_response",
+           "MAX_CLOCK"]
+
+# Every byte below 0x20, and DEL, except HT (0x09) and LF (0x0A): GTP 2 §3.1.
+_CONTROL = {c: None for c in (*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F)}
+
+#: Largest time (seconds) or stone count a clock command accepts: about 116
+#: days.  Beyond it a search would plan to think for years on one move.
+MAX_CLOCK = 10_000_000
+
+
+class GTPError(Exception):
+    """A command failed; the message is sent to the controller after ``?``."""
+
+
+class Search(Protocol):
+    """What the engine needs from a search (:class:`fastplay.search.MCTS` has it).
+
+    ``run`` returns an object with ``best_move`` (a GTP vertex, ``"pass"`` or
+    ``"resign"``), ``winrate`` (for the side to move), ``children`` (objects
+    with ``move``, ``visits``, ``winrate``, ``prior``, ``pv``) and
+    ``ownership`` (``float32[size, size]``, +1 Black, row 0 the top row).
+    The analysis commands also need ``analyze`` (:meth:`MCTS.analyze`).
+    """
+
+    def run(self, board: Board, playouts: int | None = None,
+            seconds: float | None = None) -> Any: ...
+
+    def new_game(self) -> None: ...
+
+    def set_time(self, main_time: float, byo_yomi_time: float, byo_yomi_stones: int) -> None: ...
+
+    def time_left(self, color: str, seconds: float, stones: int) -> None: ...
+
+    def ponder_start(self, board: Board) -> None: ...
+
+    def ponder_stop(self) -> None: ...
+
+
+@dataclass
+class Stream:
+    """A streaming response: ``lines`` yields output lines (no newline) as they
+    come.  An ``interruptible`` stream (``lz-analyze``) ends when any new
+    input line arrives -- its generator is then closed -- or when the
+    generator ends; the others run to their end whatever comes in."""
+
+    lines: Iterator[str]
+    interruptible: bool
+
+
+def preprocess(line: str | bytes) -> str:
+    """Apply the GTP 2 §3.1 preprocessing to one input line.
+
+    Returns the cleaned line, ``""`` when nothing is left (no response is due).
+    Bytes are decoded as UTF-8 with replacement: a stray byte must cost one
+    ``? unknown command``, not the engine.
+    """
+    if isinstance(line, bytes):
+        line = line.decode("utf-8", errors="replace")
+    line = line.translate(_CONTROL)
+    line = line.split("#", 1)[0]
+    return line.replace("\t", " ").strip()
+
+
+def parse_color(text: str) -> str:
+    """``"b"``, ``"black"``, ``"W"``, ... as ``"B"`` or ``"W"``; :class:`GTPError` otherwise."""
+    color = {"b": "B", "black": "B", "w": "W", "white": "W"}.get(text.lower())
+    if color is None:
+        raise GTPError("invalid color")
+    return color
+
+
+def parse_int(text: str, what: str) -> int:
+    """An integer argument, or :class:`GTPError` naming ``what``."""
+    try:
+        return int(text)
+    except ValueError:
+        raise GTPError(f"syntax error: {what} must be an integer") from None
+
+
+def parse_float(text: str, what: str) -> float:
+    """A finite number argument, or :class:`GTPError` naming ``what``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise GTPError(f"syntax error: {what} must be a number") from None
+    if not math.isfinite(value):
+        raise GTPError(f"syntax error: {what} must be finite")
+    return value
+
+
+def take_args(args: Sequence[str], count: int) -> Sequence[str]:
+    """The first ``count`` arguments; extra ones are ignored, as GNU Go does."""
+    if len(args) < count:
+        raise GTPError("syntax error: missing argument")
+    return args[:count]
+
+
+def check_clock(values: Sequence[int]) -> None:
+    """Clock arguments must be non-negative and at most ``MAX_CLOCK``."""
+    if min(values) < 0:
+        raise GTPError("syntax error: negative time")
+    if max(values) > MAX_CLOCK:
+        raise GTPError(f"time settings above {MAX_CLOCK} (seconds or stones) are not supported")
+
+
+def gtp_move(move: str) -> str:
+    """A vertex in upper case as GNU Go writes it; ``pass`` and ``resign`` as they are."""
+    return move if move in ("pass", "resign") else move.upper()
+
+
+def format_response(success: bool, cmd_id: str, result: str) -> str:
+    """``=id result`` or ``?id message`` and the empty line that ends it."""
+    # An empty line ends a response, so one inside the result would cut it
+    # short: drop them.
+    lines = [ln.rstrip() for ln in result.split("\n")]
+    body = "\n".join(ln for i, ln in enumerate(lines) if ln or i == 0)
+    head = ("=" if success else "?") + cmd_id
+    if body:
+        head += body if body.startswith("\n") else " " + body
+    return head + "\n\n"

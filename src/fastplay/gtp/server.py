@@ -1,0 +1,84 @@
+"""Serving GTP on a pair of streams: one command at a time, streams for analysis.
+
+Input is read on a thread of its own, so that a streaming answer
+(``lz-analyze``) learns at once that a new line has come and ends: the
+reader sets the engine's ``input_event`` for every line, and the server
+clears it when it takes the last queued line.
+"""
+
+from __future__ import annotations
+
+import queue
+import sys
+import threading
+from collections.abc import Iterable
+from typing import IO, Any
+
+from fastplay.gtp.engine import GTPEngine
+from fastplay.gtp.protocol import Stream
+
+__all__ = ["run"]
+
+
+def _reader(source: Iterable[bytes], lines: queue.Queue[bytes | None], engine: GTPEngine,
+            lock: threading.Lock) -> None:
+    try:
+        for raw in source:
+            with lock:
+                lines.put(raw)
+                engine.input_event.set()
+    finally:
+        with lock:
+            lines.put(None)          # end of input
+            engine.input_event.set()
+
+
+def _write_stream(out: IO[str], head: str, stream: Stream) -> None:
+    out.write(head + "\n")
+    out.flush()
+    try:
+        for text in stream.lines:
+            out.write(text + "\n")
+            out.flush()
+    finally:
+        close = getattr(stream.lines, "close", None)
+        if close is not None:
+            close()
+    out.write("\n")
+    out.flush()
+
+
+def run(stdin: IO[Any] | Iterable[bytes] | None = None, stdout: IO[str] | None = None,
+        engine: GTPEngine | None = None) -> int:
+    """Serve GTP until ``quit`` or the end of input; returns the exit status (0).
+
+    Input is read as bytes and split on LF only, so a CR in mid-line is
+    removed by preprocessing instead of being taken for a line end.
+    """
+    source = stdin if stdin is not None else sys.stdin
+    source = getattr(source, "buffer", source)
+    out = stdout if stdout is not None else sys.stdout
+    engine = engine if engine is not None else GTPEngine()
+    lines: queue.Queue[bytes | None] = queue.Queue()
+    lock = threading.Lock()
+    threading.Thread(target=_reader, args=(source, lines, engine, lock), daemon=True,
+                     name="fastplay-gtp-input").start()
+    while True:
+        raw = lines.get()
+        with lock:
+            if lines.empty() and raw is not None:
+                engine.input_event.clear()
+        if raw is None:
+            break
+        response = engine.respond(raw)
+        if response is None:
+            continue
+        if isinstance(response, str):
+            out.write(response)
+            out.flush()
+        else:
+            _write_stream(out, *response)
+        if engine.quit_requested:
+            break
+    engine.stop_pondering()
+    return 0

@@ -1,0 +1,297 @@
+"""Live analysis, handicap, superko and GNU Go's extensions over GTP (issue 17).
+
+The analysis commands are driven as Lizzie and Sabaki drive them: a real
+``fastplay gtp`` process, ``lz-analyze``/``kata-analyze`` written to its
+standard input, the streamed ``info`` lines read as they come, then a new
+command that must end the stream with an empty line and be answered.  Formats
+follow KataGo's ``docs/GTP_Extensions.md`` field by field.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import sys
+import threading
+import time
+from queue import Empty, Queue
+
+import pytest
+
+import fastplay as fp
+from fastplay.gtp import GTPEngine
+from fastplay.gtp.analysis import parse_request
+from fastplay.gtp.protocol import GTPError
+from fastplay.search import MCTS
+
+from conftest import shared_path, subprocess_env
+from test_gtp_cases import check, parse_case, run_engine
+
+VERTEX = r"(?:[A-HJ-Z](?:[1-9]|1\d|2[0-5])|pass)"
+
+
+class Engine:
+    """A ``fastplay gtp`` process with a line reader on its output."""
+
+    def __init__(self, *args: str) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "fastplay", "gtp", *args],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, env=subprocess_env(), text=True,
+                                     bufsize=1)
+        self.lines: Queue[str] = Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def send(self, text: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(text + "\n")
+        self.proc.stdin.flush()
+
+    def line(self, timeout: float = 60) -> str:
+        return self.lines.get(timeout=timeout)
+
+    def answer(self, command: str) -> str:
+        """Send one ordinary command; its response without the empty line."""
+        self.send(command)
+        lines = [self.line()]
+        while lines[-1] != "":
+            lines.append(self.line())
+        return "\n".join(lines[:-1])
+
+    def close(self) -> None:
+        self.send("quit")
+        self.proc.wait(timeout=30)
+
+
+@pytest.fixture
+def engine():
+    e = Engine("--playouts", "400", "--seed", "1")
+    yield e
+    e.close()
+
+
+def _fields(group: str) -> dict[str, str]:
+    """``info move X visits N ... pv A B`` as a dict without ``info`` (pv
+    kept as one string)."""
+    head, _, pv = group.partition(" pv")
+    words = head.split()
+    assert words[0] == "info" and len(words) % 2 == 1, group
+    fields = dict(zip(words[1::2], words[2::2]))
+    fields["pv"] = pv.strip()
+    return fields
+
+
+def _stream(engine: Engine, command: str, reports: int) -> list[str]:
+    """Start an analysis, read ``reports`` info lines, end it with ``name``."""
+    engine.send(command)
+    assert engine.line() == "="
+    lines = []
+    while len(lines) < reports:
+        lines.append(engine.line())
+        assert lines[-1].startswith("info "), lines[-1]
+    engine.send("name")
+    rest = []
+    while True:                       # lines already on their way, then the end
+        rest.append(engine.line())
+        if rest[-1] == "":
+            break
+        assert rest[-1].startswith("info "), rest[-1]
+    assert engine.line() == "= fastplay" and engine.line() == ""
+    return lines + rest[:-1]
+
+
+def test_lz_analyze_streams_leela_zero_lines_until_new_input(engine):
+    engine.answer("boardsize 9")
+    engine.answer("clear_board")
+    engine.answer("play b E5")
+    start = time.perf_counter()
+    lines = _stream(engine, "lz-analyze w 10", reports=3)
+    assert time.perf_counter() - start < 10
+    visits_seen = []
+    for line in lines:
+        groups = ["info " + g for g in line.split("info ") if g.strip()]
+        orders = []
+        for group in groups:
+            f = _fields(group.strip())
+            assert list(f) == ["move", "visits", "winrate", "prior", "lcb", "order", "pv"]
+            assert re.fullmatch(VERTEX, f["move"]), group
+            for key in ("winrate", "prior", "lcb"):
+                assert f[key].isdigit() and 0 <= int(f[key]) <= 10000, group
+            assert int(f["lcb"]) <= int(f["winrate"])
+            assert f["pv"].split()[0] == f["move"]
+            assert all(re.fullmatch(VERTEX, m) for m in f["pv"].split())
+            orders.append(int(f["order"]))
+        assert orders == list(range(len(orders)))
+        visits_seen.append(sum(int(_fields(g.strip())["visits"]) for g in groups))
+    assert visits_seen == sorted(visits_seen) and visits_seen[-1] > 0
+    # The engine goes on as before: the stream did not change the game.
+    assert engine.answer("list_stones black") == "= E5"
+
+
+def test_kata_analyze_floats_scores_and_ownership(engine):
+    engine.answer("boardsize 9")
+    engine.answer("clear_board")
+    engine.answer("play b E5")
+    lines = _stream(engine, "kata-analyze 10 ownership true maxmoves 5", reports=2)
+    for line in lines:
+        moves, _, own = line.partition(" ownership ")
+        values = [float(v) for v in own.split()]
+        assert len(values) == 81 and all(-1 <= v <= 1 for v in values)
+        # White to move: E5 (row 5 from the top is index 4, column E is 4)
+        # is Black's stone, so negative from White's point of view.
+        assert values[4 * 9 + 4] < 0
+        groups = [g for g in moves.split("info ") if g.strip()]
+        assert 1 <= len(groups) <= 5
+        for group in groups:
+            f = _fields("info " + group.strip())
+            for key in ("winrate", "prior", "lcb"):
+                assert 0 <= float(f[key]) <= 1
+            assert float(f["lcb"]) <= float(f["winrate"])
+            assert float(f["utility"]) == pytest.approx(2 * float(f["winrate"]) - 1, abs=1e-5)
+            assert math.isfinite(float(f["scoreMean"])) and float(f["scoreStdev"]) >= 0
+            assert f["scoreLead"] == f["scoreMean"]
+
+
+def test_genmove_analyze_reports_then_plays(engine):
+    engine.answer("boardsize 9")
+    engine.answer("clear_board")
+    engine.send("lz-genmove_analyze b 5")
+    assert engine.line() == "="
+    lines = [engine.line()]
+    while not lines[-1].startswith("play "):
+        assert lines[-1].startswith("info ")
+        lines.append(engine.line())
+    assert engine.line() == ""
+    move = lines[-1].split()[1]
+    assert move == "E5"            # the opening book on the empty 9x9 board
+    assert engine.answer("list_stones black") == "= E5"
+    engine.send("kata-genmove_analyze w 5")
+    assert engine.line() == "="
+    line = engine.line()
+    while not line.startswith("play "):
+        line = engine.line()
+    assert engine.line() == ""
+    assert re.fullmatch(f"play {VERTEX}|play resign", line)
+
+
+def test_a_new_line_ends_the_stream_even_when_empty(engine):
+    engine.answer("boardsize 9")
+    engine.send("lz-analyze b 5")
+    assert engine.line() == "="
+    engine.line()
+    engine.send("")                  # a raw newline ends it too
+    while engine.line() != "":
+        pass
+    assert engine.answer("1 name") == "=1 fastplay"
+
+
+def test_gogui_live_graphics_and_both_spellings():
+    e = Engine("--playouts", "200", "--seed", "1", "--gogui-gfx")
+    try:
+        e.answer("boardsize 9")
+        assert e.answer("gogui-analyze_commands") == e.answer("gogui_analyze_commands")
+        e.answer("play b E5")
+        e.answer("genmove w")
+    finally:
+        e.close()
+    err = e.proc.stderr.read() if e.proc.stderr else ""
+    assert "gogui-gfx:" in err and "LABEL" in err and "VAR W" in err
+
+
+@pytest.mark.parametrize("args, message, kata", [
+    ("x 1", "unknown key", True), ("10 ownership maybe", "true or false", True),
+    ("10 minmoves", "no value", True), ("0", "at least 1", False),
+    ("b 10 ownership true", "unknown key", False), ("w 10 maxmoves -1", "negative", True),
+])
+def test_bad_analysis_arguments_answer_an_error(args, message, kata):
+    with pytest.raises(GTPError, match=message):
+        parse_request(args.split(), "B", kata=kata)
+
+
+def test_handle_gives_one_report_of_a_stream():
+    db = fp.PatternDatabase.builtin("mc_montegnu_classic")
+    engine = GTPEngine(MCTS(db, seed=1), size=9)
+    response = engine.handle("lz-analyze b 5")
+    assert response is not None
+    head, *lines = response.split("\n")
+    assert head == "=" and response.endswith("\n\n") and lines[0].startswith("info move")
+    assert engine.handle("kata-analyze b 5 ownership true").count("ownership") == 1
+    assert engine.handle("name") == "= fastplay\n\n"
+
+
+def test_case_35_handicap_commands():
+    data = shared_path("cases", "35-gtp-handicap-commands.gtp").read_bytes()
+    steps = parse_case(data)
+    responses, status = run_engine(data, ["gtp", "--playouts", "100", "--seed", "1"])
+    assert status == 0 and len(responses) == len(steps)
+    stones: set[str] = set()
+    for step, response in zip(steps, responses):
+        words = step.command.split()
+        expect = step.expect or ""
+        if words[0] in ("fixed_handicap", "place_free_handicap") and response.startswith("="):
+            placed = response[1:].split()
+            assert len(placed) == len(set(placed)) == int(words[1])
+            stones = set(placed)
+            if "(any order" in expect:
+                assert set(placed) == set(expect.split("(")[0][1:].split())
+        elif words[0] == "list_stones" and "the same" in expect:
+            assert set(response[1:].split()) == stones
+        elif words[0] == "genmove":
+            move = response[1:].strip()
+            assert response.startswith("=") and (move == "pass" or move.upper() not in stones)
+        elif expect.startswith("?"):
+            assert response.startswith("?"), (step.command, response)
+        elif "(any order)" in expect:
+            assert set(response[1:].split()) == set(expect[1:].split("(")[0].split())
+        else:
+            check(expect, response)
+
+
+@pytest.mark.parametrize("superko", [True, False])
+def test_case_39_positional_superko(superko):
+    data = shared_path("cases", "39-board-positional-superko-play.gtp").read_bytes()
+    steps = parse_case(data)
+    args = ["gtp", "--playouts", "100", "--seed", "1"] + (["--superko"] if superko else [])
+    responses, status = run_engine(data, args)
+    assert status == 0 and len(responses) == len(steps)
+    for step, response in zip(steps, responses):
+        expect = step.expect or ""
+        if "superko on:" in expect:
+            on, off = re.fullmatch(r"superko on: (.*)\. Simple ko: (.*)", expect).groups()
+            expect = on if superko else off
+        if step.command.startswith("genmove"):
+            move = response[1:].strip().upper()
+            assert response.startswith("=") and not (superko and move == "E1"), response
+        elif "(any order)" in expect or step.command.startswith("list_stones"):
+            want = re.sub(r"\(.*?\)", "", expect)[1:].split()
+            assert set(response[1:].split()) == set(want), (step.command, response)
+        elif expect.startswith("?"):
+            assert response.startswith("?"), (step.command, response)
+        else:
+            check(re.sub(r"\s*\(.*\)$", "", expect), response)
+
+
+def test_gnu_go_extensions(tmp_path):
+    engine = GTPEngine(size=9)
+    assert engine.handle("play b E5").startswith("=")
+    assert engine.handle("is_legal w E5") == "= 0\n\n"
+    assert engine.handle("is_legal w D5") == "= 1\n\n"
+    assert engine.handle("is_legal w Z9").startswith("?")
+    assert engine.handle("captures b") == "= 0\n\n"
+    sgf = engine.handle("printsgf")
+    assert sgf is not None and "B[ee]" in sgf
+    path = tmp_path / "game.sgf"
+    assert engine.handle(f"printsgf {path}") == "=\n\n"
+    assert fp.Board.from_sgf(path).get("E5") == "B"
+    assert float(engine.handle("cputime")[2:]) >= 0
+    assert "lz-analyze" in engine.handle("help")
+    for line in ("kgs-time_settings none", "kgs-time_settings absolute 300",
+                 "kgs-time_settings byoyomi 300 30 5", "kgs-time_settings canadian 300 30 5"):
+        assert engine.handle(line) == "=\n\n", line
+    assert engine.handle("kgs-time_settings fischer 1 2").startswith("?")
+    assert engine.handle("kgs-time_settings absolute").startswith("?")
