@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""A fixed search workload for valgrind: the search's cost per playout, exactly.
+
+The wall-clock benchmark (``bench_mcts.py``) is at the mercy of a shared
+machine; an instruction count is not.  Run the workload at two playout
+counts and divide the difference by the difference of playouts::
+
+    PY=$(python -c 'import sys; print(sys.executable)')
+    for n in 500 3500; do
+        valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \\
+            "$PY" benchmarks/profile_search.py $n 2>&1 | grep 'I *refs'
+    done
+
+The position is the 9x9 middle game of ``bench_mcts.py`` (``cgos/42896.sgf``
+at move 24), the search the default one with one thread and seed 1.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import fastplay as fp
+from fastplay.search import MCTS
+
+GAMES = Path(__file__).resolve().parents[2] / "shared" / "gnugo-regression" / "games"
+
+
+def main(argv: list[str]) -> int:
+    n = int(argv[0]) if argv else 3500
+    board = fp.Board.from_sgf(GAMES / "cgos" / "42896.sgf", move_number=24)
+    db = fp.PatternDatabase.builtin("mc_montegnu_classic")
+    if n > 0:
+        MCTS(db, seed=1, resign_threshold=None).run(board, playouts=n)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
