@@ -377,3 +377,15 @@ def test_memory_errors_are_not_taken_for_bad_values(db):
 
     with pytest.raises(MemoryError):
         MCTS(db, SearchConfig(mix=0.0), seed=1, evaluator=hungry).run(opening(), visits=10)
+
+
+def test_results_and_snapshots_draw_themselves_in_a_notebook(db):
+    board = opening()
+    result = MCTS(db, seed=1).run(board, visits=200)
+    info = list(MCTS(db, seed=1).analyze(board, visits=200))[-1]
+    for shown in (result, info):
+        svg = shown._repr_svg_()
+        assert svg is not None and svg.startswith("<svg") and result.children[0].move in svg
+        assert shown.position == board and shown.position is not board
+    board.play("C3")                       # the picture keeps the position searched
+    assert result.position is not None and result.position.get("C3") is None

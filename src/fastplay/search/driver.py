@@ -504,7 +504,7 @@ class MCTS:
                             ownership=own, playouts=state.playouts,
                             seconds=time.perf_counter() - start, simulations=state.sims,
                             root_visits=int(root.visits), nodes=self._tree.nodes,
-                            visits=state.done)
+                            visits=state.done, position=board.copy())
 
     # -- pondering ---------------------------------------------------------------
 

@@ -10,10 +10,14 @@ carries a UCI engine's ``info`` lines.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from fastplay.board import Board
 
 __all__ = ["ChildStats", "SearchResult", "SearchInfo", "LCB_Z", "lower_bound"]
 
@@ -90,6 +94,7 @@ class SearchResult:
         nodes: nodes in the tree after the search.
         visits: leaf evaluations of this search (the count ``visits=`` and
             ``playouts=`` limit).
+        position: the position searched (a copy), for pictures; not compared.
     """
 
     best_move: str
@@ -102,11 +107,16 @@ class SearchResult:
     root_visits: int = 0
     nodes: int = 0
     visits: int = 0
+    position: Board | None = field(default=None, compare=False, repr=False)
 
     @property
     def pv(self) -> list[str]:
         """The principal variation from the root (that of the most visited move)."""
         return list(self.children[0].pv) if self.children else []
+
+    def _repr_svg_(self) -> str | None:
+        """The position with the top moves (:func:`fastplay.svg.search_result`), for notebooks."""
+        return _picture(self)
 
     @property
     def playouts_per_second(self) -> float:
@@ -134,6 +144,7 @@ class SearchInfo:
             from ``children[0]``, see :attr:`ChildStats.order`) in the last
             snapshot, the first child's move before.
         to_move: ``"B"`` or ``"W"``, the side whose view the values take.
+        position: the position searched, for pictures; not compared.
     """
 
     children: list[ChildStats]
@@ -147,8 +158,21 @@ class SearchInfo:
     final: bool = False
     best_move: str = "pass"
     to_move: str = "B"
+    position: Board | None = field(default=None, compare=False, repr=False)
 
     @property
     def pv(self) -> list[str]:
         """The principal variation of the first child."""
         return list(self.children[0].pv) if self.children else []
+
+    def _repr_svg_(self) -> str | None:
+        """The position with the top moves (:func:`fastplay.svg.search_result`), for notebooks."""
+        return _picture(self)
+
+
+def _picture(result: SearchResult | SearchInfo) -> str | None:
+    if result.position is None:
+        return None
+    from fastplay.svg import search_result
+
+    return search_result(result.position, result)

@@ -61,7 +61,7 @@ def snapshot(loop: SearchLoop | None, tree: SearchTree, board: Board,
                       score_mean=mean, score_stdev=stdev, winrate=winrate, visits=state.done,
                       playouts=state.playouts, seconds=time.perf_counter() - start,
                       final=False, best_move=best.move if best is not None else "pass",
-                      to_move="B" if board.to_move_code == BLACK_CODE else "W")
+                      to_move="B" if board.to_move_code == BLACK_CODE else "W", position=board)
 
 
 def final_info(result: SearchResult, state: SearchState, board: Board,
@@ -76,4 +76,4 @@ def final_info(result: SearchResult, state: SearchState, board: Board,
                       score_stdev=stdev, winrate=result.winrate, visits=state.done,
                       playouts=result.playouts, seconds=result.seconds, final=True,
                       best_move=result.best_move,
-                      to_move="B" if board.to_move_code == BLACK_CODE else "W")
+                      to_move="B" if board.to_move_code == BLACK_CODE else "W", position=board)
