@@ -73,8 +73,33 @@ class ChildStats:
     score_stdev: float = float("nan")
 
 
+class _TopMoves:
+    """What a result and a snapshot share: the first child's line, and a
+    picture of the position with the top moves."""
+
+    best_move: str
+    winrate: float
+    children: list[ChildStats]
+    ownership: npt.NDArray[np.float32]
+    position: Board | None
+
+    @property
+    def pv(self) -> list[str]:
+        """The principal variation of the first child (the most visited move)."""
+        return list(self.children[0].pv) if self.children else []
+
+    def _repr_svg_(self) -> str | None:
+        """The position with the top moves (:func:`fastplay.svg.search_result`),
+        for notebooks; ``None`` without a position."""
+        if self.position is None:
+            return None
+        from fastplay.svg import search_result
+
+        return search_result(self.position, self)
+
+
 @dataclass(frozen=True)
-class SearchResult:
+class SearchResult(_TopMoves):
     """What :meth:`MCTS.run` found.
 
     Attributes:
@@ -110,22 +135,13 @@ class SearchResult:
     position: Board | None = field(default=None, compare=False, repr=False)
 
     @property
-    def pv(self) -> list[str]:
-        """The principal variation from the root (that of the most visited move)."""
-        return list(self.children[0].pv) if self.children else []
-
-    def _repr_svg_(self) -> str | None:
-        """The position with the top moves (:func:`fastplay.svg.search_result`), for notebooks."""
-        return _picture(self)
-
-    @property
     def playouts_per_second(self) -> float:
         """Playouts of this search per second of wall time."""
         return self.playouts / self.seconds if self.seconds > 0 else float("inf")
 
 
 @dataclass(frozen=True)
-class SearchInfo:
+class SearchInfo(_TopMoves):
     """A snapshot of a running search (:meth:`MCTS.analyze`).
 
     Attributes:
@@ -159,20 +175,3 @@ class SearchInfo:
     best_move: str = "pass"
     to_move: str = "B"
     position: Board | None = field(default=None, compare=False, repr=False)
-
-    @property
-    def pv(self) -> list[str]:
-        """The principal variation of the first child."""
-        return list(self.children[0].pv) if self.children else []
-
-    def _repr_svg_(self) -> str | None:
-        """The position with the top moves (:func:`fastplay.svg.search_result`), for notebooks."""
-        return _picture(self)
-
-
-def _picture(result: SearchResult | SearchInfo) -> str | None:
-    if result.position is None:
-        return None
-    from fastplay.svg import search_result
-
-    return search_result(result.position, result)
