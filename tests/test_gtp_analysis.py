@@ -200,7 +200,7 @@ def test_gogui_live_graphics_and_both_spellings():
     finally:
         e.close()
     err = e.proc.stderr.read() if e.proc.stderr else ""
-    assert "gogui-gfx:" in err and "LABEL" in err and "VAR W" in err
+    assert "gogui-gfx:" in err and "LABEL" in err and "VAR W" in err and "INFLUENCE A9" in err
 
 
 @pytest.mark.parametrize("args, message, kata", [

@@ -61,8 +61,13 @@ def show(text: str) -> None:
 
 def show_result(engine: GTPEngine, result: Any, to_move: str | None = None) -> None:
     """Live graphics of a search result or snapshot for ``to_move`` (default:
-    the board's side to move): its best moves."""
-    show(best_moves_gfx(engine, result.children, to_move or engine.board.to_move))
+    the board's side to move): the ownership as ``INFLUENCE``, the best moves
+    as labels, the first one's variation."""
+    values = np.asarray(result.ownership, dtype=np.float64).ravel()
+    influence = " ".join(f"{v} {value:.2f}"
+                         for v, value in zip(engine.vertices(range(len(values))), values))
+    show(f"INFLUENCE {influence}\n"
+         + best_moves_gfx(engine, result.children, to_move or engine.board.to_move))
 
 
 def _analysis(engine: GTPEngine) -> Any:
