@@ -673,6 +673,48 @@ def _property_values(ident: object, value: object) -> list[bytes]:
         raise ValueError(f"sgf_properties[{ident!r}] cannot be written as UTF-8: {exc}") from None
 
 
+def _setup_points(grid: Any) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Black and White stones of ``grid`` (``Board.to_numpy``) as sgfmill points."""
+    size = len(grid)
+    black = []
+    white = []
+    for r in range(size):
+        for c in range(size):
+            # numpy row 0 is the top; sgfmill's row 0 is the bottom.
+            if grid[r, c] == 1:
+                black.append((size - 1 - r, c))
+            elif grid[r, c] == -1:
+                white.append((size - 1 - r, c))
+    return black, white
+
+
+def _write_root(root: Any, board: Board, black: list[tuple[int, int]],
+                white: list[tuple[int, int]], start_to_move: str) -> None:
+    """The root node: FF, GM, KM, HA, the other ``sgf_properties``, setup, PL."""
+    root.set_raw("FF", b"4")
+    root.set_raw("GM", b"1")
+    root.set("KM", float(board.komi))
+    metadata: dict[str, str] = dict(getattr(board, "sgf_properties", None) or {})
+    handicap: int | None = None
+    if "HA" in metadata:
+        try:
+            handicap = int(metadata["HA"])
+        except ValueError:
+            handicap = None
+    elif not metadata:
+        handicap = _looks_like_handicap(black, white, start_to_move)
+    if handicap is not None:
+        root.set("HA", handicap)
+    for ident, value in metadata.items():
+        if ident in _STRUCTURAL:
+            continue
+        root.set_raw_list(ident, _property_values(ident, value))
+    if black or white:
+        root.set_setup_stones(black, white)
+    if black or white or start_to_move == "W":
+        root.set("PL", start_to_move.lower())
+
+
 def board_to_sgf(board: Board) -> str:
     """Write ``board`` as an FF[4] SGF record (text, UTF-8 charset).
 
@@ -711,42 +753,10 @@ def board_to_sgf(board: Board) -> str:
     start = board.copy()
     for _ in history:
         start.undo()
-    grid = start.to_numpy()
-    black = []
-    white = []
-    for r in range(size):
-        for c in range(size):
-            # numpy row 0 is the top; sgfmill's row 0 is the bottom.
-            if grid[r, c] == 1:
-                black.append((size - 1 - r, c))
-            elif grid[r, c] == -1:
-                white.append((size - 1 - r, c))
+    black, white = _setup_points(start.to_numpy())
     start_to_move = start.to_move
-
     game = sgf.Sgf_game(size)
-    root = game.get_root()
-    root.set_raw("FF", b"4")
-    root.set_raw("GM", b"1")
-    root.set("KM", float(board.komi))
-    metadata: dict[str, str] = dict(getattr(board, "sgf_properties", None) or {})
-    handicap: int | None = None
-    if "HA" in metadata:
-        try:
-            handicap = int(metadata["HA"])
-        except ValueError:
-            handicap = None
-    elif not metadata:
-        handicap = _looks_like_handicap(black, white, start_to_move)
-    if handicap is not None:
-        root.set("HA", handicap)
-    for ident, value in metadata.items():
-        if ident in _STRUCTURAL:
-            continue
-        root.set_raw_list(ident, _property_values(ident, value))
-    if black or white:
-        root.set_setup_stones(black, white)
-    if black or white or start_to_move == "W":
-        root.set("PL", start_to_move.lower())
+    _write_root(game.get_root(), board, black, white, start_to_move)
     for colour, vertex in history:
         node = game.extend_main_sequence()
         if vertex.lower() == "pass":

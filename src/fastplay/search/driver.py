@@ -36,6 +36,7 @@ from fastplay.search.decide import FINAL_PLAYOUTS, Resigner, choose, ranked_chil
 from fastplay.search.evaluation import Evaluator, ScoreTables
 from fastplay.search.komi import DynamicKomi
 from fastplay.search.loop import Limits, SearchLoop, SearchState
+from fastplay.search.ponder import Ponderer
 from fastplay.search.priors import NodeMaker, PriorFunction
 from fastplay.search.results import SearchInfo, SearchResult
 from fastplay.search.tree import SearchTree
@@ -163,16 +164,13 @@ class MCTS:
         self._tables = ScoreTables()
         self._lock = threading.Lock()
         self._in_use = threading.Lock()        # held by run(): one search at a time
-        self._ponder_lock = threading.RLock()  # guards the ponder thread's hand-over
         self._tree = SearchTree()
         self._clock = Clock()
         self._komi = DynamicKomi(self.config.dynamic_komi)
         self._resigner = Resigner()
         self._live: SearchLoop | None = None
         self._probing = False                  # a final probe does not probe again
-        self._ponder_thread: threading.Thread | None = None
-        self._ponder_stop = threading.Event()
-        self._ponder_error: BaseException | None = None
+        self._ponderer = Ponderer()
 
     # -- options ---------------------------------------------------------------
 
@@ -516,41 +514,23 @@ class MCTS:
         if not self._in_use.acquire(blocking=False):
             raise RuntimeError("this MCTS is already searching in another thread")
         try:
-            # Held while the old ponder stops and the new one starts, so that
-            # no run() and no other ponder_start can slip in between.
-            with self._ponder_lock:
-                self.ponder_stop()
-                self._ponder_stop.clear()
-                self._ponder_error = None
-                position = board.copy()
+            position = board.copy()
 
-                def work() -> None:
-                    try:
-                        self._search(position, Limits(stop=self._ponder_stop))
-                    except BaseException as exc:  # noqa: BLE001 - reported by ponder_stop
-                        self._ponder_error = exc
+            def work(stop: threading.Event) -> None:
+                self._search(position, Limits(stop=stop))
 
-                thread = threading.Thread(target=work, name="fastplay-ponder", daemon=True)
-                self._ponder_thread = thread
-                thread.start()
+            self._ponderer.start(work)
         finally:
             self._in_use.release()
 
     def ponder_stop(self) -> None:
         """Stop pondering (no-op when not pondering); waits for the thread to finish."""
-        with self._ponder_lock:
-            thread = self._ponder_thread
-            if thread is None:
-                return
-            self._ponder_stop.set()
-            thread.join()
-            self._ponder_thread = None
-            if self._ponder_error is not None:
-                error, self._ponder_error = self._ponder_error, None
-                # A failed ponder must not kill the game: drop its tree.
-                self._tree.drop()
-                if not isinstance(error, Exception):
-                    raise error
+        error = self._ponderer.stop()
+        if error is not None:
+            # A failed ponder must not kill the game: drop its tree.
+            self._tree.drop()
+            if not isinstance(error, Exception):
+                raise error
 
 
 def _option_property(name: str) -> property:

@@ -1,0 +1,55 @@
+"""Pondering: thinking on the opponent's time in a background thread.
+
+As AlphaGo and most engines do, the search goes on after its move, from the
+position where the opponent is to move; the next search reuses the subtree
+of the move actually played.  This module owns the thread, its stop event
+and the error it may leave; the driver decides what to search.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+__all__ = ["Ponderer"]
+
+
+class Ponderer:
+    """One background thread at a time, started and stopped from any thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()     # guards the hand-over of the thread
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._error: BaseException | None = None
+
+    def start(self, work: Callable[[threading.Event], None]) -> None:
+        """Stop any ponder (its error is dropped), then run ``work(stop)`` in a
+        new daemon thread; ``stop`` is set by :meth:`stop`."""
+        with self._lock:
+            self.stop()
+            self._stop.clear()
+            self._error = None
+
+            def run() -> None:
+                try:
+                    work(self._stop)
+                except BaseException as exc:  # noqa: BLE001 - handed to stop()'s caller
+                    self._error = exc
+
+            thread = threading.Thread(target=run, name="fastplay-ponder", daemon=True)
+            self._thread = thread
+            thread.start()
+
+    def stop(self) -> BaseException | None:
+        """Stop the ponder thread and wait for it (a no-op without one);
+        return what it raised, if anything."""
+        with self._lock:
+            thread = self._thread
+            if thread is None:
+                return None
+            self._stop.set()
+            thread.join()
+            self._thread = None
+            error, self._error = self._error, None
+            return error
