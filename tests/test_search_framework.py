@@ -389,3 +389,20 @@ def test_results_and_snapshots_draw_themselves_in_a_notebook(db):
         assert shown.position == board and shown.position is not board
     board.play("C3")                       # the picture keeps the position searched
     assert result.position is not None and result.position.get("C3") is None
+
+
+def test_the_tree_stops_growing_at_its_memory_budget(db):
+    """A long analysis of 19x19 must not eat the machine: the tree stops
+    growing at ``max_memory`` (EDGE_BYTES per move of each node) and the
+    search goes on refining it."""
+    from fastplay.search.config import EDGE_BYTES
+
+    board = fp.Board(19, komi=7.5)
+    board.play("D4")
+    budget = 1 << 20
+    search = MCTS(db, SearchConfig(max_memory=budget), seed=1)
+    result = search.run(board, visits=3000)
+    assert result.visits == 3000
+    assert (result.nodes - 1) * 360 * EDGE_BYTES < budget <= (result.nodes + 1) * 361 * EDGE_BYTES
+    with pytest.raises(ValueError, match="max_memory"):
+        SearchConfig(max_memory=1000)

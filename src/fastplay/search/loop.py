@@ -46,7 +46,7 @@ class Limits:
         stop: an event that stops the search when set (pondering, analysis).
         callback: called with the visits so far about every 50 ms.
         until_full: with ``stop`` and no visit limit, also stop once the
-            tree holds ``max_nodes`` (pondering); an analysis goes on
+            tree is full (``max_nodes``, ``max_memory``: pondering); an analysis goes on
             refining the tree it has.
     """
 
@@ -181,7 +181,7 @@ class SearchLoop:
                 if len(top) == 2 and top[1] - top[0] > left:
                     return True
         if limits.stop is not None and limits.visits is None and limits.until_full \
-                and self.tree.nodes >= self.config.max_nodes:
+                and self.tree.full(self.config.max_nodes, self.config.max_memory):
             return True  # pondering: the tree is full
         return False
 
@@ -216,7 +216,8 @@ class SearchLoop:
                 # Virtual loss only for the other threads' descents.
                 vl = float(n) if self.threads > 1 else 0.0
                 descent = self.tree.descend(root_board, self.maker, self.params, vl, threshold,
-                                            self.config.max_nodes, scratch)
+                                            self.config.max_nodes, self.config.max_memory,
+                                            scratch)
                 self.state.pending += n
             if descent.terminal is None:
                 # As fastplay.playouts(leaf, db, n=n, seed=..., threads=1,
@@ -250,7 +251,8 @@ class SearchLoop:
                 first = self.counter[0]
                 self.counter[0] += n
                 descent = self.tree.descend(root_board, self.maker, self.params, float(n),
-                                            threshold, self.config.max_nodes, history=True)
+                                            threshold, self.config.max_nodes,
+                                            self.config.max_memory, history=True)
                 gathered.append((descent, first, n))
                 self.state.pending += n
         return gathered

@@ -16,6 +16,7 @@ import numpy as np
 
 from fastplay._core import DESCEND_END, DESCEND_EXPAND, TreeNode, TreeParams, tree_descend
 from fastplay.board import Board
+from fastplay.search.config import EDGE_BYTES
 from fastplay.search.priors import NodeMaker, recent_moves
 
 __all__ = ["SearchTree", "Descent", "MAX_REUSE"]
@@ -54,7 +55,8 @@ class SearchTree:
         board: the root position; ``history``: its moves (colour code, flat
             index).
         seen: Zobrist hashes of the game's positions (positional superko).
-        nodes: nodes in the tree.
+        nodes: nodes in the tree; ``edges``: their moves (an upper estimate
+            after a reuse: nodes times the root's moves).
     """
 
     root: TreeNode | None = None
@@ -62,12 +64,19 @@ class SearchTree:
     history: list[tuple[int, int]] = field(default_factory=list)
     seen: set[int] = field(default_factory=set)
     nodes: int = 0
+    edges: int = 0
+
+    def full(self, max_nodes: int, max_memory: int) -> bool:
+        """Whether the tree has reached ``max_nodes`` or, at ``EDGE_BYTES`` per
+        edge, ``max_memory`` bytes: it then stops growing."""
+        return self.nodes >= max_nodes or self.edges * EDGE_BYTES >= max_memory
 
     def drop(self) -> None:
         """Forget the tree (a new game, or counts that a cut-short search spoilt)."""
         self.root = None
         self.board = None
         self.nodes = 0
+        self.edges = 0
 
     def _reused(self, board: Board, history: list[tuple[int, int]]) -> TreeNode | None:
         """The old tree's node for ``board`` when ``board`` follows from the old
@@ -112,6 +121,7 @@ class SearchTree:
         else:
             root.base = max(root.base, 0.0)
             self.nodes = root.count()
+        self.edges = self.nodes * len(root.moves)
         self.root = root
         self.board = board.copy()
         self.history = history
@@ -124,7 +134,7 @@ class SearchTree:
         return root
 
     def descend(self, root_board: Board, maker: NodeMaker, params: TreeParams,
-                virtual_loss: float, threshold: int, max_nodes: int,
+                virtual_loss: float, threshold: int, max_nodes: int, max_memory: int,
                 scratch: Board | None = None, history: bool = False) -> Descent:
         """Select from the root to a leaf, playing the moves on a copy of
         ``root_board`` (``scratch``, reloaded, when given) and expanding the
@@ -133,7 +143,7 @@ class SearchTree:
         ``virtual_loss`` is added to every edge taken (other threads, or the
         other leaves of an evaluator batch, then spread out); ``threshold``:
         visits an edge needs for a node; no node is made beyond
-        ``max_nodes``.  ``history``: the leaf board (when no ``scratch``)
+        ``max_nodes`` nodes or ``max_memory`` bytes (:meth:`full`).  ``history``: the leaf board (when no ``scratch``)
         keeps the game's moves before the root, as an evaluator may want them.
         """
         assert self.root is not None
@@ -148,7 +158,7 @@ class SearchTree:
         node = self.root
         while True:
             status = tree_descend(node, board, self.seen, hashes, nodes, path, params,
-                                  virtual_loss, threshold, self.nodes < max_nodes)
+                                  virtual_loss, threshold, not self.full(max_nodes, max_memory))
             if status != DESCEND_EXPAND:
                 break
             parent, i = nodes[-1], path[-1]
@@ -162,5 +172,6 @@ class SearchTree:
                                 (int(parent.moves[i]), before))
             parent.children[i] = node
             self.nodes += 1
+            self.edges += len(node.moves)
         terminal = float(board.score()) if status == DESCEND_END else None
         return Descent(nodes, path, board, terminal, virtual_loss)
