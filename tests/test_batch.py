@@ -194,3 +194,20 @@ def test_batch_to_stdout_and_sgf_dir(tmp_path: Path, capsys: Any) -> None:
 def test_batch_usage_errors(args: list[str], capsys: Any) -> None:
     code, _, err = run(args, capsys)
     assert code == 2 and "error" in err
+
+
+def test_a_json_target_that_cannot_be_written_is_a_usage_error(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]
+                                                              ) -> None:
+    """A missing folder, a folder, or one of the input records (it would have
+    been overwritten with JSON): exit 2 before any search, records untouched."""
+    record = tmp_path / "game.sgf"
+    text = "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc])"
+    record.write_text(text)
+    for target, problem in ((str(tmp_path / "no" / "x.jsonl"), "no such directory"),
+                            (str(tmp_path), "is a directory"),
+                            (str(record), "records to analyse")):
+        assert main([str(record), str(record), "--json", target]) == 2
+        err = capsys.readouterr().err
+        assert problem in err and "Traceback" not in err
+    assert record.read_text() == text

@@ -295,3 +295,34 @@ def test_gnu_go_extensions(tmp_path):
         assert engine.handle(line) == "=\n\n", line
     assert engine.handle("kgs-time_settings fischer 1 2").startswith("?")
     assert engine.handle("kgs-time_settings absolute").startswith("?")
+
+
+def test_quit_exits_cleanly_while_the_controller_keeps_its_end_open():
+    """A controller sends quit and waits for the process to end, its pipe
+    still open (a daemon reader inside sys.stdin.buffer aborted the
+    interpreter's shutdown: exit status -6)."""
+    for commands in ("quit\n", "boardsize 9\nlz-analyze b 5\nquit\n"):
+        proc = subprocess.Popen([sys.executable, "-m", "fastplay", "gtp", "--playouts", "50"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=subprocess_env())
+        assert proc.stdin is not None
+        proc.stdin.write(commands.encode())
+        proc.stdin.flush()
+        try:
+            assert proc.wait(timeout=30) == 0
+        finally:
+            proc.stdin.close()
+        err = proc.stderr.read().decode() if proc.stderr else ""
+        assert "Fatal" not in err, err
+
+
+def test_the_stream_answers_at_once_and_skips_empty_reports(engine):
+    engine.answer("boardsize 9")
+    start = time.perf_counter()
+    engine.send("lz-analyze b 300 maxmoves 0")      # a report every 3 s, each empty
+    assert engine.line() == "="
+    assert time.perf_counter() - start < 2.5          # "=" before the first report
+    time.sleep(3.5)
+    engine.send("name")
+    assert engine.line() == ""                        # no empty report ended it early
+    assert engine.line() == "= fastplay" and engine.line() == ""

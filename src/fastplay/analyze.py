@@ -131,6 +131,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _json_target_problem(args: argparse.Namespace) -> str | None:
+    """Why ``--json`` cannot be written (its folder is missing, it is a
+    folder, or it names one of the input records), or ``None``."""
+    target = args.json
+    if target is None or target == "-":
+        return None
+    if os.path.isdir(target):
+        return "is a directory"
+    folder = os.path.dirname(os.path.abspath(target))
+    if not os.path.isdir(folder):
+        return f"no such directory {folder}"
+    inputs = {os.path.realpath(p) for p in args.sgf if os.path.isfile(p)}
+    if os.path.realpath(target) in inputs:
+        return "is one of the records to analyse (it would be overwritten)"
+    return None
+
+
 def _is_batch(args: argparse.Namespace) -> bool:
     """Whether parsed ``args`` ask for a batch (:mod:`fastplay.batch`)."""
     return len(args.sgf) > 1 or any(os.path.isdir(p) for p in args.sgf) or any(
@@ -375,6 +392,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.sgf_dir is not None and not os.path.isdir(args.sgf_dir):
             print(f"fastplay analyze: error: --sgf-dir {args.sgf_dir}: no such directory",
                   file=sys.stderr)
+            return EXIT_USAGE
+        problem = _json_target_problem(args)
+        if problem is not None:
+            print(f"fastplay analyze: error: --json {args.json}: {problem}", file=sys.stderr)
             return EXIT_USAGE
         return run_batch(args, sys.stdout)
     args.sgf = args.sgf[0] if args.sgf else None

@@ -138,7 +138,11 @@ def build_response(query_id: str, turn: int, info: SearchInfo, board: Board, *,
         own = moves_ownership.get(gtp_name(child.move)) if moves_ownership is not None else None
         infos.append(_move_info(child, info, flip, pv_len, own, own_sign))
         infos[-1]["order"] = len(infos) - 1  # 0, 1, 2... over the moves reported
-    winrate = _finite(info.winrate, 0.5)
+    # The root's value, as KataGo reports it: over every visit through the
+    # root's moves (the search's final choice may be another move).
+    visited = [c for c in info.children if c.visits > 0 and math.isfinite(c.winrate)]
+    total = sum(c.visits for c in visited)
+    winrate = sum(c.visits * c.winrate for c in visited) / total if total else 0.5
     score = _finite(info.score_mean)
     sign = -1.0 if flip else 1.0
     this_hash, sym_hash = position_hashes(board)

@@ -114,7 +114,7 @@ def lz_line(info: Any, request: AnalysisRequest) -> str:
 
 
 def _float(value: float) -> str:
-    return f"{value:.6g}"
+    return f"{value + 0.0:.6g}"   # + 0.0: no "-0"
 
 
 def kata_line(info: Any, request: AnalysisRequest, black_to_move: bool) -> str:

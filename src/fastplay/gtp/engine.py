@@ -12,6 +12,7 @@ here into one table.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -173,7 +174,9 @@ class GTPEngine:
         try:
             answer = handler(args)
             if isinstance(answer, Stream):
-                return _started(cmd_id, answer)
+                # "=" at once, as Leela Zero and KataGo answer: a controller
+                # may wait for it before it reads the reports.
+                return "=" + cmd_id, answer
             return format_response(True, cmd_id, answer)
         except GTPError as exc:
             return format_response(False, cmd_id, str(exc))
@@ -189,10 +192,14 @@ class GTPEngine:
             return response
         head, stream = response
         lines = [head]
-        for text in stream.lines:
-            lines.append(text)
-            if stream.interruptible:
-                self.input_event.set()
+        try:
+            for text in stream.lines:
+                if text:
+                    lines.append(text)
+                if stream.interruptible:
+                    self.input_event.set()
+        except Exception as exc:  # noqa: BLE001 - as the server: the "=" is out
+            sys.stderr.write(f"fastplay: analysis stopped: {type(exc).__name__}: {exc}\n")
         self.input_event.clear()
         return "\n".join(lines) + "\n\n"
 
@@ -410,19 +417,3 @@ def _bind(function: Callable[[GTPEngine, Sequence[str]], str | Stream],
     def handler(args: Sequence[str]) -> str | Stream:
         return function(engine, args)
     return handler
-
-
-def _started(cmd_id: str, stream: Stream) -> tuple[str, Stream]:
-    """A stream whose first line has been produced: an error before it is
-    still a ``?`` answer (raised here), one after it ends the stream."""
-    lines = stream.lines
-    try:
-        first = next(lines)
-    except StopIteration:
-        return "=" + cmd_id, Stream(iter(()), stream.interruptible)
-
-    def rest() -> Iterator[str]:
-        yield first
-        yield from lines
-
-    return "=" + cmd_id, Stream(rest(), stream.interruptible)

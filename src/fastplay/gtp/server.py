@@ -8,16 +8,46 @@ clears it when it takes the last queued line.
 
 from __future__ import annotations
 
+import os
 import queue
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from fastplay.gtp.engine import GTPEngine
 from fastplay.gtp.protocol import Stream
 
 __all__ = ["run"]
+
+
+def _raw_lines(fd: int) -> Iterator[bytes]:
+    """Lines (LF kept) read from a file descriptor with ``os.read``: a thread
+    blocked here holds no lock of Python's buffered stdin, so the process can
+    exit after ``quit`` while the controller keeps its end open (a daemon
+    thread inside ``sys.stdin.buffer`` aborts the interpreter's shutdown)."""
+    pending = b""
+    while True:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        pending += chunk
+        *complete, pending = pending.split(b"\n")
+        for line in complete:
+            yield line + b"\n"
+    if pending:
+        yield pending
+
+
+def _source_lines(source: Any) -> Iterable[bytes]:
+    """The input's lines: through its file descriptor when it has one."""
+    try:
+        fd = source.fileno()
+    except (AttributeError, OSError, ValueError):
+        return source  # type: ignore[no-any-return]
+    if not isinstance(fd, int):
+        return source  # type: ignore[no-any-return]
+    return _raw_lines(fd)
 
 
 def _reader(source: Iterable[bytes], lines: queue.Queue[bytes | None], engine: GTPEngine,
@@ -27,6 +57,8 @@ def _reader(source: Iterable[bytes], lines: queue.Queue[bytes | None], engine: G
             with lock:
                 lines.put(raw)
                 engine.input_event.set()
+    except (OSError, ValueError):
+        pass  # input closed under us: the end of input
     finally:
         with lock:
             lines.put(None)          # end of input
@@ -34,12 +66,17 @@ def _reader(source: Iterable[bytes], lines: queue.Queue[bytes | None], engine: G
 
 
 def _write_stream(out: IO[str], head: str, stream: Stream) -> None:
+    """``head``, the stream's lines as they come, the empty line.  An error
+    inside the stream (after ``=`` went out) ends it, reported on stderr."""
     out.write(head + "\n")
     out.flush()
     try:
         for text in stream.lines:
-            out.write(text + "\n")
-            out.flush()
+            if text:                 # an empty line would end the response early
+                out.write(text + "\n")
+                out.flush()
+    except Exception as exc:  # noqa: BLE001 - the controller already has its "="
+        sys.stderr.write(f"fastplay: analysis stopped: {type(exc).__name__}: {exc}\n")
     finally:
         close = getattr(stream.lines, "close", None)
         if close is not None:
@@ -61,8 +98,8 @@ def run(stdin: IO[Any] | Iterable[bytes] | None = None, stdout: IO[str] | None =
     engine = engine if engine is not None else GTPEngine()
     lines: queue.Queue[bytes | None] = queue.Queue()
     lock = threading.Lock()
-    threading.Thread(target=_reader, args=(source, lines, engine, lock), daemon=True,
-                     name="fastplay-gtp-input").start()
+    threading.Thread(target=_reader, args=(_source_lines(source), lines, engine, lock),
+                     daemon=True, name="fastplay-gtp-input").start()
     while True:
         raw = lines.get()
         with lock:

@@ -55,6 +55,10 @@ BATCH_FLOOR_POINTS = 128
 #: Time kept for the final probe out of a time limit S: 5 % of S, at least
 #: 10 ms, at most S / 4; the tree search stops that much earlier.
 FINAL_RESERVE = 0.05
+
+#: What a second search on a busy object is told.
+BUSY = ("this MCTS is already searching in another thread, or an analysis generator of it "
+        "is still open (leave its loop or close() it)")
 FINAL_RESERVE_MIN = 0.01
 
 
@@ -314,8 +318,7 @@ class MCTS:
         count, seconds = _check_limits(visits, playouts, seconds)
         if not self._in_use.acquire(blocking=False):
             # One tree: two searches at once would replace each other's root.
-            raise RuntimeError("this MCTS is already searching in another thread; "
-                               "use one MCTS object per thread")
+            raise RuntimeError(BUSY + "; use one MCTS object per thread")
         try:
             self.ponder_stop()
             return self._run_move(board, count, seconds, callback)
@@ -356,8 +359,11 @@ class MCTS:
 
         Limits as :meth:`run` (no clock and no default: without a limit the
         search runs until the loop is left, as ``lz-analyze`` does).  Leaving
-        the loop (``break``, ``close()``) stops the search within
-        milliseconds; the tree is kept for reuse.  Dynamic komi and the clock
+        ``for info in search.analyze(...)`` (``break``) closes the generator
+        and stops the search within milliseconds, as ``close()`` does; a
+        generator kept in a variable stays open after a ``break`` until it is
+        closed (``close()``, ``contextlib.closing``) or collected.  The tree
+        is kept for reuse.  Dynamic komi and the clock
         are not changed by an analysis.  ``stop``: an event that, once set
         (from any thread), ends the analysis within about 20 ms without a
         final snapshot (GTP's ``lz-analyze`` ends so on new input).
@@ -400,7 +406,7 @@ class MCTS:
                 outcome.error = exc
 
         if not self._in_use.acquire(blocking=False):
-            raise RuntimeError("this MCTS is already searching in another thread")
+            raise RuntimeError(BUSY)
         thread = threading.Thread(target=work, name="fastplay-analyze", daemon=True)
         try:
             self.ponder_stop()
@@ -512,7 +518,7 @@ class MCTS:
         move actually played.  Raises ``RuntimeError`` while :meth:`run`
         searches in another thread."""
         if not self._in_use.acquire(blocking=False):
-            raise RuntimeError("this MCTS is already searching in another thread")
+            raise RuntimeError(BUSY)
         try:
             position = board.copy()
 

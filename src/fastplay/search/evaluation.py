@@ -166,7 +166,7 @@ def call_evaluator(evaluator: Evaluator, boards: Sequence[Board]) -> npt.NDArray
     if np.any((values < 0) | (values > 1)):
         raise EvaluatorError(f"evaluator {name} returned a value outside [0, 1] "
                              f"(a win probability of the side to move): "
-                             f"{values[(values < 0) | (values > 1)][0]!r}")
+                             f"{float(values[(values < 0) | (values > 1)][0])!r}")
     return values
 
 
