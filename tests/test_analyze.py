@@ -117,3 +117,19 @@ def test_ownership_legend_matches_the_rendering() -> None:
     assert rows == [["X", "x", "."], ["o", "O", "X"], ["O", "x", "."]]
     assert "lower case" in OWNERSHIP_LEGEND and "leaning" in OWNERSHIP_LEGEND
     assert "dead" in OWNERSHIP_LEGEND and "lower case on a stone" not in OWNERSHIP_LEGEND
+
+
+def test_a_reader_that_goes_away_is_no_error() -> None:
+    """``fastplay analyze | head -1``: no broken-pipe message, exit 0."""
+    import subprocess
+    import sys
+
+    from conftest import subprocess_env
+
+    proc = subprocess.Popen([sys.executable, "-m", "fastplay", "analyze", "--playouts", "200"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=subprocess_env())
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline()
+    proc.stdout.close()
+    assert proc.wait(timeout=60) == 0
+    assert proc.stderr.read().decode() == ""

@@ -401,6 +401,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.sgf = args.sgf[0] if args.sgf else None
     try:
         return analyze(args, sys.stdout)
+    except BrokenPipeError:
+        # The reader went away (``fastplay analyze | head``): stop quietly,
+        # and keep Python from complaining again when it flushes stdout.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (OSError, SGFError, ValueError, ImportError) as exc:
         message = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and \
             exc.filename else str(exc)
