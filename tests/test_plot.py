@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-matplotlib = pytest.importorskip("matplotlib")
+import matplotlib  # in the test extra: the plot is tested wherever the tests run
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402

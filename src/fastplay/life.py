@@ -82,13 +82,9 @@ def seki_mask(board: Board) -> npt.NDArray[np.bool_]:
     size = board.size
     grid = board.to_numpy().ravel()
     mask = np.zeros(size * size, dtype=bool)
-    done = np.zeros(size * size, dtype=bool)
-    for point in np.flatnonzero(grid):
-        if done[point]:
-            continue
-        members = np.asarray(board.string_indices(int(point)))
-        done[members] = True
-        if in_seki(board, int(point)):
+    for members in strings(board):
+        point = int(members[0])
+        if in_seki(board, point):
             mask[members] = True
             for lib in board.string_liberty_indices(int(point)):
                 # only the shared ones: the others are the string's own eyes

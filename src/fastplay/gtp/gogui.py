@@ -25,12 +25,16 @@ __all__ = ["COMMANDS", "ownership_gfx", "best_moves_gfx", "show_result", "ANALYZ
 ANALYZE_COMMANDS = "gfx/Ownership/fastplay-ownership\ngfx/Best moves/fastplay-best_moves"
 
 
-def ownership_gfx(engine: GTPEngine, ownership: Any, winrate: float) -> str:
-    """``INFLUENCE`` of every point (+1 Black) and a win-rate ``TEXT``."""
+def _influence(engine: GTPEngine, ownership: Any) -> str:
+    """``INFLUENCE`` of every point (+1 Black)."""
     values = np.asarray(ownership, dtype=np.float64).ravel()
     vertices = engine.vertices(range(len(values)))
-    body = " ".join(f"{v} {value:.2f}" for v, value in zip(vertices, values))
-    return (f"INFLUENCE {body}\n"
+    return "INFLUENCE " + " ".join(f"{v} {value:.2f}" for v, value in zip(vertices, values))
+
+
+def ownership_gfx(engine: GTPEngine, ownership: Any, winrate: float) -> str:
+    """``INFLUENCE`` of every point (+1 Black) and a win-rate ``TEXT``."""
+    return (_influence(engine, ownership) + "\n"
             f"TEXT {engine.board.to_move} win rate {100 * float(winrate):.1f}%")
 
 
@@ -63,10 +67,7 @@ def show_result(engine: GTPEngine, result: Any, to_move: str | None = None) -> N
     """Live graphics of a search result or snapshot for ``to_move`` (default:
     the board's side to move): the ownership as ``INFLUENCE``, the best moves
     as labels, the first one's variation."""
-    values = np.asarray(result.ownership, dtype=np.float64).ravel()
-    influence = " ".join(f"{v} {value:.2f}"
-                         for v, value in zip(engine.vertices(range(len(values))), values))
-    show(f"INFLUENCE {influence}\n"
+    show(_influence(engine, result.ownership) + "\n"
          + best_moves_gfx(engine, result.children, to_move or engine.board.to_move))
 
 
