@@ -1,4 +1,4 @@
-"""The ``fastplay`` command line: ``analyze | analysis | gtp | match | bench | patterns``.
+"""The ``fastplay`` command line: ``analyze | analysis | gtp | match | bench | benchmark | patterns``.
 
 Each subcommand imports what it needs only when it runs, so ``fastplay gtp``
 starts without loading the search and ``fastplay --help`` without numpy.
@@ -29,6 +29,7 @@ _DELEGATED = {
     "analyze": ("fastplay.analyze", "analyse a game record: top moves, win rates, ownership"),
     "analysis": ("fastplay.analysis", "KataGo's JSON analysis engine on stdin/stdout (KaTrain)"),
     "bench": ("fastplay.bench", "measure playout and search speed"),
+    "benchmark": ("fastplay.benchmark.cli", "decision benchmarks: build them, score engines (PR)"),
 }
 
 

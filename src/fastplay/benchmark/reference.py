@@ -1,0 +1,173 @@
+"""Reference values: the reference filter and the evaluation of one candidate.
+
+Both run in worker processes (local or Ray, :mod:`fastplay.backend`) as
+pure functions of their task: a task carries the position, the move, the
+settings and the seed, so its answer does not depend on which worker runs
+it, in which order, or how many workers there are.
+
+**The filter** (:func:`filter_decision`) searches the decision position
+(``FilterSpec.visits`` visits) and proposes its ``top`` most visited moves
+(those with at least ``min_share`` of the visits) plus the game move.  The
+decision is *kept* when at least two of them are legal and their filter
+values differ by at least ``margin`` (win probability): a choice that
+matters, the rule of a backgammon benchmark.
+
+**The reference value** of a candidate (:func:`evaluate`) is the win
+probability of the side that plays it, measured after the move by
+``repeats`` independent fastplay searches of ``visits`` visits each (each
+search's value is one minus the opponent's best-move win rate); the value
+is their mean and the standard error their sample standard deviation over
+``sqrt(repeats)``.  Every candidate of every decision, including those a
+candidate-completion pass adds later, is evaluated the same way, so
+candidates are compared at equal quality.  A pass that ends the game is
+scored exactly (area score, :meth:`Board.score`): 1, 0 or 0.5, error 0.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from fastplay.backend import derive_seed
+from fastplay.benchmark.decisions import Decision, Position
+
+__all__ = ["FilterSpec", "ReferenceSpec", "CandidateTask", "FilterTask", "Evaluation",
+           "evaluate", "filter_decision"]
+
+
+@dataclass(frozen=True)
+class FilterSpec:
+    """Which positions become decisions and which moves get references.
+
+    Attributes:
+        visits: visits of the filter search of the decision position.
+        top: most visited moves proposed as candidates (plus the game move).
+        min_share: a proposed move needs at least this share of the visits.
+        margin: the filter values of the candidates must span at least this
+            much (win probability) for the position to be kept.
+    """
+
+    visits: int = 2000
+    top: int = 4
+    min_share: float = 0.02
+    margin: float = 0.05
+
+
+@dataclass(frozen=True)
+class ReferenceSpec:
+    """How a candidate's reference value is measured.
+
+    Attributes:
+        visits: visits of each search after the candidate move.
+        repeats: independent searches (seeds) per candidate; at least 2, so
+            that each value has a measured standard error.
+        patterns: the built-in pattern database of the playouts.
+        prior: the search's prior (``"auto"``: the learned prior where one
+            exists, the playout values elsewhere).
+    """
+
+    visits: int = 4000
+    repeats: int = 2
+    patterns: str = "mc_montegnu_classic"
+    prior: str = "auto"
+
+    def to_json(self) -> dict[str, Any]:
+        """The spec as a JSON object (``method`` first for readers)."""
+        return {"method": "search", **asdict(self)}
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A candidate's reference: value (win probability of the mover) and its standard error."""
+
+    move: str
+    value: float
+    se: float
+
+
+@dataclass(frozen=True)
+class CandidateTask:
+    """Everything :func:`evaluate` needs (picklable)."""
+
+    position: Position
+    decision_id: str
+    move: str
+    spec: ReferenceSpec
+    seed: int
+
+
+@dataclass(frozen=True)
+class FilterTask:
+    """Everything :func:`filter_decision` needs (picklable)."""
+
+    decision: Decision
+    spec: FilterSpec
+    reference: ReferenceSpec
+    seed: int
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _search(spec: ReferenceSpec, seed: int) -> Any:
+    """A fastplay search with the spec's database and prior, no resignation, no book."""
+    from fastplay.patterns import PatternDatabase
+    from fastplay.search import MCTS, SearchConfig
+
+    if _WORKER.get("patterns") != spec.patterns:
+        _WORKER["db"] = PatternDatabase.builtin(spec.patterns)
+        _WORKER["patterns"] = spec.patterns
+    prior = None if spec.prior == "none" else spec.prior
+    config = SearchConfig(prior_table=prior, resign_threshold=None, book=False)
+    return MCTS(_WORKER["db"], config=config, seed=seed)
+
+
+def _ends_game(position: Position, move: str) -> bool:
+    return move == "pass" and bool(position.moves) and position.moves[-1][1] == "pass"
+
+
+def evaluate(task: CandidateTask) -> Evaluation:
+    """The reference value of ``task.move`` in ``task.position`` (module docstring).
+
+    Raises ``ValueError`` if the move is not legal there.
+    """
+    board = task.position.board()
+    mover = board.to_move
+    if _ends_game(task.position, task.move):
+        score = board.score() * (1 if mover == "B" else -1)
+        return Evaluation(task.move, 1.0 if score > 0 else 0.0 if score < 0 else 0.5, 0.0)
+    if not board.is_legal(task.move):
+        raise ValueError(f"{task.move} is not a legal move for {mover} here")
+    board.play(task.move)
+    values = []
+    for repeat in range(task.spec.repeats):
+        seed = derive_seed(task.seed, task.decision_id, task.move, repeat)
+        result = _search(task.spec, seed).run(board, visits=task.spec.visits)
+        values.append(1.0 - float(result.winrate))
+    mean = math.fsum(values) / len(values)
+    var = math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)
+    return Evaluation(task.move, round(mean, 5), round(math.sqrt(var / len(values)), 5))
+
+
+def filter_decision(task: FilterTask) -> list[tuple[str, float]]:
+    """The decision's candidates with their filter values, best first, or
+    ``[]`` when the decision is not kept (module docstring)."""
+    decision, spec = task.decision, task.spec
+    board = decision.position.board()
+    result = _search(task.reference, derive_seed(task.seed, "filter", decision.id)).run(
+        board, visits=spec.visits)
+    total = max(1, sum(c.visits for c in result.children))
+    values: dict[str, float] = {}
+    for child in result.children[:spec.top]:
+        if child.visits >= spec.min_share * total and child.move != "resign":
+            values[child.move] = round(float(child.winrate), 5)
+    if decision.game_move not in values and board.is_legal(decision.game_move):
+        child_of = {c.move: c for c in result.children}
+        game = child_of.get(decision.game_move)
+        # An unvisited game move gets the root's value: it still needs its reference.
+        values[decision.game_move] = round(float(game.winrate if game is not None and
+                                                 game.visits else result.winrate), 5)
+    if len(values) < 2 or max(values.values()) - min(values.values()) < spec.margin:
+        return []
+    return sorted(values.items(), key=lambda item: (-item[1], item[0]))

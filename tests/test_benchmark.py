@@ -1,0 +1,193 @@
+"""The decision benchmark: ``fastplay benchmark build | score | list``.
+
+A tiny benchmark is built from the two bundled 9x9 records at low visits;
+the build must be a pure function of (records, options, seed): the same
+bytes from 1 or 2 local workers and from a real local Ray instance.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shlex
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fastplay import Board
+from fastplay.backend import LocalBackend, get_backend
+from fastplay.benchmark import (Benchmark, BenchmarkError, FilterSpec, PythonChooser,
+                                ReferenceSpec, build, bundled_names, choose_all, complete,
+                                open_benchmark, score_choices, summarize)
+from fastplay.benchmark.cli import main
+from fastplay.benchmark.decisions import Position, phase_of, propose, read_records
+from fastplay.benchmark.reference import CandidateTask, evaluate
+from fastplay.benchmark.score import PR_SCALE
+
+RECORDS = str(resources.files("fastplay") / "data")
+FILTER = FilterSpec(visits=96, top=3, margin=0.02)
+REFERENCE = ReferenceSpec(visits=64, repeats=2)
+FASTPLAY_GTP = f"{shlex.quote(sys.executable)} -m fastplay gtp --playouts 32 --seed 3"
+
+
+def tiny(backend: Any, seed: int = 5) -> Benchmark:
+    return build([RECORDS], 9, 3, seed, backend, per_game=2, filter_spec=FILTER,
+                 reference=REFERENCE)
+
+
+@pytest.fixture(scope="module")
+def bench_bytes() -> bytes:
+    with LocalBackend(workers=1) as backend:
+        return tiny(backend).to_bytes()
+
+
+@pytest.fixture()
+def bench(bench_bytes: bytes) -> Benchmark:
+    return Benchmark.from_bytes(bench_bytes)
+
+
+def test_tiny_build_has_its_decisions_and_references(bench: Benchmark) -> None:
+    assert len(bench.entries) == 3 and bench.version == 1 and bench.size == 9
+    assert {e.decision.record for e in bench.entries} <= {
+        "cgos-390115-anchorman-montegnu.sgf", "cgos-471085-ayabot-montegnu.sgf"}
+    for entry in bench.entries:
+        values = [c.value for c in entry.candidates]
+        assert len(values) >= 2 and values == sorted(values, reverse=True)
+        assert all(0 <= v <= 1 for v in values) and all(c.se >= 0 for c in entry.candidates)
+        assert entry.value_of(entry.decision.game_move) is not None  # the game move is rated
+        board = entry.decision.position.board()
+        assert all(board.is_legal(c.move) for c in entry.candidates)
+        # The position is the record's, rebuilt from the file alone.
+        path = os.path.join(RECORDS, entry.decision.record)
+        assert board == Board.from_sgf(Path(path).read_bytes(),
+                                       move_number=entry.decision.move_number)
+
+
+def test_build_is_a_pure_function_of_the_seed(bench_bytes: bytes) -> None:
+    with LocalBackend(workers=2) as backend:
+        assert tiny(backend).to_bytes() == bench_bytes
+    with LocalBackend(workers=1) as backend:
+        assert tiny(backend, seed=6).to_bytes() != bench_bytes
+
+
+def test_build_on_a_local_ray_instance_gives_the_same_bytes(bench_bytes: bytes) -> None:
+    pytest.importorskip("ray", reason="Ray is in the test extra; this runs in CI")
+    with get_backend("ray", workers=2) as backend:
+        assert tiny(backend).to_bytes() == bench_bytes
+
+
+def test_file_round_trip_and_located_errors(bench_bytes: bytes, tmp_path: Path) -> None:
+    again = Benchmark.from_bytes(bench_bytes)
+    assert again.to_bytes() == bench_bytes
+    lines = gzip.decompress(bench_bytes).decode().splitlines()
+    broken = "\n".join(lines[:2] + ['{"id": 1}'] + lines[3:]) + "\n"
+    with pytest.raises(BenchmarkError, match="x.gz: line 3"):
+        Benchmark.from_bytes(gzip.compress(broken.encode()), "x.gz")
+    with pytest.raises(BenchmarkError, match="not a gzipped"):
+        Benchmark.from_bytes(b"plain text", "y")
+    with pytest.raises(BenchmarkError, match="line 1"):
+        Benchmark.from_bytes(gzip.compress(b'{"format": "other"}\n'), "z")
+    with pytest.raises(BenchmarkError, match="no such file or bundled benchmark"):
+        open_benchmark(str(tmp_path / "missing.jsonl.gz"))
+
+
+def test_phases_follow_the_documented_rule() -> None:
+    assert phase_of(9, 10, 10) == "opening" and phase_of(9, 11, 11) == "middle"
+    assert phase_of(9, 40, 37) == "endgame" and phase_of(9, 40, 36) == "middle"
+    assert phase_of(19, 45, 45) == "opening" and phase_of(19, 46, 46) == "middle"
+    assert phase_of(13, 21, 0) == "opening" and phase_of(13, 60, 77) == "endgame"
+
+
+def test_proposals_are_seeded_and_round_robin() -> None:
+    records = read_records([RECORDS], 9)
+    assert len(records) == 2 and read_records([RECORDS], 13) == []
+    first = [d.id for d in propose(records, 1, 3)]
+    assert first == [d.id for d in propose(records, 1, 3)] != [d.id for d in propose(records, 2, 3)]
+    assert len(first) == 6 and {first[0].split(":")[0], first[1].split(":")[0]} == {
+        r.digest for r in records}
+
+
+def test_a_pass_that_ends_the_game_is_scored_exactly() -> None:
+    position = Position(5, 0.5, ("C3",), (), "W", (("W", "pass"), ("B", "pass"), ("W", "pass")))
+    # Black to move after W pass: Black's pass ends the game; Black owns the board.
+    found = evaluate(CandidateTask(position, "x", "pass", REFERENCE, 1))
+    assert (found.value, found.se) == (1.0, 0.0)
+    with pytest.raises(ValueError, match="not a legal move"):
+        evaluate(CandidateTask(position, "x", "C3", REFERENCE, 1))
+
+
+def test_score_of_a_python_chooser(bench: Benchmark) -> None:
+    best = {e.decision.id: e.best.move for e in bench.entries}
+    perfect = PythonChooser(lambda board: best[_id_of(bench, board)])
+    scored = score_choices(bench, choose_all(perfect, bench))
+    summary = summarize(scored)
+    assert summary.pr == 0 and summary.best_share == 1
+    resigner = PythonChooser(lambda board: "resign")
+    scored = score_choices(bench, choose_all(resigner, bench))
+    expected = PR_SCALE * sum(e.best.value for e in bench.entries) / len(bench.entries)
+    assert summarize(scored).pr == pytest.approx(expected)
+    assert {s.kind for s in scored} == {"resign"}
+
+
+def _id_of(bench: Benchmark, board: Board) -> str:
+    for entry in bench.entries:
+        if entry.decision.position.board() == board:
+            return entry.decision.id
+    raise AssertionError("position not in the benchmark")
+
+
+def test_candidate_completion_rates_new_moves_at_the_same_quality(bench: Benchmark) -> None:
+    entry = bench.entries[0]
+    board = entry.decision.position.board()
+    new = next(m for m in board.legal_moves() if entry.value_of(m) is None)
+    with LocalBackend(workers=1) as backend:
+        added = complete(bench, [(0, new.lower()), (0, new), (1, "resign"), (2, "Z99")],
+                         backend)
+    assert added == 1 and bench.version == 2
+    candidate = next(c for c in bench.entries[0].candidates if c.move == new)
+    assert (candidate.source, candidate.version) == ("completion", 2)
+    task = CandidateTask(entry.decision.position, entry.decision.id, new,
+                         ReferenceSpec(visits=64, repeats=2), bench.seed)
+    assert candidate.value == evaluate(task).value  # same settings, same seed: same value
+    assert Benchmark.from_bytes(bench.to_bytes()).version == 2
+
+
+def test_cli_build_score_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "t.jsonl.gz"
+    args = ["build", RECORDS, "--size", "9", "--decisions", "2", "--seed", "5", "--out",
+            str(out), "--visits", "48", "--filter-visits", "64", "--margin", "0.02",
+            "--per-game", "1", "--workers", "1", "--no-progress"]
+    assert main(args) == 0
+    assert "2 decisions" in capsys.readouterr().out
+    assert main(["score", str(out), "--engine", FASTPLAY_GTP, "--no-progress",
+                 "--workers", "1"]) == 0
+    text = capsys.readouterr().out
+    last = text.strip().splitlines()[-1]
+    assert "PR " in last and float(last.split("PR ")[1]) >= 0
+    header = json.loads(gzip.decompress(out.read_bytes()).decode().splitlines()[0])
+    assert header["version"] in (1, 2)  # 2 when fastplay chose a move without a reference
+    assert main(["build", str(tmp_path / "none"), "--size", "9", "--decisions", "2",
+                 "--seed", "1", "--out", str(out)]) == 2
+    assert main(["build", RECORDS, "--size", "9", "--decisions", "2", "--seed", "1",
+                 "--out", str(out), "--repeats", "1"]) == 2
+    assert main(["score", "no-such-benchmark", "--engine", FASTPLAY_GTP]) == 2
+    assert main(["score", str(out), "--engine", "/nonexistent/engine"]) == 2
+    errors = capsys.readouterr().err
+    assert errors.count("fastplay benchmark: error:") == 4
+
+
+def test_list_shows_the_bundled_benchmarks(capsys: pytest.CaptureFixture[str]) -> None:
+    from fastplay.cli import main as fastplay_main
+
+    assert fastplay_main(["benchmark", "list"]) == 0
+    text = capsys.readouterr().out
+    names = bundled_names()
+    assert {"9x9", "13x13"} <= set(names)
+    for name in names:
+        assert text.count(f"{name} ") >= 1
+        bench, _ = open_benchmark(name)
+        assert bench.name == name and all(len(e.candidates) >= 2 for e in bench.entries)
