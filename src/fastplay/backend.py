@@ -10,7 +10,7 @@ in task order::
             ...
 
 * :class:`LocalBackend` (``"local"``, the default) uses processes on this
-  machine: a ``multiprocessing`` pool started with ``spawn``.
+  machine: a ``concurrent.futures`` process pool started with ``spawn``.
 * :class:`RayBackend` (``"ray"``) starts a Ray instance on this machine, or
   joins a cluster (``address="auto"`` or ``"HOST:PORT"``).  Ray is an optional
   extra: ``pip install "fastplay[ray]"``.
@@ -33,12 +33,13 @@ import logging
 import operator
 import os
 import socket
+import threading
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
-
-if TYPE_CHECKING:
-    from multiprocessing.pool import Pool
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
 
 __all__ = ["Backend", "BackendError", "LocalBackend", "RayBackend", "get_backend",
            "derive_seed", "BACKENDS", "RAY_INSTALL_HINT"]
@@ -52,6 +53,14 @@ BACKENDS = ("local", "ray")
 
 #: How to get Ray, quoted in the error when it is missing.
 RAY_INSTALL_HINT = 'pip install "fastplay[ray]"'
+
+#: Local tasks submitted and not yet yielded per worker (the same window as
+#: Ray's): the workers never wait for work, and a map that ends early has at
+#: most this many tasks to drop.
+LOCAL_IN_FLIGHT_PER_WORKER = 4
+
+#: Seconds a terminated local worker is given to exit before it is killed.
+LOCAL_TERMINATE_TIMEOUT = 5.0
 
 #: Ray tasks in flight per worker: enough to keep every CPU busy while the
 #: oldest result is awaited, few enough that a 100k-task map holds only a few
@@ -157,25 +166,138 @@ def _in_process(fn: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
         yield result
 
 
+def _worker_died(index: int, exc: BaseException) -> BackendError:
+    """The error for task ``index`` lost with a worker process that died."""
+    return BackendError(f"task {index} failed: a worker process died (crashed, killed or exited) "
+                        f"while this task or one in flight with it was unfinished "
+                        f"({type(exc).__name__}: {exc})")
+
+
+def _outcome(index: int, future: Future[R], closed: bool) -> R:
+    """The result of task ``index`` once it is done, or its BackendError
+    (``closed``: the backend was closed while the map was open).
+
+    Only waiting can raise here (a KeyboardInterrupt goes through): whatever
+    the task raised, even SystemExit, comes back as its BackendError.
+    """
+    try:
+        error = future.exception()
+    except CancelledError as exc:
+        why = "the backend was closed" if closed else "its workers were stopped by another map"
+        raise BackendError(f"task {index} was cancelled: {why}") from exc
+    if error is None:
+        return future.result()
+    if isinstance(error, BrokenProcessPool):
+        if closed:
+            raise BackendError(f"task {index} was stopped: the backend was closed") from error
+        raise _worker_died(index, error) from error
+    raise _task_error(index, error) from error
+
+
+def _submit(executor: ProcessPoolExecutor, fn: Callable[[T], R], task: T) -> Future[R]:
+    """The future of ``fn(task)``; if it cannot be submitted (a broken pool),
+    a future that holds the reason, the task's outcome in its turn."""
+    try:
+        return executor.submit(fn, task)
+    except Exception as exc:  # noqa: BLE001 - reported as the task's error
+        future: Future[R] = Future()
+        future.set_exception(exc)
+        return future
+
+
+def _stop(executor: ProcessPoolExecutor) -> None:
+    """Stop ``executor`` now: tasks not started cancelled, its processes
+    terminated (killed if they do not exit) and joined, so no abandoned work
+    goes on."""
+    terminate = getattr(executor, "terminate_workers", None)  # Python >= 3.14
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    if terminate is not None:
+        terminate()
+    else:
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            try:
+                process.terminate()
+            except (ProcessLookupError, ValueError):  # gone already, or closed
+                pass
+    for process in processes:
+        try:
+            process.join(LOCAL_TERMINATE_TIMEOUT)
+            if process.is_alive():
+                process.kill()
+                process.join(LOCAL_TERMINATE_TIMEOUT)
+        except (ProcessLookupError, ValueError):
+            pass
+
+
+#: The local backends alive, stopped at exit when a map is still going (see
+#: :func:`_stop_abandoned`).
+_BACKENDS: weakref.WeakSet[LocalBackend] = weakref.WeakSet()
+_exit_hook_lock = threading.Lock()
+_exit_hook_registered = False
+
+
+def _stop_abandoned() -> None:
+    """At exit, stop the executors of maps that were never finished nor closed
+    (a KeyboardInterrupt raised in the caller's loop, outside ``with``).
+
+    It runs before ``concurrent.futures`` joins its executors' threads, which
+    would otherwise wait for every task those maps had submitted.
+    """
+    for backend in list(_BACKENDS):
+        if backend._maps:
+            backend._discard(backend._executor)
+
+
+def _register_exit_hook() -> None:
+    global _exit_hook_registered
+    with _exit_hook_lock:
+        if _exit_hook_registered:
+            return
+        # The hook concurrent.futures itself uses: it runs at interpreter exit
+        # before the threads are joined, last registered first -- so before
+        # concurrent.futures' own (registered when it was imported, above).
+        register = getattr(threading, "_register_atexit", None)
+        if register is not None:
+            try:
+                register(_stop_abandoned)
+            except RuntimeError:  # the interpreter is already shutting down
+                return
+        _exit_hook_registered = True
+
+
 class LocalBackend(Backend):
     """Processes on this machine.
 
-    ``workers`` (default ``os.cpu_count()``) processes of a ``multiprocessing``
-    pool with the ``spawn`` start method (the parent may run threads, such as
-    tqdm's monitor, which ``fork`` would copy mid-state); each task is sent
-    alone (``imap``, ``chunksize=1``).  The pool starts on the first map that
-    needs it and serves the later ones until :meth:`close`.  With one worker,
-    or a single task, tasks run in this process and no pool is started.  A map
-    that ends early (a task's error, or the caller stops iterating) terminates
-    the pool so no abandoned work goes on; the next map starts a new one.
+    ``workers`` (default ``os.cpu_count()``) processes of a
+    ``concurrent.futures.ProcessPoolExecutor`` with the ``spawn`` start method
+    (the parent may run threads, such as tqdm's monitor, which ``fork`` would
+    copy mid-state).  Each task is submitted alone; at most
+    ``LOCAL_IN_FLIGHT_PER_WORKER * workers`` tasks are submitted and not yet
+    yielded at any time, and results are yielded in task order as they become
+    available.  The executor starts on the first map that needs it and serves
+    the later ones until :meth:`close`.  With one worker, or a single task,
+    tasks run in this process and no executor is started.
+
+    A worker process that dies (a crash, a kill such as the OOM killer's,
+    ``os._exit``) ends the map with a :class:`BackendError` naming the first
+    task not yet yielded and saying a worker died (``BrokenProcessPool``): the
+    process pool cannot say which of the tasks in flight killed it.  A map
+    that ends early (a task's error, a worker's death, the caller stops
+    iterating, a KeyboardInterrupt) cancels the tasks not started and
+    terminates the executor's processes so no abandoned work goes on; the next
+    map starts a new executor.  :meth:`close` shuts idle workers down, and
+    terminates them if a map is still going.
     """
 
     name = "local"
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = _check_workers(workers) or os.cpu_count() or 1
-        self._pool: Pool | None = None
+        self._executor: ProcessPoolExecutor | None = None
+        self._maps = 0  # maps started and not finished (their generators are open)
         self._closed = False
+        _BACKENDS.add(self)
 
     def map(self, fn: Callable[[T], R], tasks: Sequence[T]) -> Iterator[R]:
         if self._closed:
@@ -184,36 +306,70 @@ class LocalBackend(Backend):
             return _in_process(fn, tasks)
         return self._pooled(fn, tasks)
 
-    def _pooled(self, fn: Callable[[T], R], tasks: Sequence[T]) -> Iterator[R]:
-        if self._pool is None:
+    def _start(self) -> ProcessPoolExecutor:
+        if self._executor is None:
             import multiprocessing
 
-            self._pool = multiprocessing.get_context("spawn").Pool(self.workers)
-        pool, index, finished = self._pool, 0, False
+            _register_exit_hook()
+            self._executor = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"))
+        return self._executor
+
+    def _discard(self, executor: ProcessPoolExecutor | None) -> None:
+        """Stop ``executor``; the next map starts a new one."""
+        if executor is None:
+            return
+        if self._executor is executor:
+            self._executor = None
+        _stop(executor)
+
+    def _submit_first(self, fn: Callable[[T], R], task: T) -> tuple[ProcessPoolExecutor, Future[R]]:
+        """The executor for a map and the future of its first task.  An
+        executor that broke while idle (a worker killed between maps) is
+        replaced by a new one."""
+        executor = self._start()
         try:
-            results = pool.imap(fn, tasks, chunksize=1)
-            while True:
-                try:
-                    result = next(results)
-                except StopIteration:
-                    break
-                except Exception as exc:
-                    raise _task_error(index, exc) from exc
-                yield result
-                index += 1
+            return executor, executor.submit(fn, task)
+        except BrokenProcessPool:
+            self._discard(executor)
+        executor = self._start()
+        return executor, _submit(executor, fn, task)
+
+    def _pooled(self, fn: Callable[[T], R], tasks: Sequence[T]) -> Iterator[R]:
+        limit = LOCAL_IN_FLIGHT_PER_WORKER * self.workers
+        pending: deque[Future[R]] = deque()  # the futures of tasks first, first+1, ...
+        executor: ProcessPoolExecutor | None = None
+        first, finished = 0, False
+        self._maps += 1
+        try:
+            remaining = iter(tasks)
+            executor, future = self._submit_first(fn, next(remaining))
+            pending.append(future)
+            for task in remaining:
+                if len(pending) >= limit:
+                    yield _outcome(first, pending.popleft(), self._closed)
+                    first += 1
+                pending.append(_submit(executor, fn, task))
+            while pending:
+                yield _outcome(first, pending.popleft(), self._closed)
+                first += 1
             finished = True
         finally:
-            if not finished and self._pool is pool:
-                self._pool = None
-                pool.terminate()
-                pool.join()
+            self._maps -= 1
+            if not finished:  # abandoned: an error, or the caller stopped early
+                for future in pending:
+                    future.cancel()
+                self._discard(executor)
 
     def close(self) -> None:
         self._closed = True
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.close()
-            pool.join()
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        if self._maps:  # a map still open would leave its tasks running
+            _stop(executor)
+        else:
+            executor.shutdown(wait=True)
 
 
 def _import_ray() -> Any:
