@@ -7,7 +7,8 @@ pass rates every chosen move that has no reference (the benchmark's own
 settings and seed), and every engine is scored against that one extended
 benchmark -- so all the PRs of a table use the same references, whose
 version and base the table names.  The extended benchmark is written to
-``--extended`` (default: beside ``--out``).
+``--extended`` (default: beside ``--out``); ``--choices FILE`` keeps the
+answers, so a rerun (say with another engine added) asks only the new ones.
 
 The engines are those of ``benchmarks/RESULTS.md`` ("Decision benchmark"):
 fastplay's search at 1,000, 5,000 and 20,000 visits (``fastplay gtp
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 import time
@@ -61,6 +63,24 @@ def _chooser(name: str, kind: str, what: Any) -> Chooser:
     return chooser
 
 
+def _load_choices(path: str | None) -> dict[str, tuple[list[Choice], float]]:
+    if not path or not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as handle:
+        data = json.load(handle)
+    return {name: ([Choice(*c) for c in row["choices"]], row["seconds"])
+            for name, row in data["engines"].items()}
+
+
+def _save_choices(path: str, label: str, choices: dict[str, list[Choice]],
+                  seconds: dict[str, float]) -> None:
+    engines = {name: {"seconds": seconds[name],
+                      "choices": [[c.index, c.move, c.failure] for c in found]}
+               for name, found in choices.items()}
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump({"benchmark": label, "engines": engines}, handle)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--benchmark", default="9x9", help="bundled name or file")
@@ -69,13 +89,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="completion workers")
     parser.add_argument("--out", required=True, help="JSON file of the scores")
     parser.add_argument("--extended", help="where the completed benchmark goes")
+    parser.add_argument("--choices", help="a JSON file keeping every engine's answers, so "
+                        "that a rerun asks only the engines not answered yet")
     args = parser.parse_args(argv)
     bench, _ = open_benchmark(args.benchmark)
     table = engines(bench.size)
     names = args.only or list(table)
+    saved = _load_choices(args.choices)
     choices: dict[str, list[Choice]] = {}
     seconds: dict[str, float] = {}
     for name in names:
+        if name in saved:  # answered by an earlier run (--choices)
+            choices[name], seconds[name] = saved[name]
+            continue
         kind, what = table[name]
         chooser = _chooser(name, kind, what)
         start = time.perf_counter()
@@ -86,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
             chooser.close()
         seconds[name] = time.perf_counter() - start
         print(f"{name}: answered in {seconds[name]:.0f} s", file=sys.stderr)
+        if args.choices:
+            _save_choices(args.choices, bench.label, choices, seconds)
     wanted = [(c.index, c.move) for found in choices.values() for c in found
               if c.move is not None]
     with get_backend("local", workers=args.workers) as backend:

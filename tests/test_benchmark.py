@@ -67,7 +67,13 @@ def test_tiny_build_has_its_decisions_and_references(bench: Benchmark) -> None:
                                        move_number=entry.decision.move_number)
 
 
-def test_build_is_a_pure_function_of_the_seed(bench_bytes: bytes) -> None:
+def test_build_is_a_pure_function_of_the_seed(bench_bytes: bytes,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    with LocalBackend(workers=2) as backend:
+        assert tiny(backend).to_bytes() == bench_bytes
+    build_module = sys.modules["fastplay.benchmark.builder"]
+
+    monkeypatch.setattr(build_module, "FILTER_CHUNK", 1)  # a chunk of 4 (2 workers)
     with LocalBackend(workers=2) as backend:
         assert tiny(backend).to_bytes() == bench_bytes
     with LocalBackend(workers=1) as backend:
@@ -191,3 +197,27 @@ def test_list_shows_the_bundled_benchmarks(capsys: pytest.CaptureFixture[str]) -
         assert text.count(f"{name} ") >= 1
         bench, _ = open_benchmark(name)
         assert bench.name == name and all(len(e.candidates) >= 2 for e in bench.entries)
+
+
+def test_completion_of_a_bundled_benchmark_goes_to_the_cache(
+        bench_bytes: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import fastplay.benchmark.store as store
+
+    shipped = tmp_path / "tiny.jsonl.gz"
+    shipped.write_bytes(bench_bytes)
+    monkeypatch.setattr(store, "bundled_names", lambda: ["tiny"])
+    monkeypatch.setattr(store, "bundled_path", lambda name: str(shipped))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    engine = tmp_path / "last_point.py"
+    engine.write_text("def choose(board):\n    return board.legal_moves()[-1]\n")
+    args = ["score", "tiny", "--python", f"{engine}:choose", "--workers", "1", "--no-progress"]
+    assert main(args) == 0
+    first = capsys.readouterr().out
+    cached = tmp_path / "cache" / "fastplay" / "benchmarks" / "tiny.jsonl.gz"
+    assert "candidate completion" in first and cached.exists()
+    assert shipped.read_bytes() == bench_bytes  # the installed file is never written
+    assert main(args) == 0  # the second score reads the cache: nothing left to rate
+    second = capsys.readouterr().out
+    assert "candidate completion" not in second and " v2 (base " in second
+    assert first.splitlines()[-1] == second.splitlines()[-1]

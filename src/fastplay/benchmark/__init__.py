@@ -8,7 +8,7 @@ candidate's reference value minus the chosen move's, in win probability.
 
 * :mod:`~fastplay.benchmark.decisions` -- positions from game records;
 * :mod:`~fastplay.benchmark.reference` -- the filter and the reference values;
-* :mod:`~fastplay.benchmark.build` -- the build and candidate completion;
+* :mod:`~fastplay.benchmark.builder` -- the build and candidate completion;
 * :mod:`~fastplay.benchmark.store` -- the reproducible ``.jsonl.gz`` file;
 * :mod:`~fastplay.benchmark.score` -- engines, errors, PR;
 * :mod:`~fastplay.benchmark.cli` -- ``fastplay benchmark build | score | list``.
@@ -16,7 +16,7 @@ candidate's reference value minus the chosen move's, in win probability.
 The heavy part runs through :mod:`fastplay.backend` (local processes or Ray).
 """
 
-from fastplay.benchmark.build import build, complete
+from fastplay.benchmark.builder import build, complete
 from fastplay.benchmark.decisions import Decision, Position
 from fastplay.benchmark.reference import FilterSpec, ReferenceSpec
 from fastplay.benchmark.score import (BLUNDER, PR_SCALE, Chooser, GTPChooser, PythonChooser,

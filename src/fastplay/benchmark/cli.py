@@ -102,7 +102,7 @@ def cache_path(name: str) -> str:
 
 def _run_build(args: argparse.Namespace) -> int:
     from fastplay.backend import get_backend
-    from fastplay.benchmark.build import build
+    from fastplay.benchmark.builder import build
     from fastplay.benchmark.reference import FilterSpec, ReferenceSpec
     from fastplay.patterns import PatternDatabase
 
@@ -168,7 +168,7 @@ def _chooser(args: argparse.Namespace) -> Chooser:
 
 def _run_score(args: argparse.Namespace) -> int:
     from fastplay.backend import get_backend
-    from fastplay.benchmark.build import complete
+    from fastplay.benchmark.builder import complete
     from fastplay.benchmark.score import (breakdown, choose_all, score_choices, summarize)
 
     loaded = [_load(name) for name in args.benchmarks]

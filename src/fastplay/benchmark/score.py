@@ -11,7 +11,7 @@ A resignation is valued 0 (the game is lost), as is a move that is not
 legal; a decision the engine failed to answer (an error reply, a time-out)
 is left out of the rating and counted.  A legal move without a reference is
 first evaluated by a candidate-completion pass
-(:func:`fastplay.benchmark.build.complete`).
+(:func:`fastplay.benchmark.builder.complete`).
 
 Engines are GTP command lines (:class:`GTPChooser`: ``boardsize``,
 ``clear_board``, ``komi``, ``set_free_handicap`` for setup stones, ``play``

@@ -4,11 +4,14 @@ The build is a pure function of (records, options, seed):
 
 1. the records of the chosen size are read (:func:`read_records`) and the
    positions to consider proposed in a seeded order (:func:`propose`);
-2. they go through the reference filter in fixed chunks of
-   :data:`FILTER_CHUNK` (one task per position); the kept ones are accepted in
-   proposal order, at most ``per_game`` per record, until ``decisions`` are
-   accepted -- the same ones whatever the number of workers, since every
-   task is seeded by :func:`derive_seed` from the seed and its own key;
+2. they go through the reference filter in chunks (one task per
+   position; a chunk is at least :data:`FILTER_CHUNK` positions and 4 per
+   worker, so a fleet stays busy); the kept ones are accepted in proposal
+   order, at most ``per_game`` per record, until ``decisions`` are accepted
+   -- the same ones whatever the chunk or the number of workers, since every
+   task is seeded by :func:`derive_seed` from the seed and its own key and
+   a chunk only decides how many positions past the last accepted one were
+   filtered in vain;
 3. every candidate of every accepted decision is evaluated
    (:func:`evaluate`, one task per candidate: the unit of work a fleet of
    workers shares).
@@ -30,8 +33,7 @@ from fastplay.benchmark.store import Benchmark, Candidate, Entry
 
 __all__ = ["build", "complete", "FILTER_CHUNK"]
 
-#: Positions filtered per round of tasks (fixed, so the set of positions
-#: filtered does not depend on the number of workers).
+#: Least positions filtered per round of tasks (4 per worker when that is more).
 FILTER_CHUNK = 64
 
 T = TypeVar("T")
@@ -51,11 +53,12 @@ def _select(proposals: Sequence[Decision], wanted: int, per_game: int, spec: Fil
     """Filter the proposals chunk by chunk; the accepted decisions with their candidates."""
     accepted: list[tuple[Decision, list[tuple[str, float]]]] = []
     per_record: Counter[str] = Counter()
-    for start in range(0, len(proposals), FILTER_CHUNK):
-        chunk = list(proposals[start:start + FILTER_CHUNK])
+    step = max(FILTER_CHUNK, 4 * backend.workers)
+    for start in range(0, len(proposals), step):
+        chunk = list(proposals[start:start + step])
         tasks = [FilterTask(d, spec, reference, seed) for d in chunk]
         answers = _progress(backend.map(filter_decision, tasks), len(tasks),
-                            f"filter {start // FILTER_CHUNK + 1}", show)
+                            f"filter {start // step + 1}", show)
         for decision, candidates in zip(chunk, list(answers)):
             key = decision.id.split(":")[0]
             if candidates and per_record[key] < per_game and len(accepted) < wanted:
