@@ -169,9 +169,12 @@ def test_cli_build_score_and_errors(tmp_path: Path, capsys: pytest.CaptureFixtur
             "--per-game", "1", "--workers", "1", "--no-progress"]
     assert main(args) == 0
     assert "2 decisions" in capsys.readouterr().out
+    rows = tmp_path / "rows.jsonl"
     assert main(["score", str(out), "--engine", FASTPLAY_GTP, "--no-progress",
-                 "--workers", "1"]) == 0
+                 "--workers", "1", "--json", str(rows)]) == 0
     text = capsys.readouterr().out
+    lines = [json.loads(line) for line in rows.read_text().splitlines()]
+    assert len(lines) == 2 and all(0 <= row["error"] <= 1 for row in lines)
     last = text.strip().splitlines()[-1]
     assert "PR " in last and float(last.split("PR ")[1]) >= 0
     header = json.loads(gzip.decompress(out.read_bytes()).decode().splitlines()[0])

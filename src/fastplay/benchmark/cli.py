@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from fastplay.argtypes import finite_float, non_negative_int, positive_float, positive_int
 
 if TYPE_CHECKING:
-    from fastplay.benchmark.score import Chooser
+    from fastplay.benchmark.score import Choice, Chooser, Scored
     from fastplay.benchmark.store import Benchmark
 
 __all__ = ["main", "cache_path"]
@@ -79,6 +79,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="seconds per engine answer (default 120)")
     score.add_argument("--out", metavar="FILE",
                        help="where a bundled benchmark's completed references go")
+    score.add_argument("--json", metavar="FILE",
+                       help="write one JSON line per decision: move, value, best, error")
     score.add_argument("--no-completion", action="store_true",
                        help="score moves without references as illegal instead of rating them")
     _backend_options(score)
@@ -166,44 +168,84 @@ def _chooser(args: argparse.Namespace) -> Chooser:
         raise _Usage(f"--python: {exc}") from None
 
 
-def _run_score(args: argparse.Namespace) -> int:
+def _complete(bench: Benchmark, path: str, bundled: bool, name: str,
+              choices: Sequence[Choice], args: argparse.Namespace) -> None:
+    """Rate the chosen moves without a reference and save the extended file."""
     from fastplay.backend import get_backend
     from fastplay.benchmark.builder import complete
-    from fastplay.benchmark.score import (breakdown, choose_all, score_choices, summarize)
 
+    wanted = [(c.index, c.move) for c in choices if c.move is not None]
+    with get_backend(args.backend, workers=args.workers, address=args.address) as backend:
+        added = complete(bench, wanted, backend, progress=not args.no_progress)
+    if added:
+        target = args.out or (cache_path(name) if bundled else path)
+        os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
+        bench.save(target)
+        print(f"candidate completion: {added} new references -> {target}")
+
+
+def _report(chooser: Chooser, bench: Benchmark, choices: Sequence[Choice],
+            scored: Sequence[Scored]) -> None:
+    from fastplay.benchmark.score import breakdown, summarize
+
+    failed = [c for c in choices if c.move is None]
+    print(f"{chooser.name} on {bench.label}:")
+    for phase, summary in breakdown(bench, scored).items():
+        print("  " + summary.line(phase))
+    resigns = sum(s.kind == "resign" for s in scored)
+    illegal = sum(s.kind == "illegal" for s in scored)
+    print(f"  resigned {resigns}, illegal {illegal}, unanswered {len(failed)}"
+          + (f" (first: {failed[0].failure})" if failed else ""))
+    print("  " + summarize(scored).line("all"))
+
+
+def _json_lines(bench: Benchmark, choices: Sequence[Choice], scored: Sequence[Scored]
+                ) -> list[str]:
+    """One JSON line per decision: the engine's move, its value and error (or why none)."""
+    import json
+
+    by_index = {s.index: s for s in scored}
+    lines = []
+    for choice in choices:
+        entry = bench.entries[choice.index]
+        row: dict[str, object] = {"benchmark": bench.label, "id": entry.decision.id,
+                                  "phase": entry.decision.phase, "best": entry.best.move,
+                                  "best_value": entry.best.value}
+        found = by_index.get(choice.index)
+        if found is None:
+            row["failure"] = choice.failure
+        else:
+            row.update(move=found.move, value=found.value, error=round(found.error, 5),
+                       kind=found.kind)
+        lines.append(json.dumps(row, sort_keys=True))
+    return lines
+
+
+def _run_score(args: argparse.Namespace) -> int:
+    from fastplay.benchmark.score import choose_all, score_choices, summarize
+
+    if args.out and len(args.benchmarks) > 1:
+        raise _Usage("--out takes one benchmark at a time")
     loaded = [_load(name) for name in args.benchmarks]
     chooser = _chooser(args)
     if args.name:
         chooser.name = args.name
-    everything = []
+    everything: list[Scored] = []
+    lines: list[str] = []
     try:
         for (bench, path, bundled), name in zip(loaded, args.benchmarks):
-            choices = choose_all(chooser, bench, args.jobs,
-                                 progress=not args.no_progress)
-            failed = [c for c in choices if c.move is None]
+            choices = choose_all(chooser, bench, args.jobs, progress=not args.no_progress)
             if not args.no_completion:
-                wanted = [(c.index, c.move) for c in choices if c.move is not None]
-                with get_backend(args.backend, workers=args.workers,
-                                 address=args.address) as backend:
-                    added = complete(bench, wanted, backend,
-                                     progress=not args.no_progress)
-                if added:
-                    target = args.out or (cache_path(name) if bundled else path)
-                    os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
-                    bench.save(target)
-                    print(f"candidate completion: {added} new references -> {target}")
+                _complete(bench, path, bundled, name, choices, args)
             scored = score_choices(bench, choices)
             everything += scored
-            print(f"{chooser.name} on {bench.label}:")
-            for phase, summary in breakdown(bench, scored).items():
-                print("  " + summary.line(phase))
-            resigns = sum(s.kind == "resign" for s in scored)
-            illegal = sum(s.kind == "illegal" for s in scored)
-            print(f"  resigned {resigns}, illegal {illegal}, unanswered {len(failed)}"
-                  + (f" (first: {failed[0].failure})" if failed else ""))
-            print("  " + summarize(scored).line("all"))
+            lines += _json_lines(bench, choices, scored)
+            _report(chooser, bench, choices, scored)
     finally:
         chooser.close()
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            handle.write("".join(line + "\n" for line in lines))
     total = summarize(everything)
     print(f"{chooser.name}: {total.decisions} decisions  PR {total.pr:.2f}")
     return 0

@@ -116,7 +116,18 @@ class GTPChooser(Chooser):
         return engine
 
     def choose(self, position: Position) -> str:
+        """Set the position up and ask; an engine that timed out is restarted
+        (its late answer would be taken for the next one) and the error raised."""
+        from fastplay.match import EngineTimeoutError
+
         engine = self._engine()
+        try:
+            return self._ask(engine, position)
+        except EngineTimeoutError:
+            engine.restart()
+            raise
+
+    def _ask(self, engine: GTPClient, position: Position) -> str:
         engine.send(f"boardsize {position.size}")
         engine.send("clear_board")
         engine.send(f"komi {position.komi:g}")
