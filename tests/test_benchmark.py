@@ -224,3 +224,19 @@ def test_completion_of_a_bundled_benchmark_goes_to_the_cache(
     second = capsys.readouterr().out
     assert "candidate completion" not in second and " v2 (base " in second
     assert first.splitlines()[-1] == second.splitlines()[-1]
+
+
+def test_rerate_keeps_decisions_and_moves_with_another_reference(bench: Benchmark) -> None:
+    from fastplay.benchmark import rerate
+
+    other = ReferenceSpec(visits=48, repeats=2, patterns="mc_uniform", prior="none")
+    with LocalBackend(workers=1) as backend:
+        second = rerate(bench, other, backend, limit=2)
+        again = rerate(bench, other, backend, limit=2)
+    assert second.to_bytes() == again.to_bytes() and len(second.entries) == 2
+    for old, new in zip(bench.entries, second.entries):
+        assert old.decision == new.decision
+        assert {c.move for c in old.candidates} == {c.move for c in new.candidates}
+    assert second.reference["patterns"] == "mc_uniform" and second.base != bench.base
+    assert [c.value for e in second.entries for c in e.candidates] != \
+        [c.value for e in bench.entries[:2] for c in e.candidates]

@@ -16,14 +16,14 @@ candidate's reference value minus the chosen move's, in win probability.
 The heavy part runs through :mod:`fastplay.backend` (local processes or Ray).
 """
 
-from fastplay.benchmark.builder import build, complete
+from fastplay.benchmark.builder import build, complete, rerate
 from fastplay.benchmark.decisions import Decision, Position
 from fastplay.benchmark.reference import FilterSpec, ReferenceSpec
 from fastplay.benchmark.score import (BLUNDER, PR_SCALE, Chooser, GTPChooser, PythonChooser,
                                       choose_all, score_choices, summarize)
 from fastplay.benchmark.store import Benchmark, BenchmarkError, bundled_names, open_benchmark
 
-__all__ = ["build", "complete", "Decision", "Position", "FilterSpec", "ReferenceSpec",
+__all__ = ["build", "complete", "rerate", "Decision", "Position", "FilterSpec", "ReferenceSpec",
            "Chooser", "GTPChooser", "PythonChooser", "choose_all", "score_choices",
            "summarize", "Benchmark", "BenchmarkError", "bundled_names", "open_benchmark",
            "BLUNDER", "PR_SCALE"]

@@ -31,7 +31,7 @@ from fastplay.benchmark.reference import (CandidateTask, Evaluation, FilterSpec,
                                           ReferenceSpec, evaluate, filter_decision)
 from fastplay.benchmark.store import Benchmark, Candidate, Entry
 
-__all__ = ["build", "complete", "FILTER_CHUNK"]
+__all__ = ["build", "complete", "rerate", "FILTER_CHUNK"]
 
 #: Least positions filtered per round of tasks (4 per worker when that is more).
 FILTER_CHUNK = 64
@@ -146,3 +146,31 @@ def complete(benchmark: Benchmark, wanted: Iterable[tuple[int, str]], backend: B
                                                version))
     benchmark.version = version
     return len(tasks)
+
+
+def rerate(benchmark: Benchmark, reference: ReferenceSpec, backend: Backend, *,
+           limit: int | None = None, name: str | None = None,
+           progress: bool = False) -> Benchmark:
+    """The same decisions and candidates rated by another reference player.
+
+    A reference built with one player can favour engines that think like it;
+    re-rating the candidates with another (other playouts, prior or visits)
+    and comparing the engines' order under both checks that the choice of
+    reference player does not decide the comparison.  The first ``limit``
+    decisions are kept (all by default); every candidate, completions
+    included, gets a version-1 value from ``reference`` and the benchmark's seed.
+    """
+    entries = benchmark.entries[:limit]
+    tasks = [CandidateTask(e.decision.position, e.decision.id, c.move, reference,
+                           benchmark.seed) for e in entries for c in e.candidates]
+    values = iter(list(_progress(backend.map(evaluate, tasks), len(tasks), "re-rating",
+                                 progress)))
+    rated = []
+    for entry in entries:
+        new = Entry(entry.decision)
+        for candidate in entry.candidates:
+            found = next(values)
+            new.add(Candidate(candidate.move, found.value, found.se, candidate.source, 1))
+        rated.append(new)
+    return Benchmark(name or f"{benchmark.name}-rerated", benchmark.size, benchmark.seed,
+                     dict(benchmark.filter), reference.to_json(), rated)
