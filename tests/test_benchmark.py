@@ -240,3 +240,20 @@ def test_rerate_keeps_decisions_and_moves_with_another_reference(bench: Benchmar
     assert second.reference["patterns"] == "mc_uniform" and second.base != bench.base
     assert [c.value for e in second.entries for c in e.candidates] != \
         [c.value for e in bench.entries[:2] for c in e.candidates]
+
+
+def test_an_unrated_legal_move_is_left_out_and_an_illegal_one_counts_zero(
+        bench: Benchmark) -> None:
+    from fastplay.benchmark.score import Choice
+
+    entry = bench.entries[0]
+    board = entry.decision.position.board()
+    unrated = next(m for m in board.legal_moves() if entry.value_of(m) is None)
+    occupied = next(m for _, m in reversed(bench.entries[1].decision.position.moves)
+                    if m != "pass")  # a stone of decision 1
+    scored = score_choices(bench, [Choice(0, unrated), Choice(1, occupied),
+                                   Choice(2, None, "timed out")])
+    assert [s.kind for s in scored] == ["unrated", "illegal"]
+    assert scored[1].error == bench.entries[1].best.value
+    summary = summarize(scored)
+    assert summary.decisions == 1 and summary.pr == pytest.approx(PR_SCALE * scored[1].error)

@@ -82,7 +82,8 @@ def _parser() -> argparse.ArgumentParser:
     score.add_argument("--json", metavar="FILE",
                        help="write one JSON line per decision: move, value, best, error")
     score.add_argument("--no-completion", action="store_true",
-                       help="score moves without references as illegal instead of rating them")
+                       help="leave out decisions whose chosen move has no reference "
+                            "instead of rating it")
     _backend_options(score)
     sub.add_parser("list", help="the bundled benchmarks")
     return parser
@@ -194,8 +195,10 @@ def _report(chooser: Chooser, bench: Benchmark, choices: Sequence[Choice],
         print("  " + summary.line(phase))
     resigns = sum(s.kind == "resign" for s in scored)
     illegal = sum(s.kind == "illegal" for s in scored)
+    unrated = sum(s.kind == "unrated" for s in scored)
     print(f"  resigned {resigns}, illegal {illegal}, unanswered {len(failed)}"
-          + (f" (first: {failed[0].failure})" if failed else ""))
+          + (f" (first: {failed[0].failure})" if failed else "")
+          + (f", unrated {unrated} (left out: --no-completion)" if unrated else ""))
     print("  " + summarize(scored).line("all"))
 
 

@@ -11,7 +11,8 @@ A resignation is valued 0 (the game is lost), as is a move that is not
 legal; a decision the engine failed to answer (an error reply, a time-out)
 is left out of the rating and counted.  A legal move without a reference is
 first evaluated by a candidate-completion pass
-(:func:`fastplay.benchmark.builder.complete`).
+(:func:`fastplay.benchmark.builder.complete`); without that pass it is
+left out too (``"unrated"``).
 
 Engines are GTP command lines (:class:`GTPChooser`: ``boardsize``,
 ``clear_board``, ``komi``, ``set_free_handicap`` for setup stones, ``play``
@@ -197,11 +198,22 @@ class Scored:
     value: float
     error: float
     best: bool
-    kind: str  # "move", "resign" or "illegal"
+    kind: str  # "move", "resign", "illegal" or "unrated" (legal, no reference)
+
+
+def _legal(position: Position, move: str) -> bool:
+    try:
+        return position.board().is_legal(move)
+    except ValueError:  # not a vertex of this board
+        return False
 
 
 def score_choices(benchmark: Benchmark, choices: Sequence[Choice]) -> list[Scored]:
-    """Errors of the answered decisions (completion must have run first)."""
+    """Errors of the answered decisions.
+
+    Run candidate completion first: a legal move without a reference is
+    kept as kind ``"unrated"`` (error 0), which :func:`summarize` leaves out.
+    """
     out = []
     for choice in choices:
         if choice.move is None:
@@ -212,6 +224,8 @@ def score_choices(benchmark: Benchmark, choices: Sequence[Choice]) -> list[Score
         kind = "move"
         if choice.move == "resign":
             kind, value = "resign", 0.0
+        elif value is None and _legal(entry.decision.position, choice.move):
+            kind, value = "unrated", best.value
         elif value is None:
             kind, value = "illegal", 0.0
         error = max(0.0, best.value - value)
@@ -238,7 +252,9 @@ class Summary:
 
 
 def summarize(scored: Sequence[Scored]) -> Summary:
-    """PR = mean error x 500 with a normal 95 % interval (module docstring)."""
+    """PR = mean error x 500 with a normal 95 % interval (module docstring);
+    ``"unrated"`` decisions are left out."""
+    scored = [s for s in scored if s.kind != "unrated"]
     n = len(scored)
     if n == 0:
         return Summary(0, math.nan, math.nan, math.nan, math.nan, math.nan)
