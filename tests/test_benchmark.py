@@ -257,3 +257,64 @@ def test_an_unrated_legal_move_is_left_out_and_an_illegal_one_counts_zero(
     assert scored[1].error == bench.entries[1].best.value
     summary = summarize(scored)
     assert summary.decisions == 1 and summary.pr == pytest.approx(PR_SCALE * scored[1].error)
+
+
+def test_decisions_are_unique_positions_whose_choice_matters(bench: Benchmark) -> None:
+    from fastplay.benchmark.builder import position_key, significant
+
+    keys = [position_key(e.decision) for e in bench.entries]
+    assert len(set(keys)) == len(keys)
+    assert all(significant(e, FILTER.significance) for e in bench.entries)
+    # The same stones reached in another order are the same decision.
+    a = Position(9, 7.5, (), (), "B", (("B", "C3"), ("W", "G7"), ("B", "C7"), ("W", "G3")))
+    b = Position(9, 7.5, (), (), "B", (("B", "C7"), ("W", "G3"), ("B", "C3"), ("W", "G7")))
+    c = Position(9, 6.5, (), (), "B", a.moves)
+    ids = [Decision_(p) for p in (a, b, c)]
+    assert position_key(ids[0]) == position_key(ids[1]) != position_key(ids[2])
+
+
+def Decision_(position: Position) -> Any:
+    from fastplay.benchmark.decisions import Decision
+
+    return Decision("x:0", "x", len(position.moves), position, "E5", "opening", 4)
+
+
+def test_significance_rule() -> None:
+    from fastplay.benchmark.builder import significant
+    from fastplay.benchmark.decisions import Decision
+    from fastplay.benchmark.store import Candidate, Entry
+
+    position = Position(9, 7.5, (), (), "B", ())
+    entry = Entry(Decision("x:0", "x", 0, position, "E5", "opening", 0))
+    entry.add(Candidate("E5", 0.60, 0.01, "filter", 1))
+    entry.add(Candidate("C3", 0.57, 0.01, "filter", 1))
+    assert significant(entry, 2.0)  # 0.03 > 2 * 0.0141
+    assert not significant(entry, 2.2)
+    tie = Entry(entry.decision, [Candidate("E5", 1.0, 0.0, "filter", 1),
+                                 Candidate("C3", 1.0, 0.0, "filter", 1)])
+    assert not significant(tie, 2.0)  # all equal: nothing to choose
+
+
+def test_reuse_takes_known_values_and_gives_the_same_bytes(
+        bench_bytes: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    builder = sys.modules["fastplay.benchmark.builder"]
+    calls = []
+    real = builder.evaluate
+
+    def counting(task: Any) -> Any:
+        calls.append((task.decision_id, task.move))
+        return real(task)
+
+    monkeypatch.setattr(builder, "evaluate", counting)
+    with LocalBackend(workers=1) as backend:
+        again = build([RECORDS], 9, 3, 5, backend, per_game=2, filter_spec=FILTER,
+                      reference=REFERENCE, reuse=Benchmark.from_bytes(bench_bytes))
+        assert again.to_bytes() == bench_bytes
+        rated = len(calls)
+        other = ReferenceSpec(visits=65, repeats=2)  # other settings: nothing is reused
+        build([RECORDS], 9, 1, 5, backend, per_game=2, filter_spec=FILTER, reference=other,
+              reuse=Benchmark.from_bytes(bench_bytes))
+    kept = {(e.decision.id, c.move) for e in Benchmark.from_bytes(bench_bytes).entries
+            for c in e.candidates}
+    assert not kept & set(calls[:rated])  # only proposals the file does not hold were rated
+    assert kept & set(calls[rated:])  # with other settings the values are computed

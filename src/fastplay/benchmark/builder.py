@@ -4,25 +4,32 @@ The build is a pure function of (records, options, seed):
 
 1. the records of the chosen size are read (:func:`read_records`) and the
    positions to consider proposed in a seeded order (:func:`propose`);
-2. they go through the reference filter in chunks (one task per
-   position; a chunk is at least :data:`FILTER_CHUNK` positions and 4 per
-   worker, so a fleet stays busy); the kept ones are accepted in proposal
-   order, at most ``per_game`` per record, until ``decisions`` are accepted
-   -- the same ones whatever the chunk or the number of workers, since every
-   task is seeded by :func:`derive_seed` from the seed and its own key and
-   a chunk only decides how many positions past the last accepted one were
-   filtered in vain;
-3. every candidate of every accepted decision is evaluated
-   (:func:`evaluate`, one task per candidate: the unit of work a fleet of
-   workers shares).
+2. the proposals are taken in chunks (at least :data:`FILTER_CHUNK`, and 4
+   per worker so a fleet stays busy).  In each chunk, the proposals still
+   *open* -- their record under ``per_game`` decisions, their position
+   (:func:`position_key`: stones, side to move, komi, ko) not accepted yet
+   -- go through the reference filter (one task per position), and every
+   candidate of the kept ones is rated (:func:`evaluate`, one task per
+   candidate: the unit of work a fleet of workers shares);
+3. then the chunk's proposals are accepted in order if they are still open
+   and :func:`significant`: the worst candidate's reference value is below
+   the best's by more than ``FilterSpec.significance`` combined standard
+   errors, so the decision is not one that reference noise decides.  The
+   build stops when ``decisions`` are accepted.
 
-The benchmark holds the decisions in acceptance order.
+Every task is seeded by :func:`derive_seed` from the seed and its own key,
+and a proposal accepted in order was open before its chunk began, so the
+decisions, their candidates and their values do not depend on the chunk
+size, the number of workers or the backend.  The benchmark holds the
+decisions in acceptance order.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from fastplay.backend import Backend
@@ -31,7 +38,7 @@ from fastplay.benchmark.reference import (CandidateTask, Evaluation, FilterSpec,
                                           ReferenceSpec, evaluate, filter_decision)
 from fastplay.benchmark.store import Benchmark, Candidate, Entry
 
-__all__ = ["build", "complete", "rerate", "FILTER_CHUNK"]
+__all__ = ["build", "complete", "rerate", "position_key", "significant", "FILTER_CHUNK"]
 
 #: Least positions filtered per round of tasks (4 per worker when that is more).
 FILTER_CHUNK = 64
@@ -47,32 +54,117 @@ def _progress(items: Iterator[T], total: int, desc: str, show: bool) -> Iterator
     return iter(tqdm(items, total=total, desc=desc, unit="task", leave=False, disable=None))
 
 
-def _select(proposals: Sequence[Decision], wanted: int, per_game: int, spec: FilterSpec,
-            reference: ReferenceSpec, seed: int, backend: Backend, show: bool
-            ) -> list[tuple[Decision, list[tuple[str, float]]]]:
-    """Filter the proposals chunk by chunk; the accepted decisions with their candidates."""
-    accepted: list[tuple[Decision, list[tuple[str, float]]]] = []
-    per_record: Counter[str] = Counter()
+def position_key(decision: Decision) -> tuple[int, str, float, str | None]:
+    """What makes two decisions the same: the stones (Zobrist hash), the side
+    to move, the komi and the ko point."""
+    board = decision.position.board()
+    return (int(board.zobrist_hash), board.to_move, float(board.komi), board.ko_point)
+
+
+def significant(entry: Entry, z: float) -> bool:
+    """Whether the worst candidate is below the best by more than ``z``
+    combined standard errors (the references show that the choice matters)."""
+    best, worst = entry.candidates[0], entry.candidates[-1]
+    return best.value - worst.value > z * math.hypot(best.se, worst.se)
+
+
+@dataclass
+class _Selection:
+    """The state of the acceptance: what is accepted, and what is known."""
+
+    wanted: int
+    per_game: int
+    accepted: list[Entry] = field(default_factory=list)
+    per_record: Counter[str] = field(default_factory=Counter)
+    seen: set[tuple[int, str, float, str | None]] = field(default_factory=set)
+    known: dict[tuple[str, str], Evaluation] = field(default_factory=dict)
+
+    def open(self, decision: Decision, key: tuple[int, str, float, str | None]) -> bool:
+        """Whether ``decision`` could still be accepted (its record under the
+        cap, its position not accepted yet, decisions still wanted)."""
+        return (len(self.accepted) < self.wanted and key not in self.seen
+                and self.per_record[decision.id.split(":")[0]] < self.per_game)
+
+
+def _filter_chunk(chunk: Sequence[Decision], keys: Sequence[tuple[int, str, float, str | None]],
+                  state: _Selection, spec: FilterSpec, reference: ReferenceSpec, seed: int,
+                  backend: Backend, label: str, show: bool) -> list[list[tuple[str, float]]]:
+    """The filter's candidates for each proposal of the chunk still open ([] otherwise)."""
+    todo = [i for i, (d, k) in enumerate(zip(chunk, keys)) if state.open(d, k)]
+    tasks = [FilterTask(chunk[i], spec, reference, seed) for i in todo]
+    answers = list(_progress(backend.map(filter_decision, tasks), len(tasks),
+                             f"filter {label}", show))
+    out: list[list[tuple[str, float]]] = [[] for _ in chunk]
+    for i, answer in zip(todo, answers):
+        out[i] = answer
+    return out
+
+
+def _rate(chunk: Sequence[Decision], candidates: Sequence[list[tuple[str, float]]],
+          state: _Selection, reference: ReferenceSpec, seed: int, backend: Backend,
+          label: str, show: bool) -> None:
+    """Evaluate every candidate of the chunk's kept proposals not known yet."""
+    tasks = [CandidateTask(d.position, d.id, move, reference, seed)
+             for d, found in zip(chunk, candidates) for move, _ in found
+             if (d.id, move) not in state.known]
+    values = list(_progress(backend.map(evaluate, tasks), len(tasks), f"references {label}",
+                            show))
+    for task, value in zip(tasks, values):
+        state.known[(task.decision_id, task.move)] = value
+
+
+def _entry(decision: Decision, candidates: list[tuple[str, float]], state: _Selection) -> Entry:
+    entry = Entry(decision)
+    for move, _ in candidates:
+        found = state.known[(decision.id, move)]
+        entry.add(Candidate(move, found.value, found.se,
+                            "game" if move == decision.game_move else "filter", 1))
+    return entry
+
+
+def _select(proposals: Sequence[Decision], state: _Selection, spec: FilterSpec,
+            reference: ReferenceSpec, seed: int, backend: Backend, show: bool) -> None:
+    """Accept decisions in proposal order, chunk by chunk (module docstring).
+
+    Per chunk, the proposals still open are filtered and the candidates of
+    the kept ones rated; then each proposal in order is accepted if it is
+    still open and significant.  A proposal accepted in order was open
+    before its chunk, so it was rated: the result does not depend on the
+    chunk size.
+    """
     step = max(FILTER_CHUNK, 4 * backend.workers)
     for start in range(0, len(proposals), step):
         chunk = list(proposals[start:start + step])
-        tasks = [FilterTask(d, spec, reference, seed) for d in chunk]
-        answers = _progress(backend.map(filter_decision, tasks), len(tasks),
-                            f"filter {start // step + 1}", show)
-        for decision, candidates in zip(chunk, list(answers)):
-            key = decision.id.split(":")[0]
-            if candidates and per_record[key] < per_game and len(accepted) < wanted:
-                per_record[key] += 1
-                accepted.append((decision, candidates))
-        if len(accepted) >= wanted:
-            break
-    return accepted
+        keys = [position_key(d) for d in chunk]
+        label = str(start // step + 1)
+        candidates = _filter_chunk(chunk, keys, state, spec, reference, seed, backend, label,
+                                   show)
+        _rate(chunk, candidates, state, reference, seed, backend, label, show)
+        for decision, key, found in zip(chunk, keys, candidates):
+            if not found or not state.open(decision, key):
+                continue
+            entry = _entry(decision, found, state)
+            if significant(entry, spec.significance):
+                state.accepted.append(entry)
+                state.seen.add(key)
+                state.per_record[decision.id.split(":")[0]] += 1
+        if len(state.accepted) >= state.wanted:
+            return
+
+
+def _reusable(reuse: Benchmark | None, reference: ReferenceSpec, seed: int
+              ) -> dict[tuple[str, str], Evaluation]:
+    """The evaluations of ``reuse`` made with the same reference settings and seed."""
+    if reuse is None or reuse.seed != seed or reuse.reference != reference.to_json():
+        return {}
+    return {(e.decision.id, c.move): Evaluation(c.move, c.value, c.se)
+            for e in reuse.entries for c in e.candidates}
 
 
 def build(inputs: Iterable[str], size: int, decisions: int, seed: int, backend: Backend, *,
           name: str | None = None, per_game: int = 5, komi: float | None = None,
           filter_spec: FilterSpec = FilterSpec(), reference: ReferenceSpec = ReferenceSpec(),
-          progress: bool = False) -> Benchmark:
+          progress: bool = False, reuse: Benchmark | None = None) -> Benchmark:
     """Build a benchmark of up to ``decisions`` decisions (module docstring).
 
     Args:
@@ -84,30 +176,21 @@ def build(inputs: Iterable[str], size: int, decisions: int, seed: int, backend: 
         name: the benchmark's name (default ``"{size}x{size}"``).
         per_game: at most this many decisions per record.
         komi: replaces each record's komi when given.
+        reuse: an earlier benchmark built with the same reference settings
+            and seed: its candidates' values are taken instead of being
+            computed again (they are pure functions of their task), so the
+            result is the same, faster.
 
     Raises ``ValueError`` when no record of that size can be read.
     """
     records = read_records(inputs, size, komi)
     if not records:
         raise ValueError(f"no readable {size}x{size} game record among the inputs")
-    proposals = propose(records, seed, per_record=2 * per_game)
-    accepted = _select(proposals, decisions, per_game, filter_spec, reference, seed, backend,
-                       progress)
-    tasks = [CandidateTask(d.position, d.id, move, reference, seed)
-             for d, candidates in accepted for move, _ in candidates]
-    values = _progress(backend.map(evaluate, tasks), len(tasks), "references", progress)
-    by_key: dict[tuple[str, str], Evaluation] = {
-        (task.decision_id, task.move): value for task, value in zip(tasks, list(values))}
-    entries = []
-    for decision, candidates in accepted:
-        entry = Entry(decision)
-        for move, _ in candidates:
-            found = by_key[(decision.id, move)]
-            entry.add(Candidate(move, found.value, found.se,
-                                "game" if move == decision.game_move else "filter", 1))
-        entries.append(entry)
-    return Benchmark(name or f"{size}x{size}", size, seed, vars(filter_spec).copy(),
-                     reference.to_json(), entries)
+    state = _Selection(decisions, per_game, known=_reusable(reuse, reference, int(seed)))
+    _select(propose(records, int(seed), per_record=2 * per_game), state, filter_spec,
+            reference, int(seed), backend, progress)
+    return Benchmark(name or f"{size}x{size}", size, int(seed), vars(filter_spec).copy(),
+                     reference.to_json(), state.accepted)
 
 
 def complete(benchmark: Benchmark, wanted: Iterable[tuple[int, str]], backend: Backend,

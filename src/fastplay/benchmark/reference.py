@@ -46,12 +46,16 @@ class FilterSpec:
         min_share: a proposed move needs at least this share of the visits.
         margin: the filter values of the candidates must span at least this
             much (win probability) for the position to be kept.
+        significance: after rating, the worst candidate must be below the
+            best by more than this many combined standard errors
+            (:func:`fastplay.benchmark.builder.significant`).
     """
 
     visits: int = 2000
     top: int = 4
     min_share: float = 0.02
     margin: float = 0.05
+    significance: float = 2.0
 
 
 @dataclass(frozen=True)
