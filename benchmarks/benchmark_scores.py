@@ -8,7 +8,9 @@ settings and seed), and every engine is scored against that one extended
 benchmark -- so all the PRs of a table use the same references, whose
 version and base the table names.  The extended benchmark is written to
 ``--extended`` (default: beside ``--out``); ``--choices FILE`` keeps the
-answers, so a rerun (say with another engine added) asks only the new ones.
+answers by decision id, so a rerun (another engine added, or a rebuilt
+benchmark that keeps some decisions) asks only for the decisions not
+answered yet; the time shown is the sum over the runs.
 
 The engines are those of ``benchmarks/RESULTS.md`` ("Decision benchmark"):
 fastplay's search at 1,000, 5,000 and 20,000 visits (``fastplay gtp
@@ -28,8 +30,8 @@ import time
 from typing import Any
 
 from fastplay.backend import get_backend
-from fastplay.benchmark import (Chooser, GTPChooser, PythonChooser, choose_all, complete,
-                                open_benchmark, score_choices, summarize)
+from fastplay.benchmark import (Benchmark, Chooser, GTPChooser, PythonChooser, choose_all,
+                                complete, open_benchmark, score_choices, summarize)
 from fastplay.benchmark.engines import (policy_mc_mogo_classic, policy_mc_montegnu_classic,
                                         policy_mc_uniform)
 from fastplay.benchmark.score import Choice, breakdown
@@ -63,22 +65,48 @@ def _chooser(name: str, kind: str, what: Any) -> Chooser:
     return chooser
 
 
-def _load_choices(path: str | None) -> dict[str, tuple[list[Choice], float]]:
+Answers = dict[str, tuple[str | None, str | None]]  # decision id -> (move, failure)
+
+
+def _load_answers(path: str | None) -> dict[str, tuple[Answers, float]]:
+    """Saved answers per engine, keyed by decision id (so they survive a rebuild
+    that keeps some decisions), and the seconds the engine took."""
     if not path or not os.path.exists(path):
         return {}
     with open(path, encoding="utf-8") as handle:
         data = json.load(handle)
-    return {name: ([Choice(*c) for c in row["choices"]], row["seconds"])
+    return {name: ({k: (v[0], v[1]) for k, v in row["answers"].items()}, row["seconds"])
             for name, row in data["engines"].items()}
 
 
-def _save_choices(path: str, label: str, choices: dict[str, list[Choice]],
-                  seconds: dict[str, float]) -> None:
-    engines = {name: {"seconds": seconds[name],
-                      "choices": [[c.index, c.move, c.failure] for c in found]}
-               for name, found in choices.items()}
+def _save_answers(path: str, answers: dict[str, tuple[Answers, float]]) -> None:
+    engines = {name: {"seconds": seconds, "answers": {k: list(v) for k, v in found.items()}}
+               for name, (found, seconds) in answers.items()}
     with open(path, "w", encoding="utf-8") as handle:
-        json.dump({"benchmark": label, "engines": engines}, handle)
+        json.dump({"engines": engines}, handle)
+
+
+def _ask(name: str, bench: Benchmark, saved: Answers, jobs: int) -> tuple[list[Choice], float]:
+    """The engine's choices on ``bench``: saved answers where there are, the
+    engine asked for the other decisions (and the seconds that took)."""
+    missing = [i for i, e in enumerate(bench.entries) if e.decision.id not in saved]
+    seconds = 0.0
+    asked: dict[int, Choice] = {}
+    if missing:
+        kind, what = engines(bench.size)[name]
+        chooser = _chooser(name, kind, what)
+        part = Benchmark(bench.name, bench.size, bench.seed, bench.filter, bench.reference,
+                         [bench.entries[i] for i in missing], bench.version)
+        start = time.perf_counter()
+        try:
+            found = choose_all(chooser, part, jobs=jobs if kind == "gtp" else 1, progress=True)
+        finally:
+            chooser.close()
+        seconds = time.perf_counter() - start
+        asked = {missing[c.index]: Choice(missing[c.index], c.move, c.failure) for c in found}
+        print(f"{name}: {len(missing)} decisions answered in {seconds:.0f} s", file=sys.stderr)
+    out = [asked.get(i) or Choice(i, *saved[e.decision.id]) for i, e in enumerate(bench.entries)]
+    return out, seconds
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,25 +123,17 @@ def main(argv: list[str] | None = None) -> int:
     bench, _ = open_benchmark(args.benchmark)
     table = engines(bench.size)
     names = args.only or list(table)
-    saved = _load_choices(args.choices)
+    saved = _load_answers(args.choices)
     choices: dict[str, list[Choice]] = {}
     seconds: dict[str, float] = {}
     for name in names:
-        if name in saved:  # answered by an earlier run (--choices)
-            choices[name], seconds[name] = saved[name]
-            continue
-        kind, what = table[name]
-        chooser = _chooser(name, kind, what)
-        start = time.perf_counter()
-        try:
-            choices[name] = choose_all(chooser, bench, jobs=args.jobs if kind == "gtp" else 1,
-                                       progress=True)
-        finally:
-            chooser.close()
-        seconds[name] = time.perf_counter() - start
-        print(f"{name}: answered in {seconds[name]:.0f} s", file=sys.stderr)
+        known, before = saved.get(name, ({}, 0.0))
+        choices[name], spent = _ask(name, bench, known, args.jobs)
+        seconds[name] = before + spent
+        ids = {bench.entries[c.index].decision.id: (c.move, c.failure) for c in choices[name]}
+        saved[name] = ({**known, **ids}, seconds[name])
         if args.choices:
-            _save_choices(args.choices, bench.label, choices, seconds)
+            _save_answers(args.choices, saved)
     wanted = [(c.index, c.move) for found in choices.values() for c in found
               if c.move is not None]
     with get_backend("local", workers=args.workers) as backend:
