@@ -20,14 +20,25 @@ tags what it added, so a score can say which references it used.  ``base``
 identifies the build (its options and decisions) and never changes.  Keys
 are sorted, the gzip header carries no name and no time, so the same build
 gives the same bytes.
+
+Reading checks the file (:class:`BenchmarkError` names the file and the
+line): the header's keys and the reference settings (exactly the
+:class:`~fastplay.benchmark.reference.ReferenceSpec` fields plus
+``method``), the number of decision lines against ``decisions``, that each
+position replays, that its candidates are distinct legal moves there with
+finite values in [0, 1] and standard errors >= 0.  A trailing empty line is
+tolerated.  Writing refuses values that are not finite.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import gzip
 import hashlib
 import io
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from importlib import resources
@@ -40,6 +51,11 @@ __all__ = ["Candidate", "Entry", "Benchmark", "BenchmarkError", "FORMAT", "bundl
 
 FORMAT = "fastplay-benchmark"
 FORMAT_VERSION = 1
+
+#: The header's keys (besides ``format`` and ``format_version``) and their types.
+HEADER_TYPES: dict[str, type] = {"name": str, "size": int, "seed": int, "version": int,
+                                 "filter": dict, "reference": dict, "decisions": int,
+                                 "base": str}
 
 
 class BenchmarkError(ValueError):
@@ -129,8 +145,18 @@ class Benchmark:
                 "filter": self.filter, "reference": self.reference,
                 "decisions": len(self.entries), "base": self.base}
 
+    def _check_finite(self) -> None:
+        """:class:`BenchmarkError` naming the first decision with a NaN or infinite value."""
+        for entry in self.entries:
+            for c in entry.candidates:
+                if not (math.isfinite(c.value) and math.isfinite(c.se)):
+                    raise BenchmarkError(f"decision {entry.decision.id}: candidate {c.move} "
+                                         f"has value {c.value!r}, se {c.se!r}: not finite")
+
     def to_bytes(self) -> bytes:
-        """The file's bytes (gzip, level 9, no name, mtime 0)."""
+        """The file's bytes (gzip, level 9, no name, mtime 0); :class:`BenchmarkError`
+        naming the decision for a value that is not finite."""
+        self._check_finite()
         lines = [self.header()] + [e.to_json() for e in self.entries]
         text = "".join(json.dumps(line, sort_keys=True, separators=(",", ":"),
                                   allow_nan=False) + "\n" for line in lines)
@@ -141,16 +167,54 @@ class Benchmark:
         return buffer.getvalue()
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the file atomically (a temporary file renamed over ``path``)."""
-        temporary = f"{os.fspath(path)}.tmp{os.getpid()}"
-        with open(temporary, "wb") as handle:
-            handle.write(self.to_bytes())
-        os.replace(temporary, path)
+        """Write the file atomically (a temporary file renamed over ``path``,
+        removed if the write or the rename fails).
+
+        A value that JSON cannot hold (NaN, infinite) is a
+        :class:`BenchmarkError` naming the file, raised before anything is written.
+        """
+        name = os.fspath(path)
+        try:
+            data = self.to_bytes()
+        except ValueError as exc:  # BenchmarkError included; json's allow_nan=False
+            raise BenchmarkError(f"{name}: not written: {exc}") from None
+        temporary = f"{name}.tmp{os.getpid()}"
+        try:
+            with open(temporary, "wb") as handle:
+                handle.write(data)
+            os.replace(temporary, name)
+        finally:
+            with contextlib.suppress(OSError):
+                os.remove(temporary)
+
+    @property
+    def refs(self) -> str:
+        """A short digest of every candidate's move, value and standard error."""
+        text = json.dumps([[[c.move, c.value, c.se] for c in e.candidates]
+                           for e in self.entries])
+        return hashlib.sha256(text.encode()).hexdigest()[:8]
 
     @property
     def label(self) -> str:
-        """``"NAME vVERSION (base BASE)"``: which references a score used."""
-        return f"{self.name} v{self.version} (base {self.base})"
+        """``"NAME vVERSION (base BASE, refs REFS)"``: which references a score used
+        (two files of one version and base with different candidates differ in REFS)."""
+        return f"{self.name} v{self.version} (base {self.base}, refs {self.refs})"
+
+    def merge(self, other: Benchmark) -> int:
+        """Add every candidate of ``other`` (the same build: same ``base``) that
+        this benchmark lacks, tagged with version ``self.version + 1``; the
+        version is raised when some were added.  Returns how many were."""
+        if other.base != self.base or len(other.entries) != len(self.entries):
+            raise ValueError(f"cannot merge {other.label} into {self.label}: another build")
+        version, added = self.version + 1, 0
+        for mine, theirs in zip(self.entries, other.entries):
+            for candidate in theirs.candidates:
+                if mine.value_of(candidate.move) is None:
+                    mine.add(dataclasses.replace(candidate, version=version))
+                    added += 1
+        if added:
+            self.version = version
+        return added
 
     @classmethod
     def from_bytes(cls, data: bytes, source: str = "<bytes>") -> Benchmark:
@@ -160,6 +224,8 @@ class Benchmark:
         except (OSError, EOFError, UnicodeDecodeError) as exc:
             raise BenchmarkError(f"{source}: not a gzipped benchmark file: {exc}") from None
         lines = text.splitlines()
+        while lines and not lines[-1].strip():
+            lines.pop()  # a trailing empty line
         number = 1
         try:
             head = json.loads(lines[0]) if lines else None
@@ -168,19 +234,98 @@ class Benchmark:
             if head.get("format_version") != FORMAT_VERSION:
                 raise BenchmarkError(f"{source}: format_version "
                                      f"{head.get('format_version')!r} is not {FORMAT_VERSION}")
+            _check_header(head)
             entries = []
             for number, line in enumerate(lines[1:], 2):
                 entry = Entry.from_json(json.loads(line))
-                if entry.decision.position.size != head["size"] or not entry.candidates:
-                    raise ValueError("wrong size or no candidates")
+                _check_entry(entry, head["size"])
                 entries.append(entry)
-            return cls(str(head["name"]), int(head["size"]), int(head["seed"]),
-                       dict(head["filter"]), dict(head["reference"]), entries,
-                       int(head["version"]), str(head["base"]))
+            number = 1
+            if len(entries) != head["decisions"]:
+                raise ValueError(f"'decisions' is {head['decisions']} but the file has "
+                                 f"{len(entries)} decision line{'s' * (len(entries) != 1)}"
+                                 " (a truncated file?)")
+            return cls(head["name"], head["size"], head["seed"], dict(head["filter"]),
+                       dict(head["reference"]), entries, head["version"], head["base"])
         except BenchmarkError:
             raise
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise BenchmarkError(f"{source}: line {number}: {exc}") from None
+
+
+def _is(value: object, kind: type) -> bool:
+    """``isinstance`` where a bool is not an int."""
+    return isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+
+
+def _check_header(head: dict[str, Any]) -> None:
+    """``ValueError`` for a missing header key, a wrong type or a bad reference."""
+    for key, kind in HEADER_TYPES.items():
+        if key not in head:
+            raise ValueError(f"missing {key!r}")
+        if not _is(head[key], kind):
+            raise ValueError(f"{key!r} is not a JSON {kind.__name__}: {head[key]!r}")
+    if not 2 <= head["size"] <= 25:
+        raise ValueError(f"'size' {head['size']} is not between 2 and 25")
+    for key, least in (("seed", 0), ("version", 1), ("decisions", 0)):
+        if head[key] < least:
+            raise ValueError(f"{key!r} {head[key]} is below {least}")
+    _check_reference(head["reference"])
+
+
+def _check_reference(reference: dict[str, Any]) -> None:
+    """``ValueError`` unless ``reference`` is a ReferenceSpec's JSON (plus ``method``)."""
+    from fastplay.benchmark.reference import ReferenceSpec
+    from fastplay.patterns import PatternDatabase
+
+    expected = {f.name for f in dataclasses.fields(ReferenceSpec)} | {"method"}
+    missing, unknown = sorted(expected - set(reference)), sorted(set(reference) - expected)
+    if missing or unknown:
+        raise ValueError("'reference': " + "; ".join(
+            [f"missing {', '.join(map(repr, missing))}"] * bool(missing)
+            + [f"unknown {', '.join(map(repr, unknown))}"] * bool(unknown)))
+    checks = [("visits", _is(reference["visits"], int) and reference["visits"] >= 1,
+               "an integer >= 1"),
+              ("repeats", _is(reference["repeats"], int) and reference["repeats"] >= 2,
+               "an integer >= 2"),
+              ("patterns", reference["patterns"] in PatternDatabase.names(),
+               f"a built-in database ({', '.join(PatternDatabase.names())})"),
+              ("prior", _is(reference["prior"], str), "a string"),
+              ("method", _is(reference["method"], str), "a string")]
+    for key, good, what in checks:
+        if not good:
+            raise ValueError(f"'reference' {key!r} is not {what}: {reference[key]!r}")
+
+
+def _check_entry(entry: Entry, size: int) -> None:
+    """``ValueError`` unless the position replays and its candidates are
+    distinct legal moves there with finite values in [0, 1]."""
+    position = entry.decision.position
+    if position.size != size:
+        raise ValueError(f"size {position.size} is not the header's {size}")
+    if position.first not in ("B", "W"):
+        raise ValueError(f"'first' is not 'B' or 'W': {position.first!r}")
+    if not entry.candidates:
+        raise ValueError("no candidates")
+    try:
+        board = position.board()
+    except ValueError as exc:
+        raise ValueError(f"the position does not replay: {exc}") from None
+    seen: set[str] = set()
+    for c in entry.candidates:
+        if not (math.isfinite(c.value) and 0.0 <= c.value <= 1.0):
+            raise ValueError(f"candidate {c.move!r}: value {c.value!r} is not in [0, 1]")
+        if not (math.isfinite(c.se) and c.se >= 0.0):
+            raise ValueError(f"candidate {c.move!r}: se {c.se!r} is not finite and >= 0")
+        if c.move.upper() in seen:
+            raise ValueError(f"candidate {c.move!r} appears twice")
+        seen.add(c.move.upper())
+        try:
+            legal = board.is_legal(c.move)
+        except ValueError:  # not a vertex of this board
+            legal = False
+        if not legal:
+            raise ValueError(f"candidate {c.move!r} is not a legal move in this position")
 
 
 def bundled_names() -> list[str]:

@@ -1,0 +1,308 @@
+"""The decision benchmark's error paths: bad options, bad files, bad engines.
+
+Each test is a regression test of a problem a tester found: the benchmark
+file overwritten by ``--json``, a Python chooser's exception crashing the
+score, completions of two scores lost, options checked after the engine
+had answered, temporary files left behind, engines that never start,
+unvalidated files, a broken pipe reported as an error, ``--python``
+modules not found beside the user's files, the completion cache.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import subprocess_env
+from fastplay.backend import LocalBackend
+from fastplay.benchmark import (Benchmark, BenchmarkError, FilterSpec, PythonChooser,
+                                ReferenceSpec, build, choose_all, complete, open_benchmark)
+from fastplay.benchmark.cli import cache_path, main
+
+RECORDS = str(resources.files("fastplay") / "data")
+
+
+@pytest.fixture(scope="module")
+def tiny_bytes() -> bytes:
+    with LocalBackend(workers=1) as backend:
+        bench = build([RECORDS], 9, 2, 5, backend, per_game=1,
+                      filter_spec=FilterSpec(visits=64, top=3, margin=0.02),
+                      reference=ReferenceSpec(visits=48, repeats=2))
+    return bench.to_bytes()
+
+
+@pytest.fixture()
+def tiny(tiny_bytes: bytes, tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.jsonl.gz"
+    path.write_bytes(tiny_bytes)
+    return path
+
+
+def _chooser_file(folder: Path, body: str, name: str = "engine") -> str:
+    """A ``FILE.py:choose`` spec whose choose(board) runs ``body`` after
+    appending a line to ``calls.log`` beside it."""
+    path = folder / f"{name}.py"
+    log = folder / "calls.log"
+    path.write_text("import sys\n\n\ndef choose(board):\n"
+                    f"    with open({str(log)!r}, 'a') as handle:\n"
+                    "        handle.write('call\\n')\n"
+                    + "".join(f"    {line}\n" for line in body.splitlines()))
+    return f"{path}:choose"
+
+
+def _calls(folder: Path) -> int:
+    log = folder / "calls.log"
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+RESIGN = "return 'resign'"
+
+# A GTP engine in Python: logs its pid, then answers by its mode.
+FAKE_GTP = '''\
+import os, sys
+log, mode = sys.argv[1], sys.argv[2]
+with open(log, "a") as handle:
+    handle.write(f"{os.getpid()}\\n")
+if mode == "exit":
+    sys.exit(0)
+for line in sys.stdin:
+    words = line.split()
+    if not words or mode == "mute":
+        continue
+    if words[0] == "name":
+        reply = "= fake"
+    elif words[0] == "genmove":
+        reply = "= resign" if mode == "resign" else "? cannot"
+    else:
+        reply = "="
+    print(reply + "\\n", flush=True)
+    if words[0] == "quit":
+        break
+'''
+
+
+def _fake_gtp(folder: Path, mode: str) -> tuple[str, Path]:
+    script = folder / "fake_gtp.py"
+    script.write_text(FAKE_GTP)
+    log = folder / f"gtp-{mode}.log"
+    return f"{sys.executable} {script} {log} {mode}", log
+
+
+def _error_lines(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("fastplay benchmark: error:")]
+
+
+# -- 1. --json may not overwrite the benchmark, its cache or --out ---------------------
+
+
+# -- 2. a Python chooser's exception is an unanswered decision -------------------------
+
+
+# -- 3. labels identify the references; completions of two scores are merged -----------
+
+
+def test_the_label_identifies_the_candidates(tiny_bytes: bytes) -> None:
+    first, second = Benchmark.from_bytes(tiny_bytes), Benchmark.from_bytes(tiny_bytes)
+    assert first.label == second.label and ", refs " in first.label
+    candidate = second.entries[0].candidates[0]
+    second.entries[0].candidates[0] = dataclasses.replace(candidate, value=candidate.value / 2)
+    assert first.label != second.label
+    assert first.label.split(", refs ")[0] == second.label.split(", refs ")[0]
+
+
+def _stale(bench_bytes: bytes, path: Path) -> Callable[[str], tuple[Benchmark, str]]:
+    def open_stale(name: str) -> tuple[Benchmark, str]:
+        return Benchmark.from_bytes(bench_bytes, str(path)), str(path)
+    return open_stale
+
+
+def test_merge_adds_only_the_missing_candidates(tiny_bytes: bytes) -> None:
+    ours, theirs = Benchmark.from_bytes(tiny_bytes), Benchmark.from_bytes(tiny_bytes)
+    move = ours.entries[0].decision.position.board().legal_moves()[0]
+    with LocalBackend(workers=1) as backend:
+        assert complete(ours, [(0, move)], backend) == 1
+    assert theirs.merge(ours) == 1 and theirs.version == 2
+    assert theirs.entries[0].value_of(move) == ours.entries[0].value_of(move)
+    assert theirs.merge(ours) == 0 and theirs.version == 2
+    assert theirs.label == ours.label
+
+
+# -- 4. options are checked before the engine runs -------------------------------------
+
+
+def _deny_writing(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    access = os.access
+
+    def fake(path: Any, mode: int, *args: Any, **kwargs: Any) -> bool:
+        if mode & os.W_OK and os.path.realpath(path) == os.path.realpath(folder):
+            return False
+        return access(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", fake)
+
+
+# -- 5. save removes its temporary file and refuses NaN ---------------------------------
+
+
+def test_save_leaves_no_temporary_file_behind(
+        tiny_bytes: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = Benchmark.from_bytes(tiny_bytes)
+    target = tmp_path / "saved.jsonl.gz"
+
+    def fail(*args: Any) -> None:
+        raise OSError("disk full")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "replace", fail)
+        with pytest.raises(OSError, match="disk full"):
+            bench.save(target)
+    assert os.listdir(tmp_path) == []
+    entry = bench.entries[1]
+    entry.candidates[0] = dataclasses.replace(entry.candidates[0], se=math.nan)
+    with pytest.raises(BenchmarkError, match=f"saved.jsonl.gz.*{entry.decision.id}"):
+        bench.save(target)
+    assert os.listdir(tmp_path) == []
+    bench.filter["margin"] = math.inf
+    entry.candidates[0] = dataclasses.replace(entry.candidates[0], se=0.0)
+    with pytest.raises(BenchmarkError, match="saved.jsonl.gz"):
+        bench.save(target)
+    assert os.listdir(tmp_path) == []
+
+
+# -- 6. engines that cannot start, exit or stay silent; one process per job -------------
+
+
+# -- 7. loading validates the file --------------------------------------------------------
+
+
+def _lines(data: bytes) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in gzip.decompress(data).decode().splitlines()]
+
+
+def _pack(lines: list[dict[str, Any]], tail: str = "") -> bytes:
+    text = "".join(json.dumps(line) + "\n" for line in lines) + tail
+    return gzip.compress(text.encode())
+
+
+def _header(key: str, value: Any) -> Callable[[list[dict[str, Any]]], None]:
+    def change(lines: list[dict[str, Any]]) -> None:
+        if value is KeyError:
+            del lines[0][key]
+        else:
+            lines[0][key] = value
+    return change
+
+
+def _reference(key: str, value: Any) -> Callable[[list[dict[str, Any]]], None]:
+    def change(lines: list[dict[str, Any]]) -> None:
+        if value is KeyError:
+            del lines[0]["reference"][key]
+        else:
+            lines[0]["reference"][key] = value
+    return change
+
+
+def _decision(key: str, value: Any, line: int = 2) -> Callable[[list[dict[str, Any]]], None]:
+    def change(lines: list[dict[str, Any]]) -> None:
+        lines[line - 1][key] = value
+    return change
+
+
+def _candidate(key: str, value: Any) -> Callable[[list[dict[str, Any]]], None]:
+    def change(lines: list[dict[str, Any]]) -> None:
+        lines[2]["candidates"][0][key] = value
+    return change
+
+
+def _drop_last(lines: list[dict[str, Any]]) -> None:
+    del lines[-1]
+
+
+def _occupied(lines: list[dict[str, Any]]) -> None:
+    played = [m.split()[1] for m in lines[2]["moves"] if m.split()[1] != "pass"]
+    lines[2]["candidates"][0]["move"] = played[-1]
+
+
+def _replayed_twice(lines: list[dict[str, Any]]) -> None:
+    moves = lines[1]["moves"]
+    lines[1]["moves"] = moves + [moves[-2]]  # the same colour plays on an occupied point
+
+
+@pytest.mark.parametrize("change, where", [
+    (_header("seed", KeyError), "line 1: missing 'seed'"),
+    (_header("reference", KeyError), "line 1: missing 'reference'"),
+    (_header("decisions", 3), "line 1"),
+    (_drop_last, "line 1"),
+    (_reference("visits", KeyError), "line 1"),
+    (_reference("extra", 1), "line 1"),
+    (_reference("visits", 0), "line 1"),
+    (_reference("visits", "many"), "line 1"),
+    (_reference("repeats", 1), "line 1"),
+    (_reference("patterns", "no_such_database"), "line 1"),
+    (_reference("prior", 3), "line 1"),
+    (_candidate("value", float("nan")), "line 3"),
+    (_candidate("value", float("inf")), "line 3"),
+    (_candidate("se", float("nan")), "line 3"),
+    (_candidate("value", 1.5), "line 3"),
+    (_candidate("value", -0.1), "line 3"),
+    (_candidate("move", "Z99"), "line 3"),
+    (_occupied, "line 3"),
+    (_decision("first", "X"), "line 2"),
+    (_replayed_twice, "line 2"),
+])
+def test_a_malformed_file_is_refused_with_its_line(
+        tiny_bytes: bytes, change: Callable[[list[dict[str, Any]]], None], where: str) -> None:
+    lines = _lines(tiny_bytes)
+    change(lines)
+    with pytest.raises(BenchmarkError, match=f"^x.gz: {where}"):
+        Benchmark.from_bytes(_pack(lines), "x.gz")
+
+
+def test_a_trailing_empty_line_is_tolerated(tiny_bytes: bytes) -> None:
+    bench = Benchmark.from_bytes(_pack(_lines(tiny_bytes), "\n"), "x.gz")
+    assert bench.to_bytes() == tiny_bytes
+
+
+def test_validating_1000_decisions_is_fast() -> None:
+    with open(resources.files("fastplay") / "data" / "benchmarks" / "9x9.jsonl.gz", "rb") as f:
+        data = f.read()
+    start = time.process_time()
+    bench = Benchmark.from_bytes(data, "9x9")
+    assert len(bench.entries) == 1000 and time.process_time() - start < 1.0
+
+
+# -- 8. a closed stdout is no error ------------------------------------------------------
+
+
+# -- 9. --python finds the modules beside the user's files -------------------------------
+
+
+# -- 10. the completion cache ---------------------------------------------------------------
+
+
+def _bundle(tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    import fastplay.benchmark.store as store
+
+    monkeypatch.setattr(store, "bundled_names", lambda: ["tiny"])
+    monkeypatch.setattr(store, "bundled_path", lambda name: str(tiny))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    cached = cache_path("tiny")
+    os.makedirs(os.path.dirname(cached))
+    return cached
+
+
+# -- 11. the Python API ---------------------------------------------------------------------
+
+
