@@ -110,6 +110,32 @@ def _error_lines(err: str) -> list[str]:
 # -- 2. a Python chooser's exception is an unanswered decision -------------------------
 
 
+@pytest.mark.parametrize("error", [RuntimeError("boom"), KeyError("k"), RecursionError("deep"),
+                                   SystemExit(3), ZeroDivisionError("zero")])
+def test_a_raising_chooser_leaves_its_decisions_unanswered(
+        tiny: Path, error: BaseException) -> None:
+    bench, _ = open_benchmark(str(tiny))
+
+    def choose(board: Any) -> str:
+        raise error
+
+    for jobs in (1, 2):
+        choices = choose_all(PythonChooser(choose), bench, jobs)
+        assert [c.move for c in choices] == [None, None]
+        assert all(c.failure is not None and type(error).__name__ in c.failure
+                   for c in choices)
+
+
+def test_a_keyboard_interrupt_in_a_chooser_goes_through(tiny: Path) -> None:
+    bench, _ = open_benchmark(str(tiny))
+
+    def choose(board: Any) -> str:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        choose_all(PythonChooser(choose), bench)
+
+
 # -- 3. labels identify the references; completions of two scores are merged -----------
 
 
@@ -182,6 +208,35 @@ def test_save_leaves_no_temporary_file_behind(
 
 
 # -- 6. engines that cannot start, exit or stay silent; one process per job -------------
+
+
+@pytest.mark.parametrize("mode", ["exit", "mute"])
+def test_an_engine_that_exits_or_stays_silent_is_an_error(
+        tiny: Path, tmp_path: Path, mode: str, capsys: pytest.CaptureFixture[str]) -> None:
+    command, _ = _fake_gtp(tmp_path, mode)
+    assert main(["score", str(tiny), "--engine", command, "--timeout", "1",
+                 "--no-progress", "--no-completion"]) == 2
+    lines = _error_lines(capsys.readouterr().err)
+    assert len(lines) == 1 and "fake_gtp.py" in lines[0]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_gtp_chooser_starts_one_process_per_job(
+        tiny: Path, tmp_path: Path, jobs: int, capsys: pytest.CaptureFixture[str]) -> None:
+    command, log = _fake_gtp(tmp_path, "resign")
+    assert main(["score", str(tiny), "--engine", command, "--jobs", str(jobs),
+                 "--no-progress", "--no-completion"]) == 0
+    assert "fake" in capsys.readouterr().out
+    started = len(log.read_text().splitlines())
+    assert started == 1 if jobs == 1 else 1 <= started <= 2
+
+
+def test_an_engine_that_cannot_start_names_itself(
+        tiny: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", str(tiny), "--engine", "/nonexistent/engine", "--no-progress"]) == 2
+    lines = _error_lines(capsys.readouterr().err)
+    assert len(lines) == 1 and lines[0].startswith(
+        "fastplay benchmark: error: /nonexistent/engine: ")
 
 
 # -- 7. loading validates the file --------------------------------------------------------
@@ -306,3 +361,9 @@ def _bundle(tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 # -- 11. the Python API ---------------------------------------------------------------------
 
 
+def test_choice_and_scored_are_exported() -> None:
+    import fastplay.benchmark as benchmark
+    from fastplay.benchmark.score import Choice, Scored
+
+    assert benchmark.Choice is Choice and benchmark.Scored is Scored
+    assert {"Choice", "Scored"} <= set(benchmark.__all__)

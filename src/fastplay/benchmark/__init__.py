@@ -19,11 +19,12 @@ The heavy part runs through :mod:`fastplay.backend` (local processes or Ray).
 from fastplay.benchmark.builder import build, complete, rerate
 from fastplay.benchmark.decisions import Decision, Position
 from fastplay.benchmark.reference import FilterSpec, ReferenceSpec
-from fastplay.benchmark.score import (BLUNDER, PR_SCALE, Chooser, GTPChooser, PythonChooser,
-                                      choose_all, score_choices, summarize)
+from fastplay.benchmark.score import (BLUNDER, PR_SCALE, Choice, Chooser, GTPChooser,
+                                      PythonChooser, Scored, choose_all, score_choices,
+                                      summarize)
 from fastplay.benchmark.store import Benchmark, BenchmarkError, bundled_names, open_benchmark
 
 __all__ = ["build", "complete", "rerate", "Decision", "Position", "FilterSpec", "ReferenceSpec",
-           "Chooser", "GTPChooser", "PythonChooser", "choose_all", "score_choices",
-           "summarize", "Benchmark", "BenchmarkError", "bundled_names", "open_benchmark",
+           "Choice", "Chooser", "GTPChooser", "PythonChooser", "choose_all", "score_choices",
+           "Scored", "summarize", "Benchmark", "BenchmarkError", "bundled_names", "open_benchmark",
            "BLUNDER", "PR_SCALE"]

@@ -19,14 +19,24 @@ Engines are GTP command lines (:class:`GTPChooser`: ``boardsize``,
 for each move, then ``genmove`` or ``reg_genmove``) or Python callables
 ``choose(board: fastplay.Board) -> str`` returning a GTP vertex, ``"pass"``
 or ``"resign"`` for ``board.to_move`` (:class:`PythonChooser`).
+
+A GTP engine that cannot start, exits at once or does not answer ``name``
+within its time-out is an error of :class:`GTPChooser` itself (before any
+decision is asked); one that fails later leaves that decision unanswered.
+Whatever a chooser raises at a decision (any ``Exception``, or
+``SystemExit``) leaves that decision unanswered with the exception's type
+and text as its failure; a ``KeyboardInterrupt`` goes through.  The
+time-out applies to GTP engines only: a Python callable runs in this
+process and cannot be interrupted, so one that never returns stalls the score.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -78,55 +88,82 @@ class PythonChooser(Chooser):
 
 
 class GTPChooser(Chooser):
-    """A GTP engine started from a command line; one process per thread."""
+    """A GTP engine started from a command line: one process per thread asking
+    at the same time, kept in a pool of idle engines (the first is the one
+    that answered ``name``), so ``jobs`` threads run at most ``jobs`` processes.
+
+    Raises :class:`~fastplay.match.EngineError` naming ``command`` when the
+    engine cannot start, exits, or does not answer ``name`` within ``timeout``.
+    """
 
     def __init__(self, command: str, *, timeout: float = 120.0, reg_genmove: bool = False
                  ) -> None:
-        from fastplay.match import GTPClient
+        from fastplay.match import EngineError, GTPClient
 
         self.command, self.timeout, self.reg_genmove = command, timeout, reg_genmove
-        self._local = threading.local()
+        self._idle: list[GTPClient] = []
         self._all: list[GTPClient] = []
         self._lock = threading.Lock()
-        self.name = self._identify(self._engine())
+        try:
+            first = self._start()
+            self.name = self._identify(first)
+        except EngineError as exc:
+            self.close()
+            raise type(exc)(f"{command}: {exc}") from exc
+        self._idle.append(first)
 
     @staticmethod
     def _identify(engine: GTPClient) -> str:
-        """``"NAME VERSION"`` from the engine's ``name`` and ``version``, else its program."""
-        from fastplay.match import EngineError
+        """``"NAME VERSION"`` from the engine's ``name`` and ``version``, else its
+        program (when it refuses them); an engine that exits or times out raises."""
+        from fastplay.match import EngineError, EngineTerminatedError, EngineTimeoutError
 
+        fatal = (EngineTerminatedError, EngineTimeoutError)
         try:
             name = engine.send("name")
-            try:
-                version = engine.send("version")
-            except EngineError:
-                version = ""
+        except fatal:
+            raise
         except EngineError:
             return engine.label
+        try:
+            version = engine.send("version")
+        except fatal:
+            raise
+        except EngineError:
+            version = ""
         return f"{name} {version}".strip() or engine.label
 
-    def _engine(self) -> GTPClient:
+    def _start(self) -> GTPClient:
         from fastplay.match import GTPClient
 
-        engine: GTPClient | None = getattr(self._local, "engine", None)
-        if engine is None or not engine.alive:
-            engine = GTPClient(self.command, timeout=self.timeout)
-            self._local.engine = engine
-            with self._lock:
-                self._all.append(engine)
+        engine = GTPClient(self.command, timeout=self.timeout)
+        with self._lock:
+            self._all.append(engine)
         return engine
+
+    def _take(self) -> GTPClient:
+        """An idle engine, or a new one when every engine is busy."""
+        with self._lock:
+            engine = self._idle.pop() if self._idle else None
+        return self._start() if engine is None else engine
 
     def choose(self, position: Position) -> str:
         """Set the position up and ask; an engine that timed out is restarted
         (its late answer would be taken for the next one) and the error raised."""
-        from fastplay.match import EngineTimeoutError
+        from fastplay.match import EngineError, EngineTimeoutError
 
-        engine = self._engine()
+        engine = self._take()
         try:
+            if not engine.alive:
+                engine.restart()
             return self._ask(engine, position)
         except EngineTimeoutError:
-            engine.restart()
+            with contextlib.suppress(EngineError):  # the next decision tries again
+                engine.restart()
             raise
+        finally:
+            with self._lock:
+                self._idle.append(engine)
 
     def _ask(self, engine: GTPClient, position: Position) -> str:
         engine.send(f"boardsize {position.size}")
@@ -144,6 +181,7 @@ class GTPChooser(Chooser):
             for engine in self._all:
                 engine.close(timeout=2.0)
             self._all.clear()
+            self._idle.clear()
 
 
 @dataclass(frozen=True)
@@ -161,31 +199,48 @@ def _normal(move: str) -> str:
     return lower if lower in ("pass", "resign") else text.upper()
 
 
+def _failure(exc: BaseException) -> str:
+    """``"TYPE: TEXT"`` (or ``"TYPE"``) of what a chooser raised."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 def choose_all(chooser: Chooser, benchmark: Benchmark, jobs: int = 1,
                progress: bool = False) -> list[Choice]:
-    """The engine's answer at every decision, in order (``jobs`` threads)."""
-    from fastplay.match import EngineError
+    """The engine's answer at every decision, in order (``jobs`` threads; with
+    one, the decisions are asked in this thread).
 
+    Whatever the chooser raises at a decision (an ``Exception`` or a
+    ``SystemExit``) leaves it unanswered, its failure the exception's type and
+    text; a ``KeyboardInterrupt`` goes through, and the decisions not yet
+    started are dropped.
+    """
     def one(index: int) -> Choice:
+        position = benchmark.entries[index].decision.position
         try:
-            answer = chooser.choose(benchmark.entries[index].decision.position)
-        except (EngineError, TypeError, ValueError) as exc:
-            return Choice(index, None, str(exc) or type(exc).__name__)
-        return Choice(index, _normal(answer))
+            return Choice(index, _normal(chooser.choose(position)))
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - the decision's failure
+            return Choice(index, None, _failure(exc))
 
     indices = range(len(benchmark.entries))
+    bar = None
     if progress:
         from tqdm import tqdm
         bar = tqdm(total=len(indices), desc=chooser.name, unit="decision", leave=False,
                    disable=None)
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        out = []
-        for choice in pool.map(one, indices):
+    out: list[Choice] = []
+    pool = ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else None
+    answers: Iterator[Choice] = map(one, indices) if pool is None else pool.map(one, indices)
+    try:
+        for choice in answers:
             out.append(choice)
-            if progress:
+            if bar is not None:
                 bar.update(1)
-    if progress:
-        bar.close()
+    finally:
+        if pool is not None:  # after an interrupt, the decisions not started are dropped
+            pool.shutdown(wait=len(out) == len(indices), cancel_futures=True)
+        if bar is not None:
+            bar.close()
     return out
 
 
