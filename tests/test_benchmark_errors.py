@@ -344,6 +344,28 @@ def test_validating_1000_decisions_is_fast() -> None:
 # -- 9. --python finds the modules beside the user's files -------------------------------
 
 
+def test_python_module_in_the_current_folder_and_a_file_beside_its_module(
+        tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from fastplay.plugins import load_callable
+
+    (tmp_path / "bench_here_mod.py").write_text("def choose(board):\n    return 'resign'\n")
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "bench_sibling_helper.py").write_text("MOVE = 'resign'\n")
+    (sub / "player.py").write_text("from bench_sibling_helper import MOVE\n\n\n"
+                                   "def choose(board):\n    return MOVE\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", ".", str(tmp_path))])
+    before = list(sys.path)
+    assert main(["score", str(tiny), "--python", "bench_here_mod:choose", "--no-progress"]) == 0
+    assert main(["score", str(tiny), "--python", f"{sub / 'player.py'}:choose",
+                 "--no-progress"]) == 0
+    assert load_callable("sub/player.py:choose")(None) == "resign"
+    assert sys.path == before  # the folders were on the path while importing only
+    assert capsys.readouterr().out.count("resigned 2") == 2
+
+
 # -- 10. the completion cache ---------------------------------------------------------------
 
 

@@ -4,17 +4,36 @@ A *spec* is ``FILE.py:NAME`` (a Python file, loaded as a module of its own)
 or ``MODULE:NAME`` (an importable module, as ``python -m`` names it), the
 form of setuptools' entry points.  The named object must be callable:
 ``fastplay gtp --evaluator examples/value_function.py:influence_value``.
+
+While the module is imported, the folder it would be found in when run as
+a script is first on ``sys.path``: the current directory for
+``MODULE:NAME`` (the ``fastplay`` command, unlike ``python -m``, does not
+put it there), the file's folder for ``FILE.py:NAME``, so that a module
+beside it can be imported.  ``sys.path`` is restored afterwards.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import os
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = ["load_callable"]
+
+
+@contextlib.contextmanager
+def _first_on_path(folder: str) -> Iterator[None]:
+    """``folder`` at the front of ``sys.path`` while the block runs."""
+    sys.path.insert(0, folder)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):  # the module took it off itself
+            sys.path.remove(folder)
 
 
 def _load_file(path: str) -> Any:
@@ -26,7 +45,8 @@ def _load_file(path: str) -> Any:
         raise ValueError(f"cannot load {path!r} as Python")
     module = importlib.util.module_from_spec(spec)
     try:
-        spec.loader.exec_module(module)
+        with _first_on_path(os.path.dirname(os.path.abspath(path))):
+            spec.loader.exec_module(module)
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's file: say what it raised
         raise ValueError(f"loading {path!r} raised {type(exc).__name__}: {exc}") from exc
     return module
@@ -46,7 +66,8 @@ def load_callable(spec: str) -> Callable[..., Any]:
         module = _load_file(where)
     else:
         try:
-            module = importlib.import_module(where)
+            with _first_on_path(os.getcwd()):
+                module = importlib.import_module(where)
         except ImportError as exc:
             raise ValueError(f"cannot import {where!r}: {exc}") from None
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's module: say what
