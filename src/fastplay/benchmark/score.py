@@ -108,7 +108,8 @@ class GTPChooser(Chooser):
             first = self._start()
             self.name = self._identify(first)
         except EngineError as exc:
-            self.close()
+            for engine in self._all:  # gone or stuck: no 'quit' to wait for
+                engine.close(quit_first=False, timeout=1.0)
             raise type(exc)(f"{command}: {exc}") from exc
         self._idle.append(first)
 
