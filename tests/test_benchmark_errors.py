@@ -107,6 +107,35 @@ def _error_lines(err: str) -> list[str]:
 # -- 1. --json may not overwrite the benchmark, its cache or --out ---------------------
 
 
+def test_json_naming_the_benchmark_or_out_is_refused(
+        tiny: Path, tiny_bytes: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    spec = _chooser_file(tmp_path, RESIGN)
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out.jsonl.gz"
+    for json_path, extra in [(str(tiny), []), ("./tiny.jsonl.gz", []),
+                             (str(out), ["--out", str(out)])]:
+        assert main(["score", str(tiny), "--python", spec, "--no-progress", "--json",
+                     json_path, *extra]) == 2
+        assert len(_error_lines(capsys.readouterr().err)) == 1
+    assert tiny.read_bytes() == tiny_bytes and not out.exists() and _calls(tmp_path) == 0
+
+
+def test_json_naming_the_cache_of_a_bundled_benchmark_is_refused(
+        tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import fastplay.benchmark.store as store
+
+    monkeypatch.setattr(store, "bundled_names", lambda: ["tiny"])
+    monkeypatch.setattr(store, "bundled_path", lambda name: str(tiny))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    spec = _chooser_file(tmp_path, RESIGN)
+    assert main(["score", "tiny", "--python", spec, "--no-progress", "--json",
+                 cache_path("tiny")]) == 2
+    assert "--json" in capsys.readouterr().err and _calls(tmp_path) == 0
+    assert not os.path.exists(cache_path("tiny"))
+
+
 # -- 2. a Python chooser's exception is an unanswered decision -------------------------
 
 
@@ -136,6 +165,17 @@ def test_a_keyboard_interrupt_in_a_chooser_goes_through(tiny: Path) -> None:
         choose_all(PythonChooser(choose), bench)
 
 
+@pytest.mark.parametrize("body", ["raise RuntimeError('boom')", "sys.exit(3)"])
+def test_a_chooser_that_always_fails_exits_1_with_its_report(
+        tiny: Path, tmp_path: Path, body: str, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = _chooser_file(tmp_path, body)
+    assert main(["score", str(tiny), "--python", spec, "--no-progress"]) == 1
+    captured = capsys.readouterr()
+    assert "unanswered 2" in captured.out and _calls(tmp_path) == 2
+    assert ("RuntimeError: boom" if "Runtime" in body else "SystemExit: 3") in \
+        captured.out + captured.err
+
+
 # -- 3. labels identify the references; completions of two scores are merged -----------
 
 
@@ -154,6 +194,60 @@ def _stale(bench_bytes: bytes, path: Path) -> Callable[[str], tuple[Benchmark, s
     return open_stale
 
 
+def test_completions_of_two_scores_of_one_file_are_merged(
+        tiny: Path, tiny_bytes: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import fastplay.benchmark.store as store
+
+    original = Benchmark.from_bytes(tiny_bytes)
+    firsts = [e.decision.position.board().legal_moves()[0] for e in original.entries]
+    lasts = [e.decision.position.board().legal_moves()[-1] for e in original.entries]
+    assert all(original.entries[i].value_of(m) is None for i, m in enumerate(firsts + lasts)
+               if i < 2) and firsts != lasts
+    first = _chooser_file(tmp_path, "return board.legal_moves()[0]", "first")
+    last = _chooser_file(tmp_path, "return board.legal_moves()[-1]", "last")
+    common = ["--no-progress", "--workers", "1"]
+    assert main(["score", str(tiny), "--python", first, *common]) == 0
+    label_a = capsys.readouterr().out.splitlines()[-1]
+    # The second score loaded the file before the first one saved its completions.
+    monkeypatch.setattr(store, "open_benchmark", _stale(tiny_bytes, tiny))
+    assert main(["score", str(tiny), "--python", last, *common]) == 0
+    text = capsys.readouterr().out
+    merged, _ = open_benchmark(str(tiny))  # this module's name: not the stale one
+    assert merged.version == 3 and merged.base == original.base
+    for entry, a, b in zip(merged.entries, firsts, lasts):
+        assert entry.value_of(a) is not None and entry.value_of(b) is not None
+        assert {c.version for c in entry.candidates if c.move in (a, b)} == {2, 3}
+    assert f"v3 (base {merged.base}" in text and label_a not in text
+    assert merged.label in text  # the second score used the merged references
+    saved = tiny.read_bytes()
+    assert main(["score", str(tiny), "--python", first, *common]) == 0  # stale again
+    assert "already in" in capsys.readouterr().out and tiny.read_bytes() == saved
+
+
+def test_completions_are_saved_under_an_exclusive_lock(tmp_path: Path) -> None:
+    import fcntl
+    import threading
+
+    from fastplay.benchmark.cli import _locked
+
+    target = str(tmp_path / "t.jsonl.gz")
+    entered = threading.Event()
+
+    def save() -> None:
+        with _locked(target):
+            entered.set()
+
+    with open(f"{target}.lock", "a") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        thread = threading.Thread(target=save)
+        thread.start()
+        assert not entered.wait(0.3)  # waits for the other score
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    thread.join(10)
+    assert entered.is_set()
+
+
 def test_merge_adds_only_the_missing_candidates(tiny_bytes: bytes) -> None:
     ours, theirs = Benchmark.from_bytes(tiny_bytes), Benchmark.from_bytes(tiny_bytes)
     move = ours.entries[0].decision.position.board().legal_moves()[0]
@@ -168,6 +262,23 @@ def test_merge_adds_only_the_missing_candidates(tiny_bytes: bytes) -> None:
 # -- 4. options are checked before the engine runs -------------------------------------
 
 
+@pytest.mark.parametrize("options", [
+    ["--backend", "local", "--address", "x"],
+    ["--backend", "ray", "--address", "127.0.0.1:1"],
+    ["--json", "{tmp}/missing/rows.jsonl"],
+    ["--json", "{tmp}"],
+    ["--out", "{tmp}"],
+    ["--out", "{tmp}/missing/out.jsonl.gz"],
+])
+def test_bad_score_options_are_refused_before_the_engine_runs(
+        tiny: Path, tmp_path: Path, options: list[str],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    spec = _chooser_file(tmp_path, RESIGN)
+    options = [o.format(tmp=tmp_path) for o in options]
+    assert main(["score", str(tiny), "--python", spec, "--no-progress", *options]) == 2
+    assert len(_error_lines(capsys.readouterr().err)) == 1 and _calls(tmp_path) == 0
+
+
 def _deny_writing(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
     access = os.access
 
@@ -177,6 +288,36 @@ def _deny_writing(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
         return access(path, mode, *args, **kwargs)
 
     monkeypatch.setattr(os, "access", fake)
+
+
+def test_an_unwritable_completion_target_is_refused_before_the_engine_runs(
+        tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    spec = _chooser_file(tmp_path, RESIGN)
+    _deny_writing(monkeypatch, tmp_path)
+    assert main(["score", str(tiny), "--python", spec, "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert len(_error_lines(err)) == 1 and "--out FILE" in err and "--no-completion" in err
+    assert _calls(tmp_path) == 0
+    assert main(["score", str(tiny), "--python", spec, "--no-progress", "--no-completion"]) == 0
+    assert _calls(tmp_path) == 2
+
+
+def test_bad_build_outputs_are_refused_before_the_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import fastplay.benchmark.builder as builder
+
+    def no_build(*args: Any, **kwargs: Any) -> Benchmark:
+        raise AssertionError("the build ran")
+
+    monkeypatch.setattr(builder, "build", no_build)
+    args = ["build", RECORDS, "--size", "9", "--decisions", "2", "--seed", "1",
+            "--workers", "1", "--no-progress", "--out"]
+    assert main(args + [""]) == 2
+    _deny_writing(monkeypatch, tmp_path)
+    assert main(args + [str(tmp_path / "b.jsonl.gz")]) == 2
+    assert len(_error_lines(capsys.readouterr().err)) == 2
 
 
 # -- 5. save removes its temporary file and refuses NaN ---------------------------------
@@ -220,6 +361,15 @@ def test_an_engine_that_exits_or_stays_silent_is_an_error(
     assert len(lines) == 1 and "fake_gtp.py" in lines[0]
 
 
+def test_an_engine_that_answers_nothing_exits_1(
+        tiny: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    command, _ = _fake_gtp(tmp_path, "refuse")
+    assert main(["score", str(tiny), "--engine", command, "--no-progress",
+                 "--no-completion"]) == 1
+    captured = capsys.readouterr()
+    assert "unanswered 2" in captured.out and "cannot" in captured.out + captured.err
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_the_gtp_chooser_starts_one_process_per_job(
         tiny: Path, tmp_path: Path, jobs: int, capsys: pytest.CaptureFixture[str]) -> None:
@@ -229,6 +379,14 @@ def test_the_gtp_chooser_starts_one_process_per_job(
     assert "fake" in capsys.readouterr().out
     started = len(log.read_text().splitlines())
     assert started == 1 if jobs == 1 else 1 <= started <= 2
+
+
+def test_timeout_help_says_it_cannot_stop_a_python_function(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    timeout = text.split("--timeout S")[-1].split(" --out FILE")[0]
+    assert "cannot interrupt a Python function" in timeout
 
 
 def test_an_engine_that_cannot_start_names_itself(
@@ -341,6 +499,22 @@ def test_validating_1000_decisions_is_fast() -> None:
 # -- 8. a closed stdout is no error ------------------------------------------------------
 
 
+@pytest.mark.parametrize("unbuffered", ["", "1"])
+def test_list_into_a_closed_pipe_is_quiet(unbuffered: str) -> None:
+    read, write = os.pipe()
+    os.close(read)
+    env = subprocess_env()
+    env.pop("PYTHONUNBUFFERED", None)
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = unbuffered
+    try:
+        done = subprocess.run([sys.executable, "-m", "fastplay", "benchmark", "list"],
+                              stdout=write, stderr=subprocess.PIPE, env=env, timeout=60)
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (0, b"")
+
+
 # -- 9. --python finds the modules beside the user's files -------------------------------
 
 
@@ -378,6 +552,31 @@ def _bundle(tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     cached = cache_path("tiny")
     os.makedirs(os.path.dirname(cached))
     return cached
+
+
+def test_list_shows_the_cached_version(
+        tiny: Path, tiny_bytes: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    cached = _bundle(tiny, tmp_path, monkeypatch)
+    bench = Benchmark.from_bytes(tiny_bytes)
+    bench.version = 3
+    bench.save(cached)
+    assert main(["list"]) == 0
+    assert f"v1 (cached v3 in {cached})" in capsys.readouterr().out
+
+
+def test_a_corrupt_cache_is_named_in_a_warning_and_ignored(
+        tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    cached = _bundle(tiny, tmp_path, monkeypatch)
+    Path(cached).write_bytes(b"not gzip")
+    with pytest.warns(UserWarning, match=cached):
+        assert main(["list"]) == 0
+    assert "v1" in capsys.readouterr().out
+    spec = _chooser_file(tmp_path, RESIGN)
+    with pytest.warns(UserWarning, match=cached):
+        assert main(["score", "tiny", "--python", spec, "--no-progress"]) == 0
+    assert " v1 (base " in capsys.readouterr().out
 
 
 # -- 11. the Python API ---------------------------------------------------------------------

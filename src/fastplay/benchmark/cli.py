@@ -11,19 +11,33 @@
 completion writes the extended benchmark back to FILE, or for a bundled
 benchmark to ``--out`` (default: ``$XDG_CACHE_HOME/fastplay/benchmarks``,
 which later scores of that name read when it extends the bundled file).
+The completions are saved under an exclusive lock (``fcntl.flock`` on
+``TARGET.lock``, left beside it): the file is read again and the new
+candidates are added to what it holds, so two scores of one file at once
+keep each other's references, and the score uses the merged file.
+
+Options are checked before the engine is asked anything: the backend is
+opened first (for the whole score), ``--json`` may not name a benchmark,
+its cache or ``--out``, and the files to write must be in existing,
+writable folders.  Exit status: 0, 2 for a usage error (one line on
+stderr), 1 when the engine answered no decision at all.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fastplay.argtypes import finite_float, non_negative_int, positive_float, positive_int
 
 if TYPE_CHECKING:
+    from fastplay.backend import Backend
     from fastplay.benchmark.score import Choice, Chooser, Scored
     from fastplay.benchmark.store import Benchmark
 
@@ -76,7 +90,9 @@ def _parser() -> argparse.ArgumentParser:
     score.add_argument("--jobs", type=positive_int, default=1, metavar="J",
                        help="engine processes asking in parallel (default 1)")
     score.add_argument("--timeout", type=positive_float, default=120.0, metavar="S",
-                       help="seconds per engine answer (default 120)")
+                       help="seconds per GTP engine answer (default 120); it cannot "
+                            "interrupt a Python function (--python), which runs in this "
+                            "process")
     score.add_argument("--out", metavar="FILE",
                        help="where a bundled benchmark's completed references go")
     score.add_argument("--json", metavar="FILE",
@@ -103,6 +119,38 @@ def cache_path(name: str) -> str:
     return os.path.join(root, "fastplay", "benchmarks", f"{name}.jsonl.gz")
 
 
+def _check_output(option: str, path: str) -> None:
+    """A usage error unless ``path`` can be written: a file name, not a
+    directory, in an existing writable folder."""
+    if not path:
+        raise _Usage(f"{option}: an empty file name")
+    if os.path.isdir(path):
+        raise _Usage(f"{option} {path}: a directory, not a file")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise _Usage(f"{option} {path}: no such folder {folder}")
+    if not os.access(folder, os.W_OK):
+        raise _Usage(f"{option} {path}: the folder {folder} is not writable")
+
+
+def _writable_folder(path: str) -> str | None:
+    """The folder that stops ``path`` from being written (the nearest existing
+    one is not a writable directory), or ``None``; missing folders are made."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(folder) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    return None if os.path.isdir(folder) and os.access(folder, os.W_OK) else folder
+
+
+def _same_file(a: str, b: str) -> bool:
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist
+        return False
+
+
 def _run_build(args: argparse.Namespace) -> int:
     from fastplay.backend import get_backend
     from fastplay.benchmark.builder import build
@@ -115,9 +163,7 @@ def _run_build(args: argparse.Namespace) -> int:
         raise _Usage(f"--mc-patterns: no built-in database {args.mc_patterns!r}")
     if not 2 <= args.size <= 25:
         raise _Usage(f"--size must be between 2 and 25, not {args.size}")
-    folder = os.path.dirname(os.path.abspath(args.out))
-    if os.path.isdir(args.out) or not os.path.isdir(folder):
-        raise _Usage(f"--out {args.out}: not a file in an existing folder")
+    _check_output("--out", args.out)
     for path in args.records:
         if not os.path.exists(path):
             raise _Usage(f"{path}: no such file or folder")
@@ -134,22 +180,89 @@ def _run_build(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load(name: str) -> tuple[Benchmark, str, bool]:
-    from fastplay.benchmark.store import Benchmark, BenchmarkError, bundled_names, open_benchmark
+@dataclass
+class _Source:
+    """A benchmark to score: the name given, what was read and from where."""
+
+    name: str
+    bench: Benchmark
+    path: str  # the file read: the benchmark, or the completion cache extending it
+    bundled: bool
+
+    def target(self, args: argparse.Namespace) -> str:
+        """Where the completed references go."""
+        return str(args.out or (cache_path(self.name) if self.bundled else self.path))
+
+    def files(self) -> list[str]:
+        """The files this benchmark is kept in (read, bundled, cached)."""
+        from fastplay.benchmark.store import bundled_path
+
+        return [self.path] + ([bundled_path(self.name), cache_path(self.name)]
+                              if self.bundled else [])
+
+
+def _cached(name: str, bench: Benchmark) -> Benchmark | None:
+    """The completion cache of the bundled ``bench`` when it extends it; a
+    corrupt cache is named in a warning and ignored."""
+    from fastplay.benchmark.store import Benchmark, BenchmarkError
+
+    cached = cache_path(name)
+    if not os.path.exists(cached):
+        return None
+    try:
+        with open(cached, "rb") as handle:
+            extended = Benchmark.from_bytes(handle.read(), cached)
+    except (OSError, BenchmarkError) as exc:
+        reason = str(exc).removeprefix(f"{cached}: ")
+        warnings.warn(f"the completion cache {cached} is ignored: {reason}", stacklevel=2)
+        return None
+    if extended.base == bench.base and extended.version >= bench.version:
+        return extended
+    return None
+
+
+def _load(name: str) -> _Source:
+    from fastplay.benchmark.store import bundled_names, open_benchmark
 
     bench, path = open_benchmark(name)
     bundled = name in bundled_names()
-    cached = cache_path(name)
-    if bundled and os.path.exists(cached):
-        try:
-            with open(cached, "rb") as handle:
-                extended = Benchmark.from_bytes(handle.read(), cached)
-        except (OSError, BenchmarkError):
-            extended = None
-        if extended is not None and extended.base == bench.base and \
-                extended.version >= bench.version:
-            return extended, cached, True
-    return bench, path, bundled
+    extended = _cached(name, bench) if bundled else None
+    if extended is not None:
+        return _Source(name, extended, cache_path(name), True)
+    return _Source(name, bench, path, bundled)
+
+
+def _check_score_paths(args: argparse.Namespace, sources: Sequence[_Source]) -> None:
+    """Usage errors for the files a score writes, before the engine is asked."""
+    if args.json is not None:
+        _check_output("--json", args.json)
+        kept = [f for source in sources for f in source.files()] + [args.out] * bool(args.out)
+        for path in kept:
+            if _same_file(args.json, path):
+                raise _Usage(f"--json {args.json}: that is {path}, which the score reads or "
+                             "completes; give --json another file")
+    if args.out is not None:
+        _check_output("--out", args.out)
+    if args.no_completion:
+        return
+    for source in sources:
+        target = source.target(args)
+        folder = _writable_folder(target)
+        if folder is not None:
+            raise _Usage(f"cannot save completed references to {target}: {folder} is not a "
+                         "writable folder (give --out FILE, or --no-completion)")
+
+
+def _backend(args: argparse.Namespace) -> contextlib.AbstractContextManager[Backend | None]:
+    """The completion backend, opened before the engine is asked (none with
+    ``--no-completion``, whose backend options are only checked)."""
+    from fastplay.backend import get_backend
+
+    if args.no_completion:
+        if args.backend == "local" and args.address is not None:
+            raise _Usage(f"--address {args.address} is for the ray backend, not local")
+        return contextlib.nullcontext()
+    return get_backend(args.backend, workers=args.workers, address=args.address)
 
 
 def _chooser(args: argparse.Namespace) -> Chooser:
@@ -169,20 +282,67 @@ def _chooser(args: argparse.Namespace) -> Chooser:
         raise _Usage(f"--python: {exc}") from None
 
 
-def _complete(bench: Benchmark, path: str, bundled: bool, name: str,
-              choices: Sequence[Choice], args: argparse.Namespace) -> None:
-    """Rate the chosen moves without a reference and save the extended file."""
-    from fastplay.backend import get_backend
+@contextlib.contextmanager
+def _locked(target: str) -> Iterator[None]:
+    """An exclusive lock on ``TARGET.lock`` (none where ``fcntl`` is missing)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX
+        yield
+        return
+    with open(f"{target}.lock", "a") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _on_disk(target: str, base: str, version: int) -> Benchmark | None:
+    """The benchmark at ``target`` if it is one of the same build, at least at
+    ``version`` (an older one is replaced, as loading ignores an older cache)."""
+    from fastplay.benchmark.store import Benchmark, BenchmarkError
+
+    if not os.path.exists(target):
+        return None
+    try:
+        with open(target, "rb") as handle:
+            found = Benchmark.from_bytes(handle.read(), target)
+    except (OSError, BenchmarkError) as exc:
+        warnings.warn(f"{target} is replaced: {str(exc).removeprefix(f'{target}: ')}",
+                      stacklevel=2)
+        return None
+    return found if found.base == base and found.version >= version else None
+
+
+def _complete(bench: Benchmark, target: str, choices: Sequence[Choice], backend: Backend,
+              args: argparse.Namespace) -> Benchmark:
+    """Rate the chosen moves without a reference and add them to ``target``,
+    merged under its lock with what another score may have saved there since
+    ``bench`` was read; the benchmark to score against."""
     from fastplay.benchmark.builder import complete
 
     wanted = [(c.index, c.move) for c in choices if c.move is not None]
-    with get_backend(args.backend, workers=args.workers, address=args.address) as backend:
-        added = complete(bench, wanted, backend, progress=not args.no_progress)
-    if added:
-        target = args.out or (cache_path(name) if bundled else path)
-        os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
-        bench.save(target)
-        print(f"candidate completion: {added} new references -> {target}")
+    loaded = bench.version
+    added = complete(bench, wanted, backend, progress=not args.no_progress)
+    if not added:
+        return bench
+    os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
+    with _locked(target):
+        merged = _on_disk(target, bench.base, loaded)
+        if merged is None:
+            merged, new = bench, added
+            bench.save(target)
+        else:
+            new = merged.merge(bench)
+            if new:
+                merged.save(target)
+    if new:
+        print(f"candidate completion: {new} new references -> {target}")
+    else:
+        print(f"candidate completion: the {added} new references were already in {target} "
+              "(another score saved them)")
+    return merged
 
 
 def _report(chooser: Chooser, bench: Benchmark, choices: Sequence[Choice],
@@ -224,33 +384,45 @@ def _json_lines(bench: Benchmark, choices: Sequence[Choice], scored: Sequence[Sc
     return lines
 
 
+def _score_one(source: _Source, chooser: Chooser, backend: Backend | None,
+               args: argparse.Namespace) -> tuple[list[Choice], list[Scored], list[str]]:
+    """Ask, complete and score one benchmark; print its report."""
+    from fastplay.benchmark.score import choose_all, score_choices
+
+    bench = source.bench
+    choices = choose_all(chooser, bench, args.jobs, progress=not args.no_progress)
+    if backend is not None:
+        bench = _complete(bench, source.target(args), choices, backend, args)
+    scored = score_choices(bench, choices)
+    _report(chooser, bench, choices, scored)
+    return choices, scored, _json_lines(bench, choices, scored)
+
+
 def _run_score(args: argparse.Namespace) -> int:
-    from fastplay.benchmark.score import choose_all, score_choices, summarize
+    from fastplay.benchmark.score import summarize
 
     if args.out and len(args.benchmarks) > 1:
         raise _Usage("--out takes one benchmark at a time")
-    loaded = [_load(name) for name in args.benchmarks]
-    chooser = _chooser(args)
-    if args.name:
-        chooser.name = args.name
-    everything: list[Scored] = []
-    lines: list[str] = []
-    try:
-        for (bench, path, bundled), name in zip(loaded, args.benchmarks):
-            choices = choose_all(chooser, bench, args.jobs, progress=not args.no_progress)
-            if not args.no_completion:
-                _complete(bench, path, bundled, name, choices, args)
-            scored = score_choices(bench, choices)
-            everything += scored
-            lines += _json_lines(bench, choices, scored)
-            _report(chooser, bench, choices, scored)
-    finally:
-        chooser.close()
+    sources = [_load(name) for name in args.benchmarks]
+    _check_score_paths(args, sources)
+    with _backend(args) as backend:
+        chooser = _chooser(args)
+        if args.name:
+            chooser.name = args.name
+        try:
+            results = [_score_one(source, chooser, backend, args) for source in sources]
+        finally:
+            chooser.close()
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
-            handle.write("".join(line + "\n" for line in lines))
-    total = summarize(everything)
+            handle.write("".join(line + "\n" for _, _, lines in results for line in lines))
+    total = summarize([s for _, scored, _ in results for s in scored])
     print(f"{chooser.name}: {total.decisions} decisions  PR {total.pr:.2f}")
+    choices = [c for found, _, _ in results for c in found]
+    if choices and all(c.move is None for c in choices):
+        print(f"fastplay benchmark: {chooser.name} answered no decision (first failure: "
+              f"{choices[0].failure})", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -261,14 +433,25 @@ def _run_list() -> int:
         bench, _ = open_benchmark(name)
         ref = bench.reference
         candidates = sum(len(e.candidates) for e in bench.entries)
+        cached = _cached(name, bench)
+        version = f"v{bench.version}" + (f" (cached v{cached.version} in {cache_path(name)})"
+                                          if cached is not None else "")
         print(f"{name:<6} {bench.size}x{bench.size}  {len(bench.entries)} decisions, "
               f"{candidates} candidates, seed {bench.seed}, references: {ref['repeats']} x "
-              f"{ref['visits']}-visit searches ({ref['patterns']}), v{bench.version}")
+              f"{ref['visits']}-visit searches ({ref['patterns']}), {version}")
     return 0
 
 
+def _quiet_stdout() -> None:
+    """After a closed stdout (``fastplay benchmark list | head -1``): send the
+    rest to /dev/null, so Python's last flush does not complain either."""
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``fastplay benchmark``; 0 on success, 2 on a usage error."""
+    """Run ``fastplay benchmark``; 0 on success, 2 on a usage error, 1 when
+    the engine answered no decision."""
     from fastplay.backend import BackendError
     from fastplay.benchmark.store import BenchmarkError
 
@@ -278,10 +461,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0) if not isinstance(exc.code, str) else 2
     try:
         if args.action == "build":
-            return _run_build(args)
-        if args.action == "score":
-            return _run_score(args)
-        return _run_list()
+            status = _run_build(args)
+        elif args.action == "score":
+            status = _run_score(args)
+        else:
+            status = _run_list()
+        sys.stdout.flush()  # a closed stdout shows here, not at exit
+        return status
+    except BrokenPipeError:  # the reader went away: no error
+        _quiet_stdout()
+        return 0
     except (_Usage, BenchmarkError, BackendError, ValueError, OSError) as exc:
         print(f"fastplay benchmark: error: {exc}", file=sys.stderr)
         return 2
