@@ -318,3 +318,13 @@ def test_reuse_takes_known_values_and_gives_the_same_bytes(
             for c in e.candidates}
     assert not kept & set(calls[:rated])  # only proposals the file does not hold were rated
     assert kept & set(calls[rated:])  # with other settings the values are computed
+
+
+def test_cli_build_with_reuse_gives_the_same_file(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.jsonl.gz", tmp_path / "b.jsonl.gz"
+    args = ["build", RECORDS, "--size", "9", "--decisions", "2", "--seed", "7", "--visits",
+            "48", "--filter-visits", "64", "--margin", "0.02", "--per-game", "1",
+            "--workers", "1", "--no-progress", "--out"]
+    assert main(args + [str(first)]) == 0
+    assert main(args + [str(second), "--reuse", str(first)]) == 0
+    assert first.read_bytes() == second.read_bytes()

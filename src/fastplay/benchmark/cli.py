@@ -73,6 +73,12 @@ def _parser() -> argparse.ArgumentParser:
                        help="the filter's most visited moves kept as candidates (default 4)")
     build.add_argument("--margin", type=positive_float, default=0.05, metavar="P",
                        help="least spread of the candidates' filter values (default 0.05)")
+    build.add_argument("--significance", type=positive_float, default=2.0, metavar="Z",
+                       help="keep a decision only if its worst candidate is below the best "
+                            "by more than Z combined standard errors (default 2)")
+    build.add_argument("--reuse", metavar="FILE",
+                       help="an earlier benchmark built with the same reference settings and "
+                            "seed: its values are taken instead of computed (same result)")
     build.add_argument("--mc-patterns", default="mc_montegnu_classic", metavar="NAME",
                        help="the playouts' built-in database (default mc_montegnu_classic)")
     _backend_options(build)
@@ -168,11 +174,18 @@ def _run_build(args: argparse.Namespace) -> int:
         if not os.path.exists(path):
             raise _Usage(f"{path}: no such file or folder")
     reference = ReferenceSpec(args.visits, args.repeats, args.mc_patterns)
-    spec = FilterSpec(args.filter_visits, args.top, margin=args.margin)
+    spec = FilterSpec(args.filter_visits, args.top, margin=args.margin,
+                      significance=args.significance)
+    reuse = None
+    if args.reuse is not None:
+        from fastplay.benchmark.store import open_benchmark
+
+        reuse = open_benchmark(args.reuse)[0]
     with get_backend(args.backend, workers=args.workers, address=args.address) as backend:
         bench = build(args.records, args.size, args.decisions, args.seed, backend,
                       name=args.name, per_game=args.per_game, komi=args.komi,
-                      filter_spec=spec, reference=reference, progress=not args.no_progress)
+                      filter_spec=spec, reference=reference, progress=not args.no_progress,
+                      reuse=reuse)
     bench.save(args.out)
     candidates = sum(len(e.candidates) for e in bench.entries)
     print(f"{args.out}: {len(bench.entries)} decisions, {candidates} candidates, "

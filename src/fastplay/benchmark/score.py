@@ -285,8 +285,9 @@ def score_choices(benchmark: Benchmark, choices: Sequence[Choice]) -> list[Score
         elif value is None:
             kind, value = "illegal", 0.0
         error = max(0.0, best.value - value)
+        # A move tied with the best (equal reference values) is a best move.
         out.append(Scored(choice.index, choice.move, value, error,
-                          choice.move.upper() == best.move.upper(), kind))
+                          kind == "move" and value >= best.value, kind))
     return out
 
 
