@@ -4,7 +4,8 @@
         --decisions 200 --mc-patterns mc_mogo_classic --prior none --out rerated.jsonl.gz
 
 EXTENDED and CHOICES are what ``benchmarks/benchmark_scores.py`` wrote (the
-benchmark after its completion pass, and every engine's answers).  The first
+benchmark after its completion pass, and every engine's answers by decision
+id, its ``--choices`` file).  The first
 ``--decisions`` decisions are re-rated by another reference player
 (:func:`fastplay.benchmark.rerate`: other playouts, prior or visits), and
 each engine's PR on those decisions is printed under both references, with
@@ -57,9 +58,11 @@ def main() -> int:
         engines = json.load(handle)["engines"]
     first = Benchmark(bench.name, bench.size, bench.seed, bench.filter, bench.reference,
                       bench.entries[:args.decisions], bench.version)
+    index = {e.decision.id: i for i, e in enumerate(first.entries)}
     rows = []
     for name, row in engines.items():
-        choices = [Choice(*c) for c in row["choices"] if c[0] < args.decisions]
+        choices = [Choice(index[key], *answer) for key, answer in row["answers"].items()
+                   if key in index]
         rows.append((name, summarize(score_choices(first, choices)).pr,
                      summarize(score_choices(second, choices)).pr))
     a, b = [r[1] for r in rows], [r[2] for r in rows]
