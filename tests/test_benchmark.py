@@ -81,7 +81,10 @@ def test_build_is_a_pure_function_of_the_seed(bench_bytes: bytes,
 
 
 def test_build_on_a_local_ray_instance_gives_the_same_bytes(bench_bytes: bytes) -> None:
-    pytest.importorskip("ray", reason="Ray is in the test extra; this runs in CI")
+    # Ray is in the test extra wherever it has wheels (tests/test_backend.py):
+    # there this must run, not skip.
+    if sys.version_info >= (3, 15):  # pragma: no cover
+        pytest.importorskip("ray")
     with get_backend("ray", workers=2) as backend:
         assert tiny(backend).to_bytes() == bench_bytes
 

@@ -214,24 +214,29 @@ class _Source:
                               if self.bundled else [])
 
 
+def _same_build(path: str, base: str, version: int, ignored: str) -> Benchmark | None:
+    """The benchmark at ``path`` if it is one of the build ``base`` at least
+    at ``version``; ``None`` when there is none, and when it cannot be read
+    (with a warning: "PATH ``ignored``: why")."""
+    from fastplay.benchmark.store import Benchmark, BenchmarkError
+
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, "rb") as handle:
+            found = Benchmark.from_bytes(handle.read(), path)
+    except (OSError, BenchmarkError) as exc:
+        reason = str(exc).removeprefix(f"{path}: ")
+        warnings.warn(f"{path} {ignored}: {reason}", stacklevel=2)
+        return None
+    return found if found.base == base and found.version >= version else None
+
+
 def _cached(name: str, bench: Benchmark) -> Benchmark | None:
     """The completion cache of the bundled ``bench`` when it extends it; a
     corrupt cache is named in a warning and ignored."""
-    from fastplay.benchmark.store import Benchmark, BenchmarkError
-
-    cached = cache_path(name)
-    if not os.path.exists(cached):
-        return None
-    try:
-        with open(cached, "rb") as handle:
-            extended = Benchmark.from_bytes(handle.read(), cached)
-    except (OSError, BenchmarkError) as exc:
-        reason = str(exc).removeprefix(f"{cached}: ")
-        warnings.warn(f"the completion cache {cached} is ignored: {reason}", stacklevel=2)
-        return None
-    if extended.base == bench.base and extended.version >= bench.version:
-        return extended
-    return None
+    return _same_build(cache_path(name), bench.base, bench.version,
+                       "(the completion cache) is ignored")
 
 
 def _load(name: str) -> _Source:
@@ -311,23 +316,6 @@ def _locked(target: str) -> Iterator[None]:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
-def _on_disk(target: str, base: str, version: int) -> Benchmark | None:
-    """The benchmark at ``target`` if it is one of the same build, at least at
-    ``version`` (an older one is replaced, as loading ignores an older cache)."""
-    from fastplay.benchmark.store import Benchmark, BenchmarkError
-
-    if not os.path.exists(target):
-        return None
-    try:
-        with open(target, "rb") as handle:
-            found = Benchmark.from_bytes(handle.read(), target)
-    except (OSError, BenchmarkError) as exc:
-        warnings.warn(f"{target} is replaced: {str(exc).removeprefix(f'{target}: ')}",
-                      stacklevel=2)
-        return None
-    return found if found.base == base and found.version >= version else None
-
-
 def _complete(bench: Benchmark, target: str, choices: Sequence[Choice], backend: Backend,
               args: argparse.Namespace) -> Benchmark:
     """Rate the chosen moves without a reference and add them to ``target``,
@@ -342,7 +330,7 @@ def _complete(bench: Benchmark, target: str, choices: Sequence[Choice], backend:
         return bench
     os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
     with _locked(target):
-        merged = _on_disk(target, bench.base, loaded)
+        merged = _same_build(target, bench.base, loaded, "is replaced")
         if merged is None:
             merged, new = bench, added
             bench.save(target)
