@@ -5,9 +5,10 @@ Documented errors (``notes/board_api.md``, ``fastplay.board``):
 
 * ``Board(size)``: ``TypeError`` for a non-integer size, ``ValueError`` outside 2..25;
 * a vertex that cannot be read (bad text, wrong type or shape) ->
-  ``IllegalMoveError(rule="bad vertex")``; a well-formed vertex outside the
-  board -> ``rule="off-board"``;
-* rules: ``"occupied"``, ``"suicide"``, ``"ko"``, ``"superko"``;
+  ``InvalidVertexError(rule="bad vertex")``, a ``ValueError`` and not an
+  ``IllegalMoveError``; a well-formed vertex outside the board ->
+  ``rule="off-board"``;
+* rules of Go: ``IllegalMoveError`` with ``"occupied"``, ``"suicide"``, ``"ko"``, ``"superko"``;
 * a bad colour -> ``ValueError``; ``undo()`` with no move -> ``IndexError``.
 """
 
@@ -25,7 +26,7 @@ import numpy as np
 import pytest
 
 import fastplay
-from fastplay.board import Board, IllegalMoveError
+from fastplay.board import Board, IllegalMoveError, InvalidVertexError
 
 
 def snapshot(board: Board) -> tuple[Any, ...]:
@@ -71,11 +72,12 @@ def test_bad_vertex(vertex: Any) -> None:
     board = Board(9)
     board.play("E5")
     before = snapshot(board)
-    with pytest.raises(IllegalMoveError) as info:
+    with pytest.raises(InvalidVertexError) as info:
         board.play(vertex)
-    assert info.value.rule == "bad vertex"
+    assert info.value.rule == "bad vertex" and info.value.vertex is vertex
+    assert isinstance(info.value, ValueError) and not isinstance(info.value, IllegalMoveError)
     assert snapshot(board) == before
-    with pytest.raises(IllegalMoveError) as info:
+    with pytest.raises(InvalidVertexError) as info:
         board.is_legal(vertex)
     assert info.value.rule == "bad vertex"
 
@@ -84,9 +86,10 @@ def test_bad_vertex(vertex: Any) -> None:
 def test_off_board(vertex: Any) -> None:
     board = Board(9)
     before = snapshot(board)
-    with pytest.raises(IllegalMoveError) as info:
+    with pytest.raises(InvalidVertexError) as info:
         board.play(vertex)
     assert info.value.rule == "off-board"
+    assert not isinstance(info.value, IllegalMoveError)
     assert snapshot(board) == before
 
 
@@ -94,7 +97,7 @@ def test_off_board(vertex: Any) -> None:
 @pytest.mark.parametrize("vertex", ["", "I5", None, 3.5, "pass", -1, (9, 9), "A10"], ids=ascii)
 def test_queries_reject_non_points(method: str, vertex: Any) -> None:
     board = Board(9)
-    with pytest.raises(IllegalMoveError) as info:
+    with pytest.raises(InvalidVertexError) as info:
         getattr(board, method)(vertex)
     assert info.value.rule in ("bad vertex", "off-board")
 
@@ -219,10 +222,10 @@ def test_setup_errors() -> None:
     board = Board(9)
     with pytest.raises(ValueError):
         board.setup(black=["A1"], white=["A2", "B1"])   # A1 without a liberty
-    with pytest.raises(IllegalMoveError) as info:
+    with pytest.raises(InvalidVertexError) as info:
         board.setup(black=["Z9"])
     assert info.value.rule == "off-board"
-    with pytest.raises(IllegalMoveError):
+    with pytest.raises(InvalidVertexError):
         board.setup(black=["pass"])
     with pytest.raises(ValueError):
         board.setup(to_move="Q")

@@ -4,7 +4,10 @@ The public API, re-exported here and loaded lazily so that ``import fastplay``
 stays cheap for command-line use:
 
 * :class:`Board` -- a Go board with incremental liberty tracking (Cython core),
-  SGF in/out, undo, area scoring; :class:`IllegalMoveError`, :class:`SGFError`.
+  SGF in/out, undo, area scoring; :class:`IllegalMoveError` (a rule of Go),
+  :class:`InvalidVertexError` (a vertex that names no point), :class:`SGFError`.
+* :class:`Color` -- ``Color.BLACK`` / ``Color.WHITE``, the one colour type
+  (an ``IntEnum`` of the core's codes; ``Color.parse("b")``).
 * :class:`PatternDatabase` -- GNU Go's Monte Carlo ``.db`` language, compiled to
   a ``uint32[1108, 256]`` value table; :class:`PatternSyntaxError`.
 * :func:`playout`, :func:`playouts` -- pattern-driven Monte Carlo playouts,
@@ -13,7 +16,9 @@ stays cheap for command-line use:
 * :mod:`fastplay.svg` -- SVG pictures of boards and search results (a notebook shows a
   :class:`Board` as one).
 
-Colours are the strings ``"B"`` and ``"W"`` (:data:`BLACK`, :data:`WHITE`).
+Colours are :class:`Color` members (:data:`BLACK`, :data:`WHITE`); every function
+that takes one also takes ``"B"``/``"W"``/``"black"``/``"white"``, and a member
+equals and hashes like its letter, as the string colours of earlier releases did.
 """
 
 from __future__ import annotations
@@ -21,10 +26,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
+from fastplay.color import BLACK, WHITE, Color
+from fastplay.errors import InvalidVertexError
 
-BLACK = "B"
-WHITE = "W"
+__version__ = "0.1.0"
 
 # public name -> module that defines it
 _LAZY = {
@@ -41,7 +46,7 @@ _LAZY = {
     "PlayoutStats": "fastplay.montecarlo",
 }
 
-__all__ = ["BLACK", "WHITE", "__version__", *_LAZY]
+__all__ = ["BLACK", "WHITE", "Color", "InvalidVertexError", "__version__", *_LAZY]
 
 
 # submodules reachable as attributes without an import of their own

@@ -25,39 +25,58 @@ from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import EMPTY as EMPTY_CODE
 from fastplay._core import WHITE as WHITE_CODE
 from fastplay._core import CoreBoard, IllegalMoveError
+from fastplay.color import Color
+from fastplay.errors import InvalidVertexError
 
-__all__ = ["Board", "IllegalMoveError", "parse_vertex", "format_vertex", "parse_color",
-           "Vertex", "Color"]
+__all__ = ["Board", "IllegalMoveError", "InvalidVertexError", "parse_vertex", "format_vertex",
+           "parse_color", "Vertex", "Color", "ColorLike"]
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 PASS = -1
 
 Vertex = Union[str, int, tuple[int, int], None]
-Color = Union[str, None]
+#: What the vertex methods take for a colour: a :class:`Color`, its letter or
+#: name as text (``"B"``, ``"white"``...), or ``None`` for the side to move.
+ColorLike = Union[Color, str, None]
 
 _GTP_VERTEX = re.compile(r"[A-Za-z][0-9]{1,3}", re.ASCII)
 
-_COLOR_NAMES = {"b": BLACK_CODE, "black": BLACK_CODE, "w": WHITE_CODE, "white": WHITE_CODE}
 
+def parse_color(color: ColorLike) -> int:
+    """The core's colour code (``BLACK`` 2, ``WHITE`` 1) of ``"B"``, ``"w"``, ``"black"``,
+    ``"White"`` or a :class:`Color`: ``int(Color.parse(color))``, a plain ``int``.
 
-def parse_color(color: Color) -> int:
-    """Colour code (``BLACK`` 2, ``WHITE`` 1) of ``"B"``, ``"w"``, ``"black"`` or ``"White"``.
-
-    Integers are refused on purpose: the core's codes (White 1, Black 2,
-    GNU Go's numbering) and :meth:`Board.to_numpy` (Black 1, White -1) would
-    read the same number differently.  Raises ``ValueError`` for anything
-    but those names.
+    Bare integers are refused (see :meth:`Color.parse`), ``None`` too;
+    raises ``ValueError``.  New code wants :meth:`Color.parse`, whose
+    members are these codes; this plain-int form stays because code
+    keys dicts by the codes (a :class:`Color` hashes as its letter).
     """
-    if isinstance(color, str):
-        code = _COLOR_NAMES.get(color.strip().lower())
-        if code is not None:
-            return code
-    raise ValueError(f"bad colour {color!r}: expected 'B' or 'W' (or 'black'/'white')")
+    return int(Color.parse(color))
 
 
-def color_name(code: int) -> str:
-    """``"B"`` or ``"W"`` for a colour code."""
-    return "B" if code == BLACK_CODE else "W"
+def color_name(code: int) -> Color:
+    """The :class:`Color` of a core colour code (it prints and compares as ``"B"``/``"W"``)."""
+    return Color.BLACK if code == BLACK_CODE else Color.WHITE
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+
+
+def _parse_gtp(move: str, text: str, size: int) -> int:
+    if not _GTP_VERTEX.fullmatch(text):
+        raise InvalidVertexError(f"bad vertex {move!r}: expected a GTP vertex such as 'D4' or "
+                                 "'pass'", "bad vertex", move)
+    letter = text[0].upper()
+    if letter == "I":
+        raise InvalidVertexError(f"bad vertex {move!r}: GTP skips the column letter I",
+                                 "bad vertex", move)
+    col = COLUMNS.find(letter)
+    number = int(text[1:])
+    if col < 0 or col >= size or not 1 <= number <= size:
+        raise InvalidVertexError(f"vertex {text.upper()} is off the {size}x{size} board",
+                                 "off-board", move)
+    return (size - number) * size + col
 
 
 def parse_vertex(move: Vertex, size: int) -> int:
@@ -65,44 +84,34 @@ def parse_vertex(move: Vertex, size: int) -> int:
 
     Accepts GTP vertices (``"D4"``, any case, no column I; ``"pass"``),
     ``(row, col)`` with row 0 at the top, and flat indices (``-1`` = pass).
-    Raises :class:`IllegalMoveError` with rule ``"bad vertex"`` when the move
+    Raises :class:`InvalidVertexError` (a ``ValueError``, not an
+    :class:`IllegalMoveError`) with ``rule`` ``"bad vertex"`` when the move
     cannot be read, ``"off-board"`` when it names a point outside the board.
     """
     if isinstance(move, str):
         text = move.strip()
         if text.lower() == "pass":
             return PASS
-        if not _GTP_VERTEX.fullmatch(text):
-            raise IllegalMoveError(f"bad vertex {move!r}: expected a GTP vertex such as 'D4' or "
-                                   "'pass'", "bad vertex", move)
-        letter = text[0].upper()
-        if letter == "I":
-            raise IllegalMoveError(f"bad vertex {move!r}: GTP skips the column letter I",
-                                   "bad vertex", move)
-        col = COLUMNS.find(letter)
-        number = int(text[1:])
-        if col < 0 or col >= size or not 1 <= number <= size:
-            raise IllegalMoveError(f"vertex {text.upper()} is off the {size}x{size} board",
-                                   "off-board", move)
-        return (size - number) * size + col
+        return _parse_gtp(move, text, size)
     if isinstance(move, tuple):
-        if len(move) != 2 or not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool)
-                                     for x in move):
-            raise IllegalMoveError(f"bad vertex {move!r}: expected (row, col)", "bad vertex", move)
+        if len(move) != 2 or not all(_is_int(x) for x in move):
+            raise InvalidVertexError(f"bad vertex {move!r}: expected (row, col)", "bad vertex",
+                                     move)
         row, col = int(move[0]), int(move[1])
         if not (0 <= row < size and 0 <= col < size):
-            raise IllegalMoveError(f"vertex {move!r} is off the {size}x{size} board", "off-board",
-                                   move)
+            raise InvalidVertexError(f"vertex {move!r} is off the {size}x{size} board",
+                                     "off-board", move)
         return row * size + col
-    if isinstance(move, (int, np.integer)) and not isinstance(move, bool):
+    if _is_int(move):
+        assert isinstance(move, (int, np.integer))
         if move == PASS:
             return PASS
         if not 0 <= move < size * size:
-            raise IllegalMoveError(f"vertex index {move} is off the {size}x{size} board",
-                                   "off-board", move)
+            raise InvalidVertexError(f"vertex index {move} is off the {size}x{size} board",
+                                     "off-board", move)
         return int(move)
-    raise IllegalMoveError(f"bad vertex {move!r}: expected a GTP string, (row, col) or an index",
-                           "bad vertex", move)
+    raise InvalidVertexError(f"bad vertex {move!r}: expected a GTP string, (row, col) or an "
+                             "index", "bad vertex", move)
 
 
 def format_vertex(index: int, size: int) -> str:
@@ -124,10 +133,31 @@ class Board(CoreBoard):
     (stones plus empty regions that reach only one colour) minus ``komi``
     (points), from Black's point of view.
 
-    Raises ``TypeError`` for a non-integer size, ``ValueError`` for a size
-    outside 2..25.  ``play`` raises :class:`IllegalMoveError` (a
-    ``ValueError``) whose ``rule`` is ``"occupied"``, ``"suicide"``,
-    ``"ko"``, ``"superko"``, ``"off-board"`` or ``"bad vertex"``.
+    **Vertices and colours.**  The methods without a suffix are the API:
+    they take vertices (GTP text ``"D4"`` or ``"pass"``, ``(row, col)`` with
+    row 0 on top, or a flat index) and colours (:class:`Color`, or ``"B"``,
+    ``"white"``... through :meth:`Color.parse`; ``None`` is the side to
+    move), and return GTP vertices and :class:`Color` members.
+
+    **The fast path.**  A method whose name ends in ``_index`` or
+    ``_indices`` (inherited from the compiled :class:`CoreBoard`) takes and
+    returns flat indices ``row * size + col`` (``-1`` = pass) and takes
+    colours as :class:`Color` members or the core's codes (``Color`` *is*
+    those codes), with no parsing: for loops over many points (a search, a
+    playout policy).  The rule: the fast-path twin of vertex method ``m``
+    is ``m_index`` when it takes one point or returns one, ``m_indices``
+    when it returns several (a vertex noun at the end of ``m`` gives way
+    to the suffix: ``ko_point`` -> ``ko_index``, ``legal_moves`` ->
+    ``legal_indices``).  The README's API section lists every pair.
+
+    **Errors.**  Raises ``TypeError`` for a non-integer size, ``ValueError``
+    for a size outside 2..25.  A vertex that names no point of the board
+    (malformed, of the wrong type, off the board, or ``"pass"`` where a
+    point is needed) raises :class:`InvalidVertexError` (a ``ValueError``)
+    from every vertex method; a move against the rules of Go raises
+    :class:`IllegalMoveError` (a ``ValueError``) whose ``rule`` is
+    ``"occupied"``, ``"suicide"``, ``"ko"`` or ``"superko"``; a bad colour
+    raises ``ValueError``.
     """
 
     #: SGF root properties kept from a loaded record (``HA``, ``PB``, ``RU``, ``C``...):
@@ -144,37 +174,44 @@ class Board(CoreBoard):
         self.sgf_properties = dict(getattr(source, "sgf_properties", {}))
 
     # -- moves -------------------------------------------------------------
-    def _color(self, color: Color) -> int:
+    def _color(self, color: ColorLike) -> int:
         return self.to_move_code if color is None else parse_color(color)
 
-    def play(self, move: Vertex, color: Color = None) -> None:
-        """Play ``move`` for ``color`` (default: the side to move); the other colour moves next."""
+    def play(self, move: Vertex, color: ColorLike = None) -> None:
+        """Play ``move`` for ``color`` (default: the side to move); the other colour moves next.
+
+        Raises :class:`InvalidVertexError` for a vertex that names no point
+        (the board is left unchanged), :class:`IllegalMoveError` for a move
+        against the rules.
+        """
         self.play_index(parse_vertex(move, self.size), self._color(color))
 
-    def is_legal(self, move: Vertex, color: Color = None) -> bool:
+    def is_legal(self, move: Vertex, color: ColorLike = None) -> bool:
         """Whether ``color`` (default: the side to move) may play ``move`` now; a pass always may.
 
-        Raises :class:`IllegalMoveError` only when ``move`` is not a vertex of this board.
+        Never raises :class:`IllegalMoveError`; raises :class:`InvalidVertexError`
+        when ``move`` is not a vertex of this board.
         """
         return self.legality(parse_vertex(move, self.size), self._color(color)) is None
 
-    def legal_moves(self, color: Color = None) -> list[str]:
+    def legal_moves(self, color: ColorLike = None) -> list[str]:
         """GTP vertices of every legal non-pass move of ``color``, top-left first."""
         size = self.size
         return [format_vertex(int(i), size) for i in self.legal_indices(self._color(color))]
 
-    def pass_move(self, color: Color = None) -> None:
+    def pass_move(self, color: ColorLike = None) -> None:
         """Pass (same as ``play("pass")``)."""
         self.play_index(PASS, self._color(color))
 
     def setup(self, black: Iterable[Vertex] = (), white: Iterable[Vertex] = (),
-              empty: Iterable[Vertex] = (), to_move: Color = None) -> None:
+              empty: Iterable[Vertex] = (), to_move: ColorLike = None) -> None:
         """Add Black and White stones and clear points, as SGF ``AB``/``AW``/``AE`` do.
 
         Nothing is captured.  The result becomes a new starting position: the
         history, undo stack, ko point and capture counts are cleared.  Raises
         ``ValueError`` (and changes nothing) if a string would be left without
-        a liberty or a point is named in two lists.
+        a liberty or a point is named in two lists, :class:`InvalidVertexError`
+        for a vertex that names no point (``"pass"`` included).
         """
         size = self.size
         arr = self.to_numpy().reshape(-1)
@@ -200,12 +237,16 @@ class Board(CoreBoard):
     def _point(self, move: Vertex) -> int:
         index = parse_vertex(move, self.size)
         if index == PASS:
-            raise IllegalMoveError("'pass' names no point of the board", "bad vertex", move)
+            raise InvalidVertexError("'pass' names no point of the board", "bad vertex", move)
         return index
 
     # -- queries -------------------------------------------------------------
-    def get(self, vertex: Vertex) -> str | None:
-        """``"B"``, ``"W"`` or ``None`` (empty) at ``vertex``."""
+    def get(self, vertex: Vertex) -> Color | None:
+        """The :class:`Color` of the stone at ``vertex`` (it equals ``"B"``/``"W"``), or ``None``.
+
+        Raises :class:`InvalidVertexError` for a vertex that names no point;
+        so do :meth:`liberties` and :meth:`string`.
+        """
         code = self.color_at(self._point(vertex))
         return None if code == EMPTY_CODE else color_name(code)
 
@@ -218,15 +259,16 @@ class Board(CoreBoard):
         by a ladder: ataris only, answered by extensions or by captures of a
         chasing string (GNU Go's simple ladder reading).  With
         ``attacker_first`` its opponent moves next, otherwise its owner does.
-        Raises :class:`IllegalMoveError` for an empty point or a bad vertex.
+        Raises :class:`InvalidVertexError` for a vertex that names no point,
+        or a point without a stone ("no string at ...").
         """
         index = self._point(vertex)
         if self.color_at(index) == EMPTY_CODE:
-            raise IllegalMoveError(f"no string at {format_vertex(index, self.size)}",
-                                   "bad vertex", vertex)
+            raise InvalidVertexError(f"no string at {format_vertex(index, self.size)}",
+                                     "bad vertex", vertex)
         return bool(self.ladder_captures(index, attacker_first))
 
-    def tactics(self, color: Color = None) -> npt.NDArray[np.int8]:
+    def tactics(self, color: ColorLike = None) -> npt.NDArray[np.int8]:
         """The ladder reader's verdict on a move of ``color`` (default: the side
         to move) at every point: ``int8[size, size]``, 0 nothing found (or
         illegal), 1 bad (leaves the mover's string of two stones or more in
@@ -236,7 +278,7 @@ class Board(CoreBoard):
         """
         return self.tactical_moves(self._color(color)).reshape(self.size, self.size)
 
-    def races(self, color: Color = None) -> npt.NDArray[np.int8]:
+    def races(self, color: ColorLike = None) -> npt.NDArray[np.int8]:
         """The capturing-race reader's verdict on a move of ``color`` (default:
         the side to move) at every point: ``int8[size, size]``, 0 nothing
         found (or illegal), 2 keeps alive a string of two to four liberties
@@ -251,12 +293,13 @@ class Board(CoreBoard):
         return [format_vertex(int(i), self.size) for i in self.string_indices(self._point(vertex))]
 
     @property
-    def to_move(self) -> str:
-        """The side to move, ``"B"`` or ``"W"``."""
+    def to_move(self) -> Color:
+        """The side to move, a :class:`Color` (equal to ``"B"``/``"W"``); settable from
+        anything :meth:`Color.parse` reads."""
         return color_name(self.to_move_code)
 
     @to_move.setter
-    def to_move(self, color: Color) -> None:
+    def to_move(self, color: ColorLike) -> None:
         self.set_to_move(parse_color(color))
 
     @property
@@ -268,13 +311,15 @@ class Board(CoreBoard):
         return format_vertex(ko, self.size)
 
     @property
-    def captures(self) -> dict[str, int]:
-        """Stones captured so far *by* each colour: ``{"B": n, "W": n}``."""
-        return {"B": int(self.captures_of(BLACK_CODE)), "W": int(self.captures_of(WHITE_CODE))}
+    def captures(self) -> dict[Color, int]:
+        """Stones captured so far *by* each colour: ``{Color.BLACK: n, Color.WHITE: n}``
+        (``captures["B"]`` works too: a :class:`Color` hashes as its letter)."""
+        return {Color.BLACK: int(self.captures_of(BLACK_CODE)),
+                Color.WHITE: int(self.captures_of(WHITE_CODE))}
 
     @property
-    def history(self) -> list[tuple[str, str]]:
-        """``[(colour, GTP vertex or "pass"), ...]`` since the starting position."""
+    def history(self) -> list[tuple[Color, str]]:
+        """``[(Color, GTP vertex or "pass"), ...]`` since the starting position."""
         return [(color_name(c), format_vertex(v, self.size)) for c, v in self.history_moves()]
 
     # -- scoring -------------------------------------------------------------
@@ -356,7 +401,7 @@ class Board(CoreBoard):
         return board_svg(self)
 
     def __repr__(self) -> str:
-        return (f"Board(size={self.size}, komi={self.komi}, to_move={self.to_move!r}, "
+        return (f"Board(size={self.size}, komi={self.komi}, to_move={self.to_move.letter!r}, "
                 f"move_number={self.move_number})")
 
     def __str__(self) -> str:
@@ -375,6 +420,6 @@ class Board(CoreBoard):
             num = str(size - i).rjust(width)
             lines.append(f"{num} {' '.join(cells)} {num}")
         lines.append(lines[0])
-        lines.append(f"{self.to_move} to play; captures B {self.captures['B']} "
-                     f"W {self.captures['W']}; komi {self.komi:g}")
+        lines.append(f"{self.to_move} to play; captures B {self.captures[Color.BLACK]} "
+                     f"W {self.captures[Color.WHITE]}; komi {self.komi:g}")
         return "\n".join(lines)

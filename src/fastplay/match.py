@@ -268,7 +268,7 @@ def play_game(black: GTPClient, white: GTPClient, *, size: int = 9, komi: float 
     a time-out, an engine failure, or after ``max_moves`` moves (default
     ``3 * size * size``, scored as it stands).
     """
-    from fastplay.board import Board, IllegalMoveError
+    from fastplay.board import Board, IllegalMoveError, InvalidVertexError
 
     record = GameRecord(black=black.label, white=white.label, size=size, komi=komi)
     engines = {"B": black, "W": white}
@@ -294,7 +294,7 @@ def play_game(black: GTPClient, white: GTPClient, *, size: int = 9, komi: float 
             return record
         try:
             board.play(move, color)
-        except IllegalMoveError as exc:
+        except (IllegalMoveError, InvalidVertexError) as exc:
             return _lost(record, color, f"{FORFEIT}:illegal move {answer!r} ({exc.rule})")
         record.moves.append((color, "pass" if move == "pass" else move.upper()))
         passes = passes + 1 if move == "pass" else 0
@@ -320,11 +320,11 @@ def _lost(record: GameRecord, loser: str, failure: str) -> GameRecord:
 
 def _stone_at(board: Any, vertex: str) -> bool:
     """Whether ``vertex`` is a well-formed point holding a stone (referees can be wrong)."""
-    from fastplay.board import IllegalMoveError
+    from fastplay.board import InvalidVertexError
 
     try:
         return board.get(vertex) is not None
-    except IllegalMoveError:
+    except InvalidVertexError:
         return False
 
 

@@ -682,7 +682,7 @@ def _flat_vertex(size: int, vertex: Any) -> int:
     """Flat index ``row * size + col`` (row 0 = top) of a GTP string, tuple or int.
 
     Raises:
-        ValueError: a pass; ``IllegalMoveError`` (a ValueError) for a bad or
+        ValueError: a pass; ``InvalidVertexError`` (a ValueError) for a bad or
             off-board vertex.
     """
     from fastplay.board import parse_vertex

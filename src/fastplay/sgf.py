@@ -116,6 +116,8 @@ from typing import TYPE_CHECKING, Any
 # fastplay (an annotated local), so no Any leaks out of this module.
 from sgfmill import common, sgf, sgf_grammar, sgf_properties
 
+from fastplay.color import Color
+
 if TYPE_CHECKING:  # pragma: no cover - typing only; board imports us lazily
     from fastplay.board import Board
 
@@ -648,7 +650,8 @@ def _to_point(vertex: str, size: int) -> tuple[int, int] | None:
     return point
 
 
-def _looks_like_handicap(black: Iterable[Any], white: Iterable[Any], to_move: str) -> int | None:
+def _looks_like_handicap(black: Iterable[Any], white: Iterable[Any],
+                         to_move: str | Color) -> int | None:
     nblack = len(list(black))
     if nblack >= 2 and not list(white) and to_move == "W":
         return nblack
@@ -689,7 +692,7 @@ def _setup_points(grid: Any) -> tuple[list[tuple[int, int]], list[tuple[int, int
 
 
 def _write_root(root: Any, board: Board, black: list[tuple[int, int]],
-                white: list[tuple[int, int]], start_to_move: str) -> None:
+                white: list[tuple[int, int]], start_to_move: str | Color) -> None:
     """The root node: FF, GM, KM, HA, the other ``sgf_properties``, setup, PL."""
     root.set_raw("FF", b"4")
     root.set_raw("GM", b"1")
@@ -712,7 +715,7 @@ def _write_root(root: Any, board: Board, black: list[tuple[int, int]],
     if black or white:
         root.set_setup_stones(black, white)
     if black or white or start_to_move == "W":
-        root.set("PL", start_to_move.lower())
+        root.set("PL", str(start_to_move).lower())
 
 
 def board_to_sgf(board: Board) -> str:
@@ -761,12 +764,12 @@ def board_to_sgf(board: Board) -> str:
         node = game.extend_main_sequence()
         if vertex.lower() == "pass":
             # FF[4]'s pass; sgfmill itself would write [tt] up to 19x19
-            node.set_raw(colour.upper(), b"")
+            node.set_raw(str(colour).upper(), b"")
         else:
-            node.set_move(colour.lower(), _to_point(vertex, size))
+            node.set_move(str(colour).lower(), _to_point(vertex, size))
     if history:
-        next_by_turn = "W" if history[-1][0].upper() == "B" else "B"
+        next_by_turn = "W" if str(history[-1][0]).upper() == "B" else "B"
         if board.to_move != next_by_turn:
-            game.extend_main_sequence().set("PL", board.to_move.lower())
+            game.extend_main_sequence().set("PL", str(board.to_move).lower())
     data: bytes = game.serialise()
     return data.decode("utf-8")

@@ -142,7 +142,7 @@ def _vertex_name(row: int, col: int, size: int) -> str:
 
 
 def _check_labels(labels: Mapping[Any, object] | None, size: int) -> dict[int, str]:
-    from fastplay.board import PASS, IllegalMoveError, format_vertex, parse_vertex
+    from fastplay.board import PASS, InvalidVertexError, format_vertex, parse_vertex
 
     if labels is None:
         return {}
@@ -152,7 +152,7 @@ def _check_labels(labels: Mapping[Any, object] | None, size: int) -> dict[int, s
     for vertex, text in labels.items():
         try:
             index = parse_vertex(vertex, size)
-        except IllegalMoveError as exc:
+        except InvalidVertexError as exc:
             raise ValueError(f"labels: {exc}") from None
         if index == PASS:
             raise ValueError(f"labels: {vertex!r} names no point of the board")
@@ -465,7 +465,7 @@ def search_result(board: Board, result: _Searchish, top: int = 5, *,
         labels[index] = f"{100 * child.winrate:.0f}"
         discs[index] = COLORS["best"] if child.move == result.best_move else COLORS["candidate"]
     best = str(result.best_move)
-    to_move = {"B": "Black", "W": "White"}[target.to_move]
+    to_move = target.to_move.name.capitalize()
     caption = (f"{to_move} to play: best {best.upper() if best != 'pass' else 'pass'}, "
                f"{100 * float(result.winrate):.1f}% for {to_move}, {visits_total} visits")
     return _render(target, ownership=own, labels=labels, discs=discs, last_move=True,

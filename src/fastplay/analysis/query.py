@@ -18,7 +18,7 @@ from typing import Any
 
 from fastplay.analysis.rules import (Rules, RulesError, check_komi, describe, handicap_bonus,
                                      parse_rules, supported)
-from fastplay.board import Board, IllegalMoveError, format_vertex, parse_vertex
+from fastplay.board import Board, IllegalMoveError, InvalidVertexError, format_vertex, parse_vertex
 
 __all__ = ["Query", "QueryError", "MoveFilter", "Defaults", "parse_query", "parse_player",
            "PERSPECTIVES", "MAX_SIZE"]
@@ -154,7 +154,7 @@ def _location(text: Any, size: int, name: str, allow_pass: bool) -> int:
         else:
             try:
                 index = parse_vertex(text, size)
-            except IllegalMoveError:
+            except InvalidVertexError:
                 pass
             else:
                 if index >= 0 or allow_pass:

@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fastplay.board import Board, parse_vertex
+from fastplay.color import Color
 from fastplay.search import ChildStats, SearchInfo
 
 __all__ = ["build_response", "gtp_name", "no_results", "policy_values", "position_hashes", "flips",
@@ -128,7 +129,7 @@ def build_response(query_id: str, turn: int, info: SearchInfo, board: Board, *,
     ``float[size, size]``, +1 Black) and ``policy`` when given; ``order``
     numbers the reported moves from 0.  Values are
     from ``perspective``'s point of view; no NaN or infinity is written."""
-    to_move = info.to_move
+    to_move = Color.parse(info.to_move).letter
     flip = flips(perspective, to_move)
     own_sign = ownership_sign(perspective, to_move)
     infos = []
@@ -189,7 +190,7 @@ def position_hashes(board: Board) -> tuple[str, str]:
     ko = np.zeros_like(grid)
     if board.ko_point is not None:
         ko.flat[parse_vertex(board.ko_point, board.size)] = 1
-    tag = board.to_move.encode()
+    tag = board.to_move.letter.encode()
 
     def digest(g: npt.NDArray[Any], k: npt.NDArray[Any]) -> str:
         data = np.ascontiguousarray(g).tobytes() + np.ascontiguousarray(k).tobytes() + tag

@@ -58,7 +58,7 @@ def position_key(decision: Decision) -> tuple[int, str, float, str | None]:
     """What makes two decisions the same: the stones (Zobrist hash), the side
     to move, the komi and the ko point."""
     board = decision.position.board()
-    return (int(board.zobrist_hash), board.to_move, float(board.komi), board.ko_point)
+    return (int(board.zobrist_hash), board.to_move.letter, float(board.komi), board.ko_point)
 
 
 def significant(entry: Entry, z: float) -> bool:

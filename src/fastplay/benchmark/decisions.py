@@ -158,8 +158,8 @@ def _record(path: str, name: str, size: int, komi: float | None,
     if (grid < 0).any():
         return None  # GTP cannot set White stones up
     game_komi = start.komi if komi is None else komi
-    first = Position(size, game_komi, tuple(black), (), start.to_move, ())
-    played = tuple(end.history)
+    first = Position(size, game_komi, tuple(black), (), start.to_move.letter, ())
+    played = tuple((colour.letter, move) for colour, move in end.history)
     if Position(size, game_komi, first.black, (), first.first, played).board() != end:
         return None  # setup in the middle of the record: not replayable from its start
     digest = hashlib.sha256(data).hexdigest()[:12]

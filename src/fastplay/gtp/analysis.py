@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fastplay.color import Color
 from fastplay.gtp.protocol import GTPError, Stream, parse_color, parse_int
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ DEFAULT_INTERVAL = 100
 class AnalysisRequest:
     """An analysis command's arguments."""
 
-    color: str
+    color: Color
     interval: int = DEFAULT_INTERVAL      # centiseconds
     min_moves: int = 0
     max_moves: int | None = None
@@ -60,7 +61,7 @@ def _boolean(text: str) -> bool:
     return value
 
 
-def parse_request(args: Sequence[str], to_move: str, kata: bool) -> AnalysisRequest:
+def parse_request(args: Sequence[str], to_move: Color, kata: bool) -> AnalysisRequest:
     """``[color] [interval] [KEY VALUE ...]``; :class:`GTPError` for anything else."""
     words = list(args)
     request = AnalysisRequest(to_move)

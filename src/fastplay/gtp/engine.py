@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import fastplay
-from fastplay.board import Board, IllegalMoveError, format_vertex
+from fastplay.board import Board, ColorLike, IllegalMoveError, InvalidVertexError, format_vertex
 from fastplay.gtp.protocol import GTPError, Search, Stream, check_clock, format_response
 from fastplay.gtp.protocol import gtp_move, parse_color, parse_float, parse_int, preprocess
 from fastplay.gtp.protocol import take_args
@@ -247,9 +247,9 @@ class GTPEngine:
         color = parse_color(color_text)
         try:
             self.board.play(vertex.lower(), color)
-        except IllegalMoveError as exc:
-            if exc.rule in ("bad vertex", "off-board"):
-                raise GTPError("invalid coordinate") from None
+        except InvalidVertexError:
+            raise GTPError("invalid coordinate") from None
+        except IllegalMoveError:
             raise GTPError("illegal move") from None
         return ""
 
@@ -355,7 +355,7 @@ class GTPEngine:
                             else PatternDatabase.default())
         return self._db
 
-    def search_position(self, color: str) -> Board:
+    def search_position(self, color: ColorLike) -> Board:
         """A copy of the board with ``color`` to move: GTP may ask either side."""
         board = self.board.copy()
         if board.to_move != color:
@@ -367,7 +367,7 @@ class GTPEngine:
         return self.search().run(board, playouts=playouts or self.playouts,
                                  seconds=None if playouts else self.seconds)
 
-    def _generate(self, color: str) -> str:
+    def _generate(self, color: ColorLike) -> str:
         from fastplay.gtp.gogui import show_result
 
         result = self.run_search(self.search_position(color))
@@ -376,13 +376,13 @@ class GTPEngine:
         move = str(result.best_move)
         return "resign" if move.lower() == "resign" else move.lower()
 
-    def play_generated(self, move: str, color: str) -> str:
+    def play_generated(self, move: str, color: ColorLike) -> str:
         """Play a move the search chose (not ``resign``), start pondering if
         asked; the move as GTP writes it."""
         if move != "resign":
             try:
                 self.board.play(move, color)
-            except IllegalMoveError as exc:
+            except (IllegalMoveError, InvalidVertexError) as exc:
                 raise GTPError(f"search proposed an illegal move {move} ({exc.rule})") from None
         if self.ponder and move != "resign":
             self.search().ponder_start(self.board.copy())

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fastplay.board import IllegalMoveError
+from fastplay.board import InvalidVertexError
 from fastplay.gtp.protocol import GTPError, check_clock, parse_color, parse_int, take_args
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def is_legal(engine: GTPEngine, args: Sequence[str]) -> str:
     color = parse_color(color_text)
     try:
         return "1" if engine.board.is_legal(vertex.lower(), color) else "0"
-    except (IllegalMoveError, ValueError):
+    except InvalidVertexError:
         raise GTPError("invalid coordinate") from None
 
 

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fastplay.color import Color
+
 if TYPE_CHECKING:
     from fastplay.gtp.engine import GTPEngine
 
@@ -38,7 +40,7 @@ def ownership_gfx(engine: GTPEngine, ownership: Any, winrate: float) -> str:
             f"TEXT {engine.board.to_move} win rate {100 * float(winrate):.1f}%")
 
 
-def best_moves_gfx(engine: GTPEngine, children: Sequence[Any], to_move: str) -> str:
+def best_moves_gfx(engine: GTPEngine, children: Sequence[Any], to_move: str | Color) -> str:
     """``LABEL`` the nine most visited moves 1..9, ``VAR`` the first one's
     principal variation, a ``TEXT`` summary."""
     children = sorted(children, key=lambda child: -child.visits)[:9]
@@ -63,7 +65,7 @@ def show(text: str) -> None:
         pass  # stderr closed: pictures are not worth a crash
 
 
-def show_result(engine: GTPEngine, result: Any, to_move: str | None = None) -> None:
+def show_result(engine: GTPEngine, result: Any, to_move: str | Color | None = None) -> None:
     """Live graphics of a search result or snapshot for ``to_move`` (default:
     the board's side to move): the ownership as ``INFLUENCE``, the best moves
     as labels, the first one's variation."""

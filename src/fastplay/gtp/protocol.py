@@ -16,7 +16,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from fastplay.board import Board
+from fastplay.board import Board, ColorLike
+from fastplay.color import Color
 
 __all__ = ["GTPError", "Search", "Stream", "preprocess", "parse_color", "parse_int",
            "parse_float", "take_args", "check_clock", "gtp_move", "format_response",
@@ -51,7 +52,7 @@ class Search(Protocol):
 
     def set_time(self, main_time: float, byo_yomi_time: float, byo_yomi_stones: int) -> None: ...
 
-    def time_left(self, color: str, seconds: float, stones: int) -> None: ...
+    def time_left(self, color: ColorLike, seconds: float, stones: int) -> None: ...
 
     def ponder_start(self, board: Board) -> None: ...
 
@@ -83,12 +84,13 @@ def preprocess(line: str | bytes) -> str:
     return line.replace("\t", " ").strip()
 
 
-def parse_color(text: str) -> str:
-    """``"b"``, ``"black"``, ``"W"``, ... as ``"B"`` or ``"W"``; :class:`GTPError` otherwise."""
-    color = {"b": "B", "black": "B", "w": "W", "white": "W"}.get(text.lower())
-    if color is None:
-        raise GTPError("invalid color")
-    return color
+def parse_color(text: str) -> Color:
+    """``"b"``, ``"black"``, ``"W"``, ... (GTP 2, section 2.8, any case) as a :class:`Color`
+    (it equals ``"B"``/``"W"``); :class:`GTPError` ``invalid color`` otherwise."""
+    try:
+        return Color.parse(text)
+    except ValueError:
+        raise GTPError("invalid color") from None
 
 
 def parse_int(text: str, what: str) -> int:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fastplay.board import Board, parse_color
+from fastplay.board import Board, ColorLike, parse_color
 
 __all__ = ["Clock", "MOVE_OVERHEAD"]
 
@@ -57,8 +57,9 @@ class Clock:
         self.byo_yomi_time = float(byo_yomi_time)
         self.byo_yomi_stones = int(byo_yomi_stones)
 
-    def time_left(self, color: str, seconds: float, stones: int) -> None:
-        """GTP ``time_left``: ``seconds`` left for ``color``; ``stones`` > 0 in byo-yomi."""
+    def time_left(self, color: ColorLike, seconds: float, stones: int) -> None:
+        """GTP ``time_left``: ``seconds`` left for ``color`` (a :class:`~fastplay.Color` or
+        ``"B"``/``"white"``...; ``ValueError`` otherwise); ``stones`` > 0 in byo-yomi."""
         self.left[parse_color(color)] = (float(seconds), int(stones))
 
     def budget(self, board: Board) -> float | None:

@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import PlayoutEngine, TreeNode, TreeParams
-from fastplay.board import Board
+from fastplay.board import Board, ColorLike
 from fastplay.montecarlo import _engine as playout_engine
 from fastplay.search.clock import Clock
 from fastplay.search.config import DEFAULT_BATCH, SearchConfig, option_names
@@ -281,7 +281,7 @@ class MCTS:
         """GTP ``time_settings`` (see :meth:`Clock.set_time`)."""
         self._clock.set_time(main_time, byo_yomi_time, byo_yomi_stones)
 
-    def time_left(self, color: str, seconds: float, stones: int) -> None:
+    def time_left(self, color: ColorLike, seconds: float, stones: int) -> None:
         """GTP ``time_left``: ``seconds`` left for ``color``; ``stones`` > 0 in byo-yomi."""
         self._clock.time_left(color, seconds, stones)
 

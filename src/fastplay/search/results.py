@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from fastplay.color import Color
+
 if TYPE_CHECKING:
     from fastplay.board import Board
 
@@ -159,7 +161,8 @@ class SearchInfo(_TopMoves):
         best_move: the final choice (``"resign"`` possible; it may differ
             from ``children[0]``, see :attr:`ChildStats.order`) in the last
             snapshot, the first child's move before.
-        to_move: ``"B"`` or ``"W"``, the side whose view the values take.
+        to_move: the :class:`~fastplay.Color` whose view the values take (it
+            equals ``"B"``/``"W"``).
         position: the position searched, for pictures; not compared.
     """
 
@@ -173,5 +176,5 @@ class SearchInfo(_TopMoves):
     seconds: float
     final: bool = False
     best_move: str = "pass"
-    to_move: str = "B"
+    to_move: Color = Color.BLACK
     position: Board | None = field(default=None, compare=False, repr=False)

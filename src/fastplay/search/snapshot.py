@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay.board import Board
+from fastplay.color import Color
 from fastplay.search.decide import ranked_children
 from fastplay.search.loop import SearchLoop, SearchState
 from fastplay.search.results import SearchInfo, SearchResult
@@ -61,7 +62,7 @@ def snapshot(loop: SearchLoop | None, tree: SearchTree, board: Board,
                       score_mean=mean, score_stdev=stdev, winrate=winrate, visits=state.done,
                       playouts=state.playouts, seconds=time.perf_counter() - start,
                       final=False, best_move=best.move if best is not None else "pass",
-                      to_move="B" if board.to_move_code == BLACK_CODE else "W", position=board)
+                      to_move=Color(board.to_move_code), position=board)
 
 
 def final_info(result: SearchResult, state: SearchState, board: Board,
@@ -76,4 +77,4 @@ def final_info(result: SearchResult, state: SearchState, board: Board,
                       score_stdev=stdev, winrate=result.winrate, visits=state.done,
                       playouts=result.playouts, seconds=result.seconds, final=True,
                       best_move=result.best_move,
-                      to_move="B" if board.to_move_code == BLACK_CODE else "W", position=board)
+                      to_move=Color(board.to_move_code), position=board)
