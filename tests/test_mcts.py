@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import fastplay as fp
+from fastplay import diagram
 from fastplay.mcts import MCTS, Node, eye_mask
 import fastplay.search.driver as driver_module
 from fastplay.search import decide
@@ -33,12 +34,8 @@ def db() -> fp.PatternDatabase:
 
 
 def board_from_ascii(text: str, to_move: str = "B", komi: float = 0.5) -> fp.Board:
-    rows = [row.split() for row in text.strip().splitlines()]
-    board = fp.Board(len(rows), komi=komi)
-    black = [(i, j) for i, row in enumerate(rows) for j, c in enumerate(row) if c == "X"]
-    white = [(i, j) for i, row in enumerate(rows) for j, c in enumerate(row) if c == "O"]
-    board.setup(black=black, white=white, to_move=to_move)
-    return board
+    """The position of a bare diagram (:func:`fastplay.diagram.parse`), komi 0.5 by default."""
+    return diagram.parse(text, to_move=to_move, komi=komi)
 
 
 # Black's wall (row 4) is cut by White D4 in atari; Black's D3 is in atari

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from conftest import shared_path
-from fastplay import Board
+from fastplay import Board, Color, diagram
 from fastplay.patterns import PatternDatabase, PatternWarning, local_contexts
 
 SIZES = (9, 13, 19)
@@ -61,10 +61,10 @@ def records(size: int) -> Iterator[dict[str, Any]]:
             yield json.loads(line)
 
 
-def stones(rows: list[str]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    black = [(i, j) for i, r in enumerate(rows) for j, ch in enumerate(r) if ch == "X"]
-    white = [(i, j) for i, r in enumerate(rows) for j, ch in enumerate(r) if ch == "O"]
-    return black, white
+def stones(rows: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Black's and White's stones (GTP vertices) of a record's rows (``X.O``: a compact diagram)."""
+    shown = diagram.read("\n".join(rows))
+    return shown.black, shown.white
 
 
 def digits(text: str) -> np.ndarray:
@@ -174,19 +174,12 @@ def test_zero_mismatches(tally: Tally, name: str) -> None:
 
 def diagram_board(rows: list[str], to_move: str, last: str | None = None) -> Board:
     """Board from a §8 diagram (top row first); ``last`` is replayed to make the near set."""
-    size = len(rows[0].split())
-    black = [(i, j) for i, r in enumerate(rows) for j, ch in enumerate(r.split()) if ch == "X"]
-    white = [(i, j) for i, r in enumerate(rows) for j, ch in enumerate(r.split()) if ch == "O"]
-    b = Board(size)
+    shown = diagram.read("\n".join(rows))
     if last is None:
-        b.setup(black=black, white=white, to_move=to_move)
-        return b
-    col = "ABCDEFGHJKLMNOPQRST".index(last[0])
-    point = (size - int(last[1:]), col)
-    mover = "B" if to_move == "W" else "W"
-    black = [p for p in black if p != point]
-    white = [p for p in white if p != point]
-    b.setup(black=black, white=white, to_move=mover)
+        return shown.board(to_move=to_move)
+    b = Board(shown.size)
+    b.setup(black=[v for v in shown.black if v != last],
+            white=[v for v in shown.white if v != last], to_move=Color.parse(to_move).opponent)
     b.play(last)
     return b
 

@@ -25,6 +25,7 @@ import pytest
 from scipy import stats as sps
 
 import fastplay as fp
+from fastplay import diagram
 from fastplay.patterns import PatternDatabase
 
 from conftest import shared_path
@@ -39,11 +40,7 @@ def db(name: str) -> PatternDatabase:
 
 def board_from_record(r: dict) -> fp.Board:
     n = r["size"]
-    b = fp.Board(n, komi=r["komi"])
-    rows = r["board"]
-    b.setup(black=[(i, j) for i in range(n) for j in range(n) if rows[i][j] == "X"],
-            white=[(i, j) for i in range(n) for j in range(n) if rows[i][j] == "O"],
-            to_move=r["to_move"])
+    b = diagram.parse("\n".join(r["board"]), to_move=r["to_move"], komi=r["komi"])
     if r["ko"]:
         b.set_ko_index(r["ko"][0] * n + r["ko"][1], b.to_move_code)
     return b

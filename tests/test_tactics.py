@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import fastplay as fp
+from fastplay import diagram
 from fastplay._core import BLACK, WHITE
 from fastplay._core import TACTIC_BAD as BAD
 from fastplay._core import TACTIC_CAPTURE as CAPTURE
@@ -21,15 +22,6 @@ from fastplay._core import TACTIC_NONE as NONE
 from fastplay._core import TACTIC_SAVE as SAVE
 
 from conftest import shared_path
-
-
-def board_from_ascii(text: str, to_move: str = "B") -> fp.Board:
-    rows = [row.split() for row in text.strip().splitlines()]
-    board = fp.Board(len(rows))
-    black = [(i, j) for i, row in enumerate(rows) for j, c in enumerate(row) if c == "X"]
-    white = [(i, j) for i, row in enumerate(rows) for j, c in enumerate(row) if c == "O"]
-    board.setup(black=black, white=white, to_move=to_move)
-    return board
 
 
 def codes(board: fp.Board, color: int) -> dict[str, int]:
@@ -134,7 +126,7 @@ LADDER = """
 
 
 def test_ladder_works_on_an_open_board_and_breakers_stop_it():
-    board = board_from_ascii(LADDER)
+    board = diagram.parse(LADDER)
     d5 = board._point("D5")
     assert board.ladder_captures(d5)
     # The owner to move with two liberties counts as safe.
@@ -156,7 +148,7 @@ def test_ladder_works_on_an_open_board_and_breakers_stop_it():
 
 
 def test_only_strings_in_atari_are_saved():
-    board = board_from_ascii(LADDER, to_move="W")
+    board = diagram.parse(LADDER, to_move="W")
     # D5 has two liberties and a working ladder, but saves are for strings
     # in atari only (RESULTS.md: counting these won 55 of 100 games, 59-71
     # without); extending gives three liberties, so nothing is bad either.
@@ -180,7 +172,7 @@ def test_failed_escape_is_bad_and_the_capture_is_found():
 
 
 def test_rescue_and_self_atari():
-    board = board_from_ascii("""
+    board = diagram.parse("""
         . . . . . . .
         . . . . . . .
         . . . O . . .
@@ -191,7 +183,7 @@ def test_rescue_and_self_atari():
     """)
     # D3 gives D4 three liberties; the corners are ladder food.
     assert codes(board, BLACK) == {"D3": SAVE, "A7": BAD, "G7": BAD, "A1": BAD, "G1": BAD}
-    board = board_from_ascii("""
+    board = diagram.parse("""
         . . . . . . .
         . . . . . . .
         . . O O . . .
@@ -205,7 +197,7 @@ def test_rescue_and_self_atari():
     assert found["D4"] == BAD
     assert all(code == BAD for code in found.values())
     # A single stone thrown in (one liberty) is left to the patterns.
-    board = board_from_ascii("""
+    board = diagram.parse("""
         . . . . .
         . O O O .
         . O . . .
@@ -217,7 +209,7 @@ def test_rescue_and_self_atari():
 
 
 def test_board_wrappers_take_vertices_and_colours():
-    board = board_from_ascii(LADDER)
+    board = diagram.parse(LADDER)
     assert board.in_ladder("D5") and not board.in_ladder("D5", attacker_first=False)
     assert np.array_equal(board.tactics("W"), board.tactical_moves(WHITE).reshape(9, 9))
     assert np.array_equal(board.tactics(), board.tactical_moves(BLACK).reshape(9, 9))

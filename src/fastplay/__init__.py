@@ -8,6 +8,7 @@ stays cheap for command-line use:
   :class:`InvalidVertexError` (a vertex that names no point), :class:`SGFError`.
 * :class:`Color` -- ``Color.BLACK`` / ``Color.WHITE``, the one colour type
   (an ``IntEnum`` of the core's codes; ``Color.parse("b")``).
+* :mod:`fastplay.diagram` -- reads the text ``str(board)`` prints back into a board.
 * :class:`PatternDatabase` -- GNU Go's Monte Carlo ``.db`` language, compiled to
   a ``uint32[1108, 256]`` value table; :class:`PatternSyntaxError`.
 * :func:`playout`, :func:`playouts` -- pattern-driven Monte Carlo playouts,
@@ -50,7 +51,7 @@ __all__ = ["BLACK", "WHITE", "Color", "InvalidVertexError", "__version__", *_LAZ
 
 
 # submodules reachable as attributes without an import of their own
-_SUBMODULES = frozenset({"svg"})
+_SUBMODULES = frozenset({"svg", "diagram"})
 
 
 def __getattr__(name: str) -> Any:

@@ -405,21 +405,8 @@ class Board(CoreBoard):
                 f"move_number={self.move_number})")
 
     def __str__(self) -> str:
-        size = self.size
-        letters = COLUMNS[:size]
-        arr = self.to_numpy()
-        ko = self.ko_index if self.ko_point else -1
-        width = len(str(size))
-        lines = [" " * (width + 1) + " ".join(letters)]
-        for i in range(size):
-            cells = []
-            for j in range(size):
-                v = arr[i, j]
-                cells.append("X" if v > 0 else "O" if v < 0 else
-                             ("#" if i * size + j == ko else "."))
-            num = str(size - i).rjust(width)
-            lines.append(f"{num} {' '.join(cells)} {num}")
-        lines.append(lines[0])
-        lines.append(f"{self.to_move} to play; captures B {self.captures[Color.BLACK]} "
-                     f"W {self.captures[Color.WHITE]}; komi {self.komi:g}")
-        return "\n".join(lines)
+        """The text diagram of :func:`fastplay.diagram.render`, which :func:`fastplay.diagram.parse`
+        reads back."""
+        from fastplay.diagram import render
+
+        return render(self)
