@@ -36,26 +36,33 @@ COMPILE_ARGS = ["-O3"]
 if platform.machine().lower() in ("x86_64", "amd64") and not os.environ.get("FASTPLAY_PORTABLE"):
     COMPILE_ARGS.append("-march=x86-64-v2")
 
+# The compiled core: five modules that cimport each other through their .pxd
+# declarations (board and rules, tactical readers, the Python-facing board,
+# the playout engine, the search tree's arithmetic), and _core, which gathers
+# their Python names.  Compiler directives live here and nowhere else.
+CORE_MODULES = ("_rules", "_tactics", "_board", "_playout", "_tree", "_core")
+
+DIRECTIVES = {
+    "language_level": "3",
+    "boundscheck": False,
+    "wraparound": False,
+    "cdivision": True,
+    "initializedcheck": False,
+    "binding": False,
+}
+
 extensions = [
     Extension(
-        "fastplay._core",
-        ["src/fastplay/_core.pyx"],
+        f"fastplay.{name}",
+        [f"src/fastplay/{name}.pyx"],
         include_dirs=[np.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=COMPILE_ARGS,
     )
+    for name in CORE_MODULES
 ]
 
 setup(
-    ext_modules=cythonize(
-        extensions,
-        compiler_directives={
-            "language_level": "3",
-            "boundscheck": False,
-            "wraparound": False,
-            "cdivision": True,
-            "initializedcheck": False,
-        },
-    ),
+    ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES),
     cmdclass={"build_py": BuildPyWithPatterns},
 )

@@ -13,7 +13,8 @@ The first command plays ``--n`` playouts (default 4,000) from the empty
 board with one thread; the second runs the same playouts natively to learn
 their mean length, then prints instructions, conditional branches and
 mispredicted conditional branches per playout move, counted over the lines
-of the compiled core (``_core.c``) only, and the functions that mispredict
+of the compiled core (``_rules.c``, ``_playout.c`` and the other core modules)
+only, and the functions that mispredict
 most.  Mispredictions are what set the time per move here: whether a
 neighbour is empty or in atari is as good as random in a playout.  With
 ``--tool=callgrind`` instead, ``callgrind_annotate`` gives the instruction
@@ -28,6 +29,11 @@ from collections import defaultdict
 
 from fastplay import Board, PatternDatabase, playouts
 
+# The compiled core's C files (setup.py's CORE_MODULES) and their functions' name prefix.
+_MODULES = "rules|tactics|board|playout|tree|core"
+CORE_FILE = re.compile(rf"fastplay/_({_MODULES})\.c$")
+CORE_PREFIX = re.compile(rf"^__pyx_[fp][fn]?_8fastplay_\d+_({_MODULES})_")
+
 
 def workload(db: str, size: int, n: int, seed: int) -> float:
     """Play the profiled playouts; returns their mean length in moves."""
@@ -36,7 +42,7 @@ def workload(db: str, size: int, n: int, seed: int) -> float:
 
 
 def summarize(path: str, moves: float, top: int) -> None:
-    """Print per-move counts of the ``_core.c`` lines of a cachegrind output file."""
+    """Print per-move counts of the core modules' C lines in a cachegrind output file."""
     events: list[str] = []
     in_core = False
     fn = ""
@@ -47,16 +53,16 @@ def summarize(path: str, moves: float, top: int) -> None:
             if line.startswith("events:"):
                 events = line.split()[1:]
             elif line.startswith("fl="):
-                in_core = line.strip().endswith("_core.c")
+                in_core = CORE_FILE.search(line.strip()) is not None
             elif line.startswith("fn="):
-                fn = re.sub(r"^__pyx_[fp][fn]?_8fastplay_5_core_", "", line[3:].strip())
+                fn = CORE_PREFIX.sub("", line[3:].strip())
             elif in_core and line[:1].isdigit():
                 for name, value in zip(events, map(int, line.split()[1:])):
                     total[name] += value
                     by_fn[fn][name] += value
     if "Bcm" not in events:
         raise SystemExit("no branch events in the file: run cachegrind with --branch-sim=yes")
-    print(f"per playout move ({moves:,.0f} moves), _core.c only:")
+    print(f"per playout move ({moves:,.0f} moves), the core modules only:")
     print(f"  instructions {total['Ir'] / moves:8.1f}")
     print(f"  conditional branches {total['Bc'] / moves:8.1f}")
     print(f"  mispredicted {total['Bcm'] / moves:8.2f}")

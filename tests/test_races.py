@@ -16,11 +16,9 @@ from fastplay._core import BLACK, WHITE
 from fastplay._core import TACTIC_CAPTURE as CAPTURE
 from fastplay._core import TACTIC_NONE as NONE
 from fastplay._core import TACTIC_SAVE as SAVE
+from fastplay._tactics import RACE_BUDGET, RACE_LIBS, RACE_SAFE, RACE_TOTAL
 
 from test_tactics import _legal, _neighbours, _played, _positions, random_game
-
-# The core's constants (section 2c of _core.pyx).
-RACE_LIBS, RACE_SAFE, RACE_BUDGET, RACE_TOTAL = 4, 5, 400, 6000
 
 
 class Budget:

@@ -1,4 +1,4 @@
-"""The compiled search tree (``_core`` section 5): its arithmetic against
+"""The compiled search tree (``fastplay._tree``): its arithmetic against
 hand-computed values and slow Python references, and its boundary checks
 (no input may crash the process)."""
 

@@ -16,6 +16,8 @@ stays cheap for command-line use:
 * :mod:`fastplay.search` -- UCT/PUCT tree search in Python on top, with pluggable priors and evaluators.
 * :mod:`fastplay.svg` -- SVG pictures of boards and search results (a notebook shows a
   :class:`Board` as one).
+* :func:`get_include` -- the folder of the compiled core's ``.pxd`` declarations, for
+  Cython extensions that ``cimport fastplay.capi`` (``examples/cython_embedding``).
 
 Colours are :class:`Color` members (:data:`BLACK`, :data:`WHITE`); every function
 that takes one also takes ``"B"``/``"W"``/``"black"``/``"white"``, and a member
@@ -47,11 +49,31 @@ _LAZY = {
     "PlayoutStats": "fastplay.montecarlo",
 }
 
-__all__ = ["BLACK", "WHITE", "Color", "InvalidVertexError", "__version__", *_LAZY]
+__all__ = ["BLACK", "WHITE", "Color", "InvalidVertexError", "__version__", "get_include", *_LAZY]
 
 
 # submodules reachable as attributes without an import of their own
 _SUBMODULES = frozenset({"svg", "diagram"})
+
+
+def get_include() -> str:
+    """The folder to put on Cython's include path to ``cimport`` fastplay's core.
+
+    As :func:`numpy.get_include` is for numpy's C headers: the folder that
+    holds the installed ``fastplay`` package, whose ``capi.pxd`` (and the
+    ``_rules``, ``_board``, ``_playout``, ``_tactics`` declarations behind it)
+    a Cython extension cimports::
+
+        cythonize(ext, include_path=[fastplay.get_include()])
+        # with include_dirs=[numpy.get_include()] on the Extension
+
+    Returns an absolute path (``str``).  Cython also finds the declarations
+    on ``sys.path`` without it; the extension links against nothing, it
+    imports the core's functions at run time.
+    """
+    import os
+
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def __getattr__(name: str) -> Any:

@@ -1,4 +1,5 @@
-"""Type stub for the compiled core ``fastplay._core`` (see ``_core.pyx``).
+"""Type stub for ``fastplay._core``, which gathers the compiled core's Python names
+(see ``_core.pyx``).
 
 Vertices at this level are *flat indices* ``row * size + col`` with row 0 the
 top row as printed (the highest GTP row number) and col 0 column ``A``;
@@ -7,189 +8,36 @@ top row as printed (the highest GTP row number) and col 0 column ``A``;
 ``fastplay.board.Board``, which subclasses :class:`CoreBoard`.
 """
 
-from collections.abc import Iterable
-from typing import Any
-
-from typing_extensions import Self
-
-import numpy as np
-import numpy.typing as npt
-
-EMPTY: int
-WHITE: int
-BLACK: int
-OFFBOARD: int
-PASS: int
-MIN_SIZE: int
-MAX_SIZE: int
-TACTIC_NONE: int
-TACTIC_BAD: int
-TACTIC_SAVE: int
-TACTIC_CAPTURE: int
-DESCEND_LEAF: int
-DESCEND_END: int
-DESCEND_EXPAND: int
-
-class IllegalMoveError(ValueError):
-    """A move breaks a rule; ``rule`` is one of ``RULES``."""
-
-    rule: str
-    vertex: Any
-    color: int | None
-    RULES: tuple[str, ...]
-    def __init__(self, message: str, rule: str, vertex: Any = ..., color: int | None = ...) -> None: ...
-
-class CoreBoard:
-    def __init__(self, size: int = 19, komi: float = 7.5, superko: bool = False,
-                 suicide: bool = False) -> None: ...
-    @property
-    def size(self) -> int: ...
-    komi: float
-    @property
-    def superko(self) -> bool: ...
-    @property
-    def suicide(self) -> bool: ...
-    @property
-    def to_move_code(self) -> int: ...
-    @property
-    def ko_index(self) -> int: ...
-    @property
-    def zobrist_hash(self) -> int: ...
-    @property
-    def move_number(self) -> int: ...
-    @property
-    def consecutive_passes(self) -> int: ...
-    def captures_of(self, color: int) -> int: ...
-    def color_at(self, v: int) -> int: ...
-    def play_index(self, v: int, color: int) -> None: ...
-    def setup_stones(self, black: Iterable[int], white: Iterable[int]) -> None: ...
-    def set_ko_index(self, v: int, color: int) -> None: ...
-    def set_to_move(self, color: int) -> None: ...
-    def legality(self, v: int, color: int) -> str | None: ...
-    def legal_indices(self, color: int) -> npt.NDArray[np.int32]: ...
-    def tactical_moves(self, color: int, stakes: npt.NDArray[np.int16] | None = None
-                       ) -> npt.NDArray[np.int8]: ...
-    def race_moves(self, color: int, stakes: npt.NDArray[np.int16] | None = None
-                   ) -> npt.NDArray[np.int8]: ...
-    def ladder_captures(self, v: int, attacker_first: bool = True) -> bool: ...
-    def undo(self) -> None: ...
-    def history_moves(self) -> list[tuple[int, int]]: ...
-    def copy(self, history: bool = True) -> Self: ...
-    def copy_into(self, target: CoreBoard) -> None: ...
-    def _copy_extra(self, source: Self) -> None: ...
-    def _pad(self, v: int) -> int: ...
-    def liberty_count(self, v: int) -> int: ...
-    def string_indices(self, v: int) -> npt.NDArray[np.int32]: ...
-    def string_liberty_indices(self, v: int) -> npt.NDArray[np.int32]: ...
-    def liberty_array(self) -> npt.NDArray[np.int16]: ...
-    def area_owner(self) -> npt.NDArray[np.int8]: ...
-    def to_numpy(self) -> npt.NDArray[np.int8]: ...
-    def area_counts(self) -> tuple[int, int]: ...
-    def contexts(self) -> npt.NDArray[np.int64]: ...
-    def near_mask(self) -> npt.NDArray[np.uint8]: ...
-    def ko_forbidden_for(self, color: int) -> bool: ...
-    def check_integrity(self) -> None: ...
-
-class PlayoutEngine:
-    light: bool          # values ignore capture and self-atari bits (geometry-only contexts)
-    near_free: bool      # values never depend on the near bit
-    update_bound: int    # liberty bound of the update set's string clauses: 2 (GNU Go) or 1
-    def __init__(self, table: npt.NDArray[np.uint32], geometry: npt.NDArray[np.uint16]) -> None: ...
-    def move_values(self, board: CoreBoard) -> npt.NDArray[np.uint32]: ...
-    def run(self, board: CoreBoard, n: int, seed: int, threads: int = 1, *,
-            max_moves: int = 600, komi: float | None = None, tromp_taylor: bool = False,
-            amaf: bool = False, debug_check: bool = False, want_final: bool = False,
-            near_first: bool = False, first: int = 0) -> dict[str, Any]: ...
-    def run_into(self, tally: PlayoutTally, board: CoreBoard, n: int, seed: int, *,
-                 first: int = 0, komi: float | None = None,
-                 tromp_taylor: bool = False) -> None: ...
-
-class PlayoutTally:
-    """One run_into call's tallies, and ownership summed over calls."""
-    size: int
-    amaf_enabled: bool
-    n: int
-    busy: bool
-    def __init__(self, size: int, amaf: bool = True) -> None: ...
-    @property
-    def black_wins(self) -> int: ...
-    @property
-    def draws(self) -> int: ...
-    @property
-    def hist(self) -> npt.NDArray[np.int64]: ...
-    @property
-    def amaf(self) -> npt.NDArray[np.int32]: ...
-    @property
-    def own_black(self) -> npt.NDArray[np.int64]: ...
-    @property
-    def own_white(self) -> npt.NDArray[np.int64]: ...
-    def clear_ownership(self) -> None: ...
-
-def rng_stream(key: int, index: int, n: int) -> npt.NDArray[np.uint64]: ...
-def seed_key(seed: int) -> int: ...
-
-# -- the search tree's arithmetic (section 5, _tree.pxi), for fastplay.mcts --
-
-class TreeParams:
-    """The selection constants of one search."""
-    puct: bool
-    rave: bool
-    virtual: bool
-    c_puct: float
-    c_uct: float
-    fpu_reduction: float
-    rave_equiv: float
-    def __init__(self, puct: bool, rave: bool, virtual: bool, c_puct: float, c_uct: float,
-                 fpu_reduction: float, rave_equiv: float) -> None: ...
-
-class TreeNode:
-    """A position in the search tree; statistics are ``float64[8, k]`` rows."""
-    color: int
-    moves: npt.NDArray[np.int64]
-    points: npt.NDArray[np.int64]
-    prior: npt.NDArray[np.float64]
-    stats: npt.NDArray[np.float64]
-    n: npt.NDArray[np.float64]
-    w: npt.NDArray[np.float64]
-    vl: npt.NDArray[np.float64]
-    rn: npt.NDArray[np.float64]
-    rw: npt.NDArray[np.float64]
-    pn: npt.NDArray[np.float64]
-    pw: npt.NDArray[np.float64]
-    wins: npt.NDArray[np.float64]
-    r_moves: npt.NDArray[np.float64]
-    r_pass: npt.NDArray[np.float64]
-    allowed: npt.NDArray[np.bool_]
-    block: npt.NDArray[np.float64]
-    qs: npt.NDArray[np.float64]
-    u: npt.NDArray[np.float64]
-    children: list[TreeNode | None]
-    base: float
-    sum_n: float
-    sum_w: float
-    sum_vl: float
-    open: int
-    def __init__(self, color: int, moves: npt.ArrayLike, prior: npt.ArrayLike,
-                 base: float = 0.0) -> None: ...
-    @property
-    def visits(self) -> float: ...
-    def count(self) -> int: ...
-    def forbid(self, i: int) -> None: ...
-    def refresh(self, params: TreeParams) -> None: ...
-    def select(self, params: TreeParams) -> int: ...   # -1: no move allowed
-
-def prior_node(color: int, points: npt.ArrayLike, raw: npt.ArrayLike,
-               tactics: npt.ArrayLike | None, weight: npt.ArrayLike | None,
-               ladder_prior: float, ladder_visits: float, prior_power: float,
-               pass_prior: float, base: float) -> TreeNode: ...
-def tree_descend(node: TreeNode, board: CoreBoard, seen: set[int], path_hashes: set[int],
-                 nodes: list[TreeNode], path: list[int], params: TreeParams,
-                 virtual_loss: float, threshold: float, can_expand: bool) -> int: ...
-def tree_backup(nodes: list[TreeNode], path: list[int], n: float, black_value: float,
-                black_wins: float, search_wins: float,
-                amaf: npt.NDArray[np.int32] | None, virtual_loss: float,
-                params: TreeParams) -> None: ...
-def true_eyes(grid: npt.ArrayLike, sign: int) -> npt.NDArray[np.bool_]: ...
-def expansion_moves(board: CoreBoard, color: int, values: npt.ArrayLike, line1: float,
-                    line2: float, factors: tuple[npt.ArrayLike, ...] = ...
-                    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
+from fastplay._board import CoreBoard as CoreBoard
+from fastplay._board import IllegalMoveError as IllegalMoveError
+from fastplay._playout import PlayoutEngine as PlayoutEngine
+from fastplay._playout import PlayoutTally as PlayoutTally
+from fastplay._playout import rng_stream as rng_stream
+from fastplay._playout import seed_key as seed_key
+from fastplay._rules import BLACK as BLACK
+from fastplay._rules import EMPTY as EMPTY
+from fastplay._rules import MAX_SIZE as MAX_SIZE
+from fastplay._rules import MIN_SIZE as MIN_SIZE
+from fastplay._rules import OFFBOARD as OFFBOARD
+from fastplay._rules import PASS as PASS
+from fastplay._rules import WHITE as WHITE
+from fastplay._tactics import LADDER_BUDGET as LADDER_BUDGET
+from fastplay._tactics import RACE_BUDGET as RACE_BUDGET
+from fastplay._tactics import RACE_LIBS as RACE_LIBS
+from fastplay._tactics import RACE_SAFE as RACE_SAFE
+from fastplay._tactics import RACE_TOTAL as RACE_TOTAL
+from fastplay._tactics import TACTIC_BAD as TACTIC_BAD
+from fastplay._tactics import TACTIC_CAPTURE as TACTIC_CAPTURE
+from fastplay._tactics import TACTIC_NONE as TACTIC_NONE
+from fastplay._tactics import TACTIC_SAVE as TACTIC_SAVE
+from fastplay._tactics import TACTICS_BUDGET as TACTICS_BUDGET
+from fastplay._tree import DESCEND_END as DESCEND_END
+from fastplay._tree import DESCEND_EXPAND as DESCEND_EXPAND
+from fastplay._tree import DESCEND_LEAF as DESCEND_LEAF
+from fastplay._tree import TreeNode as TreeNode
+from fastplay._tree import TreeParams as TreeParams
+from fastplay._tree import expansion_moves as expansion_moves
+from fastplay._tree import prior_node as prior_node
+from fastplay._tree import tree_backup as tree_backup
+from fastplay._tree import tree_descend as tree_descend
+from fastplay._tree import true_eyes as true_eyes

@@ -1,47 +1,68 @@
-# Included by _core.pyx: the playout engine (spec mc-patterns.md section 6).
-#
-# Per playout state: a board, every empty point's local context, and for each
-# colour its candidate set (empty, not suicide) with far values kept under
-# partition sums: 64-bit sums over blocks of 2**bshift consecutive points.
-# A value change costs two additions; a draw scans the block sums, then one
-# block.  With blocks of about sqrt(points) that beats a Fenwick tree for
-# every board up to 25x25, where changes outnumber draws several times.
-#
-# After a move only the update set Q of the move is recomputed (spec 6.3).
-# The same Q is the "near" set of the next draw (6.4): near points and the
-# forbidden ko point get their weight for that draw only; the sums keep far
-# values (see pstate_draw).
-#
-# Much of the code is written without data-dependent branches (masks,
-# unconditional stores): in a playout, which neighbour is empty or in atari
-# is as good as random, and cachegrind's branch simulation showed
-# mispredictions, not instruction counts, deciding the time per move.
+"""The playout engine (spec ``mc-patterns.md`` section 6; declared in ``_playout.pxd``).
+
+Per-colour move values kept under partition sums of 64-bit block totals,
+updated only on the update set; near re-weighting and ko zeroing planned in
+the same pass and applied to one draw only (spec 6.4-6.6); geometry-only
+contexts when a table ignores every property bit (``mc_uniform``); three
+consecutive passes or the move cap end a playout (6.7); GNU Go's scoring
+(6.8) or Tromp-Taylor area scoring.  Each playout ``i`` draws from its own
+xoshiro256** stream seeded from ``(seed, i)`` (``_rng.pxd``), so results do
+not depend on the number of threads.  All of it runs without the GIL.
+
+From Cython, :c:func:`playout_one` plays one playout from a template state
+that :meth:`PlayoutEngine.prepare` fills (see ``examples/cython_embedding``).
+"""
+
+from libc.stdint cimport uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t
+from libc.stdlib cimport malloc, free, calloc
+from libc.string cimport memcpy, memset
+
+import threading
+import time
+
+import numpy as np
+cimport numpy as cnp
+
+from fastplay._rules cimport *
+from fastplay._rng cimport splitmix64, rng_next, rng_seed
+from fastplay._board cimport CoreBoard, check_size
+from fastplay._arrays cimport _view
+
+cnp.import_array()
 
 
-cdef struct PState:
-    BoardState b
-    QSet q
-    ctx_func ctxf                      # point_ctx, or point_ctx_light when the table allows
-    int bshift                         # log2 of the block size
-    int nblocks
-    uint32_t ctx[MAX_PTS]
-    uint32_t idx[3][MAX_PTS]           # table index per mover colour, near bit clear
-    uint32_t val[3][MAX_PTS]           # far value in the tree (0 if not a candidate)
-    uint8_t cand[3][MAX_PTS]           # empty and not suicide for that colour
-    uint64_t blk[3][MAX_PTS]           # partition sums of val[c]
-    uint64_t hole[MAX_PTS]             # per block, far mass a draw leaves out (0 between draws)
-    uint64_t total[3]
-    uint64_t rng[4]                    # xoshiro256** state
-    bint near_free                     # the table's values never depend on the near bit
-    # The next draw's plan (see plan_point): points whose weight differs from
-    # their far value for that one draw, and the mass they add and take away.
-    int nd
-    int dp[MAX_Q + 1]
-    uint64_t dw[MAX_Q + 1]
-    uint64_t dfar[MAX_Q + 1]
-    uint64_t near_mass
-    uint64_t far_mass
-    uint8_t first[MAX_PTS]             # AMAF: colour of the first play on each point
+# Property byte of a move (spec 4.2) from bits 16-23 of its context, for a
+# White mover (row 0) and a Black mover (row 1): the oracle README's formula.
+cdef uint8_t PROPS[2][256]
+
+
+cdef void _init_props():
+    cdef uint32_t x, ctx
+    for x in range(256):
+        ctx = x << 16
+        PROPS[0][x] = (((ctx >> 18) & 3) << 1 | ((ctx >> 16) & 3) << 3 | ((ctx >> 21) & 1) << 5
+                       | ((ctx >> 20) & 1) << 6 | ((ctx >> 23) & 1) << 7)
+        PROPS[1][x] = (((ctx >> 16) & 3) << 1 | ((ctx >> 18) & 3) << 3 | ((ctx >> 20) & 1) << 5
+                       | ((ctx >> 21) & 1) << 6 | ((ctx >> 22) & 1) << 7)
+
+
+_init_props()
+
+
+cdef inline uint32_t ctx_index(const uint16_t* geometry, uint32_t ctx, int c) noexcept nogil:
+    """Table index (near bit clear) of a move by ``c`` from its context."""
+    cdef uint32_t g = ctx & 0xFFFF
+    if c == BLACK_C:
+        # Black to move sees its own stones as "1": swap the colour bits.
+        g = ((g & 0x5555) << 1) | ((g & 0xAAAA) >> 1)
+        return (<uint32_t>geometry[g] << 8) | PROPS[1][(ctx >> 16) & 0xFF]
+    return (<uint32_t>geometry[g] << 8) | PROPS[0][(ctx >> 16) & 0xFF]
+
+
+cdef inline bint ctx_suicide(uint32_t ctx, int c) noexcept nogil:
+    if c == WHITE_C:
+        return (ctx >> 22) & 1
+    return (ctx >> 23) & 1
 
 
 # Error codes of a playout in debug mode.
@@ -53,31 +74,10 @@ cdef enum:
     DBG_BOARD = 4
 
 
-cdef inline uint64_t rotl64(uint64_t x, int k) noexcept nogil:
-    return (x << k) | (x >> (64 - k))
 
 
-cdef inline uint64_t rng_next(uint64_t* s) noexcept nogil:
-    # xoshiro256** (Blackman and Vigna, 2018).
-    cdef uint64_t result = rotl64(s[1] * 5, 7) * 9
-    cdef uint64_t t = s[1] << 17
-    s[2] ^= s[0]
-    s[3] ^= s[1]
-    s[1] ^= s[2]
-    s[0] ^= s[3]
-    s[2] ^= t
-    s[3] = rotl64(s[3], 45)
-    return result
 
 
-cdef inline void rng_seed(uint64_t* s, uint64_t key, uint64_t index) noexcept nogil:
-    # One stream per playout index: SplitMix64 expands (key, index) into the
-    # 256-bit state, as the xoshiro authors recommend for seeding.
-    cdef uint64_t x = key ^ (index * <uint64_t>0xD1B54A32D192ED03)
-    s[0] = splitmix64(&x)
-    s[1] = splitmix64(&x)
-    s[2] = splitmix64(&x)
-    s[3] = splitmix64(&x)
 
 
 cdef inline int blk_find(const PState* s, int c, uint64_t r) noexcept nogil:
@@ -356,16 +356,79 @@ cdef int gnugo_score(BoardState* b, cnp.int8_t* owner) noexcept nogil:
     return score
 
 
-cdef struct Accum:
-    int64_t black_wins
-    int64_t draws
-    int64_t sum_len
-    int64_t capped
-    int64_t* hist            # [2 * size * size + 1], index score + size * size
-    int64_t* own_black       # [size * size]; 64 bits: a PlayoutTally sums them over calls
-    int64_t* own_white
-    int32_t* amaf_count      # [3 * size * size], first plays by colour
-    int32_t* amaf_black_win  # [3 * size * size], of which Black won
+
+
+cdef int playout_moves(PState* s, const PState* tmpl, const uint32_t* T, const uint16_t* G,
+                       int start_color, uint64_t key, uint64_t index, int max_moves,
+                       bint amaf, bint debug, int* length) noexcept nogil:
+    """Play playout ``index`` of stream ``key`` from ``tmpl`` into ``s``, ``start_color``
+    first; ``length[0]`` gets its moves (passes included).  Returns a DBG_* code."""
+    cdef int c = start_color, p, passes = 0, moves = 0, err
+    pstate_copy(s, tmpl)
+    rng_seed(s.rng, key, index)
+    pstate_plan(s, T, c)
+    while True:
+        if moves > max_moves:
+            p = 0
+        else:
+            p = pstate_draw(s, c)
+        board_play(&s.b, p, c, &s.q)
+        if p == 0:
+            passes += 1
+            pstate_plan(s, T, other(c))
+        else:
+            passes = 0
+            pstate_update(s, T, G, other(c))
+            if amaf and s.first[p] == 0:
+                s.first[p] = c
+            if debug:
+                err = pstate_check(s, T, G)
+                if err != DBG_OK:
+                    return err
+        moves += 1
+        if passes >= 3:
+            break
+        c = other(c)
+    length[0] = moves
+    return DBG_OK
+
+
+cdef int playout_score(PState* s, bint tromp_taylor, cnp.int8_t* owner) noexcept nogil:
+    """Black minus White of the final position in ``s`` (no komi); owner +1/-1 per point."""
+    cdef int nb, nw
+    if tromp_taylor:
+        tromp_taylor_owner(&s.b, owner, &nb, &nw)
+        return nb - nw
+    return gnugo_score(&s.b, owner)
+
+
+cdef int playout_one(PState* s, const PState* tmpl, const uint32_t* T, const uint16_t* G,
+                     int start_color, uint64_t key, uint64_t index, int max_moves,
+                     double komi, bint tromp_taylor, PlayoutOutcome* out) noexcept nogil:
+    cdef cnp.int8_t owner[MAX_SIZE_C * MAX_SIZE_C]
+    cdef int moves = 0
+    playout_moves(s, tmpl, T, G, start_color, key, index, max_moves, False, False, &moves)
+    out.score = playout_score(s, tromp_taylor, owner) - komi
+    out.winner = BLACK_C if out.score > 0 else (WHITE_C if out.score < 0 else EMPTY_C)
+    out.length = moves
+    out.capped = moves > max_moves + 3
+    return 0
+
+
+cdef PState* pstate_new(int size) noexcept nogil:
+    cdef PState* s = <PState*>calloc(1, sizeof(PState))
+    if s == NULL:
+        return NULL
+    if board_alloc(&s.b, size) != 0:
+        free(s)
+        return NULL
+    return s
+
+
+cdef void pstate_free(PState* s) noexcept nogil:
+    if s != NULL:
+        board_free(&s.b)
+        free(s)
 
 
 cdef int run_playouts_range(PState* s, const PState* tmpl, const uint32_t* T, const uint16_t* G,
@@ -375,48 +438,20 @@ cdef int run_playouts_range(PState* s, const PState* tmpl, const uint32_t* T, co
                             cnp.int8_t* final_stones, volatile int* stop) noexcept nogil:
     """Play playouts ``i0 .. i1-1`` from ``tmpl``; returns a DBG_* code."""
     cdef int64_t i
-    cdef int c, p, passes, moves, score, nb, nw, k, size = tmpl.b.size, npts = size * size
+    cdef int p, moves, score, k, size = tmpl.b.size, npts = size * size
     cdef int err
     cdef double result
     cdef bint bwin
     for i in range(i0, i1):
         if stop[0]:
             return DBG_OK
-        pstate_copy(s, tmpl)
-        rng_seed(s.rng, key, <uint64_t>i)
-        c = start_color
-        passes = 0
-        moves = 0
-        pstate_plan(s, T, c)
-        while True:
-            if moves > max_moves:
-                p = 0
-            else:
-                p = pstate_draw(s, c)
-            board_play(&s.b, p, c, &s.q)
-            if p == 0:
-                passes += 1
-                pstate_plan(s, T, other(c))
-            else:
-                passes = 0
-                pstate_update(s, T, G, other(c))
-                if amaf and s.first[p] == 0:
-                    s.first[p] = c
-                if debug:
-                    err = pstate_check(s, T, G)
-                    if err != DBG_OK:
-                        return err
-            moves += 1
-            if passes >= 3:
-                break
-            c = other(c)
+        err = playout_moves(s, tmpl, T, G, start_color, key, <uint64_t>i, max_moves, amaf, debug,
+                            &moves)
+        if err != DBG_OK:
+            return err
         if moves > max_moves + 3:
             acc.capped += 1
-        if tromp_taylor:
-            tromp_taylor_owner(&s.b, owner, &nb, &nw)
-            score = nb - nw
-        else:
-            score = gnugo_score(&s.b, owner)
+        score = playout_score(s, tromp_taylor, owner)
         result = score - komi
         if result > 0:
             acc.black_wins += 1
@@ -460,7 +495,7 @@ cdef class _Template:
     cdef PState* s
 
     def __cinit__(self, size):
-        _check_size(size)
+        check_size(size)
         self.s = <PState*>calloc(1, sizeof(PState))
         if self.s == NULL:
             raise MemoryError()
@@ -471,22 +506,6 @@ cdef class _Template:
         if self.s != NULL:
             board_free(&self.s.b)
             free(self.s)
-
-
-cdef object _view(object owner, void* ptr, int rows, int k, int typenum):
-    """A writable numpy view of ``rows x k`` items at ``ptr`` (1-D when
-    ``rows`` is 1) whose base is ``owner``: it keeps the memory alive, and
-    numpy cannot resize or free memory it does not own (an array that owns
-    its data can be resized, and the core would write where it was)."""
-    cdef cnp.npy_intp dims[2]
-    dims[0] = rows
-    dims[1] = k
-    if rows == 1:
-        arr = cnp.PyArray_SimpleNewFromData(1, &dims[1], typenum, ptr)
-    else:
-        arr = cnp.PyArray_SimpleNewFromData(2, dims, typenum, ptr)
-    cnp.set_array_base(arr, owner)
-    return arr
 
 
 cdef class _Worker:
@@ -501,7 +520,7 @@ cdef class _Worker:
     cdef public int error
 
     def __cinit__(self, size, bint amaf, bint want_final):
-        _check_size(size)
+        check_size(size)
         cdef int npts = size * size
         self.npts = npts
         self.s = <PState*>calloc(1, sizeof(PState))
@@ -612,7 +631,7 @@ cdef class PlayoutTally:
     cdef readonly bint busy      # run_into is filling it
 
     def __cinit__(self, size, bint amaf=True):
-        _check_size(size)
+        check_size(size)
         self.w = _Worker(size, True, False)
         self.size = size
         self.amaf_enabled = amaf
@@ -680,21 +699,6 @@ cdef class PlayoutEngine:
     set takes liberties of strings in atari only; else 2, GNU Go's spec 6.3).
     """
 
-    cdef object _table
-    cdef object _geometry
-    cdef const uint32_t* T
-    cdef const uint16_t* G
-    cdef readonly bint light
-    cdef readonly bint near_free
-    cdef readonly int update_bound
-    # (seed, key) of the last call: a search calls run() thousands of times
-    # with one seed, and SeedSequence costs about 4.5 us, a third of a call's
-    # fixed cost.  One tuple, so that threads never see a seed with another's key.
-    cdef object _key_cache
-    # Idle workers by (size, amaf), reused across calls (allocating one and
-    # its seven numpy arrays cost a few microseconds per call).
-    cdef dict _idle
-    cdef dict _templates
 
     def __init__(self, table, geometry):
         t = np.ascontiguousarray(table, dtype=np.uint32)
@@ -732,7 +736,7 @@ cdef class PlayoutEngine:
         over the board instead of decoding every context with numpy: a tree
         search asks for it at every new node.
         """
-        cdef int size = board.st.size, i, r, col, p, c = board._to_move
+        cdef int size = board.st.size, i, r, col, p, c = board.mover()
         cdef uint32_t ctx
         out = np.zeros(size * size, dtype=np.uint32)
         near = board.near_mask()
@@ -780,7 +784,7 @@ cdef class PlayoutEngine:
         cdef double k = _komi(board, komi)
         holder = self._template(board, near_first)
         try:
-            return self._run((<_Template>holder).s, board._to_move, key, int(first), int(n),
+            return self._run((<_Template>holder).s, board.mover(), key, int(first), int(n),
                              int(threads), int(max_moves), k, bool(tromp_taylor), bool(amaf),
                              bool(debug_check), bool(want_final))
         finally:
@@ -813,7 +817,7 @@ cdef class PlayoutEngine:
         cdef int err = DBG_OK
         cdef volatile int stop = 0
         cdef bint tt = tromp_taylor, amaf = tally.amaf_enabled
-        cdef int start = board._to_move
+        cdef int start = board.mover()
         if tally.busy:
             # Two threads on one tally would play on the same state.
             raise RuntimeError("this PlayoutTally is in use by another thread")
@@ -864,6 +868,22 @@ cdef class PlayoutEngine:
             self._key_cache = (seed, cached_key)
         return cached_key
 
+    cdef int prepare(self, PState* tmpl, CoreBoard board, bint near_first) except -1:
+        """Make ``tmpl`` (from pstate_new(board size)) the template of a playout from ``board``:
+        its position, this engine's fast paths, every context and value (pstate_init)."""
+        if tmpl == NULL or tmpl.b.size != board.st.size:
+            raise ValueError("the template state must be allocated for the board's size")
+        board_copy(&tmpl.b, &board.st)
+        tmpl.ctxf = point_ctx_light if self.light else point_ctx
+        tmpl.near_free = self.near_free
+        tmpl.q.lim = self.update_bound
+        pstate_init(tmpl, self.T, self.G)
+        if near_first:
+            near = board.near_mask()
+            for i in np.flatnonzero(near):
+                q_add(&tmpl.q, board.pad(int(i)))
+        return 0
+
     cdef object _template(self, CoreBoard board, bint near_first):
         """A template state for ``board`` from the pool: zeroing a fresh one
         (about 70 KB) cost a tenth of a 9x9 playout, and a tree search makes
@@ -873,16 +893,7 @@ cdef class PlayoutEngine:
             holder = pool.pop()     # atomic under the GIL: never shared
         except IndexError:
             holder = _Template(board.st.size)
-        cdef PState* tmpl = (<_Template>holder).s
-        board_copy(&tmpl.b, &board.st)
-        tmpl.ctxf = point_ctx_light if self.light else point_ctx
-        tmpl.near_free = self.near_free
-        tmpl.q.lim = self.update_bound
-        pstate_init(tmpl, self.T, self.G)
-        if near_first:
-            near = board.near_mask()
-            for i in np.flatnonzero(near):
-                q_add(&tmpl.q, board._pad(int(i)))
+        self.prepare((<_Template>holder).s, board, near_first)
         return holder
 
     cdef void _release(self, holder):
@@ -928,8 +939,9 @@ cdef class PlayoutEngine:
                     idle.append(w)
         return out
 
-    cdef dict _collect(self, _Batch batch, list workers, int size, bint amaf, bint want_final,
-                       int64_t n):
+    cdef dict _collect(self, object batch_obj, list workers, int size, bint amaf,
+                       bint want_final, int64_t n):
+        cdef _Batch batch = batch_obj
         if len(workers) == 1:
             # In the calling thread, checking for Ctrl-C between chunks.
             batch.work(workers[0], True)

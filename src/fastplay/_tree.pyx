@@ -1,33 +1,48 @@
-# Included by _core.pyx: the search tree's arithmetic, for fastplay.mcts.
-#
-# fastplay.mcts decides what the search does (which moves a node gets, their
-# priors, when to expand, what a playout is worth); this section only keeps
-# its statistics and runs its three inner loops, which at one playout per
-# leaf cost more than the playout itself when written with numpy: a numpy
-# call on a 40-element row costs about a microsecond, and a simulation made
-# some forty of them.
-#
-# - ``TreeNode``: one position's edges; statistics, cached values and priors
-#   in one float64[12, k] block that Python sees as numpy rows and C reads
-#   through raw pointers.
-# - ``TreeNode.select``: the PUCT/UCT argmax, from cached values when no
-#   virtual loss is pending.
-# - ``tree_descend``: selection down the tree, playing on a board and checking
-#   legality and positional superko, until a leaf, a game end or an edge
-#   due for expansion (which Python performs).
-# - ``tree_backup``: a result added along the path, AMAF tallies included,
-#   with each node's cached values refreshed.
-# - ``expansion_moves``: a new node's candidates (no true eye of the mover)
-#   and raw pattern weights; ``prior_node``: the node with its priors and
-#   tactical virtual playouts.
-#
-# The formulas, and their sources, are in fastplay/mcts.py's docstring.  The
-# operations are done in the order the numpy version did them: searches gave
-# the same trees, with statistics equal but for the last bits of sums done
-# in another order (the pass's mean first-play tally, the prior's
-# normaliser; within 1e-12).
+"""The search tree's arithmetic, for ``fastplay.search``.
 
+fastplay.mcts decides what the search does (which moves a node gets, their
+priors, when to expand, what a playout is worth); this section only keeps
+its statistics and runs its three inner loops, which at one playout per
+leaf cost more than the playout itself when written with numpy: a numpy
+call on a 40-element row costs about a microsecond, and a simulation made
+some forty of them.
+
+- ``TreeNode``: one position's edges; statistics, cached values and priors
+  in one float64[12, k] block that Python sees as numpy rows and C reads
+  through raw pointers.
+- ``TreeNode.select``: the PUCT/UCT argmax, from cached values when no
+  virtual loss is pending.
+- ``tree_descend``: selection down the tree, playing on a board and checking
+  legality and positional superko, until a leaf, a game end or an edge
+  due for expansion (which Python performs).
+- ``tree_backup``: a result added along the path, AMAF tallies included,
+  with each node's cached values refreshed.
+- ``expansion_moves``: a new node's candidates (no true eye of the mover)
+  and raw pattern weights; ``prior_node``: the node with its priors and
+  tactical virtual playouts.
+
+The formulas, and their sources, are in fastplay/mcts.py's docstring.  The
+operations are done in the order the numpy version did them: searches gave
+the same trees, with statistics equal but for the last bits of sums done
+in another order (the pass's mean first-play tally, the prior's
+normaliser; within 1e-12).
+"""
+
+from libc.stdint cimport uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t
+from libc.stdlib cimport malloc, free, calloc
+from libc.string cimport memcpy, memset
 from libc.math cimport sqrt, log, pow, INFINITY
+
+import numpy as np
+cimport numpy as cnp
+
+from fastplay._rules cimport *
+from fastplay._board cimport CoreBoard
+from fastplay._tactics cimport TAC_BAD, TAC_NONE
+from fastplay._arrays cimport _view
+
+cnp.import_array()
+
 
 import operator
 
@@ -547,12 +562,12 @@ def tree_descend(TreeNode node not None, CoreBoard board not None, set seen not 
             return DESCEND_LEAF     # moves left open, but none allowed (set from Python)
         move = node.M[i]
         color = node.color
-        p = 0 if move < 0 else board._pad(<int>move)
-        if board._legal_code(p, color) != LEGAL:
+        p = 0 if move < 0 else board.pad(<int>move)
+        if board.legal_code(p, color) != LEGAL:
             node._forbid(i)
             continue
         if p:
-            h = hash_after(&board.st, p, color, board._suicide)
+            h = hash_after(&board.st, p, color, board.allows_suicide())
             before, ko = board.st.hash, board.st.ko
             if h in seen or h in path_hashes:
                 node._forbid(i)     # positional superko
@@ -563,7 +578,7 @@ def tree_descend(TreeNode node not None, CoreBoard board not None, set seen not 
                 # Set lookups can run Python code (an element's __eq__): the
                 # move was checked on the board as it was.
                 raise RuntimeError("the board changed during a descent")
-        board._commit(p, <int>move, color)
+        board.commit(p, <int>move, color)
         if virtual_loss:
             node.S[ROW_VL * node.k + i] += virtual_loss
             node.sum_vl += virtual_loss
@@ -747,7 +762,7 @@ def true_eyes(grid, int sign):
     board size, or has other values.
     """
     g = np.asarray(grid)
-    if g.ndim != 2 or g.shape[0] != g.shape[1] or not MIN_SIZE <= g.shape[0] <= MAX_SIZE_C \
+    if g.ndim != 2 or g.shape[0] != g.shape[1] or not MIN_SIZE_C <= g.shape[0] <= MAX_SIZE_C \
             or (g.size and not np.isin(g, (-1, 0, 1)).all()) or sign not in (-1, 1):
         raise ValueError("grid must be int8[size, size] with values -1, 0, 1 and sign +-1")
     cdef int size = g.shape[0], W = size + 2, r, col
@@ -793,7 +808,7 @@ def expansion_moves(CoreBoard board not None, int color, values, double line1, d
     not positive and finite, or factor rows out of bounds; ``TypeError`` for
     factor rows that are not real numbers.
     """
-    board._check_color(color)
+    board.check_color(color)
     cdef int size = board.st.size, W = board.st.W, npts = size * size
     given = np.asarray(values)
     if given.dtype != np.uint32 and (given.dtype.kind not in "iu" or (given.size and (
@@ -840,7 +855,7 @@ def expansion_moves(CoreBoard board not None, int color, values, double line1, d
         p = (i // size + 1) * W + i % size + 1
         if col[p] != EMPTY_C or true_eye(col, W, p, color):
             continue
-        if v[i] == 0 and board._legal_code(p, color) != LEGAL:
+        if v[i] == 0 and board.legal_code(p, color) != LEGAL:
             continue
         if v[i] > 0 and (low == 0 or v[i] < low):
             low = v[i]

@@ -1,0 +1,74 @@
+"""Type stub for ``fastplay._tree`` (the search tree's arithmetic; see ``_tree.pyx``)."""
+
+import numpy as np
+import numpy.typing as npt
+
+from fastplay._board import CoreBoard
+
+DESCEND_LEAF: int
+DESCEND_END: int
+DESCEND_EXPAND: int
+
+class TreeParams:
+    """The selection constants of one search."""
+    puct: bool
+    rave: bool
+    virtual: bool
+    c_puct: float
+    c_uct: float
+    fpu_reduction: float
+    rave_equiv: float
+    def __init__(self, puct: bool, rave: bool, virtual: bool, c_puct: float, c_uct: float,
+                 fpu_reduction: float, rave_equiv: float) -> None: ...
+
+class TreeNode:
+    """A position in the search tree; statistics are ``float64[8, k]`` rows."""
+    color: int
+    moves: npt.NDArray[np.int64]
+    points: npt.NDArray[np.int64]
+    prior: npt.NDArray[np.float64]
+    stats: npt.NDArray[np.float64]
+    n: npt.NDArray[np.float64]
+    w: npt.NDArray[np.float64]
+    vl: npt.NDArray[np.float64]
+    rn: npt.NDArray[np.float64]
+    rw: npt.NDArray[np.float64]
+    pn: npt.NDArray[np.float64]
+    pw: npt.NDArray[np.float64]
+    wins: npt.NDArray[np.float64]
+    r_moves: npt.NDArray[np.float64]
+    r_pass: npt.NDArray[np.float64]
+    allowed: npt.NDArray[np.bool_]
+    block: npt.NDArray[np.float64]
+    qs: npt.NDArray[np.float64]
+    u: npt.NDArray[np.float64]
+    children: list[TreeNode | None]
+    base: float
+    sum_n: float
+    sum_w: float
+    sum_vl: float
+    open: int
+    def __init__(self, color: int, moves: npt.ArrayLike, prior: npt.ArrayLike,
+                 base: float = 0.0) -> None: ...
+    @property
+    def visits(self) -> float: ...
+    def count(self) -> int: ...
+    def forbid(self, i: int) -> None: ...
+    def refresh(self, params: TreeParams) -> None: ...
+    def select(self, params: TreeParams) -> int: ...   # -1: no move allowed
+
+def prior_node(color: int, points: npt.ArrayLike, raw: npt.ArrayLike,
+               tactics: npt.ArrayLike | None, weight: npt.ArrayLike | None,
+               ladder_prior: float, ladder_visits: float, prior_power: float,
+               pass_prior: float, base: float) -> TreeNode: ...
+def tree_descend(node: TreeNode, board: CoreBoard, seen: set[int], path_hashes: set[int],
+                 nodes: list[TreeNode], path: list[int], params: TreeParams,
+                 virtual_loss: float, threshold: float, can_expand: bool) -> int: ...
+def tree_backup(nodes: list[TreeNode], path: list[int], n: float, black_value: float,
+                black_wins: float, search_wins: float,
+                amaf: npt.NDArray[np.int32] | None, virtual_loss: float,
+                params: TreeParams) -> None: ...
+def true_eyes(grid: npt.ArrayLike, sign: int) -> npt.NDArray[np.bool_]: ...
+def expansion_moves(board: CoreBoard, color: int, values: npt.ArrayLike, line1: float,
+                    line2: float, factors: tuple[npt.ArrayLike, ...] = ...
+                    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...

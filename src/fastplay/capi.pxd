@@ -1,0 +1,16 @@
+# fastplay's Cython API: ``from fastplay.capi cimport ...`` in an extension
+# built with ``include_path=[fastplay.get_include()]`` (examples/cython_embedding).
+#
+# Positions are CoreBoard objects (fastplay.Board is one); their C state is
+# ``board.st`` (read it, change it through ``legal_code``/``commit``).  Points
+# are padded: ``board.pad(flat)`` and ``board.flat(p)`` convert, 0 is a pass.
+# Colours: BLACK_C (2), WHITE_C (1), EMPTY_C (0).  Every function below runs
+# without the GIL unless it says ``except``.
+from fastplay._rules cimport (BoardState, QSet, EMPTY_C, WHITE_C, BLACK_C, OFF_C, MIN_SIZE_C,
+                              MAX_SIZE_C, LEGAL, ILL_OCCUPIED, ILL_SUICIDE, ILL_KO, ILL_SUPERKO,
+                              board_alloc, board_free, board_copy, board_play, board_legality,
+                              point_ctx, tromp_taylor_owner)
+from fastplay._board cimport CoreBoard
+from fastplay._playout cimport (PState, PlayoutOutcome, PlayoutEngine, pstate_new, pstate_free,
+                                playout_one)
+from fastplay._rng cimport splitmix64, rng_next, rng_seed
