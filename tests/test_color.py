@@ -98,3 +98,25 @@ def test_every_colour_argument_takes_color_and_text() -> None:
         assert board.to_move is Color.BLACK
         board.pass_move(black)
         assert board.history == [("B", "pass")]
+
+
+def test_results_and_contexts_carry_colors() -> None:
+    board = Board(9)
+    board.play("E5")
+    db = fastplay.PatternDatabase.builtin("mc_montegnu_classic")
+    one = fastplay.playout(board, db, seed=3)
+    assert one.winner is (Color.BLACK if one.score > 0 else Color.WHITE if one.score < 0 else None)
+    context = db.context(board, "D4")
+    assert context.color is Color.WHITE and context.color == "W"
+    assert db.context(board, "D4", Color.BLACK).color is Color.BLACK
+    from fastplay.patterns import local_contexts
+
+    assert local_contexts(board, "black").color is Color.BLACK
+
+
+def test_gtp_parse_color_answers_a_color() -> None:
+    from fastplay.gtp import GTPError, parse_color
+
+    assert parse_color("b") is Color.BLACK and parse_color("WHITE") is Color.WHITE
+    with pytest.raises(GTPError, match="invalid color"):
+        parse_color("x")

@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fastplay._core import CoreBoard, PlayoutEngine
+from fastplay.color import Color
 
 __all__ = ["playout", "playouts", "PlayoutResult", "PlayoutStats", "AmafStats"]
 
@@ -104,11 +105,11 @@ class PlayoutStats:
 @dataclass(frozen=True)
 class PlayoutResult:
     """One playout: ``score`` (``black - white - komi``, points), ``winner``
-    (``"B"``, ``"W"`` or ``None`` for a draw), ``length`` (moves, passes
+    (a :class:`~fastplay.Color`, equal to ``"B"``/``"W"``, or ``None`` for a draw), ``length`` (moves, passes
     included) and ``final`` (``int8[size, size]``, 1 Black, -1 White, 0 empty)."""
 
     score: float
-    winner: str | None
+    winner: Color | None
     length: int
     final: npt.NDArray[np.int8]
 
@@ -236,6 +237,6 @@ def playout(board: CoreBoard, db: Any = None, seed: int = 0, *, komi: float | No
     k = float(board.komi if komi is None else komi)
     npts = board.size * board.size
     score = float(int(np.nonzero(raw["hist"])[0][0]) - npts) - k
-    winner = "B" if score > 0 else ("W" if score < 0 else None)
+    winner = Color.BLACK if score > 0 else (Color.WHITE if score < 0 else None)
     return PlayoutResult(score=score, winner=winner, length=int(raw["sum_length"]),
                          final=raw["final"].reshape(board.size, board.size))

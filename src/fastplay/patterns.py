@@ -112,6 +112,8 @@ from typing import Any, Final, Union
 import numpy as np
 import numpy.typing as npt
 
+from fastplay.color import Color
+
 __all__ = [
     "NUM_GEOMETRIES",
     "NUM_PROPERTIES",
@@ -701,7 +703,7 @@ class LocalContexts:
     ``int64``; flags are ``bool`` and ``False`` on stones.
 
     Attributes:
-        color: the side valued, GNU Go code (1 White, 2 Black).
+        color: the side valued, a :class:`~fastplay.Color` (GNU Go code: 1 White, 2 Black).
         empty: ``bool``, the point is empty.
         code: ``int64``, the 16-bit neighbourhood code in the mover's view
             (§4.1: 1 own, 2 opponent, 3 off-board), ``-1`` on stones.
@@ -716,7 +718,7 @@ class LocalContexts:
             forbidden to the mover.
     """
 
-    color: int
+    color: Color
     empty: np.ndarray
     code: np.ndarray
     geometry: np.ndarray
@@ -740,7 +742,8 @@ def local_contexts(board: Any, color: Any = None, near: bool | npt.ArrayLike = T
         board: a :class:`fastplay.Board` (anything with the core methods
             ``contexts()``, ``near_mask()``, ``ko_index``, ``ko_forbidden_for()``,
             ``to_move_code`` and ``size``).
-        color: the side to value, ``"B"``/``"W"``; ``None`` is the side to move.
+        color: the side to value, a :class:`~fastplay.Color` or ``"B"``/``"W"``; ``None``
+            is the side to move.
         near: ``True`` takes the near flags from the board (the points GNU Go
             updated after the last move, §6.3); they describe the side to move,
             so another ``color`` gets none.  ``False`` clears them.  A
@@ -807,7 +810,7 @@ def local_contexts(board: Any, color: Any = None, near: bool | npt.ArrayLike = T
         return out
 
     return LocalContexts(
-        color=code, empty=empty.reshape(size, size), code=fld(g), geometry=fld(geometry),
+        color=Color(code), empty=empty.reshape(size, size), code=fld(g), geometry=fld(geometry),
         near=flag(near_bits), ocap=fld(ocap), xcap=fld(xcap), o_self_atari=flag(osa),
         x_self_atari=flag(xsa), o_suicide=flag(osu), x_suicide=flag(xsu),
         properties=fld(props), index=fld(index), legal=legal.reshape(size, size))
@@ -819,7 +822,7 @@ class MoveContext:
 
     Attributes:
         vertex: flat index ``row * size + col`` (row 0 = top).
-        color: ``"B"`` or ``"W"``, the side valued.
+        color: the side valued, a :class:`~fastplay.Color` (equal to ``"B"``/``"W"``).
         code: 16-bit neighbourhood code in the mover's view (§4.1).
         geometry: class 1..1107 (§5.1).
         near, ocap, xcap, o_self_atari, x_self_atari, o_suicide, x_suicide:
@@ -831,7 +834,7 @@ class MoveContext:
     """
 
     vertex: int
-    color: str
+    color: Color
     code: int
     geometry: int
     near: bool
@@ -1041,7 +1044,8 @@ class PatternDatabase:
 
         Args:
             board: a :class:`fastplay.Board`.
-            color: ``"B"``/``"W"``; ``None`` (default) is the side to move.
+            color: a :class:`~fastplay.Color` or ``"B"``/``"W"``; ``None`` (default) is
+                the side to move.
             near: as in :func:`local_contexts` (``True``: the board's near
                 flags, which exist for the side to move after a non-pass move).
 
@@ -1071,7 +1075,8 @@ class PatternDatabase:
             board: a :class:`fastplay.Board`.
             vertex: GTP string (``"D4"``), ``(row, col)`` with row 0 at the top,
                 or flat index.
-            color: ``"B"``/``"W"``; ``None`` is the side to move.
+            color: a :class:`~fastplay.Color` or ``"B"``/``"W"``; ``None`` is the side to
+                move.
             near: as in :meth:`move_values`.
 
         Returns:
@@ -1089,7 +1094,7 @@ class PatternDatabase:
             raise ValueError(f"vertex {vertex!r} is occupied: only empty points have a context")
         index = int(lc.index[r, c])
         return MoveContext(
-            vertex=v, color="B" if lc.color == _BLACK else "W", code=int(lc.code[r, c]),
+            vertex=v, color=Color(lc.color), code=int(lc.code[r, c]),
             geometry=int(lc.geometry[r, c]), near=bool(lc.near[r, c]),
             ocap=int(lc.ocap[r, c]), xcap=int(lc.xcap[r, c]),
             o_self_atari=bool(lc.o_self_atari[r, c]), x_self_atari=bool(lc.x_self_atari[r, c]),
