@@ -75,6 +75,6 @@ def test_move_values_per_second(benchmark: Any, size: int) -> None:
 def test_context_per_second(benchmark: Any, size: int) -> None:
     board = _real_position(size)
     db = PatternDatabase.default()
-    point = next(i for i in range(size * size) if board.color_at(i) == 0)
+    point = next(i for i in range(size * size) if board.get_index(i) == 0)
     ctx = benchmark(db.context, board, point)
     assert ctx.vertex == point

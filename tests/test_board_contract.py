@@ -105,17 +105,17 @@ def test_copy_without_history_is_a_scratch_board() -> None:
     assert scratch.to_move_code == board.to_move_code and scratch.komi == 6.5
     assert np.array_equal(scratch.near_mask(), board.near_mask())
     assert scratch.near_mask().any()
-    assert scratch.history_moves() == [] and scratch.move_number == 0
+    assert scratch.history_indices() == [] and scratch.move_number == 0
     with pytest.raises(IndexError):
         scratch.undo()
     scratch.play("D6")
     board.play("D6")
     assert scratch == board and np.array_equal(scratch.near_mask(), board.near_mask())
     again = scratch.copy()
-    assert again.history_moves() == [] and np.array_equal(again.near_mask(), board.near_mask())
+    assert again.history_indices() == [] and np.array_equal(again.near_mask(), board.near_mask())
     # The full copy keeps everything.
     full = board.copy()
-    assert full.history_moves() == board.history_moves() and full.superko
+    assert full.history_indices() == board.history_indices() and full.superko
     full.undo()
     assert full != board
 
@@ -137,7 +137,7 @@ def test_copy_into_reloads_a_scratch_board() -> None:
     assert np.array_equal(scratch.near_mask(), board.near_mask()) and scratch.near_mask().any()
     assert scratch.consecutive_passes == board.consecutive_passes
     assert scratch.captures == board.captures and scratch.ko_point == board.ko_point
-    assert scratch.history_moves() == [] and scratch.move_number == 0
+    assert scratch.history_indices() == [] and scratch.move_number == 0
     scratch.play("D6")
     fresh.play("D6")
     assert scratch == fresh and np.array_equal(scratch.near_mask(), fresh.near_mask())

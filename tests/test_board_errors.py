@@ -338,15 +338,16 @@ def test_sgf_functions_reject_non_boards() -> None:
 
 def test_core_entry_points_validate() -> None:
     board = Board(5)
-    with pytest.raises(IllegalMoveError):
+    with pytest.raises(InvalidVertexError) as info:
         board.play_index(25, fastplay._core.BLACK)
+    assert info.value.rule == "off-board" and not isinstance(info.value, IllegalMoveError)
     for bad_colour in (0, 3, -1):
         with pytest.raises(ValueError):
             board.play_index(0, bad_colour)
         with pytest.raises(ValueError):
             board.legal_indices(bad_colour)
-    with pytest.raises(IllegalMoveError):
-        board.legality(10**20, fastplay._core.BLACK)
+    with pytest.raises(InvalidVertexError):
+        board.legality_index(10**20, fastplay._core.BLACK)
 
 
 # ---------------------------------------------------------------------------

@@ -186,7 +186,7 @@ def test_superko_forbids_exactly_repeated_positions(size: int, length: int,
                 expected_rule: str | None = exc.rule
             else:
                 expected_rule = "superko" if trial.to_numpy().tobytes() in seen else None
-            assert board.legality(board_index(v, size), board.to_move_code) == expected_rule
+            assert board.legality_index(board_index(v, size), board.to_move_code) == expected_rule
             if expected_rule == "superko":
                 forbidden += 1
                 try:
@@ -230,9 +230,9 @@ def test_suicide_option(size: int, length: int, data: st.DataObject) -> None:
         for v in all_points(size):
             if v == board.ko_point:
                 continue  # setup drops the ko point, so strict cannot judge it
-            rule = strict.legality(board_index(v, size), strict.to_move_code)
+            rule = strict.legality_index(board_index(v, size), strict.to_move_code)
             if rule != "suicide":
-                assert board.legality(board_index(v, size), board.to_move_code) == rule
+                assert board.legality_index(board_index(v, size), board.to_move_code) == rule
                 continue
             # the string that dies: the new stone and its friendly neighbours' strings
             r, c = divmod(board_index(v, size), size)

@@ -22,7 +22,7 @@ def test_values_are_the_core_codes() -> None:
     assert fastplay.BLACK is Color.BLACK and fastplay.WHITE is Color.WHITE
     board = Board(9)
     board.play_index(40, Color.WHITE)          # straight into the core
-    assert board.color_at(40) == Color.WHITE and board.get("E5") is Color.WHITE
+    assert board.get_index(40) == Color.WHITE and board.get("E5") is Color.WHITE
 
 
 def test_sign_opponent_letter() -> None:
@@ -120,3 +120,10 @@ def test_gtp_parse_color_answers_a_color() -> None:
     assert parse_color("b") is Color.BLACK and parse_color("WHITE") is Color.WHITE
     with pytest.raises(GTPError, match="invalid color"):
         parse_color("x")
+
+
+def test_str_methods_of_the_old_colours_still_answer_with_a_warning() -> None:
+    board = Board(9)
+    with pytest.warns(DeprecationWarning, match="letter") as record:
+        assert board.to_move.lower() == "b" and Color.WHITE.upper() == "W"
+    assert len(record) == 2 and all(w.filename == __file__ for w in record)

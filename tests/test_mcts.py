@@ -333,7 +333,7 @@ def test_batch_is_an_integer_within_bounds_and_within_the_budget(db):
 
 
 def test_race_reading_marks_the_race_moves_like_the_ladder_ones(db):
-    """With ``race_reading`` the moves :meth:`Board.race_moves` finds where the
+    """With ``race_reading`` the moves :meth:`Board.races_flat` finds where the
     ladder reader finds nothing get the same prior factor and virtual won
     playouts as a ladder save; without it they are plain moves."""
     board = fp.Board.from_sgf(shared_path("gnugo-regression", "games", "9x9-1.sgf"),
@@ -343,8 +343,8 @@ def test_race_reading_marks_the_race_moves_like_the_ladder_ones(db):
     off = MCTS(db, race_reading=False, **options).expand(board)
     on = MCTS(db, race_reading=True, **options).expand(board)
     assert np.array_equal(off.moves, on.moves)
-    ladder = board.tactical_moves(board.to_move_code)[off.moves[:-1]]
-    race = np.where(ladder == 0, board.race_moves(board.to_move_code)[off.moves[:-1]], 0)
+    ladder = board.tactics_flat(board.to_move_code)[off.moves[:-1]]
+    race = np.where(ladder == 0, board.races_flat(board.to_move_code)[off.moves[:-1]], 0)
     assert {fp.format_vertex(int(m), 9) for m in off.moves[:-1][race > 0]} == {"J8"}
     ratio = on.prior[:-1] / off.prior[:-1]
     assert np.allclose(ratio[race > 0] / ratio[race == 0][0], 3.0)  # 9 ** 0.5
@@ -363,9 +363,9 @@ def test_tactical_bonus_grows_with_the_stones_at_stake(db):
                               move_number=30)
     color = board.to_move_code
     stakes = np.zeros(81, dtype=np.int16)
-    codes = board.tactical_moves(color, stakes)
+    codes = board.tactics_flat(color, stakes)
     race_stakes = np.zeros(81, dtype=np.int16)
-    race = board.race_moves(color, race_stakes)
+    race = board.races_flat(color, race_stakes)
     # F9 joins F8-G8 in a self-atari (three stones), H9 ataris the lone H8,
     # J8 saves F8-G8 in the race (two stones).
     assert (codes[5], stakes[5]) == (1, 3) and (codes[7], stakes[7]) == (3, 1)
@@ -388,9 +388,9 @@ def test_tactical_bonus_grows_with_the_stones_at_stake(db):
     assert np.isclose(ratio[where["J8"]] / none, 8 ** (0.5 * 2 / 3))
     assert np.isclose(ratio[where["F9"]] / none, 8 ** -0.5)
     with pytest.raises(ValueError, match="stakes"):
-        board.race_moves(color, np.zeros(80, dtype=np.int16))
+        board.races_flat(color, np.zeros(80, dtype=np.int16))
     with pytest.raises(ValueError, match="stakes"):
-        board.tactical_moves(color, np.zeros(81, dtype=np.int32))
+        board.tactics_flat(color, np.zeros(81, dtype=np.int32))
     with pytest.raises(ValueError, match="stake_stones"):
         MCTS(db, stake_stones=-1)
 

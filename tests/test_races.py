@@ -34,14 +34,14 @@ def _libs(board: fp.Board, v: int) -> list[int]:
 
 
 def ref_defences(board: fp.Board, v: int) -> list[int]:
-    me = board.color_at(v)
+    me = board.get_index(v)
     beside: dict[int, list[int]] = {}
     for stone in board.string_indices(v):
         for n in _neighbours(board, int(stone)):
-            if board.color_at(n) == 3 - me:
+            if board.get_index(n) == 3 - me:
                 beside[int(min(board.string_indices(n)))] = _libs(board, n)
     moves: list[int] = []
-    nl = board.liberty_count(v)
+    nl = board.liberties_index(v)
     for want in range(1, nl + 2 if nl >= 2 else 2):
         group = sorted({m for libs in beside.values() if len(libs) == want for m in libs})
         moves += [m for m in group if m not in moves]
@@ -52,7 +52,7 @@ def ref_attack(board: fp.Board, v: int, budget: Budget) -> bool:
     """The opponent of the string at ``v``, to move, captures it (filling a
     liberty, or saving one of its own strings beside it in atari)."""
     libs = _libs(board, v)
-    attacker = 3 - board.color_at(v)
+    attacker = 3 - board.get_index(v)
     if len(libs) == 1:
         return _legal(board, libs[0], attacker)
     if len(libs) >= RACE_SAFE or budget.left <= 0:
@@ -60,12 +60,12 @@ def ref_attack(board: fp.Board, v: int, budget: Budget) -> bool:
     budget.left -= 1
     rescues = {int(board.string_liberty_indices(n)[0])
                for stone in board.string_indices(v) for n in _neighbours(board, int(stone))
-               if board.color_at(n) == attacker and board.liberty_count(n) == 1}
+               if board.get_index(n) == attacker and board.liberties_index(n) == 1}
     for move in libs + sorted(rescues - set(libs)):
         if not _legal(board, move, attacker):
             continue
         after = _played(board, move, attacker)
-        if after.liberty_count(move) == 1 and after.liberty_count(v) > 1:
+        if after.liberties_index(move) == 1 and after.liberties_index(v) > 1:
             continue  # a stone left in atari, not a throw-in
         if not ref_defend(after, v, budget):
             return True
@@ -77,12 +77,12 @@ def ref_defend(board: fp.Board, v: int, budget: Budget) -> bool:
     if budget.left <= 0:
         return True
     budget.left -= 1
-    me = board.color_at(v)
+    me = board.get_index(v)
     for move in ref_defences(board, v):
         if not _legal(board, move, me):
             continue
         after = _played(board, move, me)
-        libs = after.liberty_count(v)
+        libs = after.liberties_index(v)
         if libs >= RACE_SAFE:
             return True
         if libs >= 2 and not ref_attack(after, v, budget):
@@ -99,16 +99,16 @@ def ref_read(board: fp.Board, v: int, attacker: bool, budget: Budget) -> bool:
 
 
 def ref_codes(board: fp.Board, me: int) -> tuple[np.ndarray, int]:
-    """The codes of ``race_moves(me)``, and the nodes the readings took."""
+    """The codes of ``races_flat(me)``, and the nodes the readings took."""
     out = np.zeros(board.size * board.size, dtype=np.int8)
     budget = Budget()
     for v in range(board.size * board.size):
-        owner = board.color_at(v)
+        owner = board.get_index(v)
         if owner not in (BLACK, WHITE):
             continue
         stones = board.string_indices(v)
         if int(min(stones)) != v or len(stones) < 2 \
-                or not 2 <= board.liberty_count(v) <= RACE_LIBS:
+                or not 2 <= board.liberties_index(v) <= RACE_LIBS:
             continue
         if owner == me:
             if not ref_read(board, v, True, budget):
@@ -116,7 +116,7 @@ def ref_codes(board: fp.Board, me: int) -> tuple[np.ndarray, int]:
             for move in ref_defences(board, v):
                 if _legal(board, move, me):
                     after = _played(board, move, me)
-                    libs = after.liberty_count(v)
+                    libs = after.liberties_index(v)
                     if libs >= RACE_SAFE or (libs >= 2 and not ref_read(after, v, True, budget)):
                         out[move] = max(out[move], SAVE)
         else:
@@ -125,14 +125,14 @@ def ref_codes(board: fp.Board, me: int) -> tuple[np.ndarray, int]:
             for move in _libs(board, v):
                 if _legal(board, move, me):
                     after = _played(board, move, me)
-                    if after.color_at(v) != owner or not ref_read(after, v, False, budget):
+                    if after.get_index(v) != owner or not ref_read(after, v, False, budget):
                         out[move] = CAPTURE
     return out, RACE_TOTAL - budget.total
 
 
 def race_codes(board: fp.Board, color: int) -> dict[str, int]:
     """Vertex -> race code, for the points with a code."""
-    found = board.race_moves(color)
+    found = board.races_flat(color)
     return {fp.format_vertex(int(i), board.size): int(found[i]) for i in np.flatnonzero(found)}
 
 
@@ -196,7 +196,7 @@ def _equal_to_reference(board: fp.Board) -> int:
     compared = 0
     for color in (BLACK, WHITE):
         expected, nodes = ref_codes(board, color)
-        fast = board.race_moves(color)
+        fast = board.races_flat(color)
         assert set(np.unique(fast)) <= {NONE, SAVE, CAPTURE}
         if nodes <= RACE_TOTAL - RACE_BUDGET:
             assert np.array_equal(fast, expected), (str(board), color)
@@ -217,7 +217,7 @@ def test_reader_equals_the_reference_on_random_positions(size):
     for game in range(20):
         board = random_game(size, rng, suicide=bool(game % 2), most=1.0)
         compared += _equal_to_reference(board)
-        found += int(np.count_nonzero(board.race_moves(BLACK)))
+        found += int(np.count_nonzero(board.races_flat(BLACK)))
     assert compared >= 36 and found > 0
 
 
@@ -234,7 +234,7 @@ def test_big_board_full_of_short_strings_runs_out_of_the_call_budget_cleanly():
         board.play_index(int(rng.choice(legal)), board.to_move_code)
     for color in (BLACK, WHITE):
         assert ref_codes(board, color)[1] == RACE_TOTAL
-        fast = board.race_moves(color)
+        fast = board.races_flat(color)
         assert set(np.unique(fast)) <= {NONE, SAVE, CAPTURE} and np.count_nonzero(fast) > 0
 
 
@@ -242,7 +242,7 @@ def test_bad_arguments_are_refused():
     board = fp.Board(9)
     for color in (0, 3, True, 2.0, "B"):
         with pytest.raises((ValueError, TypeError)):
-            board.race_moves(color)
+            board.races_flat(color)
     with pytest.raises(ValueError):
         board.races("purple")
     assert board.races().shape == (9, 9) and not board.races("W").any()
@@ -251,11 +251,11 @@ def test_bad_arguments_are_refused():
 def test_stakes_are_written_at_coded_points_only():
     board = _game("9x9-1.sgf", 30)
     stakes = np.full(81, 100, dtype=np.int16)
-    codes = board.race_moves(BLACK, stakes)
+    codes = board.races_flat(BLACK, stakes)
     assert list(stakes[codes > 0]) == [2, 2]  # F8-G8, whatever the array held
     assert np.all(stakes[codes == 0] == 100)
     unaligned = np.zeros(163, dtype=np.uint8)[1:].view(np.int16)
     assert unaligned.shape == (81,) and not unaligned.flags.aligned
-    for call in (board.race_moves, board.tactical_moves):
+    for call in (board.races_flat, board.tactics_flat):
         with pytest.raises(ValueError, match="aligned"):
             call(BLACK, unaligned)

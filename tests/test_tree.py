@@ -41,7 +41,7 @@ def reference_moves(board: fp.Board, color: int, values: np.ndarray
         enemy = sum(d == -own for d in diag)
         eye = all(o in (own, None) for o in orth) and (
             enemy == 0 or (enemy == 1 and None not in diag))
-        if eye or (values[i] == 0 and board.legality(i, color) is not None):
+        if eye or (values[i] == 0 and board.legality_index(i, color) is not None):
             continue
         points.append(i)
     positive = [int(values[i]) for i in points if values[i] > 0]
@@ -174,7 +174,7 @@ def test_descend_stops_and_checks_rules():
     path: list[int] = []
     status = tree_descend(node, board, set(), hashes, nodes, path, PARAMS, 1.0, 0.0, True)
     assert status == DESCEND_EXPAND and path == [1] and not node.allowed[0]
-    assert node.vl[1] == 1 and node.sum_vl == 1 and board.color_at(16) == WHITE
+    assert node.vl[1] == 1 and node.sum_vl == 1 and board.get_index(16) == WHITE
     assert board.zobrist_hash in hashes
     # below the threshold, or with the tree full: a leaf
     node2 = TreeNode(BLACK, [0, -1], [0.9, 0.1])
@@ -190,7 +190,7 @@ def test_descend_stops_and_checks_rules():
     node3 = TreeNode(BLACK, [12, -1], [0.9, 0.1])
     assert tree_descend(node3, board, {after.zobrist_hash} | seen, set(), [], [], PARAMS,
                         0.0, 0.0, False) == DESCEND_LEAF
-    assert not node3.allowed[0] and board.color_at(12) == 0
+    assert not node3.allowed[0] and board.get_index(12) == 0
     # two passes end the game
     board = fp.Board(5)
     board.pass_move()
@@ -346,7 +346,7 @@ def test_arrays_the_core_writes_cannot_be_resized_or_cycled():
     target = TreeNode(BLACK, [12, -1], [0.9, 0.1])
     with pytest.raises(RuntimeError, match="changed"):
         tree_descend(target, board, {Player()}, set(), [], [], PARAMS, 0.0, 9.0, True)
-    assert board.color_at(12) == WHITE
+    assert board.get_index(12) == WHITE
 
     for args in ((True, True, False, float("nan"), 0.5, 0.1, 1000.0),
                  (True, True, False, 1.0, 0.5, 0.1, 1e-320)):

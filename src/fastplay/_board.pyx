@@ -18,6 +18,8 @@ from fastplay._rules cimport *
 from fastplay._tactics cimport tactics_codes, races_codes, ladder_read
 
 from fastplay._rules import MIN_SIZE  # the Python name, for messages
+from fastplay.errors import InvalidVertexError
+from fastplay._deprecation import renamed as _renamed
 
 cnp.import_array()
 
@@ -33,10 +35,14 @@ _CHECKPOINT_EVERY = 16
 # ---------------------------------------------------------------------------
 
 class IllegalMoveError(ValueError):
-    """A move that breaks a rule of Go, or that names no point of the board.
+    """A move that breaks a rule of Go.  (A vertex that names no point of the
+    board raises :class:`fastplay.InvalidVertexError` instead.)
 
-    Attributes: ``rule`` -- one of :attr:`RULES`; ``vertex`` -- the move as
-    given (flat index, GTP text or tuple); ``color`` -- the colour that tried.
+    Attributes: ``rule`` -- ``"occupied"``, ``"suicide"``, ``"ko"`` or
+    ``"superko"`` (:attr:`RULES` also lists the two names an earlier release
+    used for vertices, now :class:`~fastplay.InvalidVertexError`'s);
+    ``vertex`` -- the move as given (flat index, GTP text or tuple);
+    ``color`` -- the colour that tried.
     """
 
     RULES = ("occupied", "suicide", "ko", "superko", "off-board", "bad vertex")
@@ -76,7 +82,12 @@ cdef class CoreBoard:
     """The compiled board.  Use :class:`fastplay.Board`, which adds vertex parsing.
 
     Flat indices ``row * size + col`` (row 0 at the top), ``-1`` for a pass;
-    colour codes ``WHITE`` = 1, ``BLACK`` = 2.
+    colour codes ``WHITE`` = 1, ``BLACK`` = 2 (:class:`fastplay.Color`'s
+    values).  These methods are the fast path of ``Board``'s vertex methods,
+    named by one rule (``m_index``, ``m_indices``, ``m_flat`` for vertex
+    method ``m``: see :class:`fastplay.Board`); an index off the board raises
+    :class:`fastplay.InvalidVertexError`.  The names of earlier releases
+    (``color_at``, ``liberty_count``, ...) are deprecated aliases at the end.
     """
 
 
@@ -121,11 +132,12 @@ cdef class CoreBoard:
     # -- conversions -------------------------------------------------------
     cdef int _check_index(self, v) except -2:
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise IllegalMoveError(f"bad vertex {v!r}: expected an integer index", "bad vertex", v)
+            raise InvalidVertexError(f"bad vertex {v!r}: expected an integer index", "bad vertex",
+                                     v)
         if v == -1:
             return -1
         if not 0 <= v < self.st.size * self.st.size:
-            raise IllegalMoveError(
+            raise InvalidVertexError(
                 f"vertex index {v} is off the {self.st.size}x{self.st.size} board", "off-board", v)
         return v
 
@@ -181,11 +193,13 @@ cdef class CoreBoard:
         self.check_color(color)
         return self.st.captures[color]
 
-    def color_at(self, v):
-        """Colour code at flat index ``v`` (EMPTY 0, WHITE 1, BLACK 2)."""
+    def get_index(self, v):
+        """Colour code at flat index ``v`` (EMPTY 0, WHITE 1, BLACK 2): the fast path of
+        :meth:`fastplay.Board.get`.  Raises :class:`~fastplay.InvalidVertexError` for an
+        index off the board or -1 (a pass)."""
         cdef int i = self._check_index(v)
         if i < 0:
-            raise IllegalMoveError("a pass has no colour", "bad vertex", v)
+            raise InvalidVertexError("a pass has no colour", "bad vertex", v)
         return self.st.color[self.pad(i)]
 
     def ko_forbidden_for(self, int color):
@@ -198,28 +212,37 @@ cdef class CoreBoard:
         self.check_color(color)
         self._to_move = color
 
-    def history_moves(self):
-        """``[(colour code, flat index or -1), ...]`` since the starting position."""
+    def history_indices(self):
+        """``[(colour code, flat index or -1), ...]`` since the starting position: the fast
+        path of :attr:`fastplay.Board.history`."""
         return list(self._moves)
 
     # -- moves -------------------------------------------------------------
-    def legality(self, v, int color):
+    def legality_index(self, v, int color):
         """The rule a move by ``color`` at flat index ``v`` would break, or None.
 
         Rules: ``"occupied"``, ``"suicide"``, ``"ko"``, ``"superko"``.  A pass is
-        always legal.  Raises :class:`IllegalMoveError` for an index that is
-        not on the board.
+        always legal.  Raises :class:`~fastplay.InvalidVertexError` for an
+        index that is not on the board.
         """
         cdef int i = self._check_index(v)
         self.check_color(color)
         cdef int code = self.legal_code(0 if i < 0 else self.pad(i), color)
         return None if code == LEGAL else _RULE_TEXT[code][0]
 
+    def is_legal_index(self, v, int color):
+        """Whether ``color`` may play at flat index ``v`` now (``legality_index(v, color) is
+        None``): the fast path of :meth:`fastplay.Board.is_legal`."""
+        cdef int i = self._check_index(v)
+        self.check_color(color)
+        return self.legal_code(0 if i < 0 else self.pad(i), color) == LEGAL
+
     def play_index(self, v, int color):
         """Play ``color`` at flat index ``v`` (-1 = pass) and give the turn to the other colour.
 
         Raises :class:`IllegalMoveError` (a ``ValueError``) naming the rule:
-        occupied, suicide, ko (simple ko), superko (positional), off-board.
+        occupied, suicide, ko (simple ko), superko (positional);
+        :class:`~fastplay.InvalidVertexError` for an index off the board.
         """
         cdef int i = self._check_index(v)
         self.check_color(color)
@@ -304,18 +327,20 @@ cdef class CoreBoard:
         else:
             del self._hash_count[h]
 
-    def setup_stones(self, black, white):
-        """Replace the position by the given stones (iterables of flat indices).
+    def setup_indices(self, black, white):
+        """Replace the position by the given stones (iterables of flat indices): the
+        fast path of :meth:`fastplay.Board.setup`, which adds stones to the position.
 
         Clears the history, the ko point and the captures.  Raises ``ValueError``
-        if a point is given twice or a string would have no liberty.
+        if a point is given twice or a string would have no liberty,
+        :class:`~fastplay.InvalidVertexError` for an index off the board or -1.
         """
-        stones = [(int(v), BLACK_C) for v in black] + [(int(v), WHITE_C) for v in white]
+        stones = ([(self._check_index(v), BLACK_C) for v in black]
+                  + [(self._check_index(v), WHITE_C) for v in white])
         seen = set()
         for v, _ in stones:
-            self._check_index(v)
             if v < 0:
-                raise IllegalMoveError("cannot place a stone on 'pass'", "bad vertex", v)
+                raise InvalidVertexError("cannot place a stone on 'pass'", "bad vertex", v)
             if v in seen:
                 raise ValueError(f"setup names point {_gtp(v, self.st.size)} twice")
             seen.add(v)
@@ -368,9 +393,10 @@ cdef class CoreBoard:
         cdef cnp.int16_t[::1] view = stakes
         return &view[0]
 
-    def tactical_moves(self, color, stakes=None):
+    def tactics_flat(self, color, stakes=None):
         """Ladder-reading verdict on every point for a move by ``color``:
-        ``int8[size * size]`` (flat), one of
+        ``int8[size * size]`` (flat; :meth:`fastplay.Board.tactics` is the same
+        as ``int8[size, size]``), one of
 
         * 0 -- nothing found (also every illegal point);
         * 1 -- *bad*: the mover's string through the point is left in atari
@@ -408,9 +434,10 @@ cdef class CoreBoard:
         tactics_codes(&self.st, c_color, self._suicide, &o[0], st)
         return out
 
-    def race_moves(self, color, stakes=None):
+    def races_flat(self, color, stakes=None):
         """Capturing-race verdict on every point for a move by ``color``:
-        ``int8[size * size]`` (flat), one of
+        ``int8[size * size]`` (flat; :meth:`fastplay.Board.races` is the same
+        as ``int8[size, size]``), one of
 
         * 0 -- nothing found (also every illegal point);
         * 2 -- *save*: keeps alive a string of ``color`` (two stones or
@@ -427,7 +454,7 @@ cdef class CoreBoard:
         the string (the race move), or extends.  A string with five
         liberties has escaped; at most 400 nodes per reading and 6,000 per
         call, an unfinished reading counts as an escape.  Legality as in
-        :meth:`tactical_moves` (superko not checked).  Runs with the GIL
+        :meth:`tactics_flat` (superko not checked).  Runs with the GIL
         held: 0.16 ms on average over random 9x9 positions, at most a few
         milliseconds, 20 ms on 25x25 (benchmarks/RESULTS.md).
 
@@ -449,18 +476,19 @@ cdef class CoreBoard:
         races_codes(&self.st, c_color, &o[0], st)
         return out
 
-    def ladder_captures(self, v, bint attacker_first=True):
+    def in_ladder_index(self, v, bint attacker_first=True):
         """Whether the string at flat index ``v`` (at most two liberties) is
-        captured by a ladder: the attacker plays only ataris, the defender
-        extends or captures (see :meth:`tactical_moves`).  With
+        captured by a ladder (the fast path of :meth:`fastplay.Board.in_ladder`):
+        the attacker plays only ataris, the defender
+        extends or captures (see :meth:`tactics_flat`).  With
         ``attacker_first`` the string's opponent moves next, otherwise its
         owner does (and a two-liberty string then counts as safe).  Returns
         ``False`` for strings with three or more liberties.  Raises
-        ``IllegalMoveError`` for an empty point or a pass.
+        :class:`~fastplay.InvalidVertexError` for an empty point or a pass.
         """
         cdef int i = self._check_index(v)
         if i < 0 or self.st.color[self.pad(i)] == EMPTY_C:
-            raise IllegalMoveError(f"no string at vertex index {v}", "bad vertex", v)
+            raise InvalidVertexError(f"no string at vertex index {v}", "bad vertex", v)
         return bool(ladder_read(&self.st, self.pad(i), attacker_first))
 
     def legal_indices(self, color):
@@ -469,7 +497,7 @@ cdef class CoreBoard:
         cdef int i, n = self.st.size * self.st.size
         out = []
         for i in range(n):
-            if self.legality(i, color) is None:
+            if self.legality_index(i, color) is None:
                 out.append(i)
         return np.asarray(out, dtype=np.int32)
 
@@ -479,7 +507,7 @@ cdef class CoreBoard:
         With ``history=False`` the copy is a scratch board, as a tree search
         wants one for each descent: the same position, side to move, komi
         and suicide rule, and the last move (for :meth:`near_mask`), but no
-        history: :meth:`history_moves` is empty, ``move_number`` 0,
+        history: :meth:`history_indices` is empty, ``move_number`` 0,
         :meth:`undo` raises ``IndexError``, and positional superko is not
         checked (a search checks it against the game's positions itself).
         Cheaper to make, and to play on, in a long game.  Any copy of a
@@ -545,11 +573,12 @@ cdef class CoreBoard:
         """Hook for subclasses to copy their own attributes in :meth:`copy`."""
 
     # -- queries -----------------------------------------------------------
-    def liberty_count(self, v):
-        """Exact liberties of the string at flat index ``v`` (0 for an empty point)."""
+    def liberties_index(self, v):
+        """Exact liberties of the string at flat index ``v`` (0 for an empty point): the
+        fast path of :meth:`fastplay.Board.liberties`."""
         cdef int i = self._check_index(v)
         if i < 0:
-            raise IllegalMoveError("a pass has no liberties", "bad vertex", v)
+            raise InvalidVertexError("a pass has no liberties", "bad vertex", v)
         cdef int p = self.pad(i)
         if self.st.color[p] == EMPTY_C:
             return 0
@@ -559,7 +588,7 @@ cdef class CoreBoard:
         """Flat indices of the string at ``v``, sorted: ``int32[k]`` (empty for an empty point)."""
         cdef int i = self._check_index(v)
         if i < 0:
-            raise IllegalMoveError("a pass has no string", "bad vertex", v)
+            raise InvalidVertexError("a pass has no string", "bad vertex", v)
         cdef int p = self.pad(i), s
         out = []
         if self.st.color[p] != EMPTY_C:
@@ -575,7 +604,7 @@ cdef class CoreBoard:
         """Flat indices of the liberties of the string at ``v``, sorted: ``int32[k]``."""
         cdef int i = self._check_index(v)
         if i < 0:
-            raise IllegalMoveError("a pass has no liberties", "bad vertex", v)
+            raise InvalidVertexError("a pass has no liberties", "bad vertex", v)
         cdef int p = self.pad(i), x
         if self.st.color[p] == EMPTY_C:
             return np.zeros(0, dtype=np.int32)
@@ -693,6 +722,49 @@ cdef class CoreBoard:
             assert len(libs) == b.nlibs[h], "liberty count"
             for n in range(b.npts):
                 assert bool(lib_test(b, h, n)) == (n in libs), "liberty bitset"
+
+    # -- the names of earlier releases (deprecated) -------------------------------
+    # Each warns at its caller (DeprecationWarning, once per call site) and
+    # calls the method of the naming rule; the new names pay nothing for them.
+    def color_at(self, v):
+        """Deprecated name of :meth:`get_index`."""
+        _renamed("color_at", "get_index")
+        return self.get_index(v)
+
+    def liberty_count(self, v):
+        """Deprecated name of :meth:`liberties_index`."""
+        _renamed("liberty_count", "liberties_index")
+        return self.liberties_index(v)
+
+    def legality(self, v, color):
+        """Deprecated name of :meth:`legality_index`."""
+        _renamed("legality", "legality_index")
+        return self.legality_index(v, color)
+
+    def ladder_captures(self, v, attacker_first=True):
+        """Deprecated name of :meth:`in_ladder_index`."""
+        _renamed("ladder_captures", "in_ladder_index")
+        return self.in_ladder_index(v, attacker_first)
+
+    def tactical_moves(self, color, stakes=None):
+        """Deprecated name of :meth:`tactics_flat`."""
+        _renamed("tactical_moves", "tactics_flat")
+        return self.tactics_flat(color, stakes)
+
+    def race_moves(self, color, stakes=None):
+        """Deprecated name of :meth:`races_flat`."""
+        _renamed("race_moves", "races_flat")
+        return self.races_flat(color, stakes)
+
+    def setup_stones(self, black, white):
+        """Deprecated name of :meth:`setup_indices`."""
+        _renamed("setup_stones", "setup_indices")
+        return self.setup_indices(black, white)
+
+    def history_moves(self):
+        """Deprecated name of :meth:`history_indices`."""
+        _renamed("history_moves", "history_indices")
+        return self.history_indices()
 
     def __getstate__(self):
         raise TypeError("pickle a Board through board.to_sgf(); core state is not picklable")

@@ -5,7 +5,7 @@
 from fastplay._rules cimport BoardState
 cimport numpy as cnp
 
-# Codes of tactical_moves (Python: TACTIC_*), and the nodes one reading may visit (a ladder
+# Codes of tactics_flat (Python: TACTIC_*), and the nodes one reading may visit (a ladder
 # across a 19x19 board takes about 40, plus the atari that fails at each
 # step).
 cdef enum:
@@ -26,11 +26,11 @@ cdef enum:
 
 # Fill ``out`` (one byte per point, row-major, zeroed by the caller) with the
 # TAC_* code of every legal move of ``color``; ``stakes`` (or NULL) gets the
-# stones each code is about.  See CoreBoard.tactical_moves for the contract.
+# stones each code is about.  See CoreBoard.tactics_flat for the contract.
 cdef int tactics_codes(BoardState* b, int color, bint allow_suicide, cnp.int8_t* out,
                        cnp.int16_t* stakes) except -1
-# The same for capturing races (CoreBoard.race_moves).
+# The same for capturing races (CoreBoard.races_flat).
 cdef int races_codes(BoardState* b, int color, cnp.int8_t* out, cnp.int16_t* stakes) except -1
 # Whether the string on padded point ``p`` is captured by a ladder
-# (CoreBoard.ladder_captures).
+# (CoreBoard.in_ladder_index).
 cdef int ladder_read(BoardState* b, int p, bint attacker_first) except -1

@@ -139,16 +139,26 @@ class Board(CoreBoard):
     ``"white"``... through :meth:`Color.parse`; ``None`` is the side to
     move), and return GTP vertices and :class:`Color` members.
 
-    **The fast path.**  A method whose name ends in ``_index`` or
-    ``_indices`` (inherited from the compiled :class:`CoreBoard`) takes and
+    **The fast path.**  A method whose name ends in ``_index``, ``_indices``
+    or ``_flat`` (inherited from the compiled :class:`CoreBoard`) takes and
     returns flat indices ``row * size + col`` (``-1`` = pass) and takes
     colours as :class:`Color` members or the core's codes (``Color`` *is*
     those codes), with no parsing: for loops over many points (a search, a
     playout policy).  The rule: the fast-path twin of vertex method ``m``
-    is ``m_index`` when it takes one point or returns one, ``m_indices``
-    when it returns several (a vertex noun at the end of ``m`` gives way
-    to the suffix: ``ko_point`` -> ``ko_index``, ``legal_moves`` ->
-    ``legal_indices``).  The README's API section lists every pair.
+    is ``m_index`` when it takes or returns one point, ``m_indices`` when
+    it returns several, ``m_flat`` when it returns a per-point array in
+    flat order (``int8[size * size]`` for ``m``'s ``int8[size, size]``); a
+    vertex noun at the end of ``m`` gives way to the suffix (``ko_point``
+    -> ``ko_index``, ``legal_moves`` -> ``legal_indices``).  So ``get`` /
+    ``get_index``, ``liberties`` / ``liberties_index``, ``is_legal`` /
+    ``is_legal_index`` (and ``legality_index``, the rule a move breaks),
+    ``in_ladder`` / ``in_ladder_index``, ``string`` / ``string_indices``,
+    ``tactics`` / ``tactics_flat``, ``races`` / ``races_flat``, ``setup`` /
+    ``setup_indices``, ``history`` / ``history_indices``.  The names of
+    earlier releases (``color_at``, ``liberty_count``, ``legality``,
+    ``ladder_captures``, ``tactical_moves``, ``race_moves``,
+    ``setup_stones``, ``history_moves``) work for one more release and warn
+    (``DeprecationWarning``).  The README's API section lists every pair.
 
     **Errors.**  Raises ``TypeError`` for a non-integer size, ``ValueError``
     for a size outside 2..25.  A vertex that names no point of the board
@@ -192,7 +202,7 @@ class Board(CoreBoard):
         Never raises :class:`IllegalMoveError`; raises :class:`InvalidVertexError`
         when ``move`` is not a vertex of this board.
         """
-        return self.legality(parse_vertex(move, self.size), self._color(color)) is None
+        return self.legality_index(parse_vertex(move, self.size), self._color(color)) is None
 
     def legal_moves(self, color: ColorLike = None) -> list[str]:
         """GTP vertices of every legal non-pass move of ``color``, top-left first."""
@@ -229,8 +239,8 @@ class Board(CoreBoard):
         for index, kind in named.items():
             stones[index] = {"empty": EMPTY_CODE, "black": BLACK_CODE, "white": WHITE_CODE}[kind]
         # The core checks liberties and leaves the board as it was on failure.
-        self.setup_stones([i for i, c in stones.items() if c == BLACK_CODE],
-                          [i for i, c in stones.items() if c == WHITE_CODE])
+        self.setup_indices([i for i, c in stones.items() if c == BLACK_CODE],
+                           [i for i, c in stones.items() if c == WHITE_CODE])
         if new_to_move is not None:
             self.set_to_move(new_to_move)
 
@@ -247,12 +257,12 @@ class Board(CoreBoard):
         Raises :class:`InvalidVertexError` for a vertex that names no point;
         so do :meth:`liberties` and :meth:`string`.
         """
-        code = self.color_at(self._point(vertex))
+        code = self.get_index(self._point(vertex))
         return None if code == EMPTY_CODE else color_name(code)
 
     def liberties(self, vertex: Vertex) -> int:
         """Liberties (distinct empty neighbours) of the string at ``vertex``; 0 if empty."""
-        return int(self.liberty_count(self._point(vertex)))
+        return int(self.liberties_index(self._point(vertex)))
 
     def in_ladder(self, vertex: Vertex, attacker_first: bool = True) -> bool:
         """Whether the string at ``vertex`` (at most two liberties) is captured
@@ -263,10 +273,10 @@ class Board(CoreBoard):
         or a point without a stone ("no string at ...").
         """
         index = self._point(vertex)
-        if self.color_at(index) == EMPTY_CODE:
+        if self.get_index(index) == EMPTY_CODE:
             raise InvalidVertexError(f"no string at {format_vertex(index, self.size)}",
                                      "bad vertex", vertex)
-        return bool(self.ladder_captures(index, attacker_first))
+        return bool(self.in_ladder_index(index, attacker_first))
 
     def tactics(self, color: ColorLike = None) -> npt.NDArray[np.int8]:
         """The ladder reader's verdict on a move of ``color`` (default: the side
@@ -274,9 +284,9 @@ class Board(CoreBoard):
         illegal), 1 bad (leaves the mover's string of two stones or more in
         atari, or the string in a working ladder), 2 rescues a string in
         atari, 3 ataris a string that cannot escape.  See
-        :meth:`CoreBoard.tactical_moves`.
+        :meth:`CoreBoard.tactics_flat` (its fast path, flat).
         """
-        return self.tactical_moves(self._color(color)).reshape(self.size, self.size)
+        return self.tactics_flat(self._color(color)).reshape(self.size, self.size)
 
     def races(self, color: ColorLike = None) -> npt.NDArray[np.int8]:
         """The capturing-race reader's verdict on a move of ``color`` (default:
@@ -284,9 +294,9 @@ class Board(CoreBoard):
         found (or illegal), 2 keeps alive a string of two to four liberties
         that the opponent, moving first, would capture, 3 captures an enemy
         string that its owner, moving first, would keep alive.  See
-        :meth:`CoreBoard.race_moves`.
+        :meth:`CoreBoard.races_flat` (its fast path, flat).
         """
-        return self.race_moves(self._color(color)).reshape(self.size, self.size)
+        return self.races_flat(self._color(color)).reshape(self.size, self.size)
 
     def string(self, vertex: Vertex) -> list[str]:
         """GTP vertices of the string at ``vertex`` (board order); ``[]`` if empty."""
@@ -320,7 +330,7 @@ class Board(CoreBoard):
     @property
     def history(self) -> list[tuple[Color, str]]:
         """``[(Color, GTP vertex or "pass"), ...]`` since the starting position."""
-        return [(color_name(c), format_vertex(v, self.size)) for c, v in self.history_moves()]
+        return [(color_name(c), format_vertex(v, self.size)) for c, v in self.history_indices()]
 
     # -- scoring -------------------------------------------------------------
     def area(self) -> tuple[int, int]:

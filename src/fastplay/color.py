@@ -12,12 +12,15 @@ Compatibility with the string colours of earlier releases: a member prints
 and ``board.captures["W"]`` keep working.  It also equals its integer code
 (``Color.BLACK == 2``, as an ``IntEnum``) but does not hash like it: do not
 mix members and bare codes as keys of one dict.  JSON writes a member as its
-code; write ``color.letter`` where a file wants the letter.
+code; write ``color.letter`` where a file wants the letter.  ``lower()`` and
+``upper()`` still answer as the letter's, with a ``DeprecationWarning``, for
+one release.
 """
 
 from __future__ import annotations
 
 import enum
+import warnings
 
 __all__ = ["Color", "BLACK", "WHITE"]
 
@@ -70,6 +73,19 @@ class Color(enum.IntEnum):
         if isinstance(sign, bool) or sign not in (1, -1):
             raise ValueError(f"bad colour sign {sign!r}: expected +1 (Black) or -1 (White)")
         return cls.BLACK if sign == 1 else cls.WHITE
+
+    def lower(self) -> str:
+        """Deprecated (``Color`` is no ``str``): ``color.letter.lower()``, for code written
+        when colours were ``"B"``/``"W"``; warns ``DeprecationWarning`` at the caller."""
+        warnings.warn("Color.lower() is deprecated: a Color is no str, use color.letter.lower()",
+                      DeprecationWarning, stacklevel=2)
+        return self.letter.lower()
+
+    def upper(self) -> str:
+        """Deprecated, as :meth:`lower`: ``color.letter`` (already upper case)."""
+        warnings.warn("Color.upper() is deprecated: a Color is no str, use color.letter",
+                      DeprecationWarning, stacklevel=2)
+        return self.letter
 
     def __str__(self) -> str:
         return self.letter

@@ -128,12 +128,12 @@ def _self_atari(board: Board, point: int, sign: int) -> bool:
     """Whether a move at ``point`` (``sign`` +1 Black, -1 White) is illegal or a
     self-atari that captures nothing."""
     code = BLACK if sign > 0 else WHITE
-    if board.legality(point, code) is not None:
+    if board.legality_index(point, code) is not None:
         return True
     trial = board.copy()
     before = trial.captures_of(code)
     trial.play_index(point, code)
-    return trial.captures_of(code) == before and trial.liberty_count(point) <= 1
+    return trial.captures_of(code) == before and trial.liberties_index(point) <= 1
 
 
 def _neighbours(point: int, size: int) -> list[int]:

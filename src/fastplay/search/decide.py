@@ -175,7 +175,7 @@ def book_move(board: Board) -> str | None:
     centre is the standard first move of 9x9 play.
     """
     if board.size == 9 and board.to_move_code == BLACK_CODE \
-            and not board.to_numpy().any() and board.legality(40, BLACK_CODE) is None:
+            and not board.to_numpy().any() and board.legality_index(40, BLACK_CODE) is None:
         return "E5"
     return None
 

@@ -13,7 +13,7 @@ weights come from one of three sources:
 * a user's ``prior(board) -> float[size*size + 1]`` (flat index ``row *
   size + col``, pass last), non-negative, normalised over the candidates.
 
-Then the ladder reader (:meth:`Board.tactical_moves`, optionally the race
+Then the ladder reader (:meth:`Board.tactics_flat`, optionally the race
 reader) multiplies or divides a move's weight by ``ladder_prior`` and gives
 it ``ladder_visits`` virtual won or lost playouts (their matches:
 RESULTS.md, "Where the search's constants come from"); optional virtual
@@ -80,7 +80,7 @@ def learned_prior(table: object) -> Learned | None:
 
 def recent_moves(board: Board) -> tuple[int, int]:
     """Flat indices of the last move and of the one before it (-1: a pass or none)."""
-    history = board.history_moves()
+    history = board.history_indices()
     moves = [v for _, v in history[-2:]]
     moves = [-1] * (2 - len(moves)) + moves
     return moves[1], moves[0]
@@ -243,10 +243,10 @@ class NodeMaker:
         n = board.size * board.size
         staked = config.stake_stones > 0
         stakes = np.zeros(n, dtype=np.int16) if staked else None
-        codes = board.tactical_moves(color, stakes)
+        codes = board.tactics_flat(color, stakes)
         if config.race_reading:
             race_stakes = np.zeros(n, dtype=np.int16) if staked else None
-            race = board.race_moves(color, race_stakes)
+            race = board.races_flat(color, race_stakes)
             unset = codes == TACTIC_NONE
             codes = np.where(unset, race, codes)
             if stakes is not None and race_stakes is not None:

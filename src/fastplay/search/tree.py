@@ -113,7 +113,7 @@ class SearchTree:
 
     def prepare(self, board: Board, maker: NodeMaker, params: TreeParams) -> TreeNode:
         """Make ``board`` the root, reusing the old tree when ``board`` follows from it."""
-        history = board.history_moves()
+        history = board.history_indices()
         root = self._reused(board, history)
         if root is None:
             root = maker.expand(board, 0.0, params)
