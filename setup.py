@@ -32,7 +32,9 @@ class BuildPyWithPatterns(build_py):
 # fastplay is built from source on the machine that runs it, so it may use the
 # x86-64-v2 baseline (every x86-64 CPU since 2009): hardware popcount matters
 # for liberty counting.  FASTPLAY_PORTABLE=1 builds for the plain x86-64 ISA.
-COMPILE_ARGS = ["-O3"]
+# -funroll-loops unrolls the board-size-long loops (bitset words, block sums):
+# 1.04x playouts per second with mc_montegnu_classic, 1.01x with mc_uniform.
+COMPILE_ARGS = ["-O3", "-funroll-loops"]
 if platform.machine().lower() in ("x86_64", "amd64") and not os.environ.get("FASTPLAY_PORTABLE"):
     COMPILE_ARGS.append("-march=x86-64-v2")
 

@@ -8,10 +8,10 @@
 # ``playout_one(work, tmpl, engine.T, engine.G, board.mover(), key, i, 600,
 # komi, False, &outcome)`` for i = 0, 1, ...; ``key = seed_key(seed)`` makes
 # playout i the same as index i of ``fastplay.playouts(board, db, n, seed)``.
-from libc.stdint cimport uint8_t, int32_t, uint32_t, uint16_t, int64_t, uint64_t
+from libc.stdint cimport uint8_t, int16_t, int32_t, uint32_t, uint16_t, int64_t, uint64_t
 cimport numpy as cnp
 
-from fastplay._rules cimport BoardState, QSet, ctx_func, MAX_PTS, MAX_Q
+from fastplay._rules cimport BoardState, QSet, ctx_func, MAX_PTS, MAX_Q, MAX_WORDS
 from fastplay._board cimport CoreBoard
 
 
@@ -53,6 +53,12 @@ cdef struct PState:
     uint64_t total[3]
     uint64_t rng[4]                    # xoshiro256** state
     bint near_free                     # the table's values never depend on the near bit
+    # Flat tables (light, near-free, every value 0 or 1: mc_uniform) keep
+    # only a candidate bitset per colour and its count (total); val, cand,
+    # idx, blk and ctx are not kept during a playout (see update_flat).
+    bint flat
+    const uint8_t* fv                  # [16384]: 2 bits per 3x3 code, value for White / Black
+    uint64_t bits[3][MAX_WORDS]
     # The next draw's plan (see plan_point): points whose weight differs from
     # their far value for that one draw, and the mass they add and take away.
     int nd
@@ -62,6 +68,10 @@ cdef struct PState:
     uint64_t near_mass
     uint64_t far_mass
     uint8_t first[MAX_PTS]             # AMAF: colour of the first play on each point
+    # The string heads of the position (set by pstate_init): only their
+    # liberty bitsets are copied into a playout (see pstate_copy).
+    int nheads
+    int16_t heads[MAX_PTS]
 
 
 cdef struct Accum:
@@ -92,6 +102,8 @@ cdef class PlayoutEngine:
     cdef readonly bint light
     cdef readonly bint near_free
     cdef readonly int update_bound
+    cdef readonly bint flat
+    cdef object _fv
     # (seed, key) of the last call: a search calls run() thousands of times
     # with one seed, and SeedSequence costs about 4.5 us, a third of a call's
     # fixed cost.  One tuple, so that threads never see a seed with another's key.

@@ -11,6 +11,7 @@ class PlayoutEngine:
     light: bool          # values ignore capture and self-atari bits (geometry-only contexts)
     near_free: bool      # values never depend on the near bit
     update_bound: int    # liberty bound of the update set's string clauses: 2 (GNU Go) or 1
+    flat: bool           # light, near-free, values 0/1: playouts keep candidate bitsets
     def __init__(self, table: npt.NDArray[np.uint32], geometry: npt.NDArray[np.uint16]) -> None: ...
     def move_values(self, board: CoreBoard) -> npt.NDArray[np.uint32]: ...
     def run(self, board: CoreBoard, n: int, seed: int, threads: int = 1, *,

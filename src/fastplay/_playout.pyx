@@ -137,6 +137,11 @@ cdef void pstate_init(PState* s, const uint32_t* T, const uint16_t* G) noexcept 
     """Compute every context and value of ``s.b`` from scratch (spec 6.9)."""
     cdef int p, c, i, j, n = s.b.npts
     q_reset(&s.q)
+    s.nheads = 0
+    for p in range(n):
+        if (s.b.color[p] == WHITE_C or s.b.color[p] == BLACK_C) and s.b.sid[p] == p:
+            s.heads[s.nheads] = p
+            s.nheads += 1
     s.bshift = 2
     while (1 << (2 * s.bshift)) < n:
         s.bshift += 1
@@ -163,12 +168,39 @@ cdef void pstate_init(PState* s, const uint32_t* T, const uint16_t* G) noexcept 
     for c in range(1, 3):
         for p in range(n):
             s.blk[c][p >> s.bshift] += s.val[c][p]
+    for c in range(3):
+        for p in range(MAX_WORDS):
+            s.bits[c][p] = 0
+        for p in range(n):
+            s.bits[c][p >> 6] |= (<uint64_t>(s.val[c][p] != 0)) << (p & 63)
+
+
+cdef void pstate_board_copy(BoardState* dst, const BoardState* src, const int16_t* heads,
+                            int nheads) noexcept nogil:
+    """board_copy for a playout: of the liberty bitsets (most of the block,
+    28 KB on 19x19) only the strings' heads.  The bitset of a point that is
+    no head is never read: a stone placed on it clears it first (board_play),
+    and reads through the stale sid of an empty point are masked."""
+    cdef size_t libs_bytes = sizeof(uint64_t) * (<size_t>src.npts << src.wshift)
+    cdef int k, h
+    memcpy(dst.block + libs_bytes, src.block + libs_bytes, src.blocksize - libs_bytes)
+    for k in range(nheads):
+        h = heads[k]
+        memcpy(&dst.libs[h << src.wshift], &src.libs[h << src.wshift],
+               sizeof(uint64_t) * src.nwords)
+    dst.ko = src.ko
+    dst.ko_color = src.ko_color
+    dst.passes = src.passes
+    dst.captures[0] = src.captures[0]
+    dst.captures[1] = src.captures[1]
+    dst.captures[2] = src.captures[2]
+    dst.hash = src.hash
 
 
 cdef void pstate_copy(PState* dst, const PState* src) noexcept nogil:
     """Copy a ready state into ``dst`` (board block allocated for the same size)."""
     cdef int n = src.b.npts, c
-    board_copy(&dst.b, &src.b)
+    pstate_board_copy(&dst.b, &src.b, src.heads, src.nheads)
     q_reset(&dst.q)
     dst.q.lim = src.q.lim
     for c in range(src.q.n):
@@ -177,6 +209,15 @@ cdef void pstate_copy(PState* dst, const PState* src) noexcept nogil:
     dst.nblocks = src.nblocks
     dst.ctxf = src.ctxf
     dst.near_free = src.near_free
+    dst.flat = src.flat
+    dst.fv = src.fv
+    if src.flat:
+        # The bitsets and counts are the whole state of a flat playout.
+        memcpy(dst.bits, src.bits, sizeof(src.bits))
+        dst.total[1] = src.total[1]
+        dst.total[2] = src.total[2]
+        memset(dst.first, 0, n)
+        return
     memcpy(dst.ctx, src.ctx, n * sizeof(uint32_t))
     for c in range(1, 3):
         memcpy(dst.idx[c], src.idx[c], n * sizeof(uint32_t))
@@ -223,7 +264,10 @@ cdef inline void plan_end(PState* s, int c, int ko) noexcept nogil:
 
 
 cdef void pstate_plan(PState* s, const uint32_t* T, int c) noexcept nogil:
-    """``c``'s draw plan from the current near set (start of a playout, after a pass)."""
+    """``c``'s draw plan from the current near set (start of a playout, after a pass).
+    A flat state has no plan: its draw takes the ko point out itself."""
+    if s.flat:
+        return
     cdef int k, ko = plan_begin(s, c)
     if not s.near_free:
         for k in range(s.q.n):
@@ -300,11 +344,155 @@ cdef void pstate_update(PState* s, const uint32_t* T, const uint16_t* G, int cn)
         update_impl(s, T, G, cn, False)
 
 
+# ---------------------------------------------------------------------------
+# Flat tables: every value 0 or 1, from geometry and suicide alone (mc_uniform)
+# ---------------------------------------------------------------------------
+#
+# The draw is uniform over the candidates, so a bitset per colour is the whole
+# distribution: a move's value is one bit of a 16 KB table (``fv``, both
+# colours' bits of every 3x3 code) masked by suicide, and the draw selects
+# the r-th set bit.  The same point as the general path: blk_find returns
+# the point where the running sum of 0/1 values first exceeds r, which is
+# the r-th candidate in point order.
+
+
+# Which colours may play a point without suicide, from the low byte of its
+# code (S, W, N, E) and a 4-bit mask of neighbours whose string is in atari
+# (read through the stale sid of empty points too: the table ignores those
+# bits): bit 0 White, bit 1 Black (as point_ctx_light: an empty neighbour,
+# a friend keeping a liberty or an enemy in atari).
+cdef uint8_t NOT_SUICIDE[4096]
+
+
+cdef void _init_not_suicide():
+    cdef uint32_t g8, at4, d, col, a, ok_w, ok_b
+    for g8 in range(256):
+        for at4 in range(16):
+            ok_w = ok_b = 0
+            for d in range(4):
+                col = (g8 >> (2 * d)) & 3
+                a = (at4 >> d) & 1
+                ok_w |= (col == EMPTY_C) | ((col == WHITE_C) & (a ^ 1)) | ((col == BLACK_C) & a)
+                ok_b |= (col == EMPTY_C) | ((col == BLACK_C) & (a ^ 1)) | ((col == WHITE_C) & a)
+            NOT_SUICIDE[(g8 << 4) | at4] = ok_w | (ok_b << 1)
+
+
+_init_not_suicide()
+
+
+cdef inline uint32_t flat_bits(const uint8_t* fv, uint32_t code) noexcept nogil:
+    """The value bits of a 3x3 code: bit 0 for a White mover, bit 1 for Black."""
+    return (fv[code >> 2] >> ((code & 3) << 1)) & 3
+
+
+cdef inline void update_flat(PState* s) noexcept nogil:
+    """The update pass of a flat state: recompute both colours' bits on Q.
+
+    The light context inline (point_ctx_light; suicide from NOT_SUICIDE),
+    from local copies of the board's arrays so that they stay in registers
+    across the stores.  The
+    branch on the point's state is predictable: the only stone in Q is the
+    move itself, always first.  Recomputing is idempotent, so a point met
+    twice costs time only.
+    """
+    cdef const uint8_t* color = s.b.color
+    cdef const uint16_t* code = s.b.code
+    cdef const int16_t* sid = s.b.sid
+    cdef const int16_t* nlibs = s.b.nlibs
+    cdef const uint8_t* fv = s.fv
+    cdef const int16_t* pts = s.q.pts
+    cdef uint64_t* bw = s.bits[WHITE_C]
+    cdef uint64_t* bb = s.bits[BLACK_C]
+    cdef int k, p, W = s.b.W, n = s.q.n
+    cdef uint32_t g, at, fb
+    cdef uint64_t vw, vb, ow, ob, dw = 0, db = 0
+    for k in range(n):
+        p = pts[k]
+        if color[p] == EMPTY_C:
+            g = code[p]
+            at = ((<uint32_t>(nlibs[sid[p + W]] == 1)) | (<uint32_t>(nlibs[sid[p - 1]] == 1) << 1)
+                  | (<uint32_t>(nlibs[sid[p - W]] == 1) << 2)
+                  | (<uint32_t>(nlibs[sid[p + 1]] == 1) << 3))
+            fb = flat_bits(fv, g) & NOT_SUICIDE[((g & 0xFF) << 4) | at]
+            vw = fb & 1
+            vb = fb >> 1
+        else:
+            vw = vb = 0
+        ow = (bw[p >> 6] >> (p & 63)) & 1
+        ob = (bb[p >> 6] >> (p & 63)) & 1
+        bw[p >> 6] ^= (ow ^ vw) << (p & 63)
+        bb[p >> 6] ^= (ob ^ vb) << (p & 63)
+        dw += vw - ow
+        db += vb - ob
+    s.total[WHITE_C] += dw
+    s.total[BLACK_C] += db
+
+
+cdef inline int select_bit(uint64_t word, uint64_t r) noexcept nogil:
+    """The position of the r-th (from 0) set bit of ``word``, which has more
+    than r: a branch-free binary search on population counts."""
+    cdef int pos = 0, half = 32
+    cdef uint64_t low, go
+    while half:
+        low = <uint64_t>fp_popcount64(word & ((<uint64_t>1 << half) - 1))
+        go = 0 - <uint64_t>(r >= low)
+        r -= low & go
+        pos += half & <int>go
+        word >>= <uint64_t>half & go
+        half >>= 1
+    return pos
+
+
+cdef inline int draw_flat(PState* s, int c) noexcept nogil:
+    """``c``'s uniform draw over its candidates, the forbidden ko point left
+    out; 0 = pass.  Point 0 is off the board, so its bit is always 0."""
+    cdef int ko = s.b.ko if s.b.ko_color == c else 0, j, i = 0, nw = s.b.nwords
+    cdef uint64_t* bits = s.bits[c]
+    cdef uint64_t kb = (bits[ko >> 6] >> (ko & 63)) & 1
+    cdef uint64_t total = s.total[c] - kb, u, cum = 0, below = 0, m, le
+    if total == 0:
+        return 0
+    u = fp_mulhi64(rng_next(s.rng), total)
+    bits[ko >> 6] ^= kb << (ko & 63)
+    for j in range(nw):
+        m = <uint64_t>fp_popcount64(bits[j])
+        cum += m
+        le = cum <= u
+        i += <int>le
+        below += m & (0 - le)
+    j = (i << 6) + select_bit(bits[i], u - below)
+    bits[ko >> 6] ^= kb << (ko & 63)
+    return j
+
+
+cdef int flat_check(PState* s) noexcept nogil:
+    """Debug mode for a flat state: bits and counts against a recomputation."""
+    cdef int p, c, n = s.b.npts
+    cdef uint32_t ctx, fb, v
+    cdef uint64_t tot
+    for c in range(1, 3):
+        tot = 0
+        for p in range(n):
+            v = 0
+            if s.b.color[p] == EMPTY_C:
+                ctx = point_ctx_light(&s.b, p)
+                fb = flat_bits(s.fv, ctx & 0xFFFF)
+                v = ((fb >> (c - 1)) & 1) & (ctx_suicide(ctx, c) ^ 1)
+            if ((s.bits[c][p >> 6] >> (p & 63)) & 1) != v:
+                return DBG_VALUE
+            tot += v
+        if tot != s.total[c]:
+            return DBG_TOTAL
+    return DBG_OK
+
+
 cdef int pstate_check(PState* s, const uint32_t* T, const uint16_t* G) noexcept nogil:
     """Debug mode: compare the incremental state with a recomputation from the position."""
     cdef int p, c, n = s.b.npts
     cdef uint32_t ctx, v
     cdef uint64_t tot
+    if s.flat:
+        return flat_check(s)
     for c in range(1, 3):
         tot = 0
         for p in range(n):
@@ -331,26 +519,38 @@ cdef int pstate_check(PState* s, const uint32_t* T, const uint16_t* G) noexcept 
     return DBG_OK
 
 
+# The colour an empty point scores for under GNU Go's playout rule, from the
+# low byte of its 3x3 code (S, W, N, E): the first stone, Black if none.
+cdef uint8_t FIRST_STONE[256]
+
+
+cdef void _init_first_stone():
+    cdef int g8, d, col
+    for g8 in range(256):
+        FIRST_STONE[g8] = BLACK_C
+        for d in range(4):
+            col = (g8 >> (2 * d)) & 3
+            if col == WHITE_C or col == BLACK_C:
+                FIRST_STONE[g8] = col
+                break
+
+
+_init_first_stone()
+
+
 cdef int gnugo_score(BoardState* b, cnp.int8_t* owner) noexcept nogil:
-    """Black minus White by GNU Go's playout rule (spec 6.8); owner +1/-1 per point."""
+    """Black minus White by GNU Go's playout rule (spec 6.8); owner +1/-1 per point.
+
+    Branch-free: an empty point takes the colour FIRST_STONE gives its code.
+    """
     cdef int W = b.W, size = b.size, i, j, p, col, score = 0
     cdef cnp.int8_t o
     for i in range(size):
         for j in range(size):
             p = (i + 1) * W + j + 1
             col = b.color[p]
-            if col == EMPTY_C:
-                # First stone among S, W, N, E decides; none at all: Black.
-                col = b.color[p + W]
-                if col != WHITE_C and col != BLACK_C:
-                    col = b.color[p - 1]
-                    if col != WHITE_C and col != BLACK_C:
-                        col = b.color[p - W]
-                        if col != WHITE_C and col != BLACK_C:
-                            col = b.color[p + 1]
-                            if col != WHITE_C and col != BLACK_C:
-                                col = BLACK_C
-            o = 1 if col == BLACK_C else -1
+            col |= FIRST_STONE[b.code[p] & 0xFF] & (0 - <int>(col == EMPTY_C))
+            o = <cnp.int8_t>(2 * (col == BLACK_C) - 1)
             owner[i * size + j] = o
             score += o
     return score
@@ -370,6 +570,8 @@ cdef int playout_moves(PState* s, const PState* tmpl, const uint32_t* T, const u
     while True:
         if moves > max_moves:
             p = 0
+        elif s.flat:
+            p = draw_flat(s, c)
         else:
             p = pstate_draw(s, c)
         board_play(&s.b, p, c, &s.q)
@@ -378,7 +580,10 @@ cdef int playout_moves(PState* s, const PState* tmpl, const uint32_t* T, const u
             pstate_plan(s, T, other(c))
         else:
             passes = 0
-            pstate_update(s, T, G, other(c))
+            if s.flat:
+                update_flat(s)
+            else:
+                pstate_update(s, T, G, other(c))
             if amaf and s.first[p] == 0:
                 s.first[p] = c
             if debug:
@@ -438,7 +643,7 @@ cdef int run_playouts_range(PState* s, const PState* tmpl, const uint32_t* T, co
                             cnp.int8_t* final_stones, volatile int* stop) noexcept nogil:
     """Play playouts ``i0 .. i1-1`` from ``tmpl``; returns a DBG_* code."""
     cdef int64_t i
-    cdef int p, moves, score, k, size = tmpl.b.size, npts = size * size
+    cdef int p, moves, score, k, r, q, f, size = tmpl.b.size, npts = size * size
     cdef int err
     cdef double result
     cdef bint bwin
@@ -462,18 +667,20 @@ cdef int run_playouts_range(PState* s, const PState* tmpl, const uint32_t* T, co
                 acc.draws += 1
         acc.sum_len += moves
         acc.hist[score + npts] += 1
+        # Branch-free tallies: who owns a point, or first played on it, is
+        # as good as random.  A point nobody played adds 0 to row 0.
         for k in range(npts):
-            if owner[k] > 0:
-                acc.own_black[k] += 1
-            elif owner[k] < 0:
-                acc.own_white[k] += 1
+            acc.own_black[k] += owner[k] > 0
+            acc.own_white[k] += owner[k] < 0
         if amaf:
-            for k in range(npts):
-                p = (k // size + 1) * s.b.W + k % size + 1
-                if s.first[p]:
-                    acc.amaf_count[s.first[p] * npts + k] += 1
-                    if bwin:
-                        acc.amaf_black_win[s.first[p] * npts + k] += 1
+            k = 0
+            for r in range(size):
+                p = (r + 1) * s.b.W + 1
+                for q in range(size):
+                    f = s.first[p + q]
+                    acc.amaf_count[f * npts + k] += f != 0
+                    acc.amaf_black_win[f * npts + k] += (f != 0) & bwin
+                    k += 1
         if final_stones != NULL and i == 0:
             for k in range(npts):
                 p = s.b.color[(k // size + 1) * s.b.W + k % size + 1]
@@ -684,6 +891,22 @@ MAX_MOVES = 1_000_000
 MAX_KOMI = 1e6
 
 
+def _flat_table(t, g):
+    """Both movers' value bits of every 3x3 code, 2 bits per code (``uint8[16384]``).
+
+    For a light, near-free table the value of a move is ``T[G[code] << 8]``
+    for White and ``T[G[swapped code] << 8]`` for Black (ctx_index with the
+    property byte and the near bit 0).
+    """
+    codes = np.arange(65536, dtype=np.uint32)
+    swapped = ((codes & 0x5555) << 1) | ((codes & 0xAAAA) >> 1)
+    white = (t[g[codes].astype(np.int64), 0] != 0).astype(np.uint8)
+    black = (t[g[swapped].astype(np.int64), 0] != 0).astype(np.uint8)
+    both = (white | (black << 1)).reshape(16384, 4)
+    return np.ascontiguousarray(both[:, 0] | (both[:, 1] << 2) | (both[:, 2] << 4)
+                                | (both[:, 3] << 6), dtype=np.uint8)
+
+
 cdef class PlayoutEngine:
     """Runs pattern-driven playouts for one compiled pattern table.
 
@@ -696,7 +919,9 @@ cdef class PlayoutEngine:
     ignore every property bit, so contexts need no capture or self-atari
     analysis), ``near_free`` (values never depend on the near bit, so draws
     skip the near set) and ``update_bound`` (1 when both hold: the update
-    set takes liberties of strings in atari only; else 2, GNU Go's spec 6.3).
+    set takes liberties of strings in atari only; else 2, GNU Go's spec 6.3)
+    and ``flat`` (light, near-free and every value 0 or 1, as ``mc_uniform``:
+    playouts keep a candidate bitset per colour and draw the r-th set bit).
     """
 
 
@@ -719,6 +944,10 @@ cdef class PlayoutEngine:
         # set only where geometry or an atari status changed: liberties of
         # strings in atari, not of every string with two liberties.
         self.update_bound = 1 if self.light and self.near_free else 2
+        # Light, near-free and 0/1-valued: playouts keep candidate bitsets
+        # (see update_flat) with each 3x3 code's two value bits in 16 KB.
+        self.flat = bool(self.light and self.near_free and (t <= 1).all())
+        self._fv = _flat_table(t, g) if self.flat else np.zeros(16384, dtype=np.uint8)
         cdef const uint32_t[:, ::1] tv = t
         cdef const uint16_t[::1] gv = g
         self.T = &tv[0, 0]
@@ -876,6 +1105,9 @@ cdef class PlayoutEngine:
         board_copy(&tmpl.b, &board.st)
         tmpl.ctxf = point_ctx_light if self.light else point_ctx
         tmpl.near_free = self.near_free
+        tmpl.flat = self.flat
+        cdef const uint8_t[::1] fv = self._fv
+        tmpl.fv = &fv[0]
         tmpl.q.lim = self.update_bound
         pstate_init(tmpl, self.T, self.G)
         if near_first:

@@ -230,12 +230,21 @@ cdef int remove_string(BoardState* b, int h, int16_t* kbuf, int nk) noexcept nog
         if s == h:
             break
     # Every string next to a removed stone gains that point as a liberty.
+    # Branch-free over the four directions (the colours come from the code of
+    # the emptied point): for an empty or off-board neighbour the stale sid
+    # is a valid index and the masked update changes nothing.
+    cdef uint32_t g, occ, had
+    cdef uint64_t* word
     s = h
     while True:
+        g = b.code[s]
         for d in range(4):
-            q = s + b.nbr[d]
-            if b.color[q] == WHITE_C or b.color[q] == BLACK_C:
-                add_lib(b, b.sid[q], s)
+            occ = ((g >> (2 * d)) & 3) - 1 <= 1
+            q = b.sid[s + b.nbr[d]]
+            word = &b.libs[(q << b.wshift) + (s >> 6)]
+            had = (word[0] >> (s & 63)) & 1
+            word[0] |= (<uint64_t>occ) << (s & 63)
+            b.nlibs[q] += occ & (had ^ 1)
         s = b.nxt[s]
         if s == h:
             break
@@ -305,7 +314,7 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
     cdef int16_t kbuf[MAX_PTS]
     cdef int caps[4]
     cdef int ncaps = 0
-    cdef int q6[MAX_PTS]
+    cdef int16_t q6[4 * MAX_PTS + 4]     # four entries per captured stone at most
     cdef int nq6 = 0
     cdef int opp[4]
     cdef int nopp = 0
@@ -366,20 +375,15 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
                 opp[nopp] = s
                 nopp += 1
     if q != NULL and ncaps > 0:
-        # Q6 needs liberty counts on B1: our strings touching a captured stone.
+        # Q6 needs liberty counts on B1: our strings touching a captured stone,
+        # listed branch-free (a string met twice adds nothing new to Q).
         for i in range(ncaps):
             s = caps[i]
             while True:
                 for d in range(4):
                     n = s + b.nbr[d]
-                    if b.color[n] == c and b.nlibs[b.sid[n]] <= q.lim:
-                        for j in range(nq6):
-                            if q6[j] == b.sid[n]:
-                                break
-                        else:
-                            if nq6 < MAX_PTS:
-                                q6[nq6] = b.sid[n]
-                                nq6 += 1
+                    q6[nq6] = b.sid[n]
+                    nq6 += (b.color[n] == c) & (b.nlibs[b.sid[n]] <= q.lim)
                 s = b.nxt[s]
                 if s == caps[i]:
                     break
