@@ -188,10 +188,10 @@ cdef class CoreBoard:
         """Passes played in a row at the end of the history."""
         return self.st.passes
 
-    def captures_of(self, int color):
+    def captures_of(self, color):
         """Stones captured by ``color`` (a colour code) so far."""
-        self.check_color(color)
-        return self.st.captures[color]
+        cdef int c = self.check_color(color)
+        return self.st.captures[c]
 
     def get_index(self, v):
         """Colour code at flat index ``v`` (EMPTY 0, WHITE 1, BLACK 2): the fast path of
@@ -202,15 +202,15 @@ cdef class CoreBoard:
             raise InvalidVertexError("a pass has no colour", "bad vertex", v)
         return self.st.color[self.pad(i)]
 
-    def ko_forbidden_for(self, int color):
+    def ko_forbidden_for(self, color):
         """True when the ko point exists and ``color`` may not retake it now."""
-        self.check_color(color)
-        return self.st.ko != 0 and self.st.ko_color == color
+        cdef int c = self.check_color(color)
+        return self.st.ko != 0 and self.st.ko_color == c
 
-    def set_to_move(self, int color):
+    def set_to_move(self, color):
         """Set the side to move (colour code)."""
-        self.check_color(color)
-        self._to_move = color
+        cdef int c = self.check_color(color)
+        self._to_move = c
 
     def history_indices(self):
         """``[(colour code, flat index or -1), ...]`` since the starting position: the fast
@@ -218,7 +218,7 @@ cdef class CoreBoard:
         return list(self._moves)
 
     # -- moves -------------------------------------------------------------
-    def legality_index(self, v, int color):
+    def legality_index(self, v, color):
         """The rule a move by ``color`` at flat index ``v`` would break, or None.
 
         Rules: ``"occupied"``, ``"suicide"``, ``"ko"``, ``"superko"``.  A pass is
@@ -226,18 +226,18 @@ cdef class CoreBoard:
         index that is not on the board.
         """
         cdef int i = self._check_index(v)
-        self.check_color(color)
-        cdef int code = self.legal_code(0 if i < 0 else self.pad(i), color)
+        cdef int c = self.check_color(color)
+        cdef int code = self.legal_code(0 if i < 0 else self.pad(i), c)
         return None if code == LEGAL else _RULE_TEXT[code][0]
 
-    def is_legal_index(self, v, int color):
+    def is_legal_index(self, v, color):
         """Whether ``color`` may play at flat index ``v`` now (``legality_index(v, color) is
         None``): the fast path of :meth:`fastplay.Board.is_legal`."""
         cdef int i = self._check_index(v)
-        self.check_color(color)
-        return self.legal_code(0 if i < 0 else self.pad(i), color) == LEGAL
+        cdef int c = self.check_color(color)
+        return self.legal_code(0 if i < 0 else self.pad(i), c) == LEGAL
 
-    def play_index(self, v, int color):
+    def play_index(self, v, color):
         """Play ``color`` at flat index ``v`` (-1 = pass) and give the turn to the other colour.
 
         Raises :class:`IllegalMoveError` (a ``ValueError``) naming the rule:
@@ -245,15 +245,15 @@ cdef class CoreBoard:
         :class:`~fastplay.InvalidVertexError` for an index off the board.
         """
         cdef int i = self._check_index(v)
-        self.check_color(color)
+        cdef int c = self.check_color(color)
         cdef int p = 0 if i < 0 else self.pad(i)
-        cdef int code = self.legal_code(p, color)
+        cdef int code = self.legal_code(p, c)
         if code != LEGAL:
             rule, why = _RULE_TEXT[code]
             raise IllegalMoveError(
-                f"illegal move {'BW'[color == WHITE_C]} {_gtp(i, self.st.size)}: {rule} ({why})",
-                rule, v, color)
-        self.commit(p, i, color)
+                f"illegal move {'BW'[c == WHITE_C]} {_gtp(i, self.st.size)}: {rule} ({why})",
+                rule, v, c)
+        self.commit(p, i, c)
 
     cdef int legal_code(self, int p, int color) except -1:
         """LEGAL or the rule a move at padded point ``p`` (0 = pass) breaks,
@@ -368,10 +368,10 @@ cdef class CoreBoard:
         self._hashes = [self.st.hash]
         self._hash_count = {self.st.hash: 1}
 
-    def set_ko_index(self, v, int color):
+    def set_ko_index(self, v, color):
         """Set the simple-ko point (flat index, -1 to clear) forbidden to ``color``."""
         cdef int i = self._check_index(v)
-        self.check_color(color)
+        cdef int c = self.check_color(color)
         if i < 0:
             self.st.ko = 0
             self.st.ko_color = 0
@@ -379,7 +379,7 @@ cdef class CoreBoard:
         if self.st.color[self.pad(i)] != EMPTY_C:
             raise ValueError("the ko point must be empty")
         self.st.ko = self.pad(i)
-        self.st.ko_color = color
+        self.st.ko_color = c
 
     cdef cnp.int16_t* _stakes(self, stakes) except? NULL:
         """The buffer of a caller's ``stakes`` array (NULL for None)."""

@@ -1,0 +1,91 @@
+"""Run the coverage-guided campaign of every harness and collect its figures.
+
+    python fuzz/campaign.py [--runs 1000000] [--jobs 2] [--harness NAME ...]
+                            [--work fuzz-work] [--json fuzz-campaign.json]
+
+Each harness runs ``fuzz/run.py HARNESS --runs N`` in ``WORK/HARNESS`` (its
+corpus and artifacts stay there, so a later campaign resumes from the
+corpus).  From libFuzzer's output it takes the inputs tried
+(``stat::number_of_executed_units``), the coverage (``cov``: edges of
+instrumented Python code, ``ft``: features), the corpus size, the run time
+and how the run ended: ``done``, ``crash`` (an exception out of the harness
+or a fatal signal; the input is in ``WORK/HARNESS/artifacts``), ``timeout``
+(an input ran longer than ``--timeout``) or ``oom``.  One JSON object per
+harness goes to ``--json``; a table goes to standard output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from harnesses import HARNESSES  # noqa: E402
+
+_STAT = re.compile(r"^stat::(\w+):\s+(\d+)", re.M)
+_COV = re.compile(r"cov: (\d+) ft: (\d+) corp: (\d+)/")
+
+
+def _ending(log: str, code: int) -> str:
+    if "ERROR: libFuzzer: timeout" in log:
+        return "timeout"
+    if "out-of-memory" in log:
+        return "oom"
+    if code != 0 or "Uncaught Python exception" in log or "ERROR: libFuzzer" in log:
+        return "crash"
+    return "done"
+
+
+def campaign(name: str, runs: int, timeout: int, work: Path) -> dict[str, Any]:
+    """One harness's run; its figures."""
+    folder = work / name
+    folder.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, str(HERE / "run.py"), name, f"--runs={runs}",
+               f"--timeout={timeout}", f"--corpus={folder / 'corpus'}",
+               f"--artifacts={folder / 'artifacts'}"]
+    start = time.perf_counter()
+    proc = subprocess.run(command, cwd=folder, capture_output=True, text=True, errors="replace")
+    seconds = time.perf_counter() - start
+    log = proc.stdout + proc.stderr
+    (folder / "log.txt").write_text(log)
+    stats = {k: int(v) for k, v in _STAT.findall(log)}
+    cov = _COV.findall(log)
+    last = cov[-1] if cov else ("0", "0", "0")
+    return {"harness": name, "inputs": stats.get("number_of_executed_units", 0),
+            "cov": int(last[0]), "ft": int(last[1]), "corpus": int(last[2]),
+            "seconds": round(seconds, 1), "ending": _ending(log, proc.returncode),
+            "artifacts": sorted(p.name for p in (folder / "artifacts").glob("*"))}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=1_000_000)
+    parser.add_argument("--timeout", type=int, default=10)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--harness", action="append", choices=sorted(HARNESSES))
+    parser.add_argument("--work", type=Path, default=Path("fuzz-work"))
+    parser.add_argument("--json", type=Path, default=Path("fuzz-campaign.json"))
+    args = parser.parse_args(argv)
+    names = args.harness or sorted(HARNESSES)
+    with ThreadPoolExecutor(args.jobs) as pool:
+        results = list(pool.map(lambda n: campaign(n, args.runs, args.timeout, args.work.resolve()),
+                                names))
+    args.json.write_text("".join(json.dumps(r) + "\n" for r in results))
+    print(f"{'harness':9} {'inputs':>9} {'cov':>6} {'ft':>6} {'corpus':>6} {'s':>7}  ending")
+    for r in results:
+        print(f"{r['harness']:9} {r['inputs']:9} {r['cov']:6} {r['ft']:6} {r['corpus']:6} "
+              f"{r['seconds']:7.0f}  {r['ending']} {' '.join(r['artifacts'])}")
+    return 0 if all(r["ending"] == "done" for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""The fuzz harnesses (``fuzz/``, issue 21): a seeded smoke run of each in CI,
+and the bugs the campaigns found, one regression test each.
+
+The smoke run feeds every harness its seeds and a few hundred seeded
+mutations (``fuzz/smoke.py``); a harness fails on any exception its input's
+contract does not list, a broken round trip or an inconsistent board.  The
+long coverage-guided campaigns (``fuzz/run.py``, ``fuzz/campaign.py``) run
+outside CI; their figures are in ``benchmarks/RESULTS.md``.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+import fastplay as fp
+
+FUZZ = Path(__file__).resolve().parents[1] / "fuzz"
+sys.path.insert(0, str(FUZZ))
+
+import harnesses  # noqa: E402
+import smoke  # noqa: E402
+
+#: Mutations per harness: the whole smoke run stays well under a minute.
+SMOKE_INPUTS = {"db": 150, "sgf": 300, "gtp": 150, "analysis": 150, "board": 300,
+                "playouts": 200, "prior": 150}
+
+
+@pytest.mark.parametrize("name", sorted(harnesses.HARNESSES))
+def test_smoke(name: str, tmp_path: Path) -> None:
+    tried, failure = smoke.run(name, SMOKE_INPUTS[name], seed=1, out=tmp_path)
+    assert failure is None, failure
+    assert tried >= SMOKE_INPUTS[name]
+
+
+def test_a_harness_reports_an_undocumented_exception(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The smoke driver is not blind: a harness that raises is a failure, and
+    the input that did it is saved."""
+    def broken(data: bytes) -> None:
+        if len(data) > 3:
+            raise KeyError("boom")
+
+    monkeypatch.setitem(harnesses.HARNESSES, "board", broken)
+    tried, failure = smoke.run("board", 5, seed=1, out=tmp_path)
+    assert failure is not None and "KeyError" in failure
+    assert list(tmp_path.iterdir())
+
+
+# -- regressions found by the fuzzers ------------------------------------------------
+
+@pytest.mark.parametrize("bad", [math.inf, -math.inf, math.nan, 2**64, -2**63 - 1, 10**100, 2.0])
+@pytest.mark.parametrize("method, args", [
+    ("captures_of", ()), ("ko_forbidden_for", ()), ("set_to_move", ()),
+    ("legality_index", (0,)), ("is_legal_index", (0,)), ("play_index", (0,)),
+    ("set_ko_index", (0,))])
+def test_colour_code_out_of_range_is_a_value_error(method: str, args: tuple[int, ...],
+                                                   bad: object) -> None:
+    """fuzz/harnesses.py check_board: a colour code too large for a C int (or
+    infinite) raised OverflowError, which no Board method documents."""
+    board = fp.Board(9)
+    with pytest.raises(ValueError, match="colour code"):
+        getattr(board, method)(*args, bad)
+    board.check_integrity()
