@@ -27,8 +27,10 @@ whole-process CPU time (``wait4``), start-up included, is recorded too.
 libego and fastplay start from the empty board; Pachi's t-unit benchmark
 needs a position, so Pachi and a second fastplay run start from a lone
 black stone on the 4-4 point (Pachi's own ``t-unit/blank.t`` on 19x19, D6
-on 9x9), White to move.  Cycles per move use libego's time-stamp-counter
-rate (its ``kpps`` over ``kpps/GHz``) as the clock.
+on 9x9), White to move.  Cycles per move are CPU seconds per move times
+the nominal clock (the first ``cpu MHz`` of ``/proc/cpuinfo``, the
+time-stamp-counter rate on this machine): libego's own ``CC/move`` counts
+wall-clock ticks, which other processes inflate.
 
 Ratios are fastplay's playouts per CPU second over the peer's; the playouts
 differ in length (each engine's own pass and eye rules), so moves per second
@@ -75,7 +77,7 @@ class Run:
     cpu: float
     mean_length: float
     process_cpu: float = float("nan")
-    tsc_hz: float = float("nan")
+    libego_clock_hz: float = float("nan")  # its kpps over kpps/GHz: the clock only when idle
 
 
 @dataclass
@@ -136,8 +138,8 @@ def run_libego(binary: Path, n: int) -> Run:
     length = re.search(r"AVG moves/playout = ([\d.e+-]+)", out)
     if not (secs and kpps and per_ghz and length):
         raise RuntimeError(f"unexpected libego output:\n{out}")
-    tsc = float(kpps.group(1)) / float(per_ghz.group(1)) * 1e9
-    return Run(int(secs.group(1)), float(secs.group(2)), float(length.group(1)), pcpu, tsc)
+    clock = float(kpps.group(1)) / float(per_ghz.group(1)) * 1e9
+    return Run(int(secs.group(1)), float(secs.group(2)), float(length.group(1)), pcpu, clock)
 
 
 def run_pachi(binary: Path, tunit: Path, n: int) -> Run:
@@ -195,7 +197,6 @@ def summarise(pair: Pair) -> dict[str, Any]:
     fp, peer = rate(pair.fastplay), rate(pair.peer)
     fp_len = statistics.median(r.mean_length for r in pair.fastplay)
     peer_len = statistics.median(r.mean_length for r in pair.peer)
-    tsc = [r.tsc_hz for r in pair.peer if r.tsc_hz == r.tsc_hz]
     row: dict[str, Any] = {
         "name": pair.name, "fastplay_db": SIDES[pair.name][2],
         "peer_per_cpu_s": peer, "fastplay_per_cpu_s": fp, "ratio": fp / peer,
@@ -204,12 +205,22 @@ def summarise(pair: Pair) -> dict[str, Any]:
         "peer_process_per_cpu_s": statistics.median(r.playouts / r.process_cpu
                                                     for r in pair.peer),
     }
-    if tsc:
-        hz = statistics.median(tsc)
-        row["tsc_hz"] = hz
+    hz = nominal_hz()
+    if hz:
+        row["clock_hz"] = hz
         row["peer_cycles_per_move"] = hz / (peer * peer_len)
         row["fastplay_cycles_per_move"] = hz / (fp * fp_len)
     return row
+
+
+def nominal_hz() -> float | None:
+    """The first ``cpu MHz`` of ``/proc/cpuinfo`` in Hz, or None where there is none."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return None
+    m = re.search(r"^cpu MHz\s*:\s*([\d.]+)", text, re.M)
+    return float(m.group(1)) * 1e6 if m else None
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:
@@ -218,7 +229,7 @@ def print_table(rows: list[dict[str, Any]]) -> None:
           f"{'moves':>6} {'len peer/fp':>12} {'cyc/move peer/fp':>17}")
     for r in rows:
         cyc = (f"{r['peer_cycles_per_move']:.0f}/{r['fastplay_cycles_per_move']:.0f}"
-               if "tsc_hz" in r else "-")
+               if "clock_hz" in r else "-")
         print(f"{r['name']:<17} {r['fastplay_db']:<20} {r['peer_per_cpu_s']:>10.0f} "
               f"{r['fastplay_per_cpu_s']:>9.0f} {r['ratio']:>6.3f} {r['moves_ratio']:>6.3f} "
               f"{r['peer_mean_length']:>5.1f}/{r['fastplay_mean_length']:<6.1f} {cyc:>17}")
