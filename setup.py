@@ -37,6 +37,19 @@ class BuildPyWithPatterns(build_py):
 COMPILE_ARGS = ["-O3", "-funroll-loops"]
 if platform.machine().lower() in ("x86_64", "amd64") and not os.environ.get("FASTPLAY_PORTABLE"):
     COMPILE_ARGS.append("-march=x86-64-v2")
+LINK_ARGS: list[str] = []
+
+# FASTPLAY_SANITIZE=address,undefined (any of gcc's -fsanitize= lists) builds
+# the core with AddressSanitizer and UndefinedBehaviorSanitizer, for
+# fuzz/sanitize.py: Python loads it with the sanitizer runtimes preloaded.
+SANITIZE = os.environ.get("FASTPLAY_SANITIZE", "").strip()
+if SANITIZE:
+    if not all(part in ("address", "undefined", "leak", "thread") for part in SANITIZE.split(",")):
+        raise SystemExit(f"FASTPLAY_SANITIZE={SANITIZE!r}: expected a comma-separated list of "
+                         "address, undefined, leak, thread")
+    flags = [f"-fsanitize={SANITIZE}", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all", "-g"]
+    COMPILE_ARGS = ["-O1", *flags]
+    LINK_ARGS = flags
 
 # The compiled core: five modules that cimport each other through their .pxd
 # declarations (board and rules, tactical readers, the Python-facing board,
@@ -60,6 +73,7 @@ extensions = [
         include_dirs=[np.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=COMPILE_ARGS,
+        extra_link_args=LINK_ARGS,
     )
     for name in CORE_MODULES
 ]

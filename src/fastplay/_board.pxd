@@ -7,7 +7,8 @@ from fastplay._rules cimport BoardState, QSet
 cimport numpy as cnp
 
 
-cdef class CoreBoard:
+cdef class Position:
+    # A position with its history (the base of CoreBoard, which adds the queries).
     cdef BoardState st          # the position; read-only outside CoreBoard
     cdef QSet* q                # the last move's update set (spec 6.3), for near_mask
     cdef int _to_move
@@ -52,9 +53,13 @@ cdef class CoreBoard:
     cdef tuple _snapshot(self)
     cdef _restore(self, tuple snap)
     cdef _rebuild(self, list stones)
-    cdef cnp.int16_t* _stakes(self, stakes) except? NULL
-    cdef void _load_into(self, CoreBoard target)
+    cdef void _load_into(self, Position target)
     cdef object _last_move(self)
+
+
+cdef class CoreBoard(Position):
+    # The Python-facing board: Position plus the queries.
+    cdef cnp.int16_t* _stakes(self, stakes) except? NULL
 
 
 # The one board-size check of the core: TypeError for a non-integer,

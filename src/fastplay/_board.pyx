@@ -78,16 +78,13 @@ cdef int check_size(size) except -1:
     return 0
 
 
-cdef class CoreBoard:
-    """The compiled board.  Use :class:`fastplay.Board`, which adds vertex parsing.
+cdef class Position:
+    """A position with its history: the state, the rules, moves, undo, setup and copies.
 
-    Flat indices ``row * size + col`` (row 0 at the top), ``-1`` for a pass;
-    colour codes ``WHITE`` = 1, ``BLACK`` = 2 (:class:`fastplay.Color`'s
-    values).  These methods are the fast path of ``Board``'s vertex methods,
-    named by one rule (``m_index``, ``m_indices``, ``m_flat`` for vertex
-    method ``m``: see :class:`fastplay.Board`); an index off the board raises
-    :class:`fastplay.InvalidVertexError`.  The names of earlier releases
-    (``color_at``, ``liberty_count``, ...) are deprecated aliases at the end.
+    The base of :class:`CoreBoard`, which adds the queries (liberties, strings,
+    contexts, tactics); other compiled modules read its C state through the
+    interface ``_board.pxd`` declares.  Flat indices and colour codes as in
+    :class:`CoreBoard`.
     """
 
 
@@ -350,7 +347,7 @@ cdef class CoreBoard:
         """Replace the position by ``stones`` ([(flat index, colour)]); on a
         string without liberties raise ``ValueError`` and keep the old one."""
         cdef int k, c, bad, n = len(stones)
-        cdef CoreBoard tmp = CoreBoard.__new__(CoreBoard)
+        cdef Position tmp = Position.__new__(Position)
         cdef int[::1] pts = np.empty(max(n, 1), dtype=np.intc)
         cdef int[::1] cols = np.empty(max(n, 1), dtype=np.intc)
         tmp._reset(self.st.size)
@@ -380,6 +377,94 @@ cdef class CoreBoard:
             raise ValueError("the ko point must be empty")
         self.st.ko = self.pad(i)
         self.st.ko_color = c
+
+    def copy(self, bint history=True):
+        """An independent copy (same class), history and undo stack included.
+
+        With ``history=False`` the copy is a scratch board, as a tree search
+        wants one for each descent: the same position, side to move, komi
+        and suicide rule, and the last move (for :meth:`near_mask`), but no
+        history: :meth:`history_indices` is empty, ``move_number`` 0,
+        :meth:`undo` raises ``IndexError``, and positional superko is not
+        checked (a search checks it against the game's positions itself).
+        Cheaper to make, and to play on, in a long game.  Any copy of a
+        scratch board is a scratch board.
+        """
+        cdef Position other_b = type(self).__new__(type(self))
+        other_b._reset(self.st.size)
+        self._load_into(other_b)
+        if history and not self._scratch:
+            other_b._superko = self._superko
+            other_b._snapshots = list(self._snapshots)
+            other_b._moves = list(self._moves)
+            other_b._hashes = list(self._hashes)
+            other_b._hash_count = dict(self._hash_count)
+        else:
+            other_b._scratch = True
+            other_b._hashes = [self.st.hash]
+            other_b._hash_count = {self.st.hash: 1}
+            other_b._scratch_last = self._last_move()
+        other_b._copy_extra(self)
+        return other_b
+
+    def copy_into(self, Position target not None):
+        """Make ``target`` what :meth:`copy` with ``history=False`` returns,
+        in ``target``'s own memory (a tree search reuses one scratch board
+        per thread instead of allocating one per descent): the position,
+        rules, side to move and last move.  Attributes a subclass copies in
+        ``_copy_extra`` (:attr:`fastplay.Board.sgf_properties`) stay the
+        target's: the hook costs more than the copy.
+
+        Raises ``ValueError`` when ``target`` is not a scratch board (its
+        history would be lost) or has another size, or is this board.
+        """
+        if not target._scratch:
+            raise ValueError("copy_into needs a scratch board (copy(history=False)) as target")
+        if target.st.size != self.st.size:
+            raise ValueError(f"copy_into needs a {self.st.size}x{self.st.size} target, "
+                             f"not {target.st.size}x{target.st.size}")
+        if target is self:
+            raise ValueError("copy_into needs another board as target")
+        self._load_into(target)
+        target._hashes = [self.st.hash]
+        target._hash_count = {self.st.hash: 1}
+        target._scratch_last = self._last_move()
+
+    cdef void _load_into(self, Position target):
+        """Position, update set, side to move, komi and suicide rule into
+        ``target`` (allocated for the same size); the history is the caller's."""
+        board_copy(&target.st, &self.st)
+        target.q.n = self.q.n
+        memcpy(target.q.pts, self.q.pts, self.q.n * sizeof(int16_t))
+        target._to_move = self._to_move
+        target.komi = self.komi
+        target._suicide = self._suicide
+
+    cdef object _last_move(self):
+        """(colour, flat index) of the last move, or None."""
+        if self._scratch:
+            return self._scratch_last
+        return self._moves[len(self._moves) - 1] if self._moves else None
+
+    def _copy_extra(self, source):
+        """Hook for subclasses to copy their own attributes in :meth:`copy`."""
+
+    def __getstate__(self):
+        raise TypeError("pickle a Board through board.to_sgf(); core state is not picklable")
+
+
+cdef class CoreBoard(Position):
+    """The compiled board.  Use :class:`fastplay.Board`, which adds vertex parsing.
+
+    Flat indices ``row * size + col`` (row 0 at the top), ``-1`` for a pass;
+    colour codes ``WHITE`` = 1, ``BLACK`` = 2 (:class:`fastplay.Color`'s
+    values).  These methods are the fast path of ``Board``'s vertex methods,
+    named by one rule (``m_index``, ``m_indices``, ``m_flat`` for vertex
+    method ``m``: see :class:`fastplay.Board`); an index off the board raises
+    :class:`fastplay.InvalidVertexError`.  The names of earlier releases
+    (``color_at``, ``liberty_count``, ...) are deprecated aliases at the end.
+    """
+
 
     cdef cnp.int16_t* _stakes(self, stakes) except? NULL:
         """The buffer of a caller's ``stakes`` array (NULL for None)."""
@@ -500,77 +585,6 @@ cdef class CoreBoard:
             if self.legality_index(i, color) is None:
                 out.append(i)
         return np.asarray(out, dtype=np.int32)
-
-    def copy(self, bint history=True):
-        """An independent copy (same class), history and undo stack included.
-
-        With ``history=False`` the copy is a scratch board, as a tree search
-        wants one for each descent: the same position, side to move, komi
-        and suicide rule, and the last move (for :meth:`near_mask`), but no
-        history: :meth:`history_indices` is empty, ``move_number`` 0,
-        :meth:`undo` raises ``IndexError``, and positional superko is not
-        checked (a search checks it against the game's positions itself).
-        Cheaper to make, and to play on, in a long game.  Any copy of a
-        scratch board is a scratch board.
-        """
-        cdef CoreBoard other_b = type(self).__new__(type(self))
-        other_b._reset(self.st.size)
-        self._load_into(other_b)
-        if history and not self._scratch:
-            other_b._superko = self._superko
-            other_b._snapshots = list(self._snapshots)
-            other_b._moves = list(self._moves)
-            other_b._hashes = list(self._hashes)
-            other_b._hash_count = dict(self._hash_count)
-        else:
-            other_b._scratch = True
-            other_b._hashes = [self.st.hash]
-            other_b._hash_count = {self.st.hash: 1}
-            other_b._scratch_last = self._last_move()
-        other_b._copy_extra(self)
-        return other_b
-
-    def copy_into(self, CoreBoard target not None):
-        """Make ``target`` what :meth:`copy` with ``history=False`` returns,
-        in ``target``'s own memory (a tree search reuses one scratch board
-        per thread instead of allocating one per descent): the position,
-        rules, side to move and last move.  Attributes a subclass copies in
-        ``_copy_extra`` (:attr:`fastplay.Board.sgf_properties`) stay the
-        target's: the hook costs more than the copy.
-
-        Raises ``ValueError`` when ``target`` is not a scratch board (its
-        history would be lost) or has another size, or is this board.
-        """
-        if not target._scratch:
-            raise ValueError("copy_into needs a scratch board (copy(history=False)) as target")
-        if target.st.size != self.st.size:
-            raise ValueError(f"copy_into needs a {self.st.size}x{self.st.size} target, "
-                             f"not {target.st.size}x{target.st.size}")
-        if target is self:
-            raise ValueError("copy_into needs another board as target")
-        self._load_into(target)
-        target._hashes = [self.st.hash]
-        target._hash_count = {self.st.hash: 1}
-        target._scratch_last = self._last_move()
-
-    cdef void _load_into(self, CoreBoard target):
-        """Position, update set, side to move, komi and suicide rule into
-        ``target`` (allocated for the same size); the history is the caller's."""
-        board_copy(&target.st, &self.st)
-        target.q.n = self.q.n
-        memcpy(target.q.pts, self.q.pts, self.q.n * sizeof(int16_t))
-        target._to_move = self._to_move
-        target.komi = self.komi
-        target._suicide = self._suicide
-
-    cdef object _last_move(self):
-        """(colour, flat index) of the last move, or None."""
-        if self._scratch:
-            return self._scratch_last
-        return self._moves[len(self._moves) - 1] if self._moves else None
-
-    def _copy_extra(self, source):
-        """Hook for subclasses to copy their own attributes in :meth:`copy`."""
 
     # -- queries -----------------------------------------------------------
     def liberties_index(self, v):
@@ -766,5 +780,3 @@ cdef class CoreBoard:
         _renamed("history_moves", "history_indices")
         return self.history_indices()
 
-    def __getstate__(self):
-        raise TypeError("pickle a Board through board.to_sgf(); core state is not picklable")

@@ -465,12 +465,7 @@ def prior_node(int color, points, raw, tactics, weight, double ladder_prior,
     """
     if np.asarray(points).dtype.kind not in "iu":
         raise ValueError("points must be integers")
-    if not (0.0 < pass_prior < 1.0 and 1e-6 <= ladder_prior <= 1e6
-            and 0.0 <= ladder_visits <= 1e12 and 0.0 <= prior_power <= 4.0
-            and -INFINITY < base < INFINITY):
-        raise ValueError("pass_prior must be in (0, 1), ladder_prior in [1e-6, 1e6], "
-                         "ladder_visits in [0, 1e12], prior_power in [0, 4], base finite "
-                         "(the bounds of fastplay.mcts.MCTS)")
+    _check_prior_constants(ladder_prior, ladder_visits, prior_power, pass_prior, base)
     cdef const int64_t[::1] pt = np.ascontiguousarray(points, dtype=np.int64)
     cdef const double[::1] rw = np.ascontiguousarray(raw, dtype=np.float64)
     cdef Py_ssize_t m = pt.shape[0], j
@@ -508,18 +503,37 @@ def prior_node(int color, points, raw, tactics, weight, double ladder_prior,
     mv[m] = -1
     pr[m] = pass_prior if m else 1.0
     cdef TreeNode node = TreeNode(color, moves, prior, base)
+    if tactical and ladder_visits > 0:
+        _ladder_visits(node, tc, wt, ladder_visits, m)
+    return node
+
+
+cdef int _check_prior_constants(double ladder_prior, double ladder_visits, double prior_power,
+                                double pass_prior, double base) except -1:
+    if not (0.0 < pass_prior < 1.0 and 1e-6 <= ladder_prior <= 1e6
+            and 0.0 <= ladder_visits <= 1e12 and 0.0 <= prior_power <= 4.0
+            and -INFINITY < base < INFINITY):
+        raise ValueError("pass_prior must be in (0, 1), ladder_prior in [1e-6, 1e6], "
+                         "ladder_visits in [0, 1e12], prior_power in [0, 4], base finite "
+                         "(the bounds of fastplay.mcts.MCTS)")
+    return 0
+
+
+cdef void _ladder_visits(TreeNode node, const cnp.int8_t[::1] tc, const double[::1] wt,
+                         double ladder_visits, Py_ssize_t m) noexcept:
+    """The tactical virtual playouts of prior_node: ``ladder_visits * wt[j]`` in
+    the prior knowledge and the first-play tallies of move ``j``, won unless bad."""
     cdef double* S = node.S
     cdef int k = node.k
     cdef double v
-    if tactical and ladder_visits > 0:
-        for j in range(m):
-            v = ladder_visits * wt[j]
-            S[ROW_PN * k + j] += v
-            S[ROW_RN * k + j] += v
-            if tc[j] != TAC_BAD:
-                S[ROW_PW * k + j] += v
-                S[ROW_RW * k + j] += v
-    return node
+    cdef Py_ssize_t j
+    for j in range(m):
+        v = ladder_visits * wt[j]
+        S[ROW_PN * k + j] += v
+        S[ROW_RN * k + j] += v
+        if tc[j] != TAC_BAD:
+            S[ROW_PW * k + j] += v
+            S[ROW_RW * k + j] += v
 
 
 def tree_descend(TreeNode node not None, CoreBoard board not None, set seen not None,
@@ -819,27 +833,9 @@ def expansion_moves(CoreBoard board not None, int color, values, double line1, d
     cdef const uint32_t[::1] v = np.ascontiguousarray(given, dtype=np.uint32).ravel()
     if v.shape[0] != npts:
         raise ValueError(f"values must have {npts} entries, not {v.shape[0]}")
-    cdef int nf = len(factors), k
-    if nf > 3:
-        raise ValueError("at most three factor rows")
+    rows = _factor_rows(factors, size, npts)
+    cdef int nf = len(rows)
     cdef const double[::1] f0, f1, f2
-    cdef const double[::1] fk
-    rows = []
-    for f in factors:
-        given_row = np.asarray(f)
-        if given_row.dtype.kind not in "iuf":
-            raise TypeError(f"factor rows must hold real numbers, not {given_row.dtype}")
-        if given_row.shape != (npts,) and given_row.shape != (size, size):
-            raise ValueError(f"factor rows must have shape ({npts},) or ({size}, {size}), "
-                             f"not {given_row.shape}")
-        rows.append(np.ascontiguousarray(given_row, dtype=np.float64).ravel())
-    for row in rows:
-        fk = row
-        for k in range(npts):
-            # Bounded (as fastplay.prior bounds a saved prior's strengths) so
-            # that three rows times a pattern value stay positive and finite.
-            if not 1e-6 <= fk[k] <= 1e6:
-                raise ValueError("factor rows must hold numbers in [1e-6, 1e6]")
     if nf:
         f0 = rows[0]
         f1 = rows[1] if nf > 1 else rows[0]
@@ -849,7 +845,7 @@ def expansion_moves(CoreBoard board not None, int color, values, double line1, d
     cdef int64_t[::1] pt = points
     cdef double[::1] wt = weights
     cdef const uint8_t* col = board.st.color
-    cdef int i, p, m = 0, r, c, dr, dc, line, near
+    cdef int i, p, m = 0
     cdef uint32_t low = 0
     for i in range(npts):
         p = (i // size + 1) * W + i % size + 1
@@ -866,16 +862,45 @@ def expansion_moves(CoreBoard board not None, int color, values, double line1, d
         wt[i] = v[pt[i]] if v[pt[i]] > 0 else floor
         if nf:
             wt[i] *= f0[pt[i]] * (f1[pt[i]] if nf > 1 else 1.0) * (f2[pt[i]] if nf > 2 else 1.0)
-        if size < 7:
-            continue
-        r, c = pt[i] // size, pt[i] % size
-        line = 1 + min(min(r, c), min(size - 1 - r, size - 1 - c))
-        if line > 2:
-            continue
-        near = 0
-        for dr in range(max(r - 2, 0), min(r + 3, size)):
-            for dc in range(max(c - 2, 0), min(c + 3, size)):
-                near |= col[(dr + 1) * W + dc + 1] != EMPTY_C
-        if not near:
-            wt[i] *= line1 if line == 1 else line2
+        if size >= 7:
+            wt[i] *= _edge_factor(col, W, size, <int>pt[i], line1, line2)
     return points[:m].copy(), weights[:m].copy()
+
+
+cdef list _factor_rows(factors, int size, int npts):
+    """``factors`` as checked ``float64[npts]`` rows (the contract of expansion_moves)."""
+    if len(factors) > 3:
+        raise ValueError("at most three factor rows")
+    cdef const double[::1] fk
+    cdef int k
+    rows = []
+    for f in factors:
+        given_row = np.asarray(f)
+        if given_row.dtype.kind not in "iuf":
+            raise TypeError(f"factor rows must hold real numbers, not {given_row.dtype}")
+        if given_row.shape != (npts,) and given_row.shape != (size, size):
+            raise ValueError(f"factor rows must have shape ({npts},) or ({size}, {size}), "
+                             f"not {given_row.shape}")
+        rows.append(np.ascontiguousarray(given_row, dtype=np.float64).ravel())
+    for row in rows:
+        fk = row
+        for k in range(npts):
+            # Bounded (as fastplay.prior bounds a saved prior's strengths) so
+            # that three rows times a pattern value stay positive and finite.
+            if not 1e-6 <= fk[k] <= 1e6:
+                raise ValueError("factor rows must hold numbers in [1e-6, 1e6]")
+    return rows
+
+
+cdef inline double _edge_factor(const uint8_t* col, int W, int size, int point, double line1,
+                                double line2) noexcept:
+    """``line1`` (first line) or ``line2`` (second) for a point with no stone
+    within two lines (Chebyshev distance), else 1."""
+    cdef int r = point // size, c = point % size, dr, dc, near = 0
+    cdef int line = 1 + min(min(r, c), min(size - 1 - r, size - 1 - c))
+    if line > 2:
+        return 1.0
+    for dr in range(max(r - 2, 0), min(r + 3, size)):
+        for dc in range(max(c - 2, 0), min(c + 3, size)):
+            near |= col[(dr + 1) * W + dc + 1] != EMPTY_C
+    return 1.0 if near else (line1 if line == 1 else line2)

@@ -10,7 +10,7 @@ from fastplay._rules cimport (BoardState, QSet, EMPTY_C, WHITE_C, BLACK_C, OFF_C
                               MAX_SIZE_C, LEGAL, ILL_OCCUPIED, ILL_SUICIDE, ILL_KO, ILL_SUPERKO,
                               board_alloc, board_free, board_copy, board_play, board_legality,
                               point_ctx, tromp_taylor_owner)
-from fastplay._board cimport CoreBoard
+from fastplay._board cimport CoreBoard, Position
 from fastplay._playout cimport (PState, PlayoutOutcome, PlayoutEngine, pstate_new, pstate_free,
                                 playout_one)
 from fastplay._rng cimport splitmix64, rng_next, rng_seed
