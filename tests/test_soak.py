@@ -1,0 +1,45 @@
+"""Short versions of the soak and ending checks (``fuzz/soak_gtp.py``,
+``fuzz/memcheck.py``; issue 21 item 4).  The full runs (2,000 moves, the
+memcheck workload) are in RESULTS.md."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
+
+import memcheck  # noqa: E402
+import soak_gtp  # noqa: E402
+
+
+def test_ctrl_c_and_end_of_input_end_the_engine_cleanly(capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    assert soak_gtp.main(["endings", "--trials", "6", "--seed", "5"]) == 0
+    assert "6 endings, 0 problems" in capsys.readouterr().out
+
+
+def test_a_short_gtp_session_keeps_its_memory(capsys: pytest.CaptureFixture[str]) -> None:
+    assert soak_gtp.main(["soak", "--moves", "300", "--warmup", "100", "--playouts", "20",
+                          "--ponder-seconds", "0.02"]) == 0
+    assert "flat" in capsys.readouterr().out
+
+
+LOG = """==7== Memcheck, a memory error detector
+==7== 
+==7== Invalid read of size 4
+==7==    at 0x1: __pyx_f_8fastplay_6_rules_board_play (_rules.c:120)
+==7==    by 0x2: PyObject_Call (call.c:1)
+==7== 
+==7== Conditional jump or move depends on uninitialised value(s)
+==7==    at 0x3: maybe_small_long (longobject.c:71)
+==7== 
+==7== ERROR SUMMARY: 2 errors from 2 contexts
+"""
+
+
+def test_memcheck_tells_the_core_s_errors_from_cpython_s() -> None:
+    total, ours = memcheck.errors(LOG)
+    assert total == 2 and len(ours) == 1 and "board_play" in ours[0]
