@@ -9,8 +9,10 @@ of real records, ``kata-analyze`` streams cut by the next command,
 ``clear_board`` at each game's end -- pondering between commands (and for
 ``--ponder-seconds`` after one ``genmove`` in ten).  Its
 resident memory (``VmRSS``) is sampled every 100 moves; after the first
-``--warmup`` moves it must stay within ``--tolerance-mib`` of its highest
-value until then.  Every response must start with ``=`` or ``?``.
+``--warmup`` moves (default: half of them) it must stay within
+``--tolerance-mib`` of its highest value until then.  (The allocator keeps
+the high-water mark of the largest search trees, which pondering makes
+larger now and then: the RSS rises to a plateau, a leak rises on.)  Every response must start with ``=`` or ``?``.
 
 ``endings``: ``--trials`` fresh engines, once they answer, each get a few
 commands and then, at a random moment (mid-``genmove`` and mid-analysis included), SIGINT (Ctrl-C)
@@ -185,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     p_soak = sub.add_parser("soak")
     p_soak.add_argument("--moves", type=int, default=2000)
     p_soak.add_argument("--playouts", type=int, default=50)
-    p_soak.add_argument("--warmup", type=int, default=300)
+    p_soak.add_argument("--warmup", type=int, default=None,
+                        help="moves before the reference (default: half of --moves)")
     p_soak.add_argument("--tolerance-mib", type=float, default=16.0)
     p_soak.add_argument("--seed", type=int, default=1)
     p_soak.add_argument("--ponder-seconds", type=float, default=0.2,
@@ -195,7 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     p_end.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     if args.mode == "soak":
-        return soak(args.moves, args.playouts, args.warmup, args.tolerance_mib, args.seed,
+        warmup = args.moves // 2 if args.warmup is None else args.warmup
+        return soak(args.moves, args.playouts, warmup, args.tolerance_mib, args.seed,
                     args.ponder_seconds)
     rng = random.Random(args.seed)
     problems = [p for p in (ending(rng) for _ in range(args.trials)) if p]
