@@ -428,19 +428,40 @@ cdef inline void update_flat(PState* s) noexcept nogil:
     s.total[BLACK_C] += db
 
 
+# SELECT8[b][r]: the position of the r-th (from 0) set bit of the byte b.
+cdef uint8_t SELECT8[256][8]
+
+
+cdef void _init_select8():
+    cdef int b, k, r
+    for b in range(256):
+        r = 0
+        for k in range(8):
+            SELECT8[b][k] = 0
+        for k in range(8):
+            if (b >> k) & 1:
+                SELECT8[b][r] = k
+                r += 1
+
+
+_init_select8()
+
+
 cdef inline int select_bit(uint64_t word, uint64_t r) noexcept nogil:
     """The position of the r-th (from 0) set bit of ``word``, which has more
-    than r: a branch-free binary search on population counts."""
-    cdef int pos = 0, half = 32
-    cdef uint64_t low, go
-    while half:
-        low = <uint64_t>fp_popcount64(word & ((<uint64_t>1 << half) - 1))
-        go = 0 - <uint64_t>(r >= low)
-        r -= low & go
-        pos += half & <int>go
-        word >>= <uint64_t>half & go
-        half >>= 1
-    return pos
+    than r, without branches: byte-wise population counts and their prefix
+    sums (one multiplication), the byte whose prefix passes r by a SWAR
+    comparison, then a table for the bit inside that byte."""
+    cdef uint64_t c = word - ((word >> 1) & <uint64_t>0x5555555555555555)
+    c = (c & <uint64_t>0x3333333333333333) + ((c >> 2) & <uint64_t>0x3333333333333333)
+    c = (c + (c >> 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
+    cdef uint64_t prefix = c * <uint64_t>0x0101010101010101   # byte k: bits in bytes 0..k
+    # Bytes whose prefix is <= r (all values < 128: no borrow between bytes).
+    cdef uint64_t le = (((r * <uint64_t>0x0101010101010101) | <uint64_t>0x8080808080808080)
+                        - prefix) & <uint64_t>0x8080808080808080
+    cdef int b = fp_popcount64(le)
+    cdef uint64_t below = ((prefix << 8) >> (8 * b)) & 0xFF
+    return 8 * b + SELECT8[(word >> (8 * b)) & 0xFF][r - below]
 
 
 cdef inline int draw_flat(PState* s, int c) noexcept nogil:
