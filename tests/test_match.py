@@ -18,6 +18,7 @@ import pytest
 
 from conftest import shared_path
 from fastplay.cli import main
+from fastplay.match_clock import TimeControl
 from fastplay.match import (
     SPRT,
     EngineError,
@@ -65,6 +66,11 @@ STUB = textwrap.dedent('''
                     sys.exit(3)
                 elif kind == "I":
                     answer = "E5"
+                elif kind == "D":
+                    time.sleep(0.4)
+                    answer = next(c + str(r) for r in range(1, 10) for c in cols
+                                  if c + str(r) not in occupied)
+                    occupied.add(answer)
                 elif kind == "M":
                     answer = "pass"
                     if generated <= 3:
@@ -294,3 +300,36 @@ def test_match_summary_text() -> None:
     assert "fastplay score 75.0 %" in text
     assert "Elo difference +191" in text
     assert "Tromp-Taylor" in text and "komi 7.5" in text
+
+
+def test_a_clock_enforces_sudden_death_and_tells_the_engines(stubs, tmp_path: Path) -> None:
+    """--time 1: a 0.4 s-a-move engine has lost on time by its third move; both
+    engines got time_settings, and the mover time_left before each genmove."""
+    d, log_d = stubs("D", "slow")
+    p, log_p = stubs("P", "quick")
+    result = run_match(d, p, games=1, size=9, progress=False,
+                       time_control=TimeControl.parse("1"), sgf_dir=tmp_path)
+    game = result.games[0]
+    assert game.result == "W+T" and "out of time" in game.reason
+    assert len(genmoves(log_d)) == 3
+    slow, quick = commands(log_d), commands(log_p)
+    assert "time_settings 1 0 0" in slow and "time_settings 1 0 0" in quick
+    assert slow[slow.index("genmove b") - 1].startswith("time_left b 1 0")
+    assert result.time_losses() == {game.black: 1}
+    sgf = (tmp_path / "game-0001.sgf").read_bytes()
+    assert b"TM[1]" in sgf and b"RE[W+T]" in sgf
+
+
+def test_canadian_byo_yomi_saves_a_slow_engine(stubs) -> None:
+    """--time 1+1/2: sudden death would lose on the third 0.4 s move, but main
+    time runs out in it and it becomes the first of two stones in a 1 s
+    period; the fourth fits the period too."""
+    d, log_d = stubs("D", "slow")
+    p, _ = stubs("P", "quick")
+    result = run_match(d, p, games=1, size=9, progress=False, max_moves=8,
+                       time_control=TimeControl.parse("1+1/2"))
+    game = result.games[0]
+    assert not game.result.endswith("+T"), game.reason
+    assert game.reason.startswith("move limit 8 reached")
+    lefts = [c for c in commands(log_d) if c.startswith("time_left")]
+    assert lefts == ["time_left b 1 0", "time_left b 0 0", "time_left b 0 0", "time_left b 0 1"]

@@ -162,6 +162,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="GTP engine whose 'final_status_list dead' settles dead stones")
     match.add_argument("--move-timeout", type=positive_float, default=60.0, metavar="S",
                        help="seconds an engine may take per move before it loses (default 60)")
+    match.add_argument("--time", metavar="MAIN[+BYO/STONES]",
+                       help="clocks: MAIN seconds of sudden death (e.g. 30) or MAIN then "
+                            "Canadian byo-yomi of BYO seconds per STONES stones (e.g. 60+10/5); "
+                            "sent as time_settings/time_left, a fallen flag loses")
     match.add_argument("--max-moves", type=positive_int, metavar="N",
                        help="end and score a game after N moves (default 3 x size^2)")
     match.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -265,18 +269,31 @@ def _run_match(args: argparse.Namespace) -> int:
         sprt = SPRT(args.sprt[0], args.sprt[1], args.alpha, args.beta)
     if not 2 <= args.size <= 25:
         raise UserError(f"--size must be between 2 and 25, not {args.size}")
+    time_control = None
+    if args.time is not None:
+        from fastplay.match_clock import TimeControl
+
+        try:
+            time_control = TimeControl.parse(args.time)
+        except ValueError as exc:
+            raise UserError(f"--time: {exc}") from None
     try:
         result = run_match(args.engine_a, args.engine_b, games=args.games, size=args.size,
                            komi=args.komi, sgf_dir=args.sgf_dir, sprt=sprt, referee=args.referee,
                            move_timeout=args.move_timeout, max_moves=args.max_moves,
-                           progress=not args.no_progress)
+                           progress=not args.no_progress, time_control=time_control)
     except (EngineError, ValueError, OSError) as exc:
         raise UserError(_describe(exc)) from None
     for index, game in enumerate(result.games, 1):
         print(f"game {index}: Black {game.black}, White {game.white}: {game.result}  "
               f"[{game.reason}]")
     names = (result.games[0].black, result.games[0].white) if result.games else ("A", "B")
-    print(result.summary(names[0], names[1], rules_text(args.size, args.komi, args.referee is not None)))
+    print(result.summary(names[0], names[1], rules_text(args.size, args.komi,
+                                                        args.referee is not None, time_control)))
+    if time_control is not None:
+        losses = result.time_losses()
+        print("Lost on time: " + (", ".join(f"{name} {n}" for name, n in sorted(losses.items()))
+                                  or "none"))
     return 0
 
 

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from fastplay.match_clock import GameClock, TimeControl
+
 __all__ = [
     "EngineError",
     "EngineTerminatedError",
@@ -212,6 +214,8 @@ class GameRecord:
     result: str = ""        # SGF RE value: "W+7.5", "B+R", "W+T", "B+F", "0"
     reason: str = ""        # why the game ended, for people
     dead: list[str] = field(default_factory=list)
+    time_control: TimeControl | None = None
+    time_used: dict[str, float] = field(default_factory=dict)   # seconds per colour
 
     def to_sgf(self) -> bytes:
         """The game as SGF (FF[4], passes ``[]``), written with sgfmill."""
@@ -227,6 +231,11 @@ class GameRecord:
         root.set("AP", ("fastplay", _version()))
         if self.reason:
             root.set("C", self.reason)
+        if self.time_control is not None:
+            root.set("TM", self.time_control.main)
+            if self.time_control.stones:
+                root.set("OT", f"{self.time_control.stones}/{self.time_control.byo_yomi:g} "
+                               "Canadian")
         for color, vertex in self.moves:
             node = game.extend_main_sequence()
             point = common.move_from_vertex(vertex, self.size)
@@ -260,29 +269,33 @@ def _send_failure(engine: GTPClient, command: str, timeout: float | None = None)
 
 def play_game(black: GTPClient, white: GTPClient, *, size: int = 9, komi: float = 7.5,
               move_timeout: float = 60.0, max_moves: int | None = None,
-              referee: GTPClient | None = None) -> GameRecord:
+              referee: GTPClient | None = None,
+              time_control: TimeControl | None = None) -> GameRecord:
     """Play one game between two engines and return its record.
 
-    Each engine is set up with ``boardsize``, ``clear_board`` and ``komi``.
-    The game ends on two consecutive passes, a resignation, an illegal move,
-    a time-out, an engine failure, or after ``max_moves`` moves (default
+    Each engine is set up with ``boardsize``, ``clear_board`` and ``komi``
+    (and ``time_settings`` under a ``time_control``, which the referee's
+    clock enforces: see :mod:`fastplay.match_clock`).  The game ends on two
+    consecutive passes, a resignation, an illegal move, a time-out or a
+    fallen flag, an engine failure, or after ``max_moves`` moves (default
     ``3 * size * size``, scored as it stands).
     """
     from fastplay.board import Board, IllegalMoveError, InvalidVertexError
 
-    record = GameRecord(black=black.label, white=white.label, size=size, komi=komi)
+    record = GameRecord(black=black.label, white=white.label, size=size, komi=komi,
+                        time_control=time_control)
     engines = {"B": black, "W": white}
     for color, engine in engines.items():
-        for command in (f"boardsize {size}", "clear_board", f"komi {komi:g}"):
-            _, failure = _send_failure(engine, command)
-            if failure:
-                return _lost(record, color, failure)
+        failure = _set_up(engine, size, komi, time_control)
+        if failure:
+            return _lost(record, color, failure)
+    clock = GameClock(time_control) if time_control is not None else None
     board = Board(size, komi=komi, superko=True)
     limit = max_moves if max_moves is not None else 3 * size * size
     color = "B"
     passes = 0
     while len(record.moves) < limit:
-        answer, failure = _send_failure(engines[color], f"genmove {color.lower()}", move_timeout)
+        answer, failure = _genmove(engines[color], color, move_timeout, clock)
         if failure:
             return _lost(record, color, failure)
         assert answer is not None
@@ -307,7 +320,61 @@ def play_game(black: GTPClient, white: GTPClient, *, size: int = 9, komi: float 
     record.reason = ("two consecutive passes" if passes == 2
                      else f"move limit {limit} reached")
     _score(record, board, referee)
+    if clock is not None:
+        record.time_used = {c: clock.sides[c].used for c in "BW"}
     return record
+
+
+def _set_up(engine: GTPClient, size: int, komi: float,
+            time_control: TimeControl | None) -> str | None:
+    """Board size, a cleared board, komi and the time settings; why the engine lost, if it did.
+
+    An engine that refuses ``time_settings`` plays on (the referee's clock runs
+    all the same); one that does not answer it in time, or dies, loses."""
+    for command in (f"boardsize {size}", "clear_board", f"komi {komi:g}"):
+        _, failure = _send_failure(engine, command)
+        if failure:
+            return failure
+    return _optional(engine, time_control.gtp()) if time_control is not None else None
+
+
+def _optional(engine: GTPClient, command: str, timeout: float | None = None) -> str | None:
+    """Send a command the engine may refuse (``?``); why it lost, if it did:
+    no answer in time, or it died."""
+    try:
+        engine.send(command, timeout)
+    except EngineTimeoutError as exc:
+        return TIME + ":" + str(exc)
+    except EngineTerminatedError as exc:
+        return FORFEIT + ":" + str(exc)
+    except EngineError:
+        pass
+    return None
+
+
+#: Seconds a clocked engine may overrun before the referee stops waiting (it
+#: has lost on time by then; this only bounds a hung engine).
+CLOCK_GRACE = 2.0
+
+
+def _genmove(engine: GTPClient, color: str, move_timeout: float,
+             clock: GameClock | None) -> tuple[str | None, str | None]:
+    """``genmove`` for ``color``, on the clock when there is one: ``time_left``
+    first, then the move timed from sending it to its answer."""
+    command = f"genmove {color.lower()}"
+    if clock is None:
+        return _send_failure(engine, command, move_timeout)
+    failure = _optional(engine, clock.gtp_time_left(color), move_timeout)
+    if failure:
+        return None, failure
+    clock.start()
+    answer, failure = _send_failure(engine, command, clock.available(color) + CLOCK_GRACE)
+    if failure and not failure.startswith(TIME + ":"):
+        return None, failure
+    if failure or not clock.stop(color):
+        return None, (f"{TIME}:out of time after {clock.sides[color].used:.1f} s "
+                      f"({clock.control})")
+    return answer, None
 
 
 def _lost(record: GameRecord, loser: str, failure: str) -> GameRecord:
@@ -436,6 +503,15 @@ class MatchResult:
     def n(self) -> int:
         return self.wins + self.losses + self.draws
 
+    def time_losses(self) -> dict[str, int]:
+        """Games each engine (by label) lost on time or by a move time-out (``+T``)."""
+        out: dict[str, int] = {}
+        for game in self.games:
+            if game.result.endswith("+T") and game.winner is not None:
+                loser = game.white if game.winner == "B" else game.black
+                out[loser] = out.get(loser, 0) + 1
+        return out
+
     @property
     def score(self) -> float:
         """A's score fraction, a draw counting half."""
@@ -468,23 +544,26 @@ def _elo_text(elo: float) -> str:
     return f"{elo:+.0f}" if math.isfinite(elo) else ("+inf" if elo > 0 else "-inf")
 
 
-def rules_text(size: int, komi: float, referee: bool) -> str:
+def rules_text(size: int, komi: float, referee: bool,
+               time_control: TimeControl | None = None) -> str:
     """The rules a match is played under, stated in its summary."""
     dead = ("dead stones from the referee engine's final_status_list"
             if referee else "no dead-stone removal (Tromp-Taylor)")
-    return (f"Rules: {size}x{size}, komi {komi:g}, area scoring, {dead}, positional superko; "
-            "illegal moves, time-outs and engine failures lose.")
+    clock = f"; clocks {time_control}, a fallen flag loses" if time_control else ""
+    return (f"Rules: {size}x{size}, komi {komi:g}, area scoring, {dead}, positional superko"
+            f"{clock}; illegal moves, time-outs and engine failures lose.")
 
 
 def run_match(engine_a: str | Sequence[str], engine_b: str | Sequence[str], *, games: int = 2,
               size: int = 9, komi: float = 7.5, sgf_dir: str | Path | None = None,
               sprt: SPRT | None = None, referee: str | Sequence[str] | None = None,
               move_timeout: float = 60.0, max_moves: int | None = None,
-              progress: bool = True) -> MatchResult:
+              progress: bool = True, time_control: TimeControl | None = None) -> MatchResult:
     """Play up to ``games`` games between two engine commands; A is Black first.
 
     Stops early when ``sprt`` reaches a decision.  Every engine gets ``quit``
-    at the end, whatever happened.
+    at the end, whatever happened.  Under a ``time_control`` the referee's
+    clock decides time losses (:mod:`fastplay.match_clock`).
     """
     from tqdm import tqdm
 
@@ -512,7 +591,8 @@ def run_match(engine_a: str | Sequence[str], engine_b: str | Sequence[str], *, g
             for index in range(games):
                 black, white = (a, b) if index % 2 == 0 else (b, a)
                 record = play_game(black, white, size=size, komi=komi,
-                                   move_timeout=move_timeout, max_moves=max_moves, referee=ref)
+                                   move_timeout=move_timeout, max_moves=max_moves, referee=ref,
+                                   time_control=time_control)
                 result.games.append(record)
                 a_color = "B" if black is a else "W"
                 if record.winner is None:
