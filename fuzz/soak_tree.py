@@ -1,0 +1,66 @@
+"""How much memory a search tree takes per node (issue 21: a 10^6-node tree under 1 GiB).
+
+    python fuzz/soak_tree.py [--nodes 1000000] [--size 9] [--chunk 50000]
+
+One search of the empty board grows its tree (``max_nodes`` = ``--nodes``,
+``max_memory`` out of the way) chunk after chunk of visits, reusing the tree,
+until it holds ``--nodes`` nodes; after each chunk it prints the nodes, the
+edges, the resident memory gained since the start (``VmRSS``) and the bytes
+per node and per edge, next to the search's own estimate
+(``search.config.EDGE_BYTES`` per edge).  Exit status 0 when the tree of
+``--nodes`` nodes took less than 1 GiB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import fastplay as fp
+from fastplay.search import MCTS
+from fastplay.search.config import EDGE_BYTES
+
+GIB = 1 << 30
+
+
+def rss() -> int:
+    """Resident memory of this process (bytes)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmRSS")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--nodes", type=int, default=1_000_000)
+    parser.add_argument("--size", type=int, default=9)
+    parser.add_argument("--chunk", type=int, default=50_000, help="visits per chunk")
+    args = parser.parse_args(argv)
+    search = MCTS(fp.PatternDatabase.builtin("mc_montegnu_classic"), seed=1,
+                  max_nodes=args.nodes, max_memory=1 << 50, resign_threshold=None)
+    board = fp.Board(args.size)
+    base = rss()
+    start = time.perf_counter()
+    grown = used = 0
+    while True:
+        search.run(board, playouts=args.chunk)
+        tree = search.tree
+        used = rss() - base
+        print(f"{tree.nodes:9,} nodes {tree.edges:11,} edges  RSS +{used / 2**20:8.1f} MiB  "
+              f"{used / max(tree.nodes, 1):7.0f} B/node {used / max(tree.edges, 1):5.1f} B/edge "
+              f"(estimate {EDGE_BYTES} B/edge)  {time.perf_counter() - start:5.0f} s", flush=True)
+        if tree.nodes >= args.nodes or tree.nodes == grown:
+            break
+        grown = tree.nodes
+    per_node = used / max(search.tree.nodes, 1)
+    projected = per_node * 1_000_000
+    print(f"{search.tree.nodes:,} nodes took {used / 2**20:.0f} MiB: {per_node:.0f} bytes per node, "
+          f"{projected / GIB:.2f} GiB for 10^6 nodes (target < 1 GiB)")
+    return 0 if search.tree.nodes >= args.nodes and used < GIB else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
