@@ -630,7 +630,9 @@ def _metadata(root: sgf.Tree_node, game: sgf.Sgf_game) -> dict[str, str]:
         encoding = "iso-8859-1"  # the game itself was read that way (see _parse_game)
     out: dict[str, str] = {}
     for ident, values in root.get_raw_property_map().items():
-        if ident in _STRUCTURAL:
+        # An FF[3] name of lower-case letters only ("a[...]") is "" once sgfmill
+        # drops them: no property a record can hold, so it is not kept.
+        if ident in _STRUCTURAL or not sgf_grammar.is_valid_property_identifier(ident):
             continue
         if ident in TEXT_PROPERTIES:
             # repeated (invalid FF[4]): one text, a line break between the values
