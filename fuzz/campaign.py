@@ -3,9 +3,10 @@
     python fuzz/campaign.py [--runs 1000000] [--jobs 2] [--harness NAME ...]
                             [--work fuzz-work] [--json fuzz-campaign.json]
 
-Each harness runs ``fuzz/run.py HARNESS --runs N`` in ``WORK/HARNESS`` (its
-corpus and artifacts stay there, so a later campaign resumes from the
-corpus).  From libFuzzer's output it takes the inputs tried
+Each harness runs ``fuzz/run.py HARNESS`` in ``WORK/HARNESS``, in chunks of
+runs (one libFuzzer process each, ``CHUNKS``) until ``--runs`` inputs; its
+corpus, artifacts and the log of every chunk (``log.txt``) stay there, so a
+later campaign resumes from the corpus.  From libFuzzer's output it takes the inputs tried
 (``stat::number_of_executed_units``), the coverage (``cov``: edges of
 instrumented Python code, ``ft``: features), the corpus size, the run time
 and how the run ended: ``done``, ``crash`` (an exception out of the harness
@@ -45,24 +46,47 @@ def _ending(log: str, code: int) -> str:
     return "done"
 
 
-def campaign(name: str, runs: int, timeout: int, work: Path) -> dict[str, Any]:
-    """One harness's run; its figures."""
-    folder = work / name
-    folder.mkdir(parents=True, exist_ok=True)
+#: Runs per libFuzzer process.  Under atheris the db harness grows by about
+#: 400 kB an input (the same inputs run in constant memory without atheris),
+#: so it restarts well before libFuzzer's memory limit; the corpus carries over.
+CHUNKS = {"db": 4000}
+DEFAULT_CHUNK = 100_000
+
+
+def _chunk(name: str, runs: int, timeout: int, folder: Path,
+           log: Any) -> tuple[str, dict[str, int], tuple[str, ...]]:
+    """One libFuzzer process of ``runs`` runs; (ending, its stats, its last coverage line)."""
     command = [sys.executable, str(HERE / "run.py"), name, f"--runs={runs}",
                f"--timeout={timeout}", f"--corpus={folder / 'corpus'}",
-               f"--artifacts={folder / 'artifacts'}"]
+               f"--artifacts={folder / 'artifacts'}", "--", "-rss_limit_mb=4096"]
+    proc = subprocess.run(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, errors="replace")
+    log.write(proc.stdout)
+    log.flush()
+    stats = {k: int(v) for k, v in _STAT.findall(proc.stdout)}
+    cov = _COV.findall(proc.stdout)
+    return _ending(proc.stdout, proc.returncode), stats, cov[-1] if cov else ("0", "0", "0")
+
+
+def campaign(name: str, runs: int, timeout: int, work: Path) -> dict[str, Any]:
+    """One harness's runs, chunk after chunk until ``runs`` inputs; its figures."""
+    folder = work / name
+    folder.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    proc = subprocess.run(command, cwd=folder, capture_output=True, text=True, errors="replace")
-    seconds = time.perf_counter() - start
-    log = proc.stdout + proc.stderr
-    (folder / "log.txt").write_text(log)
-    stats = {k: int(v) for k, v in _STAT.findall(log)}
-    cov = _COV.findall(log)
-    last = cov[-1] if cov else ("0", "0", "0")
-    return {"harness": name, "inputs": stats.get("number_of_executed_units", 0),
-            "cov": int(last[0]), "ft": int(last[1]), "corpus": int(last[2]),
-            "seconds": round(seconds, 1), "ending": _ending(log, proc.returncode),
+    inputs, ending, chunks = 0, "done", 0
+    last: tuple[str, ...] = ("0", "0", "0")
+    with open(folder / "log.txt", "a") as log:
+        while inputs < runs and ending == "done":
+            size = min(CHUNKS.get(name, DEFAULT_CHUNK), runs - inputs)
+            ending, stats, cov = _chunk(name, size, timeout, folder, log)
+            inputs += stats.get("number_of_executed_units", 0)
+            last = cov if cov != ("0", "0", "0") else last
+            chunks += 1
+            if ending == "done" and not stats:
+                ending = "crash"          # no statistics at all: the process did not run
+    return {"harness": name, "inputs": inputs, "cov": int(last[0]), "ft": int(last[1]),
+            "corpus": int(last[2]), "chunks": chunks, "seconds": round(time.perf_counter() - start, 1),
+            "ending": ending,
             "artifacts": sorted(p.name for p in (folder / "artifacts").glob("*"))}
 
 
