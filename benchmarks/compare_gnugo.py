@@ -236,7 +236,7 @@ def geomean(xs: list[float]) -> float:
     return statistics.geometric_mean(xs) if xs else float("nan")
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gnugo", help="GNU Go executable (default /usr/games/gnugo, then PATH)")
@@ -251,27 +251,46 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--databases", default=",".join(DATABASES),
                     help="comma-separated fastplay built-ins to compare")
     ap.add_argument("--json", metavar="OUT", help="write raw and summarised figures here")
-    args = ap.parse_args(argv)
+    return ap
 
-    gnugo = find_gnugo(args.gnugo)
-    version = subprocess.run([gnugo, "--version"], capture_output=True, text=True,
-                             check=False).stdout.split("\n")[0]
-    if not 1 <= args.positions <= len(DEFAULT_POSITIONS):
-        ap.error(f"--positions must be in 1..{len(DEFAULT_POSITIONS)}")
-    dbs = [d.strip() for d in args.databases.split(",") if d.strip()]
-    for d in dbs:
-        if d not in DATABASES:
-            ap.error(f"unknown database {d!r}; choose from {', '.join(DATABASES)}")
-    sims_small = sims_for(args.small, args.level)
-    sims_large = sims_for(args.large, args.level)
-    positions = DEFAULT_POSITIONS[:args.positions]
-    boards = {f"{rel or 'empty'}@{mv}": load_position(rel, mv) for rel, mv in positions}
-    print(f"GNU Go: {gnugo} ({version}); fastplay {fastplay.__version__}; "
-          f"Python {platform.python_version()}; {os.cpu_count()} CPUs")
-    print(f"budgets: level {args.level}, games/level {args.small} vs {args.large} "
-          f"(~{sims_small} vs ~{sims_large} simulations); fastplay n = {args.fastplay_n}; "
-          f"{len(boards)} positions x {args.repeat} repetitions")
 
+def _measure_cell(cell: Cell, board: Board, db: PatternDatabase, small: GnuGo, large: GnuGo,
+                  rep: int, n: int) -> None:
+    """One repetition of one (database, position) cell: both GNU Go budgets and
+    fastplay with 1 and 2 threads, in an order that alternates with ``rep``."""
+    colour = board.to_move
+    setup_gnugo(small, board)
+    setup_gnugo(large, board)
+    seed = 1000 * rep + 7
+    # Alternate which side goes first so that slow drifts in
+    # machine load do not systematically favour one side.
+    steps = ["gs", "gl", "f1", "f2"]
+    if rep % 2:
+        steps.reverse()
+    for step in steps:
+        if step == "gs":
+            w, c = time_gnugo(small, colour)
+            cell.gg_small_wall.append(w)
+            cell.gg_small_cpu.append(c)
+        elif step == "gl":
+            w, c = time_gnugo(large, colour)
+            cell.gg_large_wall.append(w)
+            cell.gg_large_cpu.append(c)
+        else:
+            t = 1 if step == "f1" else 2
+            w, c, length = time_fastplay(board, db, n, seed, t)
+            if t == 1:
+                cell.fp1_wall.append(w)
+                cell.fp1_cpu.append(c)
+                cell.fp_mean_length = length
+            else:
+                cell.fp2_wall.append(w)
+                cell.fp2_cpu.append(c)
+
+
+def _measure(args: argparse.Namespace, gnugo: str, boards: dict[str, Board],
+             dbs: list[str]) -> dict[tuple[str, str], Cell]:
+    """Every cell, ``args.repeat`` interleaved repetitions."""
     cells: dict[tuple[str, str], Cell] = {}
     procs: dict[str, tuple[GnuGo, GnuGo]] = {}
     pdbs = {d: PatternDatabase.builtin(d) for d in dbs}
@@ -288,45 +307,20 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         for rep in range(args.repeat):
             for key, board in boards.items():
-                colour = board.to_move
                 for d in dbs:
-                    small, large = procs[d]
-                    setup_gnugo(small, board)
-                    setup_gnugo(large, board)
-                    cell = cells[(d, key)]
-                    seed = 1000 * rep + 7
-                    # Alternate which side goes first so that slow drifts in
-                    # machine load do not systematically favour one side.
-                    steps = ["gs", "gl", "f1", "f2"]
-                    if rep % 2:
-                        steps.reverse()
-                    for step in steps:
-                        if step == "gs":
-                            w, c = time_gnugo(small, colour)
-                            cell.gg_small_wall.append(w)
-                            cell.gg_small_cpu.append(c)
-                        elif step == "gl":
-                            w, c = time_gnugo(large, colour)
-                            cell.gg_large_wall.append(w)
-                            cell.gg_large_cpu.append(c)
-                        else:
-                            t = 1 if step == "f1" else 2
-                            w, c, length = time_fastplay(board, pdbs[d], args.fastplay_n, seed, t)
-                            if t == 1:
-                                cell.fp1_wall.append(w)
-                                cell.fp1_cpu.append(c)
-                                cell.fp_mean_length = length
-                            else:
-                                cell.fp2_wall.append(w)
-                                cell.fp2_cpu.append(c)
+                    _measure_cell(cells[(d, key)], board, pdbs[d], *procs[d], rep,
+                                  args.fastplay_n)
             print(f"  repetition {rep + 1}/{args.repeat} done "
                   f"({time.perf_counter() - started:.0f} s)", flush=True)
     finally:
         for pair in procs.values():
             for gg in pair:
                 gg.close()
+    return cells
 
-    rows = [summarise(c, args.fastplay_n, sims_small, sims_large) for c in cells.values()]
+
+def _report(rows: list[dict[str, Any]], dbs: list[str]) -> dict[str, dict[str, float]]:
+    """Print the per-position table and the per-database summary; the summary."""
     print()
     print(f"{'database':<20} {'position':<34} {'GNU Go/s':>9} {'fastplay/s':>10} "
           f"{'ratio':>6} {'cpu ratio':>9} {'2t/1t':>6} {'len':>6}")
@@ -356,7 +350,33 @@ def main(argv: list[str] | None = None) -> int:
     print("\nGNU Go's times include its UCT tree (selection, expansion, backup) as well as "
           "the playouts;\nfastplay's are bare playouts. 'cpu' ratios use CPU seconds, "
           "which other processes disturb less.")
+    return summary
 
+
+def main(argv: list[str] | None = None) -> int:
+    ap = _parser()
+    args = ap.parse_args(argv)
+    gnugo = find_gnugo(args.gnugo)
+    version = subprocess.run([gnugo, "--version"], capture_output=True, text=True,
+                             check=False).stdout.split("\n")[0]
+    if not 1 <= args.positions <= len(DEFAULT_POSITIONS):
+        ap.error(f"--positions must be in 1..{len(DEFAULT_POSITIONS)}")
+    dbs = [d.strip() for d in args.databases.split(",") if d.strip()]
+    for d in dbs:
+        if d not in DATABASES:
+            ap.error(f"unknown database {d!r}; choose from {', '.join(DATABASES)}")
+    sims_small = sims_for(args.small, args.level)
+    sims_large = sims_for(args.large, args.level)
+    positions = DEFAULT_POSITIONS[:args.positions]
+    boards = {f"{rel or 'empty'}@{mv}": load_position(rel, mv) for rel, mv in positions}
+    print(f"GNU Go: {gnugo} ({version}); fastplay {fastplay.__version__}; "
+          f"Python {platform.python_version()}; {os.cpu_count()} CPUs")
+    print(f"budgets: level {args.level}, games/level {args.small} vs {args.large} "
+          f"(~{sims_small} vs ~{sims_large} simulations); fastplay n = {args.fastplay_n}; "
+          f"{len(boards)} positions x {args.repeat} repetitions")
+    cells = _measure(args, gnugo, boards, dbs)
+    rows = [summarise(c, args.fastplay_n, sims_small, sims_large) for c in cells.values()]
+    summary = _report(rows, dbs)
     if args.json:
         out = {
             "gnugo": gnugo, "gnugo_version": version, "fastplay_version": fastplay.__version__,
