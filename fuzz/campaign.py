@@ -1,7 +1,7 @@
 """Run the coverage-guided campaign of every harness and collect its figures.
 
     python fuzz/campaign.py [--runs 1000000] [--jobs 2] [--harness NAME ...]
-                            [--work fuzz-work] [--json fuzz-campaign.json]
+                            [--work fuzz-work] [--json fuzz-campaign.json] [--max-seconds S]
 
 Each harness runs ``fuzz/run.py HARNESS`` in ``WORK/HARNESS``, in chunks of
 runs (one libFuzzer process each, ``CHUNKS``) until ``--runs`` inputs; its
@@ -49,16 +49,18 @@ def _ending(log: str, code: int) -> str:
 #: Runs per libFuzzer process.  Under atheris the db harness grows by about
 #: 400 kB an input (the same inputs run in constant memory without atheris),
 #: so it restarts well before libFuzzer's memory limit; the corpus carries over.
-CHUNKS = {"db": 4000}
-DEFAULT_CHUNK = 100_000
+CHUNKS = {"db": 4000, "gtp": 20_000, "analysis": 20_000}
+DEFAULT_CHUNK = 50_000
 
 
-def _chunk(name: str, runs: int, timeout: int, folder: Path,
-           log: Any) -> tuple[str, dict[str, int], tuple[str, ...]]:
-    """One libFuzzer process of ``runs`` runs; (ending, its stats, its last coverage line)."""
+def _chunk(name: str, runs: int, timeout: int, folder: Path, log: Any,
+           seconds: float) -> tuple[str, dict[str, int], tuple[str, ...]]:
+    """One libFuzzer process of at most ``runs`` runs and ``seconds``; (ending,
+    its stats, its last coverage line)."""
     command = [sys.executable, str(HERE / "run.py"), name, f"--runs={runs}",
                f"--timeout={timeout}", f"--corpus={folder / 'corpus'}",
-               f"--artifacts={folder / 'artifacts'}", "--", "-rss_limit_mb=4096"]
+               f"--artifacts={folder / 'artifacts'}", "--", "-rss_limit_mb=4096",
+               f"-max_total_time={max(1, int(seconds))}"]
     proc = subprocess.run(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, errors="replace")
     log.write(proc.stdout)
@@ -68,8 +70,10 @@ def _chunk(name: str, runs: int, timeout: int, folder: Path,
     return _ending(proc.stdout, proc.returncode), stats, cov[-1] if cov else ("0", "0", "0")
 
 
-def campaign(name: str, runs: int, timeout: int, work: Path) -> dict[str, Any]:
-    """One harness's runs, chunk after chunk until ``runs`` inputs; its figures."""
+def campaign(name: str, runs: int, timeout: int, work: Path,
+             max_seconds: float = float("inf")) -> dict[str, Any]:
+    """One harness's runs, chunk after chunk until ``runs`` inputs or
+    ``max_seconds``; its figures."""
     folder = work / name
     folder.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
@@ -77,8 +81,11 @@ def campaign(name: str, runs: int, timeout: int, work: Path) -> dict[str, Any]:
     last: tuple[str, ...] = ("0", "0", "0")
     with open(folder / "log.txt", "a") as log:
         while inputs < runs and ending == "done":
+            left = max_seconds - (time.perf_counter() - start)
+            if left < 1:
+                break
             size = min(CHUNKS.get(name, DEFAULT_CHUNK), runs - inputs)
-            ending, stats, cov = _chunk(name, size, timeout, folder, log)
+            ending, stats, cov = _chunk(name, size, timeout, folder, log, min(left, 10**7))
             inputs += stats.get("number_of_executed_units", 0)
             last = cov if cov != ("0", "0", "0") else last
             chunks += 1
@@ -95,14 +102,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=1_000_000)
     parser.add_argument("--timeout", type=int, default=10)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--max-seconds", type=float, default=float("inf"),
+                        help="stop a harness after this long even before --runs inputs")
     parser.add_argument("--harness", action="append", choices=sorted(HARNESSES))
     parser.add_argument("--work", type=Path, default=Path("fuzz-work"))
     parser.add_argument("--json", type=Path, default=Path("fuzz-campaign.json"))
     args = parser.parse_args(argv)
     names = args.harness or sorted(HARNESSES)
     with ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(lambda n: campaign(n, args.runs, args.timeout, args.work.resolve()),
-                                names))
+        results = list(pool.map(lambda n: campaign(n, args.runs, args.timeout, args.work.resolve(),
+                                                   args.max_seconds), names))
     args.json.write_text("".join(json.dumps(r) + "\n" for r in results))
     print(f"{'harness':9} {'inputs':>9} {'cov':>6} {'ft':>6} {'corpus':>6} {'s':>7}  ending")
     for r in results:
