@@ -49,3 +49,13 @@ def test_canadian_periods_run_and_restart() -> None:
 def test_stop_before_start_is_an_error() -> None:
     with pytest.raises(RuntimeError):
         GameClock(TimeControl(1.0)).stop("B")
+
+
+@pytest.mark.parametrize("text", ["x", "0", "60+10", "-5"])
+def test_the_command_line_refuses_a_bad_time_control(text: str,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from fastplay.cli import main
+
+    assert main(["match", "engine-a", "engine-b", "--time", text]) == 2
+    err = capsys.readouterr().err
+    assert "--time" in err and "time control" in err and "Traceback" not in err
