@@ -15,6 +15,7 @@ def test_bench_prints_a_line_per_setting() -> None:
                           check=False)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.strip().splitlines()
+    assert lines.pop().startswith("load average ")     # the load is part of the measurement
     assert lines[0].split()[:3] == ["size", "database", "playouts/s"]
     assert [line.split()[:2] for line in lines[1:]] == [["5", "mc_uniform"], ["9", "mc_uniform"]]
     assert lines[0].split()[-2:] == ["CPU", "use"]

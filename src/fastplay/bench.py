@@ -15,6 +15,7 @@ two runs play the same playouts; only the timings differ.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -75,6 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"fastplay bench: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    load_before = _load()
     print(f"{'size':>4}  {'database':<20} {'playouts/s':>11} {'moves/s':>11} "
           f"{f'{args.threads} threads/s':>12} {'speed-up':>8} {'CPU use':>7}")
     for size in args.size or [9, 13, 19]:
@@ -96,7 +98,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                         many = max(many, m)
             print(f"{size:>4}  {db.name:<20} {one[0]:>11,.0f} {one[0] * one[1]:>11,.0f} "
                   f"{many[0]:>12,.0f} {many[0] / one[0]:>7.2f}x {many[2]:>7.2f}", flush=True)
+    # A speed-up is only a speed-up on an idle machine: say how busy it was.
+    print(f"load average {load_before} before, {_load()} after; {os.cpu_count()} CPUs")
     return 0
+
+
+def _load() -> str:
+    """The 1-minute load average (``os.getloadavg``), or ``?`` where there is none."""
+    try:
+        return f"{os.getloadavg()[0]:.2f}"
+    except (AttributeError, OSError):
+        return "?"
 
 
 if __name__ == "__main__":
