@@ -1,4 +1,4 @@
-"""fastplay against GNU Go 3.8 on 9x9 (evidence for issue 5, not a CI test).
+"""fastplay against GNU Go 3.8 on 9x9, or any size (evidence for issue 5, not a CI test).
 
 Runs ``fastplay match`` between ``fastplay gtp --playouts P`` and
 ``gnugo --mode gtp --level 10`` (Debian package ``gnugo``), komi 7.5, colours
@@ -15,6 +15,12 @@ job; ``--jobs 2`` plays two games at a time (each job its own engines, the
 fastplay engine of job ``j`` seeded ``seed + j``, SGF files in
 ``SGF_DIR/job-j``) and reports the combined result: about 15 minutes, both
 cores busy.  Run it in the background.
+
+Clocked matches (issue 21): ``--time 30`` (sudden death) or ``--time
+60+10/5`` (Canadian byo-yomi) puts both sides on the referee's clock; fastplay
+then plays by its clock alone unless ``--playouts`` caps it, e.g.
+``python benchmarks/match_gnugo.py --games 100 --jobs 2 --time 30`` and
+``... --size 13 --time 60+10/5``.
 
 Screening a search setting: ``--mcts KEY=VALUE`` (repeatable; VALUE is JSON,
 e.g. ``--mcts batch=8 --mcts rave_equiv=300``) passes keyword arguments to
@@ -45,7 +51,7 @@ def serve_gtp(options: str, gtp_args: list[str]) -> int:
         kwargs.update(overrides)
         original(self, db, **kwargs)
 
-    fastplay.mcts.MCTS.__init__ = init  # type: ignore[method-assign]
+    fastplay.mcts.MCTS.__init__ = init  # type: ignore[method-assign,assignment]
     from fastplay.cli import main as cli_main
 
     return cli_main(["gtp", *gtp_args])
@@ -62,8 +68,20 @@ def _option(text: str) -> tuple[str, object]:
                                          f"{value!r}") from None
 
 
+def _time_control(text: str) -> Any:
+    from fastplay.match_clock import TimeControl
+
+    try:
+        control = TimeControl.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return control
+
+
 def _engine_command(args: argparse.Namespace, seed: int) -> str:
-    gtp_args = f"--playouts {args.playouts} --threads {args.threads} --seed {seed}"
+    gtp_args = f"--threads {args.threads} --seed {seed}"
+    if args.playouts is not None:
+        gtp_args = f"--playouts {args.playouts} " + gtp_args
     if args.mc_patterns is not None:
         gtp_args += f" --mc-patterns {shlex.quote(args.mc_patterns)}"
     if args.mcts:
@@ -86,9 +104,10 @@ def _run_jobs(args: argparse.Namespace) -> int:
         sgf_dir = None if args.sgf_dir is None else Path(args.sgf_dir) / f"job-{j}"
         command = _engine_command(args, args.seed + j)
         print(f"job {j}: {shares[j]} games: {command}", flush=True)
-        return run_match(command, args.gnugo, games=shares[j], size=9, komi=7.5,
+        return run_match(command, args.gnugo, games=shares[j], size=args.size, komi=7.5,
                          sgf_dir=sgf_dir, referee=args.gnugo,
-                         move_timeout=args.move_timeout, progress=False)
+                         move_timeout=args.move_timeout, progress=False,
+                         time_control=args.time)
 
     # Threads only wait for engine processes: the games really run in parallel.
     with ThreadPoolExecutor(args.jobs) as pool:
@@ -102,7 +121,11 @@ def _run_jobs(args: argparse.Namespace) -> int:
         total.wins += result.wins
         total.losses += result.losses
         total.draws += result.draws
-    print(total.summary("fastplay", "GNU Go", rules_text(9, 7.5, True)))
+    print(total.summary("fastplay", "GNU Go", rules_text(args.size, 7.5, True, args.time)))
+    if args.time is not None:
+        losses = total.time_losses()
+        print("Lost on time: " + (", ".join(f"{name} {n}" for name, n in sorted(losses.items()))
+                                  or "none"))
     return 0
 
 
@@ -112,7 +135,12 @@ def main(argv: list[str] | None = None) -> int:
         return serve_gtp(argv[1], argv[2:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=20)
-    parser.add_argument("--playouts", type=int, default=5000, help="fastplay playouts per move")
+    parser.add_argument("--playouts", type=int, default=None,
+                        help="fastplay playouts per move (default 5000; with --time, none: "
+                             "the clock decides)")
+    parser.add_argument("--size", type=int, default=9)
+    parser.add_argument("--time", type=_time_control, default=None, metavar="MAIN[+BYO/STONES]",
+                        help="clocks for both sides (fastplay match --time): e.g. 30 or 60+10/5")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--mc-patterns", default=None, metavar="NAME",
                         help="fastplay's pattern database (default: the engine's, montegnu_classic)")
@@ -125,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1,
                         help="games played at a time (job j seeds fastplay with SEED + j)")
     args = parser.parse_args(argv)
+    if args.playouts is None and args.time is None:
+        args.playouts = 5000
     if args.mc_patterns is not None:
         # Checked here: a bad name would only make every engine fail, and
         # the match would score forfeits (a tester got Elo -inf and exit 0).
@@ -138,8 +168,10 @@ def main(argv: list[str] | None = None) -> int:
         return _run_jobs(args)
     fastplay = _engine_command(args, args.seed)
     command = [sys.executable, "-m", "fastplay", "match", fastplay, args.gnugo,
-               "--games", str(args.games), "--size", "9", "--komi", "7.5",
+               "--games", str(args.games), "--size", str(args.size), "--komi", "7.5",
                "--referee", args.gnugo, "--move-timeout", str(args.move_timeout)]
+    if args.time is not None:
+        command += ["--time", args.time.spec()]
     if args.sgf_dir:
         command += ["--sgf-dir", args.sgf_dir]
     print("$", " ".join(shlex.quote(c) for c in command), flush=True)

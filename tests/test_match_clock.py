@@ -13,6 +13,8 @@ def test_parse_sudden_death_and_canadian() -> None:
     assert TimeControl.parse("0+30/1") == TimeControl(0.0, 30.0, 1)
     assert TimeControl.parse("60+10/5").gtp() == "time_settings 60 10 5"
     assert TimeControl.parse("30").gtp() == "time_settings 30 0 0"
+    for text in ("30", "60+10/5", "0.5+1/2"):
+        assert TimeControl.parse(TimeControl.parse(text).spec()) == TimeControl.parse(text)
 
 
 @pytest.mark.parametrize("text", ["", "abc", "10+5", "10+5/", "-1", "nan", "inf", "0",

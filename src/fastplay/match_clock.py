@@ -61,6 +61,12 @@ class TimeControl:
         main, byo, stones = match.groups()
         return cls(float(main), float(byo or 0.0), int(stones or 0))
 
+    def spec(self) -> str:
+        """The text :meth:`parse` reads back: ``"MAIN"`` or ``"MAIN+BYO/STONES"``."""
+        if self.stones:
+            return f"{self.main:g}+{self.byo_yomi:g}/{self.stones}"
+        return f"{self.main:g}"
+
     def gtp(self) -> str:
         """The ``time_settings`` command."""
         return f"time_settings {self.main:g} {self.byo_yomi:g} {self.stones}"
