@@ -34,3 +34,31 @@ def test_embedding_example_builds_and_matches_python(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stdout + run.stderr
     assert "identical to fastplay.playouts" in run.stdout
     assert "playouts/s" in run.stdout
+    misuse = subprocess.run([sys.executable, "-c", MISUSE], cwd=work, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert misuse.returncode == 0 and misuse.stdout.strip() == "refused 6", \
+        misuse.stdout + misuse.stderr
+
+
+# Bad arguments through the C interface: each must be refused with a Python
+# error and leave the board sound (a tester got a segfault, a silent write off
+# the board and corrupt strings from these before CoreBoard checked them).
+MISUSE = """
+import embed, fastplay as fp
+from fastplay._core import PlayoutEngine, seed_key
+from fastplay.patterns import geometry_table
+board, refused = fp.Board(9), 0
+for move in [(2, 100000), (2, -100000), (3, 40), (0, 40), (2, 81)]:
+    try:
+        embed.play(board, [move])
+    except ValueError:
+        refused += 1
+    board.check_integrity()
+db = fp.PatternDatabase.builtin("mc_uniform")
+try:
+    embed.playouts(board, PlayoutEngine(db.table, geometry_table()), seed_key(1), 3, 7.5, -1)
+except ValueError:
+    refused += 1
+assert board.move_number == 0
+print("refused", refused)
+"""

@@ -12,12 +12,14 @@ from fastplay.capi cimport (CoreBoard, PlayoutEngine, PState, PlayoutOutcome, LE
 
 
 def play(CoreBoard board not None, moves):
-    """Play ``moves`` ([(colour code, flat index or -1)]) on ``board`` from C;
-    ``ValueError`` names the first illegal one."""
-    cdef int color, v, p
+    """Play ``moves`` ([(colour code, flat index or -1 for a pass)]) on ``board``
+    from C; ``ValueError`` names the first bad or illegal one.  ``pad`` trusts
+    its index, so the range is checked first; ``legal_code`` and ``commit``
+    check colours and points themselves."""
+    cdef int color, v, p, points = board.st.size * board.st.size
     for color, v in moves:
-        if color != BLACK_C and color != WHITE_C:
-            raise ValueError(f"bad colour code {color}")
+        if not -1 <= v < points:
+            raise ValueError(f"flat index {v} is not on the board (or -1, a pass)")
         p = 0 if v < 0 else board.pad(v)
         if board.legal_code(p, color) != LEGAL:
             raise ValueError(f"illegal move {v} for colour {color}")
@@ -28,10 +30,12 @@ def playouts(CoreBoard board not None, PlayoutEngine engine not None, unsigned l
              int n, double komi, int max_moves=600):
     """Scores (Black - White - komi, float64), winners (2 Black, 1 White, 0 draw; int8) and
     lengths (moves, int32) of playouts ``0 .. n-1`` of stream ``key`` from ``board``."""
+    # Both states for the board's size: playout_one refuses (-1) a work state
+    # of another size.  The engine must outlive tmpl (tmpl reads its tables).
     cdef PState* tmpl = pstate_new(board.st.size)
     cdef PState* work = pstate_new(board.st.size)
     cdef PlayoutOutcome out
-    cdef int i, color = board.mover()
+    cdef int i, refused = 0, color = board.mover()
     scores = np.zeros(n, dtype=np.float64)
     winners = np.zeros(n, dtype=np.int8)
     lengths = np.zeros(n, dtype=np.int32)
@@ -44,12 +48,16 @@ def playouts(CoreBoard board not None, PlayoutEngine engine not None, unsigned l
         engine.prepare(tmpl, board, False)
         with nogil:
             for i in range(n):
-                playout_one(work, tmpl, engine.T, engine.G, color, key, i, max_moves, komi,
-                            False, &out)
+                refused = playout_one(work, tmpl, engine.T, engine.G, color, key, i,
+                                      max_moves, komi, False, &out)
+                if refused:
+                    break
                 s[i] = out.score
                 w[i] = out.winner
                 length[i] = out.length
     finally:
         pstate_free(tmpl)
         pstate_free(work)
+    if refused:
+        raise ValueError("playout_one refused its arguments (max_moves < 0?)")
     return scores, winners, lengths

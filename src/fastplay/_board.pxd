@@ -40,12 +40,15 @@ cdef class Position:
         return (p // self.st.W - 1) * self.st.size + p % self.st.W - 1
 
     # LEGAL or the ILL_* code (fastplay._rules) of a move by ``color`` at
-    # padded ``p`` (0: a pass), positional superko included when the board keeps it.
+    # padded ``p`` (0: a pass), positional superko included when the board keeps it;
+    # ValueError / InvalidVertexError for a bad colour or a p off the board.
     cdef int legal_code(self, int p, int color) except -1
-    # Play a legal move (padded ``p``, flat ``i``; 0 and -1 for a pass) and record it.
+    # Play a legal move (padded ``p``, flat ``i``; 0 and -1 for a pass) and record it;
+    # the same errors, and ValueError when p and i disagree or p is occupied.
     cdef int commit(self, int p, int i, int color) except -1
     # ``color`` as a colour code; ValueError unless WHITE (1) or BLACK (2).
     cdef int check_color(self, color) except -1
+    cdef int _check_move_args(self, int p, int color) except -1
 
     # -- CoreBoard's own ----------------------------------------------------------
     cdef _reset(self, int size)

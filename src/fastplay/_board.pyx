@@ -254,7 +254,11 @@ cdef class Position:
 
     cdef int legal_code(self, int p, int color) except -1:
         """LEGAL or the rule a move at padded point ``p`` (0 = pass) breaks,
-        positional superko included when this board enforces it."""
+        positional superko included when this board enforces it.  Raises
+        ``ValueError`` for a colour that is not WHITE_C or BLACK_C and
+        :class:`InvalidVertexError` for a ``p`` that is no point of the board
+        (the C interface's callers get its checks for two comparisons)."""
+        self._check_move_args(p, color)
         if p == 0:
             return LEGAL
         cdef int code = board_legality(&self.st, p, color, self._suicide)
@@ -263,8 +267,23 @@ cdef class Position:
             return ILL_SUPERKO
         return code
 
+    cdef int _check_move_args(self, int p, int color) except -1:
+        if color != WHITE_C and color != BLACK_C:
+            raise ValueError(f"colour code must be WHITE (1) or BLACK (2), not {color}")
+        if p != 0 and not (0 < p < self.st.npts and self.st.color[p] != OFF_C):
+            raise InvalidVertexError(f"padded point {p} is not on the "
+                                     f"{self.st.size}x{self.st.size} board", "off-board", p)
+        return 0
+
     cdef int commit(self, int p, int i, int color) except -1:
-        """Play a legal move (padded ``p``, flat ``i``; 0 and -1 for a pass) and record it."""
+        """Play a legal move (padded ``p``, flat ``i``; 0 and -1 for a pass) and record it.
+        Raises as :meth:`legal_code` for a bad colour or point, and ``ValueError``
+        for an occupied point or an ``i`` that is not ``p``'s flat index; legality
+        is the caller's (:meth:`legal_code`)."""
+        self._check_move_args(p, color)
+        if (p == 0) != (i < 0) or (p != 0 and (self.flat(p) != i or self.st.color[p] != EMPTY_C)):
+            raise ValueError(f"commit: padded point {p} and flat index {i} do not name the "
+                             "same empty point (or pass)")
         if self._scratch:
             board_play(&self.st, p, color, self.q)
             self._to_move = other(color)

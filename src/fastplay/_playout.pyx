@@ -627,6 +627,9 @@ cdef int playout_one(PState* s, const PState* tmpl, const uint32_t* T, const uin
                      double komi, bint tromp_taylor, PlayoutOutcome* out) noexcept nogil:
     cdef cnp.int8_t owner[MAX_SIZE_C * MAX_SIZE_C]
     cdef int moves = 0
+    if s == NULL or tmpl == NULL or s.b.size != tmpl.b.size or (
+            start_color != WHITE_C and start_color != BLACK_C) or max_moves < 0:
+        return -1
     playout_moves(s, tmpl, T, G, start_color, key, index, max_moves, False, False, &moves)
     out.score = playout_score(s, tromp_taylor, owner) - komi
     out.winner = BLACK_C if out.score > 0 else (WHITE_C if out.score < 0 else EMPTY_C)
@@ -636,6 +639,8 @@ cdef int playout_one(PState* s, const PState* tmpl, const uint32_t* T, const uin
 
 
 cdef PState* pstate_new(int size) noexcept nogil:
+    if size < MIN_SIZE_C or size > MAX_SIZE_C:
+        return NULL
     cdef PState* s = <PState*>calloc(1, sizeof(PState))
     if s == NULL:
         return NULL
