@@ -13,12 +13,13 @@ def test_parse_sudden_death_and_canadian() -> None:
     assert TimeControl.parse("0+30/1") == TimeControl(0.0, 30.0, 1)
     assert TimeControl.parse("60+10/5").gtp() == "time_settings 60 10 5"
     assert TimeControl.parse("30").gtp() == "time_settings 30 0 0"
-    for text in ("30", "60+10/5", "0.5+1/2"):
+    for text in ("30", "60+10/5", "0+1/2"):
         assert TimeControl.parse(TimeControl.parse(text).spec()) == TimeControl.parse(text)
 
 
 @pytest.mark.parametrize("text", ["", "abc", "10+5", "10+5/", "-1", "nan", "inf", "0",
-                                  "60+0/5", "60+10/0", "1e3", "60 + 10 / 5 / 2"])
+                                  "60+0/5", "60+10/0", "1e3", "60 + 10 / 5 / 2", "3.5",
+                                  "60+2.5/5", "9" * 300])
 def test_parse_refuses_what_is_no_time_control(text: str) -> None:
     with pytest.raises(ValueError, match="time control"):
         TimeControl.parse(text)
@@ -61,3 +62,18 @@ def test_the_command_line_refuses_a_bad_time_control(text: str,
     assert main(["match", "engine-a", "engine-b", "--time", text]) == 2
     err = capsys.readouterr().err
     assert "--time" in err and "time control" in err and "Traceback" not in err
+
+
+def test_gtp_gets_whole_seconds() -> None:
+    """A tester's --time 3.5 sent 'time_settings 3.5 0 0', which GNU Go and fastplay
+    refuse, and 1000000 went out as 1e+06: the engines never knew their clock."""
+    assert TimeControl.parse("1000000").gtp() == "time_settings 1000000 0 0"
+    assert TimeControl.parse("1234567+30/2").gtp() == "time_settings 1234567 30 2"
+
+
+def test_byo_yomi_from_the_start_and_after_main_time_used_up_exactly() -> None:
+    clock = GameClock(TimeControl.parse("0+10/5"))
+    assert clock.gtp_time_left("B") == "time_left b 10 5"
+    clock = GameClock(TimeControl.parse("5+10/5"))
+    assert clock.stop("W", 5.0)
+    assert clock.gtp_time_left("W") == "time_left w 10 5"

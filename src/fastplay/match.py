@@ -371,7 +371,7 @@ def _genmove(engine: GTPClient, color: str, move_timeout: float,
     answer, failure = _send_failure(engine, command, clock.available(color) + CLOCK_GRACE)
     if failure and not failure.startswith(TIME + ":"):
         return None, failure
-    if failure or not clock.stop(color):
+    if not clock.stop(color) or failure:   # a hung engine's move is timed too
         return None, (f"{TIME}:out of time after {clock.sides[color].used:.1f} s "
                       f"({clock.control})")
     return answer, None

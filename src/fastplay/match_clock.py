@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 __all__ = ["TimeControl", "GameClock"]
 
-_SPEC = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:\+\s*(\d+(?:\.\d+)?)\s*/\s*(\d+)\s*)?$")
+_SPEC = re.compile(r"^\s*(\d+)\s*(?:\+\s*(\d+)\s*/\s*(\d+)\s*)?$")
 
 
 @dataclass(frozen=True)
@@ -50,26 +50,29 @@ class TimeControl:
 
     @classmethod
     def parse(cls, text: str) -> TimeControl:
-        """``"MAIN"`` (sudden death) or ``"MAIN+BYO/STONES"`` (Canadian), in seconds.
+        """``"MAIN"`` (sudden death) or ``"MAIN+BYO/STONES"`` (Canadian), in whole
+        seconds (GTP's ``time_settings`` takes integers: an engine told "3.5"
+        refuses it and plays on without knowing its clock).
 
         Raises ``ValueError`` for anything else.
         """
         match = _SPEC.match(text)
-        if match is None:
-            raise ValueError(f"time control {text!r}: expected MAIN (sudden death, seconds) "
-                             "or MAIN+BYO/STONES (Canadian byo-yomi), e.g. 30 or 60+10/5")
+        if match is None or len(text) > 40:
+            raise ValueError(f"time control {text!r}: expected MAIN (sudden death) or "
+                             "MAIN+BYO/STONES (Canadian byo-yomi), whole seconds, "
+                             "e.g. 30 or 60+10/5")
         main, byo, stones = match.groups()
         return cls(float(main), float(byo or 0.0), int(stones or 0))
 
     def spec(self) -> str:
         """The text :meth:`parse` reads back: ``"MAIN"`` or ``"MAIN+BYO/STONES"``."""
         if self.stones:
-            return f"{self.main:g}+{self.byo_yomi:g}/{self.stones}"
-        return f"{self.main:g}"
+            return f"{self.main:.0f}+{self.byo_yomi:.0f}/{self.stones}"
+        return f"{self.main:.0f}"
 
     def gtp(self) -> str:
-        """The ``time_settings`` command."""
-        return f"time_settings {self.main:g} {self.byo_yomi:g} {self.stones}"
+        """The ``time_settings`` command (integers, as GTP 2 section 4.6 wants)."""
+        return f"time_settings {math.ceil(self.main)} {math.ceil(self.byo_yomi)} {self.stones}"
 
     def __str__(self) -> str:
         if self.stones:
@@ -94,7 +97,11 @@ class GameClock:
     _started: float | None = None
 
     def __post_init__(self) -> None:
-        self.sides = {c: _Side(self.control.main) for c in "BW"}
+        control = self.control
+        self.sides = {c: _Side(control.main) for c in "BW"}
+        if control.main == 0:                 # byo-yomi from the first move
+            for side in self.sides.values():
+                side.period, side.stones = control.byo_yomi, control.stones
 
     def time_left(self, color: str) -> tuple[float, int]:
         """``(seconds, stones)`` of ``color``'s clock, as ``time_left`` says them."""
@@ -133,10 +140,13 @@ class GameClock:
         control = self.control
         if side.stones == 0:
             side.main -= elapsed
-            if side.main >= 0:
+            if side.main > 0 or (side.main == 0 and control.stones == 0):
                 return True
             if control.stones == 0:
                 return False                          # sudden death
+            if side.main == 0:                        # used up exactly: a fresh period
+                side.period, side.stones = control.byo_yomi, control.stones
+                return True
             overflow, side.main = -side.main, 0.0
             side.period, side.stones = control.byo_yomi - overflow, control.stones
         else:
