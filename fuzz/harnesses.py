@@ -37,7 +37,12 @@ from fastplay.board import Board
 from provider import Provider, finite
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+#: The shared data (cases, GNU Go's records and regression suite): $FASTPLAY_SHARED,
+#: as the tests read it, else ``../shared`` beside the checkout.
+SHARED = Path(os.environ.get("FASTPLAY_SHARED") or ROOT.parent / "shared")
+
+#: What fastplay answers when one of its own parts failed: a bug, whatever the input.
+INTERNAL = ("internal error", "search failed")
 
 #: Exceptions every harness's input may document: a bad value or type.
 BAD_INPUT: tuple[type[BaseException], ...] = (ValueError, TypeError)
@@ -110,7 +115,11 @@ def check_sgf(data: bytes) -> None:
             warnings.simplefilter("ignore")
             board = Board.from_sgf(source, move_number=move_number,  # type: ignore[arg-type]
                                    superko=superko, suicide=suicide)
-    except (ValueError, TypeError, LookupError, OSError):   # documented; SGFError is a ValueError
+    except LookupError as exc:          # documented only for an unknown codec
+        if type(exc) is not LookupError:
+            raise
+        return
+    except (ValueError, TypeError, OSError):   # documented; SGFError is a ValueError
         return
     finally:
         if path:
@@ -134,9 +143,31 @@ _GTP_WORDS = ("B", "W", "b", "white", "pass", "PASS", "A1", "T19", "Z25", "J9", 
               "1e400", "0x10", "seki", "dead", "alive", "\t", "#", "=", "?")
 
 
+_COLS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+
+#: Well-formed commands (GTP 2, the analysis and handicap extensions) that get a
+#: session past the empty board: {c} a colour, {v} a vertex, {n} a small number.
+_GTP_TEMPLATES = ("play {c} {v}", "play {c} {v}", "genmove {c}", "genmove {c}", "undo",
+                  "boardsize {n}", "clear_board", "komi {x}", "fixed_handicap {n}",
+                  "place_free_handicap {n}", "set_free_handicap {v} {v}", "loadsgf game.sgf {n}",
+                  "time_settings {n} {n} {n}", "time_left {c} {n} {n}", "kata-analyze {n}",
+                  "lz-analyze {c} {n}", "kata-genmove_analyze {c} {n}", "final_score",
+                  "final_status_list dead", "is_legal {c} {v}", "captures {c}", "printsgf",
+                  "reg_genmove {c}", "kgs-genmove_cleanup {c}", "showboard", "list_stones {c}")
+
+
+def _template_line(p: Provider) -> str:
+    size = 9 if p.chance(200) else p.pick((2, 5, 13, 19, 25))
+    return p.pick(_GTP_TEMPLATES).format(
+        c=p.pick(("b", "w", "B", "white")), n=p.int_in(0, 12), x=p.pick(("7.5", "0", "-3.5", "6")),
+        v=p.pick(("pass", f"{p.pick(_COLS[:size])}{p.int_in(1, size)}")))
+
+
 def _gtp_line(p: Provider, commands: list[str]) -> str:
     if p.chance(24):
         return p.text(120)                        # raw bytes as a line
+    if p.chance(140):
+        return _template_line(p)
     words = [p.pick(commands)]
     if p.chance(48):
         words.insert(0, str(p.int_in(0, 99999)))  # a command id
@@ -190,6 +221,8 @@ def check_gtp(data: bytes) -> None:
     for block in out.getvalue().split("\n\n"):
         if block.strip() and not block.startswith(("=", "?")):
             raise ContractError(f"a GTP response that is neither = nor ?: {block[:200]!r}")
+        if block.startswith("?") and any(word in block for word in INTERNAL):
+            raise ContractError(f"fastplay failed inside: {block[:300]!r}")
 
 
 # -- the analysis protocol --------------------------------------------------------
@@ -229,8 +262,15 @@ def _query_line(p: Provider) -> str:
         return p.text(200)
     query: dict[str, object] = {"id": p.pick(("a", "b", "q1", ""))}
     if p.chance(200):
-        query.update({"moves": [], "rules": "tromp-taylor", "komi": 7.5, "boardXSize": 9,
-                      "boardYSize": 9, "maxVisits": p.int_in(1, 8)})
+        size = p.pick((9, 9, 5, 13, 19))
+        moves = [[p.pick(("B", "W")), f"{p.pick(_COLS[:size])}{p.int_in(1, size)}"]
+                 for _ in range(p.int_in(0, 6))]
+        query.update({"moves": moves, "rules": p.pick(("tromp-taylor", "chinese", "japanese")),
+                      "komi": p.pick((7.5, 6.5, 0)), "boardXSize": size, "boardYSize": size,
+                      "maxVisits": p.int_in(1, 8),
+                      "analyzeTurns": sorted({p.int_in(0, len(moves)) for _ in range(2)})})
+        if p.chance(128):
+            return json.dumps(query)
     for _ in range(p.int_in(0, 6)):
         query[p.pick(_QUERY_KEYS)] = _json_value(p)
     visits = query.get("maxVisits")
@@ -260,12 +300,17 @@ def check_analysis(data: bytes) -> None:
         answer = json.loads(line)
         if not isinstance(answer, dict) or not ("id" in answer or "error" in answer):
             raise ContractError(f"an answer without id or error: {line!r}")
+        if any(word in str(answer.get("error", "")) for word in INTERNAL):
+            raise ContractError(f"fastplay failed inside: {line[:300]!r}")
 
 
 # -- Board API -------------------------------------------------------------------
 
 def _hostile(p: Provider, board: Board, other: Board) -> object:
-    kind = p.int_in(0, 9)
+    kind = p.int_in(0, 11)
+    if kind >= 10:                       # a real move now and then, so that play goes on
+        moves = board.legal_moves()
+        return p.pick(moves) if moves else "pass"
     if kind <= 2:
         return p.pick(("B", "W", "b", "black", "white", "pass", "A1", "J9", "T19", "Z25",
                        "I1", "a1", "A0", "A26", "", " ", "A1 ", "AA1"))
@@ -289,7 +334,8 @@ _BOARD_SKIP = frozenset({"from_sgf", "check_integrity", "_repr_svg_"})
 
 
 def _board_methods() -> list[str]:
-    return sorted(name for name in dir(Board)
+    # "play" twice over: the positions a session reaches matter more than its calls.
+    return ["play", "play"] + sorted(name for name in dir(Board)
                   if not name.startswith("__") and name not in _BOARD_SKIP
                   and callable(getattr(Board, name, None)))
 
@@ -405,10 +451,12 @@ def seeds(name: str) -> Iterator[bytes]:
         for path in sorted((ROOT / "patterns").glob("*.db")):
             yield path.read_bytes()
     elif name == "sgf":
+        # The first four bytes are what check_sgf reads first: the whole record
+        # (move number None), no superko, no suicide, as bytes.
         for path in sorted((SHARED / "cases").glob("*.sgf")):
-            yield b"\x00" + path.read_bytes()
+            yield b"\x00\xff\xff\x00" + path.read_bytes()
         for path in sorted((SHARED / "gnugo-regression" / "games").rglob("*.sgf"))[:40]:
-            yield b"\x01\x00" + path.read_bytes()
+            yield b"\x00\x00\xff\x00" + path.read_bytes()
     elif name == "gtp":
         for path in sorted((SHARED / "cases").glob("*.gtp")):
             yield path.read_bytes()

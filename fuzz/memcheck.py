@@ -36,7 +36,8 @@ def workload() -> None:
         for db in ("mc_montegnu_classic", "mc_mogo_classic", "mc_uniform"):
             fp.playouts(board, db, 40, seed=1, threads=1, amaf=True, debug_check=size == 9)
             fp.playouts(board, db, 40, seed=2, threads=2, scoring="tromp-taylor")
-    games = Path(__file__).resolve().parents[2] / "shared" / "gnugo-regression" / "games"
+    games = Path(os.environ.get("FASTPLAY_SHARED")
+                 or Path(__file__).resolve().parents[2] / "shared") / "gnugo-regression" / "games"
     record = sorted(games.rglob("*.sgf"))[0]
     board = fp.Board.from_sgf(record, move_number=30)
     board.tactics("B"), board.races("W"), board.copy().undo()

@@ -3,7 +3,8 @@
 Each harness gets its seeds, then ``--inputs`` mutations of them (byte flips,
 inserts, cuts, splices) from a fixed random seed, so a failure replays
 exactly.  Exit status 1 names the harness, the input (written to
-``--out``) and the exception.
+``--out``) and the exception; a crash of the interpreter or an input that
+runs longer than ``--timeout`` leaves its input in ``OUT/HARNESS-current``.
 
     python fuzz/smoke.py [--inputs 200] [--seed 1] [--harness NAME ...]
 """
@@ -11,6 +12,7 @@ exactly.  Exit status 1 names the harness, the input (written to
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import hashlib
 import random
 import sys
@@ -58,34 +60,52 @@ def _signature(exc: BaseException) -> str:
     """Exception type and the innermost fastplay frame: one line per distinct bug."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if "fastplay" in f.filename]
     where = f"{frames[-1].filename.rsplit('/', 1)[-1]}:{frames[-1].lineno}" if frames else "?"
-    return f"{type(exc).__name__} at {where}: {str(exc)[:120]}"
+    text = str(exc)
+    if type(exc).__name__ == "ContractError":   # its message quotes the input: keep the kind
+        text = text.split(":", 1)[0]
+    return f"{type(exc).__name__} at {where}: {text[:120]}"
 
 
-def run(name: str, count: int, seed: int, out: Path, keep_going: bool = False
-        ) -> tuple[int, str | None]:
+def run(name: str, count: int, seed: int, out: Path, keep_going: bool = False,
+        timeout: float = 120.0) -> tuple[int, str | None]:
     """Feed ``name`` its smoke inputs; (inputs tried, failure text or None).
-    With ``keep_going`` every distinct failure is reported, not just the first."""
+
+    With ``keep_going`` every distinct failure is reported, not just the first.
+    Each input is written to ``OUT/NAME-current`` before it runs, so that a
+    crash of the interpreter leaves it there; one that runs longer than
+    ``timeout`` seconds stops the process with every thread's stack
+    (``faulthandler``), its input left there too.
+    """
     check = HARNESSES[name]
     tried = 0
     found: dict[str, str] = {}
+    out.mkdir(parents=True, exist_ok=True)
+    current = out / f"{name}-current"
+    faulthandler.enable()
     for data in inputs(name, count, seed):
         tried += 1
+        current.write_bytes(data)
+        faulthandler.dump_traceback_later(timeout, exit=True)
         try:
             check(data)
         except Exception as exc:  # noqa: BLE001 - every escape is a finding
             sig = _signature(exc)
             if sig in found:
                 continue
-            out.mkdir(parents=True, exist_ok=True)
             path = out / f"{name}-{hashlib.sha1(data).hexdigest()[:12]}"
             path.write_bytes(data)
             found[sig] = f"{name}: input {path}\n{traceback.format_exc()}"
             if not keep_going:
                 break
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+    current.unlink(missing_ok=True)
     if not found:
         return tried, None
-    return tried, "\n".join(found.values()) if not keep_going else "\n".join(
-        f"{name}: {sig}" for sig in found)
+    if not keep_going:
+        return tried, "\n".join(found.values())
+    return tried, "\n".join(f"{name}: {sig} ({text.split(chr(10), 1)[0].split('input ')[-1]})"
+                            for sig, text in found.items())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,13 +115,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--harness", action="append", choices=sorted(HARNESSES))
     parser.add_argument("--keep-going", action="store_true",
                         help="report every distinct failure of a harness, not just the first")
+    parser.add_argument("--timeout", type=float, default=120.0,
+                        help="seconds an input may run before it counts as a hang")
     parser.add_argument("--out", type=Path, default=Path("fuzz-failures"),
                         help="folder for a failing input")
     args = parser.parse_args(argv)
     status = 0
     for name in args.harness or sorted(HARNESSES):
         start = time.perf_counter()
-        tried, failure = run(name, args.inputs, args.seed, args.out, args.keep_going)
+        tried, failure = run(name, args.inputs, args.seed, args.out, args.keep_going,
+                              args.timeout)
         print(f"{name:9} {tried:6} inputs  {time.perf_counter() - start:6.1f} s  "
               f"{'FAIL' if failure else 'ok'}", flush=True)
         if failure:

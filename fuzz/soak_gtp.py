@@ -25,6 +25,7 @@ Exit status 0 when every check passed.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import signal
 import subprocess
@@ -33,7 +34,8 @@ import threading
 import time
 from pathlib import Path
 
-GAMES = Path(__file__).resolve().parents[2] / "shared" / "gnugo-regression" / "games"
+SHARED = Path(os.environ.get("FASTPLAY_SHARED") or Path(__file__).resolve().parents[2] / "shared")
+GAMES = SHARED / "gnugo-regression" / "games"
 
 
 def engine(*options: str) -> subprocess.Popen[str]:
@@ -63,6 +65,8 @@ def response(proc: subprocess.Popen[str], what: str) -> str:
             lines.append(line)
     if not lines[0].startswith(("=", "?")):
         raise RuntimeError(f"{what}: malformed response {lines[0][:200]!r}")
+    if lines[0].startswith("?") and "internal error" in lines[0]:
+        raise RuntimeError(f"{what}: fastplay failed inside: {lines[0][:300]!r}")
     return "".join(lines)
 
 

@@ -99,7 +99,8 @@ def gtp_round(rng: random.Random) -> None:
                 legal = engine.board.legal_moves()
                 command = command.format(v=rng.choice(legal) if legal else "pass")
             answer = engine.handle(command)
-            if answer is not None and not answer.startswith(("=", "?")):
+            if answer is not None and (not answer.startswith(("=", "?"))
+                                       or "internal error" in answer):
                 raise AssertionError(f"{command!r} -> {answer!r}")
             time.sleep(rng.choice((0.0, 0.001, 0.01, 0.05)))
     finally:
