@@ -43,3 +43,28 @@ LOG = """==7== Memcheck, a memory error detector
 def test_memcheck_tells_the_core_s_errors_from_cpython_s() -> None:
     total, ours = memcheck.errors(LOG)
     assert total == 2 and len(ours) == 1 and "board_play" in ours[0]
+
+
+def test_a_controller_that_closes_our_output_ends_the_session_cleanly() -> None:
+    """A fresh tester: closing the engine's stdout gave a BrokenPipeError
+    traceback and status 1; now the session ends as at the end of input."""
+    import subprocess
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "fastplay", "gtp", "--playouts", "20"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write(b"boardsize 9\n")
+    proc.stdin.flush()
+    assert proc.stdout.readline().startswith(b"=")
+    proc.stdout.close()
+    try:
+        proc.stdin.write(b"genmove b\nshowboard\nlist_commands\n")
+        proc.stdin.flush()
+        time.sleep(0.5)
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    assert proc.wait(timeout=30) == 0
+    assert b"Traceback" not in proc.stderr.read()

@@ -100,13 +100,27 @@ def run(stdin: IO[Any] | Iterable[bytes] | None = None, stdout: IO[str] | None =
     lock = threading.Lock()
     threading.Thread(target=_reader, args=(_source_lines(source), lines, engine, lock),
                      daemon=True, name="fastplay-gtp-input").start()
+    try:
+        _serve(engine, lines, lock, out)
+    except BrokenPipeError:
+        # The controller closed our output: nobody reads the answers any more,
+        # so the session ends as at the end of input (Python's "Note on
+        # SIGPIPE": point the output at devnull so the final flush is quiet).
+        _silence(out)
+    engine.stop_pondering()
+    return 0
+
+
+def _serve(engine: GTPEngine, lines: queue.Queue[bytes | None], lock: threading.Lock,
+           out: IO[str]) -> None:
+    """Answer the lines until ``quit`` or the end of input."""
     while True:
         raw = lines.get()
         with lock:
             if lines.empty() and raw is not None:
                 engine.input_event.clear()
         if raw is None:
-            break
+            return
         response = engine.respond(raw)
         if response is None:
             continue
@@ -116,6 +130,15 @@ def run(stdin: IO[Any] | Iterable[bytes] | None = None, stdout: IO[str] | None =
         else:
             _write_stream(out, *response)
         if engine.quit_requested:
-            break
-    engine.stop_pondering()
-    return 0
+            return
+
+
+def _silence(out: IO[str]) -> None:
+    """Send what is still buffered for ``out`` (a closed pipe) to devnull."""
+    try:
+        fd = out.fileno()
+    except (OSError, ValueError, AttributeError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
