@@ -761,41 +761,41 @@ cdef class CoreBoard(Position):
     # calls the method of the naming rule; the new names pay nothing for them.
     def color_at(self, v):
         """Deprecated name of :meth:`get_index`."""
-        _renamed("color_at", "get_index")
+        _renamed("color_at", "get_index", type(self).__name__)
         return self.get_index(v)
 
     def liberty_count(self, v):
         """Deprecated name of :meth:`liberties_index`."""
-        _renamed("liberty_count", "liberties_index")
+        _renamed("liberty_count", "liberties_index", type(self).__name__)
         return self.liberties_index(v)
 
     def legality(self, v, color):
         """Deprecated name of :meth:`legality_index`."""
-        _renamed("legality", "legality_index")
+        _renamed("legality", "legality_index", type(self).__name__)
         return self.legality_index(v, color)
 
     def ladder_captures(self, v, attacker_first=True):
         """Deprecated name of :meth:`in_ladder_index`."""
-        _renamed("ladder_captures", "in_ladder_index")
+        _renamed("ladder_captures", "in_ladder_index", type(self).__name__)
         return self.in_ladder_index(v, attacker_first)
 
     def tactical_moves(self, color, stakes=None):
         """Deprecated name of :meth:`tactics_flat`."""
-        _renamed("tactical_moves", "tactics_flat")
+        _renamed("tactical_moves", "tactics_flat", type(self).__name__)
         return self.tactics_flat(color, stakes)
 
     def race_moves(self, color, stakes=None):
         """Deprecated name of :meth:`races_flat`."""
-        _renamed("race_moves", "races_flat")
+        _renamed("race_moves", "races_flat", type(self).__name__)
         return self.races_flat(color, stakes)
 
     def setup_stones(self, black, white):
         """Deprecated name of :meth:`setup_indices`."""
-        _renamed("setup_stones", "setup_indices")
+        _renamed("setup_stones", "setup_indices", type(self).__name__)
         return self.setup_indices(black, white)
 
     def history_moves(self):
         """Deprecated name of :meth:`history_indices`."""
-        _renamed("history_moves", "history_indices")
+        _renamed("history_moves", "history_indices", type(self).__name__)
         return self.history_indices()
 

@@ -15,7 +15,8 @@ __all__ = ["renamed"]
 
 
 def renamed(old: str, new: str, owner: str = "CoreBoard") -> None:
-    """Warn (``DeprecationWarning``, at the caller's caller) that ``owner.old`` is now ``new``."""
+    """Warn (``DeprecationWarning``, at the caller's caller) that ``owner.old`` is now ``new``
+    (``owner``: the class the caller used, e.g. ``Board``)."""
     warnings.warn(f"{owner}.{old} is deprecated and will be removed in the next release: use "
                   f"{new}, the same method under the board's naming rule", DeprecationWarning,
                   stacklevel=2)
