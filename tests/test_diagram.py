@@ -112,3 +112,24 @@ def test_errors_name_line_and_column(text: str, line: int, column: int, words: s
     assert (info.value.line, info.value.column) == (line, column)
     assert str(info.value).startswith(f"line {line}, column {column}: ")
     assert isinstance(info.value, ValueError)
+
+
+def test_a_komi_that_is_no_komi_is_a_located_diagram_error() -> None:
+    """A fresh tester: 'komi 1e400' gave a plain ValueError without a place."""
+    from fastplay.diagram import DiagramError, parse
+
+    with pytest.raises(DiagramError) as err:
+        parse(". . .\n. . .\n. . .\nB to play; captures B 0 W 0; komi 1e400")
+    assert (err.value.line, err.value.column) == (4, 35)
+
+
+def test_a_ko_point_no_capture_can_have_made_is_refused() -> None:
+    """A fresh tester: a '#' on an empty board was accepted, and the point then
+    became illegal on an empty board."""
+    from fastplay.diagram import DiagramError, parse
+
+    with pytest.raises(DiagramError, match="ko point") as err:
+        parse(". # .\n. . .\n. . .\nB to play; captures B 0 W 0; komi 7.5")
+    assert (err.value.line, err.value.column) == (1, 3)
+    board = parse("X # X\n. X .\n. . .\nW to play; captures B 1 W 0; komi 7.5")
+    assert board.ko_point == "B3"

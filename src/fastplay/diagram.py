@@ -34,6 +34,8 @@ the side to move).
 
 from __future__ import annotations
 
+import math
+
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -184,9 +186,23 @@ def read(text: str) -> Diagram:
                 kos.append((vertex, n, column))
     if len(kos) > 1:
         raise DiagramError("a second ko point '#' (one at most)", kos[1][1], kos[1][2])
+    if kos:
+        _check_ko(kos[0], size, set(black), set(white))
     to_move, captures, komi = status if status is not None else (None, None, None)
     return Diagram(size, tuple(black), tuple(white), kos[0][0] if kos else None, to_move,
                    captures, komi)
+
+
+def _check_ko(ko: tuple[str, int, int], size: int, black: set[str], white: set[str]) -> None:
+    """A ``#`` is a point simple ko forbids: every neighbour on the board is a
+    stone of one colour (the capture just made left the point surrounded)."""
+    vertex, n, column = ko
+    j, row = COLUMNS.index(vertex[0]), int(vertex[1:])
+    neighbours = [f"{COLUMNS[c]}{r}" for c, r in ((j - 1, row), (j + 1, row), (j, row - 1),
+                                                   (j, row + 1)) if 0 <= c < size and 1 <= r <= size]
+    if not (all(v in black for v in neighbours) or all(v in white for v in neighbours)):
+        raise DiagramError(f"a ko point '#' at {vertex} that stones of one colour do not "
+                           "surround (no capture can have made it)", n, column)
 
 
 def _status(n: int, line: str) -> tuple[Color, dict[Color, int], float]:
@@ -196,7 +212,11 @@ def _status(n: int, line: str) -> tuple[Color, dict[Color, int], float]:
         raise DiagramError("expected the status line 'B to play; captures B 0 W 0; komi 7.5', "
                            f"not {text!r}", n, len(line) - len(line.lstrip()) + 1)
     captures = {Color.BLACK: int(found["black"]), Color.WHITE: int(found["white"])}
-    return Color.parse(found["to_move"]), captures, float(found["komi"])
+    komi = float(found["komi"])
+    if not math.isfinite(komi) or abs(komi) > 1e6:
+        raise DiagramError(f"komi {found['komi']} is not a komi (finite, at most 10**6 points)",
+                           n, len(line) - len(line.lstrip()) + found.start("komi") + 1)
+    return Color.parse(found["to_move"]), captures, komi
 
 
 def _grid_lines(lines: list[tuple[int, str]]) -> list[tuple[int, list[tuple[int, str]]]]:
