@@ -45,8 +45,7 @@ def test_embedding_example_builds_and_matches_python(tmp_path: Path) -> None:
 # the board and corrupt strings from these before CoreBoard checked them).
 MISUSE = """
 import embed, fastplay as fp
-from fastplay._core import PlayoutEngine, seed_key
-from fastplay.patterns import geometry_table
+from fastplay.montecarlo import playout_engine, seed_key
 board, refused = fp.Board(9), 0
 for move in [(2, 100000), (2, -100000), (3, 40), (0, 40), (2, 81)]:
     try:
@@ -56,7 +55,7 @@ for move in [(2, 100000), (2, -100000), (3, 40), (0, 40), (2, 81)]:
     board.check_integrity()
 db = fp.PatternDatabase.builtin("mc_uniform")
 try:
-    embed.playouts(board, PlayoutEngine(db.table, geometry_table()), seed_key(1), 3, 7.5, -1)
+    embed.playouts(board, playout_engine(db), seed_key(1), 3, 7.5, -1)
 except ValueError:
     refused += 1
 assert board.move_number == 0

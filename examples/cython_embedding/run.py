@@ -17,17 +17,17 @@ import numpy as np
 
 import embed
 import fastplay as fp
-from fastplay._core import BLACK, WHITE, PlayoutEngine, seed_key
-from fastplay.patterns import geometry_table
+from fastplay.montecarlo import playout_engine, seed_key
 
 N, SEED = 20_000, 7
 
 
 def main() -> int:
     db = fp.PatternDatabase.builtin("mc_montegnu_classic")
-    engine = PlayoutEngine(db.table, geometry_table())
+    engine = playout_engine(db)
     board = fp.Board(9, komi=7.5)
-    embed.play(board, [(BLACK, 40), (WHITE, 30), (BLACK, 32), (WHITE, -1)])
+    black, white = fp.Color.BLACK, fp.Color.WHITE        # their values are the core's codes
+    embed.play(board, [(black, 40), (white, 30), (black, 32), (white, -1)])
     start = time.perf_counter()
     scores, winners, lengths = embed.playouts(board, engine, seed_key(SEED), N, board.komi)
     seconds = time.perf_counter() - start

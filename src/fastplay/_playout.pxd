@@ -1,12 +1,11 @@
 # The playout engine: the declared C interface of fastplay._playout.
 #
-# Embedding (see examples/cython_embedding): make a PlayoutEngine from a
-# PatternDatabase (``fastplay.montecarlo._engine`` or
-# ``PlayoutEngine(db.table, geometry_table())``), a template with
+# Embedding (see examples/cython_embedding): the PlayoutEngine of a
+# PatternDatabase (``fastplay.montecarlo.playout_engine(db)``), a template with
 # ``tmpl = pstate_new(size)`` and ``engine.prepare(tmpl, board, False)``, a
 # work state with ``pstate_new(size)``, then, without the GIL,
 # ``playout_one(work, tmpl, engine.T, engine.G, board.mover(), key, i, 600,
-# komi, False, &outcome)`` for i = 0, 1, ...; ``key = seed_key(seed)`` makes
+# komi, False, &outcome)`` for i = 0, 1, ...; ``key = fastplay.montecarlo.seed_key(seed)`` makes
 # playout i the same as index i of ``fastplay.playouts(board, db, n, seed)``.
 from libc.stdint cimport uint8_t, int16_t, int32_t, uint32_t, uint16_t, int64_t, uint64_t
 cimport numpy as cnp

@@ -33,10 +33,11 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from fastplay._core import CoreBoard, PlayoutEngine
+from fastplay._core import CoreBoard, PlayoutEngine, seed_key
 from fastplay.color import Color
 
-__all__ = ["playout", "playouts", "PlayoutResult", "PlayoutStats", "AmafStats"]
+__all__ = ["playout", "playouts", "PlayoutResult", "PlayoutStats", "AmafStats",
+           "PlayoutEngine", "playout_engine", "seed_key"]
 
 Scoring = Literal["gnugo", "tromp-taylor"]
 
@@ -112,6 +113,16 @@ class PlayoutResult:
     winner: Color | None
     length: int
     final: npt.NDArray[np.int8]
+
+
+def playout_engine(db: Any) -> PlayoutEngine:
+    """The compiled :class:`PlayoutEngine` that :func:`playouts` runs for ``db`` (a
+    :class:`fastplay.PatternDatabase`; cached per database), for extensions that
+    play from C through ``fastplay.capi``; with ``seed_key(seed)`` as the stream
+    key, playout ``i`` from C is playout ``i`` of ``playouts(board, db, n, seed)``
+    (``examples/cython_embedding``).  Keep the engine alive while a state it
+    prepared is in use.  Raises ``TypeError`` for anything but a database."""
+    return _engine(db)
 
 
 def _engine(db: Any) -> PlayoutEngine:
