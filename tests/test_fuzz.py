@@ -75,3 +75,13 @@ def test_a_root_property_of_lower_case_letters_only_is_not_kept(tmp_path: Path) 
     assert "" not in board.sgf_properties and board.sgf_properties["PB"] == "x"
     again = fp.Board.from_sgf(board.to_sgf())
     assert again == board
+
+
+def test_a_record_whose_first_move_is_not_the_player_to_move_writes_back_the_same() -> None:
+    """fuzz/run.py sgf (campaign): PL[B] at the root and White's move first was
+    written without the PL, so reading the record back gave another starting
+    player and writing it again another record."""
+    board = fp.Board.from_sgf(b"(;GM[1]FF[4]SZ[9]PL[B];W[ac];B[ad])")
+    text = board.to_sgf()
+    again = fp.Board.from_sgf(text)
+    assert again == board and again.to_sgf() == text and "PL[B]" in text

@@ -694,8 +694,10 @@ def _setup_points(grid: Any) -> tuple[list[tuple[int, int]], list[tuple[int, int
 
 
 def _write_root(root: Any, board: Board, black: list[tuple[int, int]],
-                white: list[tuple[int, int]], start_to_move: str | Color) -> None:
-    """The root node: FF, GM, KM, HA, the other ``sgf_properties``, setup, PL."""
+                white: list[tuple[int, int]], start_to_move: str | Color,
+                first_mover: str | Color | None = None) -> None:
+    """The root node: FF, GM, KM, HA, the other ``sgf_properties``, setup, PL
+    (also when the first move is not the starting side's: a record said so)."""
     root.set_raw("FF", b"4")
     root.set_raw("GM", b"1")
     root.set("KM", float(board.komi))
@@ -716,7 +718,8 @@ def _write_root(root: Any, board: Board, black: list[tuple[int, int]],
         root.set_raw_list(ident, _property_values(ident, value))
     if black or white:
         root.set_setup_stones(black, white)
-    if black or white or start_to_move == "W":
+    if black or white or start_to_move == "W" or (
+            first_mover is not None and str(first_mover).upper() != str(start_to_move).upper()):
         root.set("PL", str(start_to_move).lower())
 
 
@@ -761,7 +764,8 @@ def board_to_sgf(board: Board) -> str:
     black, white = _setup_points(start.to_numpy())
     start_to_move = start.to_move
     game = sgf.Sgf_game(size)
-    _write_root(game.get_root(), board, black, white, start_to_move)
+    _write_root(game.get_root(), board, black, white, start_to_move,
+                history[0][0] if history else None)
     for colour, vertex in history:
         node = game.extend_main_sequence()
         if vertex.lower() == "pass":
