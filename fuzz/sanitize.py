@@ -7,7 +7,8 @@ The tracked files of this checkout (uncommitted edits included) are copied
 to ``--work`` (a fresh temporary folder by default), the core is built there
 in place with ``FASTPLAY_SANITIZE`` (``setup.py``: ``-fsanitize=...
 -fno-sanitize-recover=all -O1 -g``), and ``pytest`` and ``fuzz/smoke.py``
-run against that build with gcc's sanitizer runtimes preloaded (CPython
+run against that build with gcc's sanitizer runtimes preloaded (all tests
+but the resident-memory check, which ASan's quarantine defeats; CPython
 itself is not instrumented, so its own allocations are not checked, and
 leak detection is off: the interpreter keeps memory until exit by design).
 Any sanitizer report aborts the process, so a failing run names the first
@@ -79,8 +80,12 @@ def main(argv: list[str] | None = None) -> int:
     subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", "-j", "2"], cwd=work,
                    env=build_env, check=True, capture_output=True)
     env = sanitized_env(args.sanitize, work)
+    # The one check of resident memory is left out: ASan keeps freed memory in
+    # its quarantine (256 MB by default), so RSS grows by design under it.
+    default = ["tests", "--deselect",
+               "tests/test_soak.py::test_a_short_gtp_session_keeps_its_memory"]
     tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                            *(pytest_args or ["tests"])], cwd=work, env=env)
+                            *(pytest_args or default)], cwd=work, env=env)
     smoke = subprocess.run([sys.executable, "fuzz/smoke.py", "--inputs", str(args.smoke_inputs),
                             "--out", str(work / "fuzz-failures")], cwd=work, env=env)
     print(f"sanitizers {args.sanitize}: pytest exit {tests.returncode}, "
