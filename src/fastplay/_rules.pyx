@@ -165,7 +165,13 @@ cdef void board_free(BoardState* b) noexcept nogil:
 cdef void board_copy(BoardState* dst, const BoardState* src) noexcept nogil:
     """Copy a position into ``dst``, allocated for the same size."""
     memcpy(dst.block, src.block, src.blocksize)
-    board_copy_scalars(dst, src)
+    dst.ko = src.ko
+    dst.ko_color = src.ko_color
+    dst.passes = src.passes
+    dst.captures[0] = src.captures[0]
+    dst.captures[1] = src.captures[1]
+    dst.captures[2] = src.captures[2]
+    dst.hash = src.hash
 
 
 cdef inline void add_lib(BoardState* b, int h, int p) noexcept nogil:
@@ -337,7 +343,7 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
     string.  When ``q`` is given it receives GNU Go's update set of the move
     (spec 6.3, clauses Q1-Q7).  Returns the number of stones captured.
     """
-    cdef int o = other(c), n, h, s, k, i, nk = 0, captured = 0
+    cdef int W = b.W, o = other(c), d, n, h, s, k, i, j, nk = 0, captured = 0
     cdef int16_t kbuf[MAX_PTS]
     cdef int caps[4]
     cdef int ncaps = 0
@@ -357,10 +363,22 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
         q_add(q, p)                                          # Q1
     # The neighbours' colours are the low byte of p's code.
     cdef uint32_t g = b.code[p]
-    cdef uint32_t fm, om
-    place_stone(b, p, c, g)
-    # The strings beside it, friends and enemies, by bit masks of directions
+    set_color(b, p, c)
+    b.hash ^= ZOBRIST[c][p]
+    b.sid[p] = p
+    b.nxt[p] = p
+    b.ssize[p] = 1
+    b.nlibs[p] = 0
+    zero_words(&b.libs[p << b.wshift], b.wshift, b.nwords)
+    # Its own liberties, branch-free over the four directions; then the
+    # strings beside it, friends and enemies, by bit masks of directions
     # (even bits, one per direction) taken from the code.
+    cdef uint32_t e, fm, om
+    for d in range(4):
+        n = p + b.nbr[d]
+        e = ((g >> (2 * d)) & 3) == EMPTY_C
+        b.libs[(p << b.wshift) + (n >> 6)] |= (<uint64_t>e) << (n & 63)
+        b.nlibs[p] += e
     fm = colour_mask(g & 0xFF, c)
     om = colour_mask(g & 0xFF, o)
     h = p
@@ -389,7 +407,18 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
                 opp[nopp] = s
                 nopp += 1
     if q != NULL and ncaps > 0:
-        nq6 = q6_strings(b, c, q.lim, caps, ncaps, q6)
+        # Q6 needs liberty counts on B1: our strings touching a captured stone,
+        # listed branch-free (a string met twice adds nothing new to Q).
+        for i in range(ncaps):
+            s = caps[i]
+            while True:
+                for d in range(4):
+                    n = s + b.nbr[d]
+                    q6[nq6] = b.sid[n]
+                    nq6 += (b.color[n] == c) & (b.nlibs[b.sid[n]] <= q.lim)
+                s = b.nxt[s]
+                if s == caps[i]:
+                    break
     for i in range(ncaps):
         k = nk
         nk = remove_string(b, caps[i], kbuf, nk)
@@ -406,66 +435,18 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
         b.captures[o] += s
         return captured
     if q != NULL:
-        update_set_rest(q, b, p, h, o, kbuf, nk, opp, nopp, q6, nq6)
+        q_add_empty_ring(q, b, p)                            # Q2
+        for i in range(nk):                                  # Q3
+            q_add(q, kbuf[i])
+            q_add_empty_ring(q, b, kbuf[i])
+        for i in range(nopp):                                # Q5
+            if b.color[opp[i]] == o and b.nlibs[b.sid[opp[i]]] <= q.lim:
+                q_add_libs(q, b, b.sid[opp[i]])
+        for i in range(nq6):                                 # Q6
+            q_add_libs(q, b, b.sid[q6[i]])
+        if b.nlibs[h] <= q.lim:                              # Q7
+            q_add_libs(q, b, h)
     return captured
-
-
-cdef inline void place_stone(BoardState* b, int p, int c, uint32_t g) noexcept nogil:
-    """A lone ``c`` stone on empty ``p`` (``g``: p's code): colour, hash, a string of
-    its own with the liberties among its four neighbours, branch-free."""
-    cdef int d, n
-    cdef uint32_t e
-    set_color(b, p, c)
-    b.hash ^= ZOBRIST[c][p]
-    b.sid[p] = p
-    b.nxt[p] = p
-    b.ssize[p] = 1
-    b.nlibs[p] = 0
-    zero_words(&b.libs[p << b.wshift], b.wshift, b.nwords)
-    for d in range(4):
-        n = p + b.nbr[d]
-        e = ((g >> (2 * d)) & 3) == EMPTY_C
-        b.libs[(p << b.wshift) + (n >> 6)] |= (<uint64_t>e) << (n & 63)
-        b.nlibs[p] += e
-
-
-cdef inline int q6_strings(BoardState* b, int c, int lim, const int* caps, int ncaps,
-                           int16_t* q6) noexcept nogil:
-    """Q6 needs liberty counts on B1: ``c``'s strings (at most ``lim`` liberties)
-    touching a stone of the strings ``caps`` about to be captured, listed
-    branch-free into ``q6`` (a string met twice adds nothing new to Q)."""
-    cdef int i, d, n, s, nq6 = 0
-    for i in range(ncaps):
-        s = caps[i]
-        while True:
-            for d in range(4):
-                n = s + b.nbr[d]
-                q6[nq6] = b.sid[n]
-                nq6 += (b.color[n] == c) & (b.nlibs[b.sid[n]] <= lim)
-            s = b.nxt[s]
-            if s == caps[i]:
-                break
-    return nq6
-
-
-cdef inline void update_set_rest(QSet* q, BoardState* b, int p, int h, int o,
-                                 const int16_t* kbuf, int nk, const int* opp, int nopp,
-                                 const int16_t* q6, int nq6) noexcept nogil:
-    """Clauses Q2, Q3, Q5, Q6 and Q7 of the update set (spec 6.3) after the move at
-    ``p`` (string ``h``) captured the stones ``kbuf`` and touched the enemy
-    strings ``opp`` (colour ``o``) and the strings ``q6``."""
-    cdef int i
-    q_add_empty_ring(q, b, p)                                # Q2
-    for i in range(nk):                                      # Q3
-        q_add(q, kbuf[i])
-        q_add_empty_ring(q, b, kbuf[i])
-    for i in range(nopp):                                    # Q5
-        if b.color[opp[i]] == o and b.nlibs[b.sid[opp[i]]] <= q.lim:
-            q_add_libs(q, b, b.sid[opp[i]])
-    for i in range(nq6):                                     # Q6
-        q_add_libs(q, b, b.sid[q6[i]])
-    if b.nlibs[h] <= q.lim:                                  # Q7
-        q_add_libs(q, b, h)
 
 
 cdef uint64_t strings_hash(BoardState* b, int p, int color, bint atari_only,
