@@ -188,13 +188,7 @@ cdef void pstate_board_copy(BoardState* dst, const BoardState* src, const int16_
         h = heads[k]
         memcpy(&dst.libs[h << src.wshift], &src.libs[h << src.wshift],
                sizeof(uint64_t) * src.nwords)
-    dst.ko = src.ko
-    dst.ko_color = src.ko_color
-    dst.passes = src.passes
-    dst.captures[0] = src.captures[0]
-    dst.captures[1] = src.captures[1]
-    dst.captures[2] = src.captures[2]
-    dst.hash = src.hash
+    board_copy_scalars(dst, src)
 
 
 cdef void pstate_copy(PState* dst, const PState* src) noexcept nogil:

@@ -291,3 +291,14 @@ cdef inline uint32_t point_ctx_light(BoardState* b, int p) noexcept nogil:
     w_ok = em | (wm & ~at) | (bm & at)
     b_ok = em | (bm & ~at) | (wm & at)
     return g | (<uint32_t>(w_ok == 0) << 22) | (<uint32_t>(b_ok == 0) << 23)
+
+
+cdef inline void board_copy_scalars(BoardState* dst, const BoardState* src) noexcept nogil:
+    """What a position holds beside its block: the ko, the passes, the captures, the hash."""
+    dst.ko = src.ko
+    dst.ko_color = src.ko_color
+    dst.passes = src.passes
+    dst.captures[0] = src.captures[0]
+    dst.captures[1] = src.captures[1]
+    dst.captures[2] = src.captures[2]
+    dst.hash = src.hash

@@ -165,13 +165,7 @@ cdef void board_free(BoardState* b) noexcept nogil:
 cdef void board_copy(BoardState* dst, const BoardState* src) noexcept nogil:
     """Copy a position into ``dst``, allocated for the same size."""
     memcpy(dst.block, src.block, src.blocksize)
-    dst.ko = src.ko
-    dst.ko_color = src.ko_color
-    dst.passes = src.passes
-    dst.captures[0] = src.captures[0]
-    dst.captures[1] = src.captures[1]
-    dst.captures[2] = src.captures[2]
-    dst.hash = src.hash
+    board_copy_scalars(dst, src)
 
 
 cdef inline void add_lib(BoardState* b, int h, int p) noexcept nogil:
