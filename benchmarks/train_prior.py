@@ -1,11 +1,13 @@
 """Fit a learned move prior to one player's moves in SGF game records.
 
-    python benchmarks/train_prior.py GAMES.tar.gz|DIR|FILE.sgf ... --player "GNU Go" \
-        [--size 9] [--holdout 5] [--iterations 60] [--out FILE.npz]
+    python benchmarks/train_prior.py GAMES.tar.gz|DIR|FILE.sgf ... [--player "GNU Go"] \
+        [--size 9] [--also SIZE ...] [--holdout 5] [--iterations 60] [--out FILE.npz]
 
 Needs fastplay installed (``pip install .``).  Reads every ``.sgf`` file
-(directories recursively; ``.tar.gz`` archives too), collects the moves of the player whose PB/PW contains ``--player``
-with their legal alternatives (:func:`fastplay.prior.collect_samples`),
+(directories recursively; ``.tar.gz`` archives too), collects the moves of
+the player whose PB/PW contains ``--player`` (without it: both players')
+with their legal alternatives (records that are not readable SGF are
+skipped, each named on stderr) (:func:`fastplay.prior.collect_samples`),
 fits Coulom's (2007) feature strengths on the games whose number is not a
 multiple of ``--holdout`` and prints, for the held-out games, the mean
 log-probability of the chosen move and the top-1 rate of three priors:
@@ -27,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from fastplay.argtypes import positive_int
-from fastplay.prior import collect_samples, fit
+from fastplay.prior import MoveSamples, collect_samples, fit
 from fastplay.sgf import SGFError
 
 
@@ -52,37 +54,64 @@ def _files(sources: list[str], scratch: Path) -> list[Path]:
     return found
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("sources", nargs="+", help="SGF files, directories or .tar.gz archives")
-    parser.add_argument("--player", required=True, help="substring of the player's PB/PW name")
+    parser.add_argument("--player", help="substring of the player's PB/PW name "
+                        "(default: the moves of both players)")
     parser.add_argument("--size", type=positive_int, default=9)
+    parser.add_argument("--also", type=positive_int, action="append", default=[],
+                        metavar="SIZE", help="fit on the games of this board size too "
+                        "(repeatable; the report holds out games of --size only)")
     parser.add_argument("--holdout", type=positive_int, default=5,
                         help="every N-th game is held out for the report (default 5)")
     parser.add_argument("--iterations", type=positive_int, default=60)
     parser.add_argument("--out", help="refit on every game and save the model here (.npz)")
+    return parser
+
+
+def _collect(parser: argparse.ArgumentParser, args: argparse.Namespace
+             ) -> tuple[int, MoveSamples, MoveSamples]:
+    """Files read, the samples of ``--size`` and those of the ``--also`` sizes."""
+    skipped: list[str] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        try:
+            files = _files(args.sources, Path(scratch))
+            samples = collect_samples(files, args.player, args.size, skipped=skipped)
+            extra = collect_samples([], args.player, args.size)
+            for size in args.also:
+                extra = extra.concat(collect_samples(files, args.player, size, skipped=[]))
+        except (OSError, EOFError, SGFError, tarfile.TarError) as exc:
+            parser.error(str(exc) or type(exc).__name__)
+    for message in skipped:
+        print(f"skipped: {message}", file=sys.stderr)
+    if len(samples) == 0:
+        whose = "either player" if args.player is None else f"a player named like {args.player!r}"
+        parser.error(f"no moves of {whose} on {args.size}x{args.size}")
+    return len(files), samples, extra
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     if args.holdout < 2:
         parser.error("--holdout must be at least 2")
+    if any(size == args.size or not 2 <= size <= 25 for size in args.also):
+        parser.error("--also takes other board sizes in 2..25")
     if args.out is not None:
         if not args.out.strip() or Path(args.out).is_dir():
             parser.error(f"--out must name a file, not {args.out!r}")
         if not Path(args.out).resolve().parent.is_dir():
             parser.error(f"--out: no such directory: {Path(args.out).parent}")
-    with tempfile.TemporaryDirectory() as scratch:
-        try:
-            files = _files(args.sources, Path(scratch))
-            samples = collect_samples(files, args.player, args.size)
-        except (OSError, EOFError, SGFError, tarfile.TarError) as exc:
-            parser.error(str(exc) or type(exc).__name__)
-    if len(samples) == 0:
-        parser.error(f"no moves of a player named like {args.player!r} on {args.size}x{args.size}")
+    files, samples, extra = _collect(parser, args)
     test = samples.game % args.holdout == 0
     train, held = samples.subset(~test), samples.subset(test)
-    print(f"{len(files)} files, {int(samples.game.max()) + 1} games of {args.player!r}: "
-          f"{len(samples)} moves ({len(train)} to fit, {len(held)} held out)")
+    print(f"{files} files, {int(samples.game.max()) + 1} games of "
+          f"{'both players' if args.player is None else repr(args.player)}: "
+          f"{len(samples)} moves ({len(train)} to fit, {len(held)} held out)"
+          + (f", and {len(extra)} moves on {', '.join(map(str, args.also))}" if args.also else ""))
     if len(train) and len(held):
-        model = fit(train, args.iterations)
+        model = fit(train.concat(extra), args.iterations)
         rows = [("uniform", np.ones(len(held.index))),
                 ("playout values ** 0.5", np.maximum(held.values, 1e-9) ** 0.5),
                 ("learned", model.strength(held))]
@@ -91,8 +120,9 @@ def main(argv: list[str] | None = None) -> int:
             loglik, top1 = held.log_likelihood(strength)
             print(f"{name:24s} {loglik:9.3f} {100 * top1:5.1f}%")
     if args.out:
-        fit(samples, args.iterations).save(args.out)
-        print(f"saved {args.out} (fitted on all {len(samples)} moves)")
+        every = samples.concat(extra)
+        fit(every, args.iterations).save(args.out)
+        print(f"saved {args.out} (fitted on all {len(every)} moves)")
     return 0
 
 

@@ -102,6 +102,24 @@ def test_collect_samples_reads_one_players_moves(tmp_path: Path) -> None:
     assert collect_samples([game], "nobody").offsets.tolist() == [0]
 
 
+def test_collect_samples_reads_both_players_and_skips_broken_records(tmp_path: Path) -> None:
+    game = tmp_path / "g.sgf"
+    # A name given twice (a real record of GNU Go's regression set does so).
+    game.write_text("(;GM[1]FF[4]SZ[9]PB[GNU Go][3.8]PW[someone];B[ee];W[cc];B[gc];W[tt];B[cg])")
+    broken = tmp_path / "broken.sgf"
+    broken.write_text("(;GM[1]FF[4]SZ[9];B[ee]")
+    assert len(collect_samples([game], "GNU Go")) == 3
+    assert len(collect_samples([game], "someone")) == 1
+    both = collect_samples([game], None)
+    assert len(both) == 4 and list(both.game) == [0, 0, 0, 0]
+    from fastplay.sgf import SGFError
+    with pytest.raises(SGFError, match="broken.sgf"):
+        collect_samples([broken, game], None)
+    skipped: list[str] = []
+    assert len(collect_samples([broken, game], None, skipped=skipped)) == 4
+    assert len(skipped) == 1 and "broken.sgf" in skipped[0]
+
+
 def test_distance_buckets() -> None:
     line, last, before = distance_buckets(9, [0, 40, 41, 80, 30], 40, -1)
     assert line.tolist() == [0, 4, 3, 0, 3]
@@ -266,7 +284,7 @@ def _root_priors(search: MCTS, board: fastplay.Board) -> dict[str, float]:
     return {c.move: c.prior for c in result.children}
 
 
-@pytest.mark.parametrize("size", [9, 13])
+@pytest.mark.parametrize("size", [9, 11, 13, 19])
 def test_search_priors_follow_the_table(size: int) -> None:
     db = fastplay.PatternDatabase.builtin("mc_montegnu_classic")
     board = fastplay.Board(size, komi=7.5)
@@ -283,12 +301,16 @@ def test_search_priors_follow_the_table(size: int) -> None:
     priors = _root_priors(MCTS(db, seed=1, prior_table=table, prior_power=1.0, ladder_prior=1.0,
                                ladder_visits=0), board)
     assert priors[format_vertex(int(unique[0]), size)] > 0.9
-    # "auto" is the bundled prior on 9x9 and the playout values elsewhere.
+    # "auto" is the bundled prior of the size, the playout values on others.
     auto = _root_priors(MCTS(db, seed=1), board)
     values = _root_priors(MCTS(db, seed=1, prior_table=None), board)
-    learned = _root_priors(MCTS(db, seed=1, prior_table="gnugo9x9"), board)
-    assert auto == (learned if size == 9 else values)
-    assert auto != (values if size == 9 else learned)
+    learned = {name: _root_priors(MCTS(db, seed=1, prior_table=name), board)
+               for name in ("gnugo9x9", "gnugo13x13", "gnugo19x19")}
+    own = {9: "gnugo9x9", 13: "gnugo13x13", 19: "gnugo19x19"}.get(size)
+    assert auto == (values if own is None else learned[own])
+    assert all(auto != priors for name, priors in learned.items() if name != own)
+    if own is not None:
+        assert auto != values
 
 
 def test_search_refuses_a_bad_prior_table() -> None:

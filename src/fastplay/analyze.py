@@ -102,8 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=non_negative_int, default=1, metavar="S",
                         help="random seed (default 1; with one thread the output is reproducible)")
     parser.add_argument("--prior", default="auto", metavar="NAME|FILE|none",
-                        help="the tree's move prior: 'auto' (default: learned on 9x9), "
-                             "gnugo9x9, a .npz file from benchmarks/train_prior.py, or 'none'")
+                        help="the tree's move prior: 'auto' (default: learned on 9x9, "
+                             "13x13, 19x19), gnugo9x9, gnugo13x13, gnugo19x19, a .npz file "
+                             "from benchmarks/train_prior.py, or 'none'")
     parser.add_argument("--mc-patterns", metavar="NAME",
                         help="built-in pattern database (default mc_montegnu_classic)")
     parser.add_argument("--top", type=positive_int, default=8, metavar="K",

@@ -92,9 +92,10 @@ def _add_search_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mc-load-patterns", metavar="FILE",
                         help="load a pattern database file; wins over --mc-patterns, as in GNU Go")
     parser.add_argument("--prior", default="auto", metavar="NAME|FILE|none",
-                        help="the tree's move prior: 'auto' (default: the learned prior on "
-                             "9x9, the playout values elsewhere), a learned prior's name "
-                             "(gnugo9x9) or .npz file (benchmarks/train_prior.py), or 'none' "
+                        help="the tree's move prior: 'auto' (default: the learned prior of "
+                             "the size on 9x9, 13x13 and 19x19, the playout values elsewhere), "
+                             "a learned prior's name (gnugo9x9, gnugo13x13, gnugo19x19) or "
+                             ".npz file (benchmarks/train_prior.py), or 'none' "
                              "(the playout values)")
     parser.add_argument("--playouts", type=positive_int, metavar="N",
                         help="playouts per move (default: the search's time management)")

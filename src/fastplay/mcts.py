@@ -10,7 +10,7 @@ from fastplay.search import MCTS, ChildStats, SearchConfig, SearchInfo, SearchRe
 from fastplay.search.config import C_PUCT, C_UCT, DEFAULT_BATCH, DEFAULT_PLAYOUTS, MAX_BATCH
 from fastplay.search.config import LADDER_PRIOR, LADDER_VISITS
 from fastplay.search.komi import KOMI_LOWER, KOMI_RAISE
-from fastplay.search.priors import AUTO_PRIOR_SIZE, LINE_PRIOR
+from fastplay.search.priors import AUTO_PRIORS, LINE_PRIOR
 
 #: A position in the tree (the core's compiled node).
 Node = TreeNode
@@ -18,4 +18,4 @@ Node = TreeNode
 __all__ = ["MCTS", "SearchConfig", "SearchResult", "SearchInfo", "ChildStats", "Node",
            "eye_mask", "in_seki", "C_PUCT", "C_UCT", "DEFAULT_BATCH", "DEFAULT_PLAYOUTS",
            "MAX_BATCH", "LADDER_PRIOR", "LADDER_VISITS", "KOMI_RAISE", "KOMI_LOWER",
-           "AUTO_PRIOR_SIZE", "LINE_PRIOR"]
+           "AUTO_PRIORS", "LINE_PRIOR"]

@@ -58,7 +58,8 @@ LINES = 5        # line buckets: 0..3, and 4 for the fifth line and beyond
 DISTANCES = 18   # distance buckets: 0 (no such move), 2..16, 17 (farther)
 
 #: Learned priors shipped with fastplay: name -> file in ``fastplay/data``.
-BUNDLED = {"gnugo9x9": "prior_gnugo9x9.npz"}
+BUNDLED = {"gnugo9x9": "prior_gnugo9x9.npz", "gnugo13x13": "prior_gnugo13x13.npz",
+           "gnugo19x19": "prior_gnugo19x19.npz"}
 
 # A table's median cell is scaled to this value: integers with three digits
 # of resolution below the median and room above it (the largest learned
@@ -176,6 +177,17 @@ class MoveSamples:
             self.chosen[keep], self.game[keep], self.values[per_candidate],
             self.line[per_candidate], self.last[per_candidate], self.before[per_candidate])
 
+    def concat(self, other: MoveSamples) -> MoveSamples:
+        """These positions, then ``other``'s (its games numbered after these)."""
+        first = int(self.game.max()) + 1 if len(self) else 0
+        return MoveSamples(
+            np.concatenate([self.index, other.index]),
+            np.concatenate([self.offsets, other.offsets[1:] + self.offsets[-1]]),
+            np.concatenate([self.chosen, other.chosen]),
+            np.concatenate([self.game, other.game + first]),
+            *(np.concatenate([getattr(self, k), getattr(other, k)])
+              for k in ("values", "line", "last", "before")))
+
     def log_likelihood(self, strength: npt.ArrayLike) -> tuple[float, float]:
         """Mean log-probability (nats) of the chosen moves and the top-1 rate.
 
@@ -197,18 +209,24 @@ class MoveSamples:
                 float(np.mean((picked >= best) / ties)))
 
 
-def collect_samples(games: Iterable[str | os.PathLike[str]], player: str, size: int = 9,
-                    db: PatternDatabase | None = None) -> MoveSamples:
+def collect_samples(games: Iterable[str | os.PathLike[str]], player: str | None,
+                    size: int = 9, db: PatternDatabase | None = None,
+                    skipped: list[str] | None = None) -> MoveSamples:
     """The moves of ``player`` in SGF game records, with their legal alternatives.
 
     Args:
         games: SGF files.  Games on another board size, with handicap or
             setup stones (``HA``, ``AB``/``AW``/``AE`` in any node), and games
             where ``player`` matches neither or both of PB/PW are skipped.
-        player: a substring of the player's name (``PB``/``PW``), e.g. ``"GNU Go"``.
+        player: a substring of the player's name (``PB``/``PW``), e.g. ``"GNU Go"``;
+            ``None`` for the moves of both players.
         size: board size of the games to read.
         db: the playout database whose values go into ``values`` (default
             ``mc_montegnu_classic``).
+        skipped: if given, a record that is not a readable SGF game is not an
+            error: its :class:`~fastplay.sgf.SGFError` message is appended here
+            and the record skipped (collections of real records hold a few
+            broken files).
 
     Returns:
         :class:`MoveSamples`; passes, and moves the record plays on a point
@@ -220,13 +238,20 @@ def collect_samples(games: Iterable[str | os.PathLike[str]], player: str, size: 
         OSError: a file that cannot be read (missing, a directory).
     """
     from fastplay.patterns import PatternDatabase
+    from fastplay.sgf import SGFError
 
     if db is None:
         db = PatternDatabase.builtin("mc_montegnu_classic")
     builder = _SampleBuilder(db)
     games_read = 0
     for path in games:
-        game = _read_game(path, player, size)
+        try:
+            game = _read_game(path, player, size)
+        except SGFError as exc:
+            if skipped is None:
+                raise
+            skipped.append(str(exc))
+            continue
         if game is None:
             continue
         ours, moves = game
@@ -240,10 +265,11 @@ def collect_samples(games: Iterable[str | os.PathLike[str]], player: str, size: 
 _RecordMove = tuple[str | None, tuple[int, int] | None]
 
 
-def _read_game(path: str | os.PathLike[str], player: str, size: int
+def _read_game(path: str | os.PathLike[str], player: str | None, size: int
                ) -> tuple[str, list[_RecordMove]] | None:
-    """``player``'s colour (``"b"``/``"w"``) in the game at ``path`` and the
-    game's moves, or None for a game :func:`collect_samples` skips."""
+    """``player``'s colour (``"b"``/``"w"``; ``"bw"`` for ``None``, both) in the
+    game at ``path`` and the game's moves, or None for a game
+    :func:`collect_samples` skips."""
     from sgfmill import sgf
 
     from fastplay.sgf import SGFError
@@ -253,9 +279,10 @@ def _read_game(path: str | os.PathLike[str], player: str, size: int
     except ValueError as exc:
         raise SGFError(f"{path}: {exc}") from exc
     root = record.get_root()
-    names = {c: root.get(p) if root.has_property(p) else ""
-             for c, p in (("b", "PB"), ("w", "PW"))}
-    ours = [c for c, name in names.items() if player in name]
+    # Raw values: a name given twice (PB[a][b]) is read as one, not refused.
+    names = {c: b" ".join(root.get_raw_list(p)).decode("utf-8", "replace")
+             if root.has_property(p) else "" for c, p in (("b", "PB"), ("w", "PW"))}
+    ours = ["bw"] if player is None else [c for c, name in names.items() if player in name]
     try:
         sequence = record.get_main_sequence()
         moves: list[_RecordMove] = [node.get_move() for node in sequence[1:]]
@@ -271,8 +298,8 @@ def _read_game(path: str | os.PathLike[str], player: str, size: int
 
 def _replay_game(builder: _SampleBuilder, size: int, ours: str, moves: list[_RecordMove],
                  game: int) -> None:
-    """Play ``moves`` out on an empty board, sampling each move of colour
-    ``ours``; stop at the first illegal move of the record."""
+    """Play ``moves`` out on an empty board, sampling each move of a colour
+    in ``ours``; stop at the first illegal move of the record."""
     from fastplay.board import Board
 
     board = Board(size)
@@ -286,7 +313,7 @@ def _replay_game(builder: _SampleBuilder, size: int, ours: str, moves: list[_Rec
             continue
         row, col = move
         point = (size - 1 - row) * size + col
-        if colour == ours and board.to_move == colour.upper():
+        if colour in ours and board.to_move == colour.upper():
             builder.add(board, point, recent[1], recent[0], game)
         try:
             board.play(point, colour.upper())

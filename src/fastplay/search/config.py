@@ -154,8 +154,9 @@ class SearchConfig:
         dynamic_komi: points by which the komi against the searching side
             moves after each search (Baudis 2011; 0 = off).
         prior_table: the weights of the built-in prior: ``"auto"`` (the
-            learned ``gnugo9x9`` prior on 9x9, the playout values
-            elsewhere), ``None`` (the playout values), or anything
+            bundled learned prior of the board size, ``gnugo9x9``,
+            ``gnugo13x13`` or ``gnugo19x19``, the playout values on other
+            sizes), ``None`` (the playout values), or anything
             :func:`fastplay.prior.load_prior` takes.
         mix: ``lambda`` in the leaf value ``(1 - lambda) v + lambda z``
             (Silver et al., Nature 2016, who used 0.5): ``v`` the

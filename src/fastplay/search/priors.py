@@ -9,7 +9,8 @@ weights come from one of three sources:
   lines (``LINE_PRIOR``), at power 0.5 by default;
 * a learned prior (:mod:`fastplay.prior`, Coulom 2007: GNU Go's moves from
   the same local context, the line and the distances to the last two
-  moves), at power 1 -- ``prior_table="auto"`` uses the bundled one on 9x9;
+  moves), at power 1 -- ``prior_table="auto"`` uses the bundled one of the
+  board size (``AUTO_PRIORS``: 9x9, 13x13, 19x19);
 * a user's ``prior(board) -> float[size*size + 1]`` (flat index ``row *
   size + col``, pass last), non-negative, normalised over the candidates.
 
@@ -37,7 +38,7 @@ from fastplay.prior import LearnedPrior, load_prior
 from fastplay.search.config import SearchConfig
 from fastplay.search.errors import PriorError
 
-__all__ = ["NodeMaker", "PriorFunction", "LINE_PRIOR", "AUTO_PRIOR_SIZE", "fight_points",
+__all__ = ["NodeMaker", "PriorFunction", "LINE_PRIOR", "AUTO_PRIORS", "fight_points",
            "recent_moves"]
 
 #: A user prior: the position -> ``float[size*size + 1]``, pass last.
@@ -49,9 +50,9 @@ PriorFunction = Callable[[Board], npt.ArrayLike]
 #: The same knowledge as Pachi's 1st/2nd-line malus (``prior.c``, "b19").
 LINE_PRIOR = {1: 0.1, 2: 0.5}
 
-#: Board size on which ``prior_table="auto"`` uses the bundled learned prior
-#: (fitted to GNU Go's 9x9 moves); other sizes keep the playout values.
-AUTO_PRIOR_SIZE = 9
+#: The bundled learned prior ``prior_table="auto"`` uses on each board size
+#: (:data:`fastplay.prior.BUNDLED`); other sizes keep the playout values.
+AUTO_PRIORS = {9: "gnugo9x9", 13: "gnugo13x13", 19: "gnugo19x19"}
 
 #: Smallest relative weight a candidate keeps under a user prior (the core
 #: needs positive weights): a zero is ``max * MIN_USER_WEIGHT``.
@@ -61,21 +62,29 @@ Learned = tuple[LearnedPrior, PlayoutEngine, bool]
 
 
 @functools.cache
-def _bundled_prior() -> Learned:
-    """The learned 9x9 prior, its table in a core engine, whether it has
+def _bundled_prior(name: str) -> Learned:
+    """A bundled learned prior, its table in a core engine, whether it has
     factors (built once per process)."""
-    prior = load_prior("gnugo9x9")
+    return _learned(load_prior(name))
+
+
+def _learned(prior: LearnedPrior) -> Learned:
     return prior, PlayoutEngine(prior.table, geometry_table()), prior.has_factors
+
+
+def auto_prior(size: int) -> Learned | None:
+    """The learned prior ``prior_table="auto"`` uses on a board of ``size``
+    (:data:`AUTO_PRIORS`), ``None`` where it keeps the playout values."""
+    name = AUTO_PRIORS.get(size)
+    return None if name is None else _bundled_prior(name)
 
 
 def learned_prior(table: object) -> Learned | None:
-    """The learned prior a ``prior_table`` option names (``None``: none)."""
-    if table is None:
+    """The learned prior a ``prior_table`` option names (``None``: none, and
+    for ``"auto"``, which :func:`auto_prior` resolves per board size)."""
+    if table is None or (isinstance(table, str) and table == "auto"):
         return None
-    if isinstance(table, str) and table == "auto":
-        return _bundled_prior()
-    prior = load_prior(table)
-    return prior, PlayoutEngine(prior.table, geometry_table()), prior.has_factors
+    return _learned(load_prior(table))
 
 
 def recent_moves(board: Board) -> tuple[int, int]:
@@ -172,9 +181,8 @@ class NodeMaker:
         if self.user_prior is not None:
             return self._user_weights(board, color)
         learned = self.learned
-        if learned is not None and isinstance(config.prior_table, str) \
-                and config.prior_table == "auto" and board.size != AUTO_PRIOR_SIZE:
-            learned = None
+        if isinstance(config.prior_table, str) and config.prior_table == "auto":
+            learned = auto_prior(board.size)
         power = config.prior_power if config.prior_power is not None else \
             (0.5 if learned is None else 1.0)
         # The values are PatternDatabase.move_values(board) (or the learned
