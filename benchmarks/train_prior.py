@@ -29,29 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from fastplay.argtypes import positive_int
-from fastplay.prior import MoveSamples, collect_samples, fit
+from fastplay.prior import MoveSamples, collect_samples, fit, record_files
 from fastplay.sgf import SGFError
-
-
-def _files(sources: list[str], scratch: Path) -> list[Path]:
-    found: list[Path] = []
-    for n, source in enumerate(sources):
-        path = Path(source)
-        if path.is_dir():
-            found += sorted(path.rglob("*.sgf"))
-        elif path.name.endswith((".tar.gz", ".tgz")):
-            target = scratch / str(n)
-            with tarfile.open(path) as archive:
-                if hasattr(tarfile, "data_filter"):   # Python >= 3.10.12 / 3.11.4
-                    archive.extractall(target, filter="data")
-                else:
-                    archive.extractall(target)  # noqa: S202 - older Pythons lack the filter
-            found += sorted(target.rglob("*.sgf"))
-        elif path.is_file():
-            found.append(path)
-        else:
-            raise FileNotFoundError(f"no such file or directory: {source}")
-    return found
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -76,7 +55,7 @@ def _collect(parser: argparse.ArgumentParser, args: argparse.Namespace
     skipped: list[str] = []
     with tempfile.TemporaryDirectory() as scratch:
         try:
-            files = _files(args.sources, Path(scratch))
+            files = record_files(args.sources, Path(scratch))
             samples = collect_samples(files, args.player, args.size, skipped=skipped)
             extra = collect_samples([], args.player, args.size)
             for size in args.also:

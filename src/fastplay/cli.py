@@ -1,4 +1,5 @@
-"""The ``fastplay`` command line: ``analyze | analysis | gtp | match | bench | benchmark | patterns``.
+"""The ``fastplay`` command line: ``analyze | analysis | gtp | match | bench | benchmark | tune |
+patterns``.
 
 Each subcommand imports what it needs only when it runs, so ``fastplay gtp``
 starts without loading the search and ``fastplay --help`` without numpy.
@@ -30,6 +31,7 @@ _DELEGATED = {
     "analysis": ("fastplay.analysis", "KataGo's JSON analysis engine on stdin/stdout (KaTrain)"),
     "bench": ("fastplay.bench", "measure playout and search speed"),
     "benchmark": ("fastplay.benchmark.cli", "decision benchmarks: build them, score engines (PR)"),
+    "tune": ("fastplay.tune.cli", "fit a playout pattern database (.db) to game records"),
 }
 
 

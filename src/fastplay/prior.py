@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; imported lazily at run time
     from fastplay.board import Board
     from fastplay.patterns import PatternDatabase
 
-__all__ = ["MoveSamples", "PriorModel", "LearnedPrior", "collect_samples", "fit",
+__all__ = ["MoveSamples", "PriorModel", "LearnedPrior", "collect_samples", "record_files", "fit",
            "load_prior", "distance_buckets", "BUNDLED"]
 
 NUM_CLASSES = 1108  # geometry classes 1..1107 of spec §5.1, row 0 unused
@@ -258,6 +258,38 @@ def collect_samples(games: Iterable[str | os.PathLike[str]], player: str | None,
         _replay_game(builder, size, ours, moves, games_read)
         games_read += 1
     return builder.build()
+
+
+def record_files(sources: Iterable[str | os.PathLike[str]], scratch: str | os.PathLike[str]
+                 ) -> list[Path]:
+    """The SGF files of ``sources``: files as given, folders searched
+    recursively for ``*.sgf``, ``.tar.gz``/``.tgz`` archives unpacked into
+    the folder ``scratch`` (numbered subfolders) and searched likewise.
+
+    Raises:
+        FileNotFoundError: a source that does not exist.
+        tarfile.TarError, EOFError, OSError: an archive that cannot be unpacked.
+    """
+    import tarfile
+
+    found: list[Path] = []
+    for n, source in enumerate(sources):
+        path = Path(source)
+        if path.is_dir():
+            found += sorted(path.rglob("*.sgf"))
+        elif path.name.endswith((".tar.gz", ".tgz")):
+            target = Path(scratch) / str(n)
+            with tarfile.open(path) as archive:
+                if hasattr(tarfile, "data_filter"):   # Python >= 3.10.12 / 3.11.4
+                    archive.extractall(target, filter="data")
+                else:
+                    archive.extractall(target)  # noqa: S202 - older Pythons lack the filter
+            found += sorted(target.rglob("*.sgf"))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise FileNotFoundError(f"no such file or directory: {source}")
+    return found
 
 
 # A record's move: sgfmill's (colour "b"/"w", (row, col) with row 0 at the
@@ -483,7 +515,8 @@ class PriorModel:
                                 line=self.line, last=self.last, before=self.before)
 
 
-def fit(samples: MoveSamples, iterations: int = 60) -> PriorModel:
+def fit(samples: MoveSamples, iterations: int = 60, *, pattern_only: bool = False
+        ) -> PriorModel:
     """Fit the six feature groups to ``samples`` by minorization-maximization.
 
     Args:
@@ -491,6 +524,9 @@ def fit(samples: MoveSamples, iterations: int = 60) -> PriorModel:
         iterations: sweeps over the groups (Coulom 2007 needed a few dozen;
             the held-out log-likelihood of the bundled prior changes by less
             than 0.001 nats from 40 to 60).
+        pattern_only: fit the three pattern groups alone (line and distance
+            strengths stay 1): a model a pattern table can hold, as GNU Go's
+            playout policy is (:mod:`fastplay.tune`).
 
     Returns:
         :class:`PriorModel`.
@@ -511,7 +547,7 @@ def fit(samples: MoveSamples, iterations: int = 60) -> PriorModel:
     picked = samples.offsets[:-1] + samples.chosen
     wins = [np.bincount(k[picked], minlength=len(g)) for k, g in zip(keys, gammas)]
     for _ in range(iterations):
-        for group in range(len(gammas)):
+        for group in range(3 if pattern_only else len(gammas)):
             team = np.ones(len(idx))
             for g, k in zip(gammas, keys):
                 team *= g[k]

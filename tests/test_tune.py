@@ -1,0 +1,170 @@
+"""The playout tuner: the .db writer, move-prediction fitting, playout quality, the CLI."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fastplay
+from fastplay.dbwrite import MAX_VALUE, DbLayout, class_diagram, property_keywords, write_db
+from fastplay.patterns import PatternDatabase, compile_db, geometry_table
+from fastplay.prior import collect_samples
+from fastplay.tune import playout_quality, tune_mm
+from fastplay.tune.cli import main as tune_main
+
+MOVES = ["ee", "cc", "gc", "cg", "gg", "dd", "ec", "ce", "eg", "ge", "dc", "fg"]
+
+
+def _compile_both(text: str) -> np.ndarray:
+    """The strict table, checked equal to GNU Go mode's, and no warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        strict, _ = compile_db(text, strict=True, cache=False)
+    gnugo, _ = compile_db(text, strict=False, cache=False)
+    assert np.array_equal(strict, gnugo)
+    return strict
+
+
+def test_written_layout_compiles_to_its_table() -> None:
+    rng = np.random.default_rng(3)
+    values = rng.integers(0, MAX_VALUE + 1, (1108, 256)).astype(np.uint32)
+    written = rng.random((1108, 256)) < 0.03
+    written[0] = False
+    written[7] = True              # a class written in full: no default line
+    classes = np.zeros(1108, bool)
+    classes[[2, 900]] = True       # classes drawn with their default only
+    written[[2, 900]] = False
+    defaults = rng.integers(0, 5000, 1108).astype(np.uint32)
+    layout = DbLayout(values, written, defaults, 17, classes=classes)
+    text = write_db(layout, "a header\n\n" + "a long line " * 20)
+    assert max(len(line) + 1 for line in text.splitlines()) <= 79
+    assert text.isascii()
+    table = _compile_both(text)
+    np.testing.assert_array_equal(table[1:], layout.table()[1:])
+    assert (table[2] == defaults[2]).all() and table[7].tolist() == values[7].tolist()
+    assert (table[~layout.used()][1:] == 17).all()
+
+
+def test_every_property_byte_and_class_is_addressed_exactly() -> None:
+    for p in range(256):
+        text = "...\n.*.\n...\n" + f":5 {property_keywords(p)}\n"
+        table = _compile_both(text)
+        assert table[1, p] == 5 and int(np.count_nonzero(table[1] == 5)) == 1
+    codes = geometry_table()
+    for g in (1, 16, 94, 276, 645, 742, 752, 829, 1071, 1090, 1093, 1107):
+        table = _compile_both(class_diagram(g) + "\n:9\n")
+        assert np.flatnonzero(table[:, 0] == 9).tolist() == [g]
+        rows = class_diagram(g).splitlines()
+        assert len(rows) == 3 and rows[1][1] == "*" and np.count_nonzero(codes == g) >= 1
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(values=np.full((1108, 256), MAX_VALUE + 1, np.uint32)), "values must be"),
+    (dict(values=np.zeros((5, 256), np.uint32)), "a layout holds"),
+    (dict(row0=True), "row 0"),
+])
+def test_write_db_refuses_bad_layouts(bad: dict[str, object], message: str) -> None:
+    values = np.ones((1108, 256), np.uint32)
+    written = np.zeros((1108, 256), bool)
+    written[1, 0] = True
+    if bad.get("row0"):
+        written[0, 0] = True
+    layout = DbLayout(bad.get("values", values), written,  # type: ignore[arg-type]
+                      np.ones(1108, np.uint32), 1)
+    with pytest.raises(ValueError, match=message):
+        write_db(layout)
+    with pytest.raises(ValueError):
+        class_diagram(0)
+    with pytest.raises(ValueError):
+        property_keywords(256)
+
+
+def _records(folder: Path, games: int = 8) -> Path:
+    folder.mkdir()
+    for n in range(games):
+        seq = "".join(f";{'BW'[k % 2]}[{m}]" for k, m in enumerate(MOVES[n % 4:] + MOVES[:n % 4]))
+        (folder / f"g{n}.sgf").write_text(f"(;GM[1]FF[4]SZ[9]PB[a]PW[b]{seq})")
+    return folder
+
+
+def test_tune_mm_keeps_the_base_zeros_and_prefers_the_moves_played(tmp_path: Path) -> None:
+    samples = collect_samples(sorted(_records(tmp_path / "g").glob("*.sgf")), None, 9)
+    base = PatternDatabase.builtin("mc_montegnu_classic").table
+    policy = tune_mm(samples, base, iterations=10)
+    table = policy.table()
+    assert (table[base == 0] == 0).all() and (table[1:][base[1:] != 0] >= 1).all()
+    chosen = samples.index[samples.offsets[:-1] + samples.chosen]
+    others = np.setdiff1d(samples.index, chosen)
+    assert np.median(table.ravel()[chosen]) > np.median(table.ravel()[others])
+    np.testing.assert_array_equal(_compile_both(write_db(policy.layout))[1:], table[1:])
+    assert policy.moves == len(samples) and policy.cells_seen == len(np.unique(samples.index))
+    with pytest.raises(ValueError, match="shape"):
+        tune_mm(samples, np.ones((3, 3)))
+    with pytest.raises(ValueError, match="scale"):
+        tune_mm(samples, base, scale=0.5)
+
+
+def test_tune_cli_writes_a_database_fastplay_loads(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    records = _records(tmp_path / "g")
+    out = tmp_path / "tuned.db"
+    args = [str(records), "--iterations", "5", "--holdout", "4", "--out", str(out)]
+    assert tune_main(["mm", *args]) == 0
+    report = capsys.readouterr().out
+    assert "base database" in report and "tuned" in report and "wrote" in report
+    text = out.read_text()
+    assert "fastplay tune mm" in text and text.startswith("# Monte Carlo playout patterns")
+    db = PatternDatabase.from_file(out)
+    stats = fastplay.playouts(fastplay.Board(9), db, n=20, seed=1)
+    assert stats.n == 20 and stats.capped == 0
+    first = out.read_bytes()
+    assert tune_main(["mm", *args]) == 0
+    assert out.read_bytes() == first          # a pure function of records and options
+
+
+@pytest.mark.parametrize("args, message", [
+    (["mm", "RECORDS", "--out", ""], "must name a file"),
+    (["mm", "RECORDS", "--out", "OUT", "--size", "13"], "no moves"),
+    (["mm", "/no/such/dir", "--out", "OUT"], "no such file"),
+    (["mm", "RECORDS", "--out", "OUT", "--base", "/no/such.db"], "No such file"),
+    (["mm", "RECORDS", "--out", "OUT", "--holdout", "1"], "holdout"),
+    (["quality", "mc_uniform", "--benchmark", "nonesuch"], "nonesuch"),
+    (["quality", "BADDB"], "BADDB"),
+])
+def test_tune_cli_usage_errors(tmp_path: Path, args: list[str], message: str,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    records = _records(tmp_path / "g", games=2)
+    (tmp_path / "bad.db").write_text("..\n.*.\n...\n:1\n")
+    names = {"RECORDS": str(records), "OUT": str(tmp_path / "o.db"),
+             "BADDB": str(tmp_path / "bad.db")}
+    with pytest.raises(SystemExit) as stop:
+        tune_main([names.get(a, a) for a in args])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err or message.replace("BADDB", "bad.db") in err
+    assert not (tmp_path / "o.db").exists()
+
+
+def test_playout_quality_is_a_pure_function_of_its_seed(capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    from fastplay.benchmark.store import open_benchmark
+
+    entries = open_benchmark("9x9")[0].entries[:6]
+    db = PatternDatabase.builtin("mc_montegnu_classic")
+    a = playout_quality(db, entries, 30, seed=4)
+    assert a.reference.tolist() == playout_quality(db, entries, 30, seed=4).reference.tolist()
+    assert a.playout.tolist() == playout_quality(db, entries, 30, seed=4).playout.tolist()
+    assert 0.0 <= a.mse <= 1.0 and a.mse == pytest.approx(np.mean((a.playout - a.reference) ** 2))
+    assert all(0.0 <= v <= 1.0 for v in a.playout)
+    with pytest.raises(ValueError, match="no positions"):
+        playout_quality(db, [], 10)
+    with pytest.raises(ValueError, match="at least 1"):
+        playout_quality(db, entries, 0)
+    assert tune_main(["quality", "mc_uniform", "mc_montegnu_classic", "--positions", "4",
+                      "--playouts", "10"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("9x9") and "4 positions" in lines[0]
+    assert [line.split(":")[0] for line in lines[1:]] == ["mc_uniform", "mc_montegnu_classic"]
