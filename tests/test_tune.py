@@ -168,3 +168,52 @@ def test_playout_quality_is_a_pure_function_of_its_seed(capsys: pytest.CaptureFi
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("9x9") and "4 positions" in lines[0]
     assert [line.split(":")[0] for line in lines[1:]] == ["mc_uniform", "mc_montegnu_classic"]
+
+
+def test_balanced_database_text_compiles_to_its_table() -> None:
+    from fastplay.tune.balance import FEATURES, balanced_db_text, balanced_table, feature_matrix
+
+    base = PatternDatabase.builtin("mc_montegnu_classic")
+    f = feature_matrix()
+    assert f.shape == (256, len(FEATURES)) and f[1, 0] == 1 and f[2, 1] == 1 and f[8, 2] == 1
+    assert f[0].sum() == 0 and f[255].tolist() == [1, 1, 0, 0, 1, 1, 1, 1]
+    np.testing.assert_array_equal(balanced_table(base, np.zeros(8))[1:],
+                                  base.table[1:].astype(np.int64) * 100)
+    rng = np.random.default_rng(5)
+    for theta in (np.zeros(8), rng.uniform(-1.4, 1.4, 8)):
+        text = balanced_db_text(base, theta, header="balanced")
+        assert max(len(line) + 1 for line in text.splitlines()) <= 79
+        table = _compile_both(text)
+        np.testing.assert_array_equal(table[1:], balanced_table(base, theta)[1:])
+        assert (table[1:][base.table[1:] == 0] == 0).all()
+    with pytest.raises(ValueError, match="theta"):
+        balanced_table(base, np.zeros(3))
+    with pytest.raises(ValueError, match="theta"):
+        balanced_table(base, np.full(8, np.nan))
+    from fastplay.patterns import property_mask
+    assert property_mask(("near", "ocap2")).sum() == 32
+    with pytest.raises(ValueError, match="unknown"):
+        property_mask(("nearly",))
+
+
+def test_balance_is_a_pure_function_of_its_seed(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from fastplay.benchmark.store import open_benchmark
+    from fastplay.tune.balance import THETA_LIMIT, balance_spsa
+
+    entries = open_benchmark("9x9")[0].entries[:4]
+    base = PatternDatabase.builtin("mc_montegnu_classic")
+    a = balance_spsa(base, entries, iterations=3, playouts=6, seed=2)
+    b = balance_spsa(base, entries, iterations=3, playouts=6, seed=2)
+    assert a.theta.tolist() == b.theta.tolist() and a.history == b.history
+    assert len(a.history) == 3 and np.abs(a.theta).max() <= THETA_LIMIT
+    assert a.theta.tolist() != balance_spsa(base, entries, 3, 6, seed=3).theta.tolist()
+    with pytest.raises(ValueError):
+        balance_spsa(base, [], 3, 6)
+    out = tmp_path / "b.db"
+    assert tune_main(["balance", "--iterations", "1", "--playouts", "2", "--report-playouts",
+                      "4", "--holdout", "250", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "held out, mc_montegnu_classic" in text and "held out, balanced" in text
+    assert PatternDatabase.from_file(out).table.shape == (1108, 256)
+    assert "fastplay tune balance" in out.read_text()

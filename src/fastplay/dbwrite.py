@@ -27,7 +27,8 @@ import numpy.typing as npt
 
 from fastplay.patterns import geometry_table
 
-__all__ = ["DbLayout", "write_db", "class_diagram", "property_keywords", "MAX_VALUE"]
+__all__ = ["DbLayout", "write_db", "comment_lines", "class_diagram", "property_keywords",
+           "MAX_VALUE"]
 
 NUM_CLASSES = 1108
 NUM_PROPERTIES = 256
@@ -141,6 +142,14 @@ def _check_layout(layout: DbLayout) -> None:
         raise ValueError(f"values must be in 0..{MAX_VALUE:,} (GNU Go's limit), not {biggest}")
 
 
+def comment_lines(header: str) -> list[str]:
+    """``header`` as ``# `` comment lines wrapped to GNU Go's line length,
+    then an empty line."""
+    out = [f"# {piece}".rstrip() for line in header.splitlines()
+           for piece in (textwrap.wrap(line, _LINE - 2, break_on_hyphens=False) or [""])]
+    return [*out, ""]
+
+
 def write_db(layout: DbLayout, header: str = "") -> str:
     """The ``.db`` text of ``layout``.
 
@@ -157,9 +166,7 @@ def write_db(layout: DbLayout, header: str = "") -> str:
             value outside 0..MAX_VALUE.
     """
     _check_layout(layout)
-    out = [f"# {piece}".rstrip() for line in header.splitlines()
-           for piece in (textwrap.wrap(line, _LINE - 2, break_on_hyphens=False) or [""])]
-    out.append("")
+    out = comment_lines(header)
     for g in np.flatnonzero(layout.used()):
         cells = np.flatnonzero(layout.written[g])
         out.append(f"# class {g}")

@@ -119,6 +119,7 @@ __all__ = [
     "NUM_PROPERTIES",
     "KEYWORDS",
     "PatternDatabase",
+    "property_mask",
     "PatternSyntaxError",
     "PatternWarning",
     "Rule",
@@ -292,6 +293,21 @@ def _property_mask(keywords: tuple[str, ...]) -> np.ndarray:
     mask = np.ones(NUM_PROPERTIES, dtype=bool)
     for k in keywords:
         mask &= _KEYWORD_MASKS[k]
+    return mask
+
+
+def property_mask(keywords: tuple[str, ...]) -> npt.NDArray[np.bool_]:
+    """``bool[256]``: the property bytes (§4.2) a colon line with ``keywords``
+    admits (the canonical keywords of :attr:`Rule.keywords`, GNU Go's
+    precedence among capture forms already applied).
+
+    Raises:
+        ValueError: an unknown keyword.
+    """
+    unknown = [k for k in keywords if k not in _KEYWORD_MASKS]
+    if unknown:
+        raise ValueError(f"unknown property keyword {unknown[0]!r}")
+    mask: npt.NDArray[np.bool_] = _property_mask(tuple(keywords)).copy()
     return mask
 
 

@@ -2,6 +2,8 @@
 
     fastplay tune mm RECORDS... --size 9 [--player NAME] [--base DB] \\
         [--iterations 60] [--scale 1000] [--holdout 5] --out FILE.db
+    fastplay tune balance [--base DB] [--benchmark 9x9] [--iterations 40] \
+        [--playouts 64] [--seed 1] --out FILE.db
     fastplay tune quality DB... [--benchmark 9x9] [--playouts 500] [--seed 1]
 
 ``mm`` fits the values by move prediction (:mod:`fastplay.tune.mm`) to the
@@ -10,7 +12,11 @@ players' moves unless ``--player`` names one), reports the held-out
 log-probability and top-1 rate of the tuned policy next to the base
 database's, and writes the ``.db`` file (:mod:`fastplay.dbwrite`), which it
 compiles again to check that the file says what was fitted.  The output is
-a pure function of the records and the options.  ``quality`` measures
+a pure function of the records and the options.  ``balance`` reweights a
+database's values by property feature so that its playouts match the
+reference values of a benchmark's positions (:mod:`fastplay.tune.balance`),
+holding every N-th position out for the report; a pure function of the
+options and seed.  ``quality`` measures
 databases (built-in names or files) by the playouts' mean squared error
 on a decision benchmark's positions (:mod:`fastplay.tune.quality`).
 """
@@ -46,6 +52,20 @@ def _parser() -> argparse.ArgumentParser:
     mm.add_argument("--holdout", type=positive_int, default=5,
                     help="every N-th game is held out for the report (default 5)")
     mm.add_argument("--out", required=True, help="the .db file to write")
+    balance = sub.add_parser("balance", help="balance feature weights so that playouts "
+                             "match reference values (SPSA on the squared error)")
+    balance.add_argument("--base", default="mc_montegnu_classic",
+                         help="database to reweight (built-in name or .db file)")
+    balance.add_argument("--benchmark", default="9x9",
+                         help="positions with reference values: bundled name or file")
+    balance.add_argument("--iterations", type=positive_int, default=40)
+    balance.add_argument("--playouts", type=positive_int, default=64,
+                         help="playouts per position per evaluation (default 64)")
+    balance.add_argument("--holdout", type=positive_int, default=5,
+                         help="every N-th position is held out for the report (default 5)")
+    balance.add_argument("--report-playouts", type=positive_int, default=500)
+    balance.add_argument("--seed", type=non_negative_int, default=1)
+    balance.add_argument("--out", required=True, help="the .db file to write")
     quality = sub.add_parser("quality", help="playouts' squared error on benchmark positions")
     quality.add_argument("databases", nargs="+", help="built-in names or .db files")
     quality.add_argument("--benchmark", default="9x9", help="bundled name or file (default 9x9)")
@@ -147,6 +167,52 @@ def _run_quality(parser: argparse.ArgumentParser, args: argparse.Namespace) -> i
     return 0
 
 
+def _run_balance(parser: argparse.ArgumentParser, args: argparse.Namespace,
+                 argv: list[str]) -> int:
+    from fastplay.benchmark.store import BenchmarkError, open_benchmark
+    from fastplay.patterns import PatternDatabase, PatternSyntaxError
+    from fastplay.tune.balance import FEATURES, balance_spsa, balanced_db_text
+    from fastplay.tune.quality import playout_quality
+
+    if not args.out.strip() or Path(args.out).is_dir():
+        parser.error(f"--out must name a file, not {args.out!r}")
+    if args.holdout < 2:
+        parser.error("--holdout must be at least 2")
+    try:
+        base = _database(args.base)
+        benchmark, _ = open_benchmark(args.benchmark)
+    except (OSError, BenchmarkError, PatternSyntaxError) as exc:
+        parser.error(str(exc) or type(exc).__name__)
+    assert isinstance(base, PatternDatabase)
+    train = [e for j, e in enumerate(benchmark.entries) if j % args.holdout]
+    held = [e for j, e in enumerate(benchmark.entries) if j % args.holdout == 0]
+    if not train or not held:
+        parser.error("the benchmark has too few positions to hold some out")
+    print(f"{benchmark.label}: {len(train)} positions to balance on, {len(held)} held out")
+    run = balance_spsa(base, train, args.iterations, args.playouts, args.seed)
+    for k, plus, minus in run.history[:: max(1, len(run.history) // 10)]:
+        print(f"step {k}: squared error {plus:.4f} / {minus:.4f}")
+    weights = ", ".join(f"{name} {t:+.3f}" for name, t in zip(FEATURES, run.theta))
+    print(f"log-multipliers: {weights}")
+    header = ("Monte Carlo playout patterns for GNU Go 3.8 (--mc-load-patterns) and fastplay.\n"
+              f"{base.name}'s patterns, their values times 100 and reweighted by property\n"
+              "feature so that playouts match reference values (simulation balancing's\n"
+              "objective, Huang et al. 2010, minimised by SPSA, Spall 1992) on "
+              f"{len(train)} positions\nof {benchmark.label}.  Log-multipliers: {weights}.\n"
+              "Made by: fastplay tune " + shlex.join(argv))
+    text = balanced_db_text(base, run.theta, header=header)
+    tuned = PatternDatabase.from_string(text, name=args.out)
+    for name, db in ((base.name, base), ("balanced", tuned)):
+        q = playout_quality(db, held, args.report_playouts, args.seed)
+        print(f"held out, {name}: MSE {q.mse:.4f}  bias {q.bias:+.4f}")
+    try:
+        Path(args.out).write_text(text, encoding="ascii")
+    except OSError as exc:
+        parser.error(f"cannot write {args.out}: {exc}")
+    print(f"wrote {args.out}: {len(text.splitlines())} lines, {len(text):,} bytes")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``fastplay tune``; returns the exit status (2 for a usage error)."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -154,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.method == "mm":
         return _run_mm(parser, args, argv)
+    if args.method == "balance":
+        return _run_balance(parser, args, argv)
     return _run_quality(parser, args)
 
 
