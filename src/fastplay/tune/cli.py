@@ -37,6 +37,16 @@ from fastplay.argtypes import non_negative_int, positive_float, positive_int
 __all__ = ["main"]
 
 
+def _shared(p: argparse.ArgumentParser, base_help: str, iterations: int, held: str) -> None:
+    """The options ``mm`` and ``balance`` share."""
+    p.add_argument("--base", default="mc_montegnu_classic",
+                   help=f"{base_help} (built-in name or .db file)")
+    p.add_argument("--iterations", type=positive_int, default=iterations)
+    p.add_argument("--holdout", type=positive_int, default=5,
+                   help=f"every N-th {held} is held out for the report (default 5)")
+    p.add_argument("--out", required=True, help="the .db file to write")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fastplay tune", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="method", metavar="METHOD", required=True)
@@ -44,28 +54,18 @@ def _parser() -> argparse.ArgumentParser:
     mm.add_argument("records", nargs="+", help="SGF files, folders or .tar.gz archives")
     mm.add_argument("--size", type=positive_int, default=9)
     mm.add_argument("--player", help="substring of the player's PB/PW name (default: both)")
-    mm.add_argument("--base", default="mc_montegnu_classic",
-                    help="database whose zero cells stay zero (built-in name or .db file)")
-    mm.add_argument("--iterations", type=positive_int, default=60)
     mm.add_argument("--scale", type=positive_float, default=1000.0,
                     help="value of a cell of median strength (default 1000)")
-    mm.add_argument("--holdout", type=positive_int, default=5,
-                    help="every N-th game is held out for the report (default 5)")
-    mm.add_argument("--out", required=True, help="the .db file to write")
+    _shared(mm, "database whose zero cells stay zero", 60, "game")
     balance = sub.add_parser("balance", help="balance feature weights so that playouts "
                              "match reference values (SPSA on the squared error)")
-    balance.add_argument("--base", default="mc_montegnu_classic",
-                         help="database to reweight (built-in name or .db file)")
     balance.add_argument("--benchmark", default="9x9",
                          help="positions with reference values: bundled name or file")
-    balance.add_argument("--iterations", type=positive_int, default=40)
     balance.add_argument("--playouts", type=positive_int, default=64,
                          help="playouts per position per evaluation (default 64)")
-    balance.add_argument("--holdout", type=positive_int, default=5,
-                         help="every N-th position is held out for the report (default 5)")
     balance.add_argument("--report-playouts", type=positive_int, default=500)
     balance.add_argument("--seed", type=non_negative_int, default=1)
-    balance.add_argument("--out", required=True, help="the .db file to write")
+    _shared(balance, "database to reweight", 40, "position")
     quality = sub.add_parser("quality", help="playouts' squared error on benchmark positions")
     quality.add_argument("databases", nargs="+", help="built-in names or .db files")
     quality.add_argument("--benchmark", default="9x9", help="bundled name or file (default 9x9)")
@@ -83,6 +83,23 @@ def _database(name: str) -> object:
     if name in PatternDatabase.names():
         return PatternDatabase.builtin(name)
     return PatternDatabase.from_file(name)
+
+
+def _check_shared(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if not args.out.strip() or Path(args.out).is_dir():
+        parser.error(f"--out must name a file, not {args.out!r}")
+    if args.holdout < 2:
+        parser.error("--holdout must be at least 2")
+
+
+def _write(parser: argparse.ArgumentParser, out: str, text: str) -> int:
+    """Write the database's ``text`` to ``out``; 0, or a usage error."""
+    try:
+        Path(out).write_text(text, encoding="ascii")
+    except OSError as exc:
+        parser.error(f"cannot write {out}: {exc}")
+    print(f"wrote {out}: {len(text.splitlines())} lines, {len(text):,} bytes")
+    return 0
 
 
 def _report(samples: object, table: np.ndarray, base: np.ndarray, holdout: int) -> None:
@@ -105,10 +122,7 @@ def _run_mm(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: lis
     from fastplay.sgf import SGFError
     from fastplay.tune.mm import tune_mm
 
-    if not args.out.strip() or Path(args.out).is_dir():
-        parser.error(f"--out must name a file, not {args.out!r}")
-    if args.holdout < 2:
-        parser.error("--holdout must be at least 2")
+    _check_shared(parser, args)
     try:
         base = _database(args.base)
         skipped: list[str] = []
@@ -139,12 +153,7 @@ def _run_mm(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: lis
     compiled = PatternDatabase.from_string(text, name=args.out)
     if not np.array_equal(compiled.table[1:], policy.table()[1:]):  # pragma: no cover - a bug
         raise AssertionError("the written file does not compile to the fitted table")
-    try:
-        Path(args.out).write_text(text, encoding="ascii")
-    except OSError as exc:
-        parser.error(f"cannot write {args.out}: {exc}")
-    print(f"wrote {args.out}: {len(text.splitlines())} lines, {len(text):,} bytes")
-    return 0
+    return _write(parser, args.out, text)
 
 
 def _run_quality(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -174,10 +183,7 @@ def _run_balance(parser: argparse.ArgumentParser, args: argparse.Namespace,
     from fastplay.tune.balance import FEATURES, balance_spsa, balanced_db_text
     from fastplay.tune.quality import playout_quality
 
-    if not args.out.strip() or Path(args.out).is_dir():
-        parser.error(f"--out must name a file, not {args.out!r}")
-    if args.holdout < 2:
-        parser.error("--holdout must be at least 2")
+    _check_shared(parser, args)
     try:
         base = _database(args.base)
         benchmark, _ = open_benchmark(args.benchmark)
@@ -205,12 +211,7 @@ def _run_balance(parser: argparse.ArgumentParser, args: argparse.Namespace,
     for name, db in ((base.name, base), ("balanced", tuned)):
         q = playout_quality(db, held, args.report_playouts, args.seed)
         print(f"held out, {name}: MSE {q.mse:.4f}  bias {q.bias:+.4f}")
-    try:
-        Path(args.out).write_text(text, encoding="ascii")
-    except OSError as exc:
-        parser.error(f"cannot write {args.out}: {exc}")
-    print(f"wrote {args.out}: {len(text.splitlines())} lines, {len(text):,} bytes")
-    return 0
+    return _write(parser, args.out, text)
 
 
 def main(argv: list[str] | None = None) -> int:
