@@ -217,3 +217,48 @@ def test_balance_is_a_pure_function_of_its_seed(tmp_path: Path,
     assert "held out, mc_montegnu_classic" in text and "held out, balanced" in text
     assert PatternDatabase.from_file(out).table.shape == (1108, 256)
     assert "fastplay tune balance" in out.read_text()
+
+
+def test_policy_gradient_plays_the_playouts_moves_and_scores_them() -> None:
+    from fastplay._playout import policy_gradient
+    from fastplay.montecarlo import playout_engine
+
+    db = PatternDatabase.builtin("mc_montegnu_classic")
+    board = fastplay.Board(9, komi=7.5)
+    for move in ("E5", "C3", "G7"):
+        board.play(move)
+    r = policy_gradient(playout_engine(db), board, 120, 5)
+    stats = fastplay.playouts(board, db, n=120, seed=5)
+    assert r["n"] == 120 and r["wins"] == stats.black_wins + stats.draws / 2
+    # A score function sums to zero over the cells: the probabilities sum to 1.
+    assert abs(r["h"].sum()) < 1e-9 and abs(r["zh"].sum()) < 1e-9
+    touched = np.flatnonzero(r["h"])
+    assert len(touched) > 100 and (db.table.ravel()[touched] > 0).all()
+    assert r["h"].shape == r["zh"].shape == (1108 * 256,)
+    again = policy_gradient(playout_engine(db), board, 120, 5)
+    assert again["zh"].tolist() == r["zh"].tolist()
+    with pytest.raises(ValueError, match="flat"):
+        policy_gradient(playout_engine(PatternDatabase.builtin("mc_uniform")), board, 5, 1)
+    with pytest.raises(ValueError):
+        policy_gradient(playout_engine(db), board, -1, 1)
+
+
+def test_balance_gradient_is_a_pure_function_of_its_seed(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    from fastplay.benchmark.store import open_benchmark
+    from fastplay.tune.balance import THETA_LIMIT, balance_gradient, parameter_count
+
+    entries = open_benchmark("9x9")[0].entries[:5]
+    base = PatternDatabase.builtin("mc_montegnu_classic")
+    a = balance_gradient(base, entries, iterations=2, value_playouts=8, gradient_playouts=8)
+    b = balance_gradient(base, entries, iterations=2, value_playouts=8, gradient_playouts=8)
+    assert a.theta.shape == (parameter_count(base),) and a.theta.tolist() == b.theta.tolist()
+    assert np.abs(a.theta).max() <= THETA_LIMIT and np.abs(a.theta).max() > 0
+    with pytest.raises(ValueError):
+        balance_gradient(base, entries, rate=0)
+    out = tmp_path / "g.db"
+    assert tune_main(["balance", "--iterations", "1", "--playouts", "2", "--report-playouts",
+                      "4", "--holdout", "250", "--out", str(out)]) == 0
+    assert "per line" in capsys.readouterr().out
+    assert "policy gradient" in out.read_text()

@@ -85,6 +85,17 @@ cdef struct Accum:
     int32_t* amaf_black_win  # [3 * size * size], of which Black won
 
 
+# A playout's score function for policy-gradient tuning (simulation balancing):
+# h[cell] = sum over the playout's drawn moves of [cell = the move's cell] - pi(cell),
+# the derivative of the log-probability of the playout by the log of each table
+# value.  ``touched`` lists the ``ntouched`` cells with ``mark`` set (h nonzero).
+cdef struct PolicyGrad:
+    double* h                # [1108 * 256]
+    uint8_t* mark            # [1108 * 256]
+    uint32_t* touched        # [1108 * 256]
+    int ntouched
+
+
 # One playout's result.
 cdef struct PlayoutOutcome:
     double score               # Black minus White minus komi (points)

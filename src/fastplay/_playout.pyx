@@ -573,11 +573,60 @@ cdef int gnugo_score(BoardState* b, cnp.int8_t* owner) noexcept nogil:
 
 
 
+cdef inline uint32_t grad_cell(const PState* s, int c, int p) noexcept nogil:
+    """The table cell that gives ``p`` its weight in ``c``'s next draw (the near
+    bit set for a point of the near set, spec 6.4)."""
+    cdef bint near = (not s.near_free) and s.q.n > 0 and s.q.mark[p] == s.q.stamp
+    return s.idx[c][p] | <uint32_t>near
+
+
+cdef inline void grad_add(PolicyGrad* g, uint32_t cell, double x) noexcept nogil:
+    if g.mark[cell] == 0:
+        g.mark[cell] = 1
+        g.touched[g.ntouched] = cell
+        g.ntouched += 1
+    g.h[cell] += x
+
+
+cdef void grad_draw(PState* s, const uint32_t* T, int c, PolicyGrad* g) noexcept nogil:
+    """Subtract the expected cell of ``c``'s next draw, ``sum_b pi(b) e_cell(b)``,
+    from the playout's score function (the sum of d log pi / d log value)."""
+    cdef int p, ko = s.b.ko if s.b.ko_color == c else 0
+    cdef uint64_t w, total = 0
+    cdef uint32_t cell
+    for p in range(s.b.npts):
+        if s.cand[c][p] and p != ko:
+            total += T[grad_cell(s, c, p)]
+    if total == 0:
+        return
+    for p in range(s.b.npts):
+        if s.cand[c][p] and p != ko:
+            cell = grad_cell(s, c, p)
+            w = T[cell]
+            if w:
+                grad_add(g, cell, -<double>w / <double>total)
+
+
+# playout_moves comes in two compiled versions, chosen by the type of its last
+# argument: without a gradient (NULL NoGradPtr, every playout) and with one
+# (simulation balancing), so that the playouts' loop carries no test for it.
+cdef struct NoGrad:
+    int unused
+
+ctypedef NoGrad* NoGradPtr
+ctypedef PolicyGrad* GradPtr
+ctypedef fused grad_t:
+    NoGradPtr
+    GradPtr
+
+
 cdef int playout_moves(PState* s, const PState* tmpl, const uint32_t* T, const uint16_t* G,
                        int start_color, uint64_t key, uint64_t index, int max_moves,
-                       bint amaf, bint debug, int* length) noexcept nogil:
+                       bint amaf, bint debug, int* length, grad_t grad) noexcept nogil:
     """Play playout ``index`` of stream ``key`` from ``tmpl`` into ``s``, ``start_color``
-    first; ``length[0]`` gets its moves (passes included).  Returns a DBG_* code."""
+    first; ``length[0]`` gets its moves (passes included).  Returns a DBG_* code.
+    With a ``GradPtr`` (not for flat states) every drawn move adds its score
+    function ``e_cell(a) - sum_b pi(b) e_cell(b)`` to ``grad`` (see PolicyGrad)."""
     cdef int c = start_color, p, passes = 0, moves = 0, err
     pstate_copy(s, tmpl)
     rng_seed(s.rng, key, index)
@@ -588,7 +637,12 @@ cdef int playout_moves(PState* s, const PState* tmpl, const uint32_t* T, const u
         elif s.flat:
             p = draw_flat(s, c)
         else:
+            if grad_t is GradPtr:
+                grad_draw(s, T, c, grad)
             p = pstate_draw(s, c)
+            if grad_t is GradPtr:
+                if p != 0:
+                    grad_add(grad, grad_cell(s, c, p), 1.0)
         board_play(&s.b, p, c, &s.q)
         if p == 0:
             passes += 1
@@ -630,7 +684,8 @@ cdef int playout_one(PState* s, const PState* tmpl, const uint32_t* T, const uin
     if s == NULL or tmpl == NULL or s.b.size != tmpl.b.size or (
             start_color != WHITE_C and start_color != BLACK_C) or max_moves < 0:
         return -1
-    playout_moves(s, tmpl, T, G, start_color, key, index, max_moves, False, False, &moves)
+    playout_moves(s, tmpl, T, G, start_color, key, index, max_moves, False, False, &moves,
+                  <NoGradPtr>NULL)
     out.score = playout_score(s, tromp_taylor, owner) - komi
     out.winner = BLACK_C if out.score > 0 else (WHITE_C if out.score < 0 else EMPTY_C)
     out.length = moves
@@ -671,7 +726,7 @@ cdef int run_playouts_range(PState* s, const PState* tmpl, const uint32_t* T, co
         if stop[0]:
             return DBG_OK
         err = playout_moves(s, tmpl, T, G, start_color, key, <uint64_t>i, max_moves, amaf, debug,
-                            &moves)
+                            &moves, <NoGradPtr>NULL)
         if err != DBG_OK:
             return err
         if moves > max_moves + 3:
@@ -1341,3 +1396,70 @@ def rng_stream(key, index, n):
 def seed_key(seed):
     """The 64-bit stream key of a user seed (numpy ``SeedSequence(seed)``, first word)."""
     return int(np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0])
+
+
+NUM_CELLS = 1108 * 256
+
+
+def policy_gradient(PlayoutEngine engine not None, CoreBoard board not None, n, seed, *,
+                    komi=None, max_moves=600):
+    """Playouts with their score functions, for simulation balancing.
+
+    Plays playouts ``0 .. n-1`` of ``seed`` from ``board`` exactly as
+    ``engine.run`` does (the same moves), and returns a dict: ``n``,
+    ``wins`` (Black's wins, draws counted 1/2, GNU Go's scoring), ``zh`` and
+    ``h`` (``float64[1108 * 256]``): the sums over playouts of ``z * h`` and
+    of ``h``, where ``z`` is the playout's outcome for Black (1, 1/2, 0) and
+    ``h[cell]`` the derivative of the playout's log-probability by the log
+    of the table value of ``cell`` (both colours' moves: they share the
+    table).  ``(zh - mean(z) h) / n`` estimates the gradient of Black's
+    expected outcome by the log values (Silver and Tesauro, ICML 2009).
+
+    Raises:
+        ValueError: a flat engine (``mc_uniform``-like tables: nothing to
+            differentiate), or bad arguments as for ``run``.
+    """
+    if engine.flat:
+        raise ValueError("a flat table (every value 0 or 1, near-free) has no gradient here")
+    cdef uint64_t key = engine._check_run(n, seed, 1, max_moves, 0)
+    cdef double k = _komi(board, komi)
+    cdef int size = board.st.size, moves, start = board.mover(), j
+    cdef int mm = max_moves
+    cdef int64_t i, count = n
+    cdef double z, wins = 0.0
+    zh = np.zeros(NUM_CELLS, np.float64)
+    hs = np.zeros(NUM_CELLS, np.float64)
+    cdef double[::1] zv = zh
+    cdef double[::1] hv = hs
+    cdef cnp.int8_t owner[MAX_SIZE_C * MAX_SIZE_C]
+    cdef PolicyGrad g
+    cdef PState* tmpl = pstate_new(size)
+    cdef PState* work = pstate_new(size)
+    g.h = <double*>calloc(NUM_CELLS, sizeof(double))
+    g.mark = <uint8_t*>calloc(NUM_CELLS, 1)
+    g.touched = <uint32_t*>malloc(NUM_CELLS * sizeof(uint32_t))
+    g.ntouched = 0
+    try:
+        if tmpl == NULL or work == NULL or g.h == NULL or g.mark == NULL or g.touched == NULL:
+            raise MemoryError()
+        engine.prepare(tmpl, board, False)
+        with nogil:
+            for i in range(count):
+                playout_moves(work, tmpl, engine.T, engine.G, start, key, <uint64_t>i,
+                              mm, False, False, &moves, &g)
+                z = playout_score(work, False, owner) - k
+                z = 1.0 if z > 0 else (0.5 if z == 0 else 0.0)
+                wins += z
+                for j in range(g.ntouched):
+                    zv[g.touched[j]] += z * g.h[g.touched[j]]
+                    hv[g.touched[j]] += g.h[g.touched[j]]
+                    g.h[g.touched[j]] = 0.0
+                    g.mark[g.touched[j]] = 0
+                g.ntouched = 0
+    finally:
+        pstate_free(tmpl)
+        pstate_free(work)
+        free(g.h)
+        free(g.mark)
+        free(g.touched)
+    return {"n": int(count), "wins": wins, "zh": zh, "h": hs}

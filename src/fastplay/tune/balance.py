@@ -22,6 +22,7 @@ move traces.  A run is a pure function of its positions and seed.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -31,11 +32,11 @@ import numpy.typing as npt
 from fastplay.backend import derive_seed
 from fastplay.benchmark.store import Entry
 from fastplay.dbwrite import MAX_VALUE, comment_lines, property_keywords
-from fastplay.patterns import PatternDatabase, compile_db, property_mask
+from fastplay.patterns import PatternDatabase, Rule, compile_db, property_mask
 from fastplay.tune.quality import playout_quality
 
-__all__ = ["FEATURES", "feature_matrix", "balanced_table", "balanced_db_text", "BalanceRun",
-           "balance_spsa"]
+__all__ = ["FEATURES", "feature_matrix", "parameter_count", "balanced_table", "balanced_db_text",
+           "BalanceRun", "balance_spsa", "balance_gradient"]
 
 #: The property features whose weights are balanced (spec §4.2).
 FEATURES = ("near", "xcap1+", "ocap1", "ocap2", "ocap3+", "xunsafe", "ounsafe", "xsuicide")
@@ -54,13 +55,54 @@ def feature_matrix() -> npt.NDArray[np.float64]:
     return np.stack([np.asarray(c, np.float64) for c in cols], axis=1)
 
 
-def _multipliers(theta: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    t = np.asarray(theta, np.float64)
-    if t.shape != (len(FEATURES),) or not np.all(np.isfinite(t)):
-        raise ValueError(f"theta must be {len(FEATURES)} finite numbers, not {t!r}")
-    out: npt.NDArray[np.float64] = np.exp(feature_matrix() @ np.clip(t, -THETA_LIMIT,
-                                                                     THETA_LIMIT))
+def _kept_rules(base: PatternDatabase) -> list[Rule]:
+    """``base``'s colon lines that fill a cell, in file order."""
+    return [rule for rule in base.rules if rule.cells > 0]
+
+
+def parameter_count(base: PatternDatabase) -> int:
+    """Length of ``theta`` for ``base``: the :data:`FEATURES`, then one
+    log-multiplier per colon line of ``base`` that fills a cell, then one for
+    the cells no line fills (GNU Go's default value 1)."""
+    return len(FEATURES) + len(_kept_rules(base)) + 1
+
+
+def _groups(rules: Sequence[Rule], values: Sequence[Sequence[tuple[int, int]]]
+            ) -> list[tuple[str, list[str]]]:
+    """Per rule its diagram and colon lines ``(value, property byte)``; a last
+    ``%%%`` group for the default cells."""
+    groups = [("\n".join(rule.diagram.split("/")),
+               [f":{v} {property_keywords(p)}" for v, p in lines])
+              for rule, lines in zip(rules, values)]
+    groups.append(("%%%\n%*%\n%%%", [f":{v} {property_keywords(p)}" for v, p in values[-1]]))
+    return groups
+
+
+@functools.cache
+def _rule_map(base: PatternDatabase) -> npt.NDArray[np.int64]:
+    """``int64[1108, 256]``: which kept colon line of ``base`` fills each cell
+    (``len(rules)`` for the default cells), from compiling the base's lines
+    with their index as the value."""
+    rules = _kept_rules(base)
+    text = _join([("\n".join(r.diagram.split("/")), [f":{i + 2} {','.join(r.keywords)}"])
+                  for i, r in enumerate(rules)], "")
+    table, _ = compile_db(text, strict=True, cache=False)
+    out = table.astype(np.int64) - 2
+    out[out < 0] = len(rules)
+    out.setflags(write=False)
     return out
+
+
+def _split(base: PatternDatabase, theta: npt.ArrayLike
+           ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Property multipliers ``float64[256]`` and line multipliers ``float64[R + 1]``."""
+    t = np.asarray(theta, np.float64)
+    n = parameter_count(base)
+    if t.ndim != 1 or t.shape[0] not in (len(FEATURES), n) or not np.all(np.isfinite(t)):
+        raise ValueError(f"theta must be {len(FEATURES)} or {n} finite numbers, not {t!r}")
+    t = np.clip(t, -THETA_LIMIT, THETA_LIMIT)
+    lines = np.exp(t[len(FEATURES):]) if len(t) == n else np.ones(n - len(FEATURES))
+    return np.exp(feature_matrix() @ t[:len(FEATURES)]), lines
 
 
 def _scaled(value: npt.ArrayLike, scale: float) -> npt.NDArray[np.uint32]:
@@ -72,28 +114,11 @@ def _scaled(value: npt.ArrayLike, scale: float) -> npt.NDArray[np.uint32]:
 def balanced_table(base: PatternDatabase, theta: npt.ArrayLike, scale: float = 100.0
                    ) -> npt.NDArray[np.uint32]:
     """``uint32[1108, 256]``: ``base``'s values under ``theta`` (module docstring)."""
-    table = _scaled(base.table.astype(np.float64) * _multipliers(theta)[None, :], scale)
+    props, lines = _split(base, theta)
+    table = _scaled(base.table.astype(np.float64) * props[None, :] * lines[_rule_map(base)],
+                    scale)
     table[0] = 0
     return table
-
-
-def _rule_lines(base: PatternDatabase, theta: npt.ArrayLike, scale: float
-                ) -> list[tuple[str, list[str]]]:
-    """Per colon line of ``base`` (first match order): its diagram and one
-    colon line per admitted property byte, with its balanced value."""
-    m = _multipliers(theta)
-    groups: list[tuple[str, list[str]]] = []
-    for rule in base.rules:
-        if rule.cells == 0:
-            continue
-        rows = "\n".join(rule.diagram.split("/"))
-        mask = property_mask(rule.keywords)
-        lines = [f":{int(_scaled(rule.value * m[p], scale))} {property_keywords(int(p))}"
-                 for p in np.flatnonzero(mask)]
-        groups.append((rows, lines))
-    groups.append(("%%%\n%*%\n%%%", [f":{int(_scaled(m[p], scale))} {property_keywords(p)}"
-                                     for p in range(256)]))   # GNU Go's default, 1
-    return groups
 
 
 def balanced_db_text(base: PatternDatabase, theta: npt.ArrayLike, scale: float = 100.0,
@@ -105,13 +130,17 @@ def balanced_db_text(base: PatternDatabase, theta: npt.ArrayLike, scale: float =
     same cells; lines (and diagrams) that would fill nothing are left out.
 
     Raises:
-        ValueError: ``base`` has a diagram that is not in the symbol table,
-            or ``theta`` is malformed.
+        ValueError: ``theta`` is malformed.
     """
-    groups = _rule_lines(base, theta, scale)
-    text = _join(groups, header)
-    _, rules = compile_db(text, strict=True, cache=False)
-    filled = iter(r.cells for r in rules)
+    props, factors = _split(base, theta)
+    rules = _kept_rules(base)
+    values = [[(int(_scaled(r.value * f * props[p], scale)), int(p))
+               for p in np.flatnonzero(property_mask(r.keywords))]
+              for r, f in zip(rules, factors)]
+    values.append([(int(_scaled(factors[-1] * props[p], scale)), p) for p in range(256)])
+    groups = _groups(rules, values)
+    _, compiled = compile_db(_join(groups, header), strict=True, cache=False)
+    filled = iter(r.cells for r in compiled)
     kept = [(rows, [ln for ln in lines if next(filled) > 0]) for rows, lines in groups]
     return _join([(rows, lines) for rows, lines in kept if lines], header)
 
@@ -174,4 +203,57 @@ def balance_spsa(base: PatternDatabase, entries: Sequence[Entry], iterations: in
                         -THETA_LIMIT, THETA_LIMIT)
         run.theta = theta.copy()
         run.history.append((k, plus, minus))
+    return run
+
+
+def _parameter_gradient(base: PatternDatabase, cell_grad: npt.NDArray[np.float64]
+                        ) -> npt.NDArray[np.float64]:
+    """The gradient by ``theta`` from the gradient by each cell's log value
+    (``float64[1108 * 256]``): chain rule through the module docstring's model."""
+    g = cell_grad.reshape(1108, 256)
+    props = g.sum(axis=0) @ feature_matrix()
+    lines = np.bincount(_rule_map(base).ravel(), weights=g.ravel(),
+                        minlength=parameter_count(base) - len(FEATURES))
+    return np.concatenate([props, lines])
+
+
+def balance_gradient(base: PatternDatabase, entries: Sequence[Entry], iterations: int = 4,
+                     value_playouts: int = 64, gradient_playouts: int = 64, seed: int = 1,
+                     scale: float = 100.0, rate: float = 1.0) -> BalanceRun:
+    """Simulation balancing with the policy gradient (Silver and Tesauro 2009,
+    Huang, Coulom and Lin 2010): for each training position ``s`` in turn,
+
+        theta += rate * (V*(s) - V(s)) * g(s),
+
+    ``V*`` the reference value for Black, ``V`` Black's mean outcome over
+    ``value_playouts`` playouts, ``g`` the gradient of Black's expected
+    outcome by ``theta`` from ``gradient_playouts`` other playouts (the core's
+    ``policy_gradient``, ``V`` as the baseline).  ``iterations`` sweeps over
+    the positions; a pure function of the arguments.
+
+    Raises:
+        ValueError: no entries, a non-positive count or rate, or a flat base.
+    """
+    from fastplay._playout import policy_gradient
+    from fastplay.montecarlo import playout_engine, playouts
+
+    if not entries or iterations < 1 or value_playouts < 1 or gradient_playouts < 1 \
+            or rate <= 0:
+        raise ValueError("balance_gradient needs positions and positive counts and rate")
+    theta = np.zeros(parameter_count(base))
+    run = BalanceRun(theta.copy())
+    boards = [e.decision.position.board() for e in entries]
+    for sweep in range(iterations):
+        for j, (entry, board) in enumerate(zip(entries, boards)):
+            db = PatternDatabase(balanced_table(base, theta, scale), name="balancing")
+            black = entry.decision.position.to_play == "B"
+            target = entry.best.value if black else 1.0 - entry.best.value
+            value = playouts(board, db, value_playouts, derive_seed(seed, sweep, j, "v"))
+            v = value.black_win_rate
+            r = policy_gradient(playout_engine(db), board, gradient_playouts,
+                                derive_seed(seed, sweep, j, "g"))
+            g = _parameter_gradient(base, (r["zh"] - v * r["h"]) / gradient_playouts)
+            theta = np.clip(theta + rate * (target - v) * g, -THETA_LIMIT, THETA_LIMIT)
+        run.theta = theta.copy()
+        run.history.append((sweep, 0.0, 0.0))
     return run

@@ -61,8 +61,12 @@ def _parser() -> argparse.ArgumentParser:
                              "match reference values (SPSA on the squared error)")
     balance.add_argument("--benchmark", default="9x9",
                          help="positions with reference values: bundled name or file")
+    balance.add_argument("--estimator", choices=("gradient", "spsa"), default="gradient",
+                         help="the policy gradient (Silver and Tesauro 2009; default) or SPSA")
     balance.add_argument("--playouts", type=positive_int, default=64,
-                         help="playouts per position per evaluation (default 64)")
+                         help="playouts per position for each estimate (default 64)")
+    balance.add_argument("--rate", type=positive_float, default=1.0,
+                         help="the gradient estimator's step size (default 1)")
     balance.add_argument("--report-playouts", type=positive_int, default=500)
     balance.add_argument("--seed", type=non_negative_int, default=1)
     _shared(balance, "database to reweight", 40, "position")
@@ -180,7 +184,7 @@ def _run_balance(parser: argparse.ArgumentParser, args: argparse.Namespace,
                  argv: list[str]) -> int:
     from fastplay.benchmark.store import BenchmarkError, open_benchmark
     from fastplay.patterns import PatternDatabase, PatternSyntaxError
-    from fastplay.tune.balance import FEATURES, balance_spsa, balanced_db_text
+    from fastplay.tune.balance import FEATURES, balance_gradient, balance_spsa, balanced_db_text
     from fastplay.tune.quality import playout_quality
 
     _check_shared(parser, args)
@@ -195,16 +199,22 @@ def _run_balance(parser: argparse.ArgumentParser, args: argparse.Namespace,
     if not train or not held:
         parser.error("the benchmark has too few positions to hold some out")
     print(f"{benchmark.label}: {len(train)} positions to balance on, {len(held)} held out")
-    run = balance_spsa(base, train, args.iterations, args.playouts, args.seed)
-    for k, plus, minus in run.history[:: max(1, len(run.history) // 10)]:
-        print(f"step {k}: squared error {plus:.4f} / {minus:.4f}")
+    if args.estimator == "spsa":
+        run = balance_spsa(base, train, args.iterations, args.playouts, args.seed)
+        how = "SPSA, Spall 1992"
+    else:
+        run = balance_gradient(base, train, args.iterations, args.playouts, args.playouts,
+                               args.seed, rate=args.rate)
+        how = "the policy gradient, Silver and Tesauro 2009"
     weights = ", ".join(f"{name} {t:+.3f}" for name, t in zip(FEATURES, run.theta))
-    print(f"log-multipliers: {weights}")
+    lines = " ".join(f"{t:+.2f}" for t in run.theta[len(FEATURES):])
+    print(f"log-multipliers: {weights}" + (f"; per line: {lines}" if lines else ""))
     header = ("Monte Carlo playout patterns for GNU Go 3.8 (--mc-load-patterns) and fastplay.\n"
-              f"{base.name}'s patterns, their values times 100 and reweighted by property\n"
-              "feature so that playouts match reference values (simulation balancing's\n"
-              "objective, Huang et al. 2010, minimised by SPSA, Spall 1992) on "
-              f"{len(train)} positions\nof {benchmark.label}.  Log-multipliers: {weights}.\n"
+              f"{base.name}'s patterns, values times 100, reweighted per property feature\n"
+              "and per pattern line so that playouts match reference values (simulation\n"
+              f"balancing, Huang et al. 2010, by {how}) on {len(train)} positions of\n"
+              f"{benchmark.label}.  Log-multipliers: {weights}"
+              + (f"; per line: {lines}" if lines else "") + ".\n"
               "Made by: fastplay tune " + shlex.join(argv))
     text = balanced_db_text(base, run.theta, header=header)
     tuned = PatternDatabase.from_string(text, name=args.out)
