@@ -1,4 +1,4 @@
-"""Fit a learned move prior to one player's moves in SGF game records.
+"""Fit a learned move prior to the moves (one player's, or both players') in SGF game records.
 
     python benchmarks/train_prior.py GAMES.tar.gz|DIR|FILE.sgf ... [--player "GNU Go"] \
         [--size 9] [--also SIZE ...] [--holdout 5] [--iterations 60] [--out FILE.npz]

@@ -13,8 +13,11 @@ probe --, a 9x9 opening, 13x13, 19x19).
 
 Two digests were changed since, deliberately: the second 19x19 search
 (800 visits at 3 per leaf) ran 801 before the visit limit became exact (its
-last leaf now gets 2 playouts); every other digest is still the closed
-class's.
+last leaf now gets 2 playouts); and the 13x13 and 19x19 digests of the
+"default" and "extras" sets, when ``prior_table="auto"`` took the learned
+``gnugo13x13`` and ``gnugo19x19`` priors (issue 16; with the playout values
+as prior, ``AUTO_PRIORS`` cut to 9x9, they are the old c6ce71b7, fb04360c,
+0141fe00, 26eb3df9).  Every other digest is still the closed class's.
 """
 
 from __future__ import annotations
@@ -41,8 +44,8 @@ default empty9 1f5e8995885e2445 208f8ff4973f81e1
 default cgos24 bfc319b054f258d3 28c53b08201e14e5
 default cgosend a8d9862df3ebe87c 1a8b6ade8c3cb1ea
 default opening9 d08cd0c8b23050ce 6e6ad0ffeb03c5fc
-default open13 c6ce71b7fcfc3110 697abed33bd41cc1
-default open19 fb04360c8294bc51 4bfd5a61753a42a6
+default open13 5737baa05ee9cc02 cd9e5864894c17d7
+default open19 d20fd7c53532e4a1 329695a789ab1224
 uct_norave empty9 0d4c62e92c0fd13b ed2e056df92d0e0a
 uct_norave cgos24 8e0d5ffb232619c2 5f1aaee7efffe197
 uct_norave cgosend a8d9862df3ebe87c 1a8b6ade8c3cb1ea
@@ -53,8 +56,8 @@ extras empty9 7d580349f5d57b04 313acb10cafea45e
 extras cgos24 e72df03e145b82a0 cbf4b6a3a4abf254
 extras cgosend 430fc11ce4bce87f 4665b77e62062fc7
 extras opening9 d19c078cd309be2a bfe66ca412ceb12d
-extras open13 0141fe00b86ee460 a3ea4b8970c03672
-extras open19 26eb3df9afcbbfa6 7c9ccb16a9a72512
+extras open13 6fdea8582c6bb0fd 265604d934b5ebdf
+extras open19 d4c8d067fcc9d835 297e91f19e08a72d
 """
 
 

@@ -133,19 +133,51 @@ def test_tune_cli_writes_a_database_fastplay_loads(tmp_path: Path,
     (["mm", "RECORDS", "--out", "OUT", "--holdout", "1"], "holdout"),
     (["quality", "mc_uniform", "--benchmark", "nonesuch"], "nonesuch"),
     (["quality", "BADDB"], "BADDB"),
+    (["mm", "RECORDS", "--out", "OUT", "--scale", "0.5"], "--scale"),
+    (["mm", "RECORDS", "--out", "OUT", "--scale", "1e9"], "--scale"),
+    (["mm", "RECORDS", "--out", "/no/such/dir/o.db"], "no such directory"),
+    (["balance", "--out", "/no/such/dir/o.db"], "no such directory"),
+    (["mm", "RECORDS", "--out", "OUT", "--base", "nosuchdb"], "neither a built-in"),
+    (["quality", "RECORDS"], "neither a built-in"),
+    (["mm", "RECORDS", "--out", "OUT", "--player", "nobody"], "named like 'nobody'"),
+    (["mm", "FAKETAR", "--out", "OUT"], "not a readable .tar.gz archive"),
 ])
 def test_tune_cli_usage_errors(tmp_path: Path, args: list[str], message: str,
                                capsys: pytest.CaptureFixture[str]) -> None:
     records = _records(tmp_path / "g", games=2)
     (tmp_path / "bad.db").write_text("..\n.*.\n...\n:1\n")
+    (tmp_path / "fake.tar.gz").write_text("not an archive")
     names = {"RECORDS": str(records), "OUT": str(tmp_path / "o.db"),
-             "BADDB": str(tmp_path / "bad.db")}
+             "BADDB": str(tmp_path / "bad.db"), "FAKETAR": str(tmp_path / "fake.tar.gz")}
     with pytest.raises(SystemExit) as stop:
         tune_main([names.get(a, a) for a in args])
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert message in err or message.replace("BADDB", "bad.db") in err
+    assert "Traceback" not in err and len(err.strip().splitlines()[-1]) < 300
+    assert err.count("error:") == 1 and "\n- method" not in err
     assert not (tmp_path / "o.db").exists()
+
+
+def test_tune_cli_writes_ascii_whatever_the_paths(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    records = _records(tmp_path / "récords")
+    out = tmp_path / "tuné.db"
+    assert tune_main(["mm", str(records), "--iterations", "2", "--out", str(out)]) == 0
+    text = out.read_bytes().decode("ascii")
+    assert "r\\xe9cords" in text and "tun\\xe9.db" in text
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    PatternDatabase.from_file(out)
+    capsys.readouterr()
+
+
+def test_old_auto_prior_size_name_warns() -> None:
+    import fastplay.mcts
+
+    with pytest.warns(DeprecationWarning, match="AUTO_PRIORS"):
+        assert fastplay.mcts.AUTO_PRIOR_SIZE == 9
+    with pytest.raises(AttributeError):
+        fastplay.mcts.NO_SUCH_NAME  # noqa: B018
 
 
 def test_playout_quality_is_a_pure_function_of_its_seed(capsys: pytest.CaptureFixture[str]
@@ -190,6 +222,10 @@ def test_balanced_database_text_compiles_to_its_table() -> None:
         balanced_table(base, np.zeros(3))
     with pytest.raises(ValueError, match="theta"):
         balanced_table(base, np.full(8, np.nan))
+    from fastplay.tune.balance import capped_cells
+    assert capped_cells(base, np.zeros(8)) == 0
+    big = PatternDatabase.from_string("%%%\n%*%\n%%%\n:200000\n", name="big")
+    assert capped_cells(big, np.zeros(8)) == 1107 * 256
     from fastplay.patterns import property_mask
     assert property_mask(("near", "ocap2")).sum() == 32
     with pytest.raises(ValueError, match="unknown"):

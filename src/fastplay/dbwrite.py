@@ -144,8 +144,10 @@ def _check_layout(layout: DbLayout) -> None:
 
 def comment_lines(header: str) -> list[str]:
     """``header`` as ``# `` comment lines wrapped to GNU Go's line length,
-    then an empty line."""
-    out = [f"# {piece}".rstrip() for line in header.splitlines()
+    then an empty line; characters outside ASCII as backslash escapes (GNU Go
+    reads bytes, and a file stays ASCII whatever paths it names)."""
+    ascii_header = header.encode("ascii", "backslashreplace").decode("ascii")
+    out = [f"# {piece}".rstrip() for line in ascii_header.splitlines()
            for piece in (textwrap.wrap(line, _LINE - 2, break_on_hyphens=False) or [""])]
     return [*out, ""]
 

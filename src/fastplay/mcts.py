@@ -19,3 +19,15 @@ __all__ = ["MCTS", "SearchConfig", "SearchResult", "SearchInfo", "ChildStats", "
            "eye_mask", "in_seki", "C_PUCT", "C_UCT", "DEFAULT_BATCH", "DEFAULT_PLAYOUTS",
            "MAX_BATCH", "LADDER_PRIOR", "LADDER_VISITS", "KOMI_RAISE", "KOMI_LOWER",
            "AUTO_PRIORS", "LINE_PRIOR"]
+
+
+def __getattr__(name: str) -> object:
+    """``AUTO_PRIOR_SIZE``, deprecated: ``prior_table="auto"`` now has a prior
+    for several sizes (:data:`AUTO_PRIORS`)."""
+    if name == "AUTO_PRIOR_SIZE":
+        import warnings
+
+        warnings.warn("fastplay.mcts.AUTO_PRIOR_SIZE is deprecated: prior_table='auto' now "
+                      "covers the sizes of AUTO_PRIORS", DeprecationWarning, stacklevel=2)
+        return 9
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -268,7 +268,8 @@ def record_files(sources: Iterable[str | os.PathLike[str]], scratch: str | os.Pa
 
     Raises:
         FileNotFoundError: a source that does not exist.
-        tarfile.TarError, EOFError, OSError: an archive that cannot be unpacked.
+        tarfile.ReadError: an archive that cannot be unpacked (one line, naming it).
+        OSError: a file that cannot be read.
     """
     import tarfile
 
@@ -279,11 +280,16 @@ def record_files(sources: Iterable[str | os.PathLike[str]], scratch: str | os.Pa
             found += sorted(path.rglob("*.sgf"))
         elif path.name.endswith((".tar.gz", ".tgz")):
             target = Path(scratch) / str(n)
-            with tarfile.open(path) as archive:
-                if hasattr(tarfile, "data_filter"):   # Python >= 3.10.12 / 3.11.4
-                    archive.extractall(target, filter="data")
-                else:
-                    archive.extractall(target)  # noqa: S202 - older Pythons lack the filter
+            try:
+                with tarfile.open(path) as archive:
+                    if hasattr(tarfile, "data_filter"):   # Python >= 3.10.12 / 3.11.4
+                        archive.extractall(target, filter="data")
+                    else:
+                        archive.extractall(target)  # noqa: S202 - older Pythons lack it
+            except (tarfile.TarError, EOFError) as exc:
+                first = (str(exc).splitlines() or [type(exc).__name__])[0].rstrip(":")
+                raise tarfile.ReadError(f"{source}: not a readable .tar.gz archive ({first})"
+                                        ) from None
             found += sorted(target.rglob("*.sgf"))
         elif path.is_file():
             found.append(path)

@@ -36,7 +36,7 @@ from fastplay.patterns import PatternDatabase, Rule, compile_db, property_mask
 from fastplay.tune.quality import playout_quality
 
 __all__ = ["FEATURES", "feature_matrix", "parameter_count", "balanced_table", "balanced_db_text",
-           "BalanceRun", "balance_spsa", "balance_gradient"]
+           "capped_cells", "BalanceRun", "balance_spsa", "balance_gradient"]
 
 #: The property features whose weights are balanced (spec §4.2).
 FEATURES = ("near", "xcap1+", "ocap1", "ocap2", "ocap3+", "xunsafe", "ounsafe", "xsuicide")
@@ -119,6 +119,15 @@ def balanced_table(base: PatternDatabase, theta: npt.ArrayLike, scale: float = 1
                     scale)
     table[0] = 0
     return table
+
+
+def capped_cells(base: PatternDatabase, theta: npt.ArrayLike, scale: float = 100.0) -> int:
+    """How many cells :func:`balanced_table` cut down to :data:`MAX_VALUE` (a
+    base with values above ``MAX_VALUE / scale / e**THETA_LIMIT`` loses its
+    top resolution)."""
+    props, lines = _split(base, theta)
+    raw = base.table.astype(np.float64) * props[None, :] * lines[_rule_map(base)] * scale
+    return int(np.count_nonzero(np.rint(raw[1:]) > MAX_VALUE))
 
 
 def balanced_db_text(base: PatternDatabase, theta: npt.ArrayLike, scale: float = 100.0,

@@ -24,15 +24,21 @@ on a decision benchmark's positions (:mod:`fastplay.tune.quality`).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import shlex
 import sys
 import tarfile
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from fastplay.argtypes import non_negative_int, positive_float, positive_int
+
+if TYPE_CHECKING:  # pragma: no cover - typing only; imported when a command runs
+    from fastplay.patterns import PatternDatabase
 
 __all__ = ["main"]
 
@@ -54,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     mm.add_argument("records", nargs="+", help="SGF files, folders or .tar.gz archives")
     mm.add_argument("--size", type=positive_int, default=9)
     mm.add_argument("--player", help="substring of the player's PB/PW name (default: both)")
-    mm.add_argument("--scale", type=positive_float, default=1000.0,
+    mm.add_argument("--scale", type=_scale, default=1000.0,
                     help="value of a cell of median strength (default 1000)")
     _shared(mm, "database whose zero cells stay zero", 60, "game")
     balance = sub.add_parser("balance", help="balance feature weights so that playouts "
@@ -81,26 +87,53 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _database(name: str) -> object:
-    from fastplay.patterns import PatternDatabase
+def _database(parser: argparse.ArgumentParser, name: str, what: str) -> PatternDatabase:
+    """The built-in database or ``.db`` file ``name``, or a usage error naming ``what``."""
+    from fastplay.patterns import PatternDatabase, PatternSyntaxError
 
     if name in PatternDatabase.names():
         return PatternDatabase.builtin(name)
-    return PatternDatabase.from_file(name)
+    try:
+        return PatternDatabase.from_file(name)
+    except PatternSyntaxError as exc:
+        parser.error(str(exc))
+    except OSError as exc:
+        parser.error(f"{what} {name!r} is neither a built-in database "
+                     f"({', '.join(PatternDatabase.names())}) nor a readable .db file "
+                     f"({exc.strerror or type(exc).__name__})")
+
+
+def _scale(text: str) -> float:
+    """``--scale``: a number in [1, MAX_VALUE / 1000]."""
+    from fastplay.dbwrite import MAX_VALUE
+
+    value = positive_float(text)
+    if not 1.0 <= value <= MAX_VALUE / 1000:
+        raise argparse.ArgumentTypeError(f"must be in [1, {MAX_VALUE // 1000}], not {text}")
+    return value
 
 
 def _check_shared(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if not args.out.strip() or Path(args.out).is_dir():
         parser.error(f"--out must name a file, not {args.out!r}")
+    if not Path(args.out).resolve().parent.is_dir():
+        parser.error(f"--out: no such directory: {Path(args.out).parent}")
     if args.holdout < 2:
         parser.error("--holdout must be at least 2")
 
 
 def _write(parser: argparse.ArgumentParser, out: str, text: str) -> int:
-    """Write the database's ``text`` to ``out``; 0, or a usage error."""
+    """Write the database's ``text`` to ``out`` (whole or not at all: through a
+    temporary file in the same folder); 0, or a usage error."""
+    target = Path(out)
     try:
-        Path(out).write_text(text, encoding="ascii")
+        with tempfile.NamedTemporaryFile("w", encoding="ascii", dir=target.resolve().parent,
+                                         prefix=f".{target.name}.", delete=False) as tmp:
+            tmp.write(text)
+        os.replace(tmp.name, target)
     except OSError as exc:
+        with contextlib.suppress(OSError, NameError):
+            os.unlink(tmp.name)
         parser.error(f"cannot write {out}: {exc}")
     print(f"wrote {out}: {len(text.splitlines())} lines, {len(text):,} bytes")
     return 0
@@ -121,25 +154,25 @@ def _report(samples: object, table: np.ndarray, base: np.ndarray, holdout: int) 
 
 def _run_mm(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: list[str]) -> int:
     from fastplay.dbwrite import write_db
-    from fastplay.patterns import PatternDatabase, PatternSyntaxError
+    from fastplay.patterns import PatternDatabase
     from fastplay.prior import collect_samples, record_files
     from fastplay.sgf import SGFError
     from fastplay.tune.mm import tune_mm
 
     _check_shared(parser, args)
+    base = _database(parser, args.base, "--base")
     try:
-        base = _database(args.base)
         skipped: list[str] = []
         with tempfile.TemporaryDirectory() as scratch:
             files = record_files(args.records, scratch)
             samples = collect_samples(files, args.player, args.size, skipped=skipped)
-    except (OSError, EOFError, SGFError, tarfile.TarError, PatternSyntaxError) as exc:
+    except (OSError, EOFError, SGFError, tarfile.TarError) as exc:
         parser.error(str(exc) or type(exc).__name__)
-    assert isinstance(base, PatternDatabase)
     for message in skipped:
         print(f"skipped: {message}", file=sys.stderr)
     if not len(samples):
-        parser.error(f"no moves on {args.size}x{args.size} in the records")
+        whose = "" if args.player is None else f" of a player named like {args.player!r}"
+        parser.error(f"no moves{whose} on {args.size}x{args.size} in the records")
     train = samples.subset(samples.game % args.holdout != 0)
     print(f"{len(files)} files, {int(samples.game.max()) + 1} games, {len(samples)} moves "
           f"({len(train)} to fit the report's policy)")
@@ -162,19 +195,17 @@ def _run_mm(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: lis
 
 def _run_quality(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from fastplay.benchmark.store import BenchmarkError, open_benchmark
-    from fastplay.patterns import PatternDatabase, PatternSyntaxError
     from fastplay.tune.quality import playout_quality
 
+    databases = [_database(parser, name, "database") for name in args.databases]
     try:
         benchmark, _ = open_benchmark(args.benchmark)
-        databases = [_database(name) for name in args.databases]
-    except (OSError, BenchmarkError, PatternSyntaxError) as exc:
+    except (OSError, BenchmarkError) as exc:
         parser.error(str(exc) or type(exc).__name__)
     entries = benchmark.entries[:args.positions] if args.positions else benchmark.entries
     print(f"{benchmark.label}: {len(entries)} positions, {args.playouts} playouts each, "
           f"seed {args.seed}")
     for name, db in zip(args.databases, databases):
-        assert isinstance(db, PatternDatabase)
         q = playout_quality(db, entries, args.playouts, args.seed)
         print(f"{name}: MSE {q.mse:.4f}  bias {q.bias:+.4f}")
     return 0
@@ -183,17 +214,18 @@ def _run_quality(parser: argparse.ArgumentParser, args: argparse.Namespace) -> i
 def _run_balance(parser: argparse.ArgumentParser, args: argparse.Namespace,
                  argv: list[str]) -> int:
     from fastplay.benchmark.store import BenchmarkError, open_benchmark
-    from fastplay.patterns import PatternDatabase, PatternSyntaxError
-    from fastplay.tune.balance import FEATURES, balance_gradient, balance_spsa, balanced_db_text
+    from fastplay.patterns import PatternDatabase
+    from fastplay.dbwrite import MAX_VALUE
+    from fastplay.tune.balance import (FEATURES, balance_gradient, balance_spsa,
+                                       balanced_db_text, capped_cells)
     from fastplay.tune.quality import playout_quality
 
     _check_shared(parser, args)
+    base = _database(parser, args.base, "--base")
     try:
-        base = _database(args.base)
         benchmark, _ = open_benchmark(args.benchmark)
-    except (OSError, BenchmarkError, PatternSyntaxError) as exc:
+    except (OSError, BenchmarkError) as exc:
         parser.error(str(exc) or type(exc).__name__)
-    assert isinstance(base, PatternDatabase)
     train = [e for j, e in enumerate(benchmark.entries) if j % args.holdout]
     held = [e for j, e in enumerate(benchmark.entries) if j % args.holdout == 0]
     if not train or not held:
@@ -216,6 +248,10 @@ def _run_balance(parser: argparse.ArgumentParser, args: argparse.Namespace,
               f"{benchmark.label}.  Log-multipliers: {weights}"
               + (f"; per line: {lines}" if lines else "") + ".\n"
               "Made by: fastplay tune " + shlex.join(argv))
+    capped = capped_cells(base, run.theta)
+    if capped:
+        print(f"warning: {capped} values capped at {MAX_VALUE:,} (GNU Go's limit): "
+              f"{base.name}'s values times 100 exceed it", file=sys.stderr)
     text = balanced_db_text(base, run.theta, header=header)
     tuned = PatternDatabase.from_string(text, name=args.out)
     for name, db in ((base.name, base), ("balanced", tuned)):
