@@ -54,7 +54,9 @@ def _shared(p: argparse.ArgumentParser, base_help: str, iterations: int, held: s
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fastplay tune", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="fastplay tune", description="Fit a Monte Carlo playout pattern database (GNU Go's "
+        ".db language) to game records or to reference values, and measure one.")
     sub = parser.add_subparsers(dest="method", metavar="METHOD", required=True)
     mm = sub.add_parser("mm", help="fit values to game records' moves (Coulom 2007)")
     mm.add_argument("records", nargs="+", help="SGF files, folders or .tar.gz archives")
@@ -63,8 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     mm.add_argument("--scale", type=_scale, default=1000.0,
                     help="value of a cell of median strength (default 1000)")
     _shared(mm, "database whose zero cells stay zero", 60, "game")
-    balance = sub.add_parser("balance", help="balance feature weights so that playouts "
-                             "match reference values (SPSA on the squared error)")
+    balance = sub.add_parser("balance", help="balance feature and pattern weights so that "
+                             "playouts match reference values (simulation balancing)")
     balance.add_argument("--benchmark", default="9x9",
                          help="positions with reference values: bundled name or file")
     balance.add_argument("--estimator", choices=("gradient", "spsa"), default="gradient",
