@@ -605,6 +605,29 @@ def test_a_time_limit_includes_the_final_probe(db, seconds, monkeypatch):
     assert result.seconds >= elapsed - 0.05
 
 
+def test_no_time_for_the_probe_means_no_pass(db, monkeypatch):
+    """A search left without time for the final probe plays on rather than
+    pass on the search's ownership alone: CI on a loaded machine once saw
+    the 0.3 s search above pass where A6 was needed."""
+    board = board_from_ascii(MIDGAME_PASSES[0][0], "W", komi=7.5)
+    own = np.ones((board.size, board.size), np.float32)
+    assert not is_final(board, own, lambda after, limit: 1 / 0,
+                        deadline=time.perf_counter() - 1.0)
+    # Every deadline counts as "no time left" (the starved machine): no pass.
+    monkeypatch.setattr(decide, "FINAL_MIN_SECONDS", 1e9)
+    assert MCTS(db, seed=1).run(board, seconds=0.3).best_move == "A6"
+
+
+def test_a_probe_cut_short_finds_nothing_settled(db):
+    board = board_from_ascii(MIDGAME_PASSES[0][0], "W", komi=7.5)
+    after = board.copy()
+    after.play("pass")
+    search = MCTS(db, seed=1)
+    assert np.abs(search.final_probe(after, None)).max() > 0.5
+    # Stopped by the clock after a visit or two: it owns nothing.
+    assert not search.final_probe(after, 1e-9).any()
+
+
 def test_ponder_then_reuse(db):
     board = fp.Board(9, komi=7.5)
     search = MCTS(db, seed=1)

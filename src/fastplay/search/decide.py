@@ -34,7 +34,8 @@ from fastplay.search.config import SearchConfig
 from fastplay.search.results import ChildStats, lower_bound
 
 __all__ = ["ranked_children", "ChildScores", "settled", "dead_enemy", "is_final", "book_move", "Resigner",
-           "choose", "SETTLED", "FINAL_PLAYOUTS", "FINAL_MIN_SECONDS", "Probe"]
+           "choose", "SETTLED", "FINAL_PLAYOUTS", "FINAL_MIN_SECONDS", "FINAL_MIN_VISITS",
+           "Probe"]
 
 #: Ownership beyond which a point counts as settled (:func:`settled`).
 SETTLED = 0.5
@@ -43,8 +44,13 @@ SETTLED = 0.5
 #: final (:func:`is_final`); 10-40 ms on 9x9, only at the end of a game.
 FINAL_PLAYOUTS = 500
 
-#: With less time than this left, no probe: the search's ownership decides.
+#: With less time than this left, no probe, and so no pass (a move in a
+#: final position costs nothing under area scoring; a pass in one that only
+#: looks final lost games).
 FINAL_MIN_SECONDS = 0.002
+
+#: A probe cut short by the clock before this many visits finds nothing settled.
+FINAL_MIN_VISITS = 100
 
 #: A probe: (the position after our pass, seconds or ``None``) -> its
 #: ownership ``float32[size, size]``.
@@ -149,10 +155,12 @@ def is_final(board: Board, own: npt.NDArray[np.float32], probe: Probe | None,
     from").  So it
     is final only if ``probe`` -- the same search after our pass, the
     opponent moving first -- finds it settled too.  No probe is made when
-    ``probe`` is ``None`` (a probe does not probe again), after the
-    opponent's pass (our pass ends the game), or with less than
+    ``probe`` is ``None`` (a probe does not probe again) or after the
+    opponent's pass (our pass ends the game); with less than
     ``FINAL_MIN_SECONDS`` before ``deadline`` (a ``time.perf_counter()``
-    value; the probe itself stops there).
+    value; the probe itself stops there) there is no time for a probe, and
+    the position is not taken as final (a loaded machine once starved a
+    0.3 s search into passing where a move was needed).
     """
     if not settled(board, own):
         return False
@@ -160,7 +168,7 @@ def is_final(board: Board, own: npt.NDArray[np.float32], probe: Probe | None,
         return True
     limit = None if deadline is None else deadline - time.perf_counter()
     if limit is not None and limit < FINAL_MIN_SECONDS:
-        return True
+        return False
     after = board.copy()
     after.play("pass")
     return settled(after, probe(after, limit))

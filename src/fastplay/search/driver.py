@@ -32,7 +32,8 @@ from fastplay.board import Board, ColorLike
 from fastplay.montecarlo import _engine as playout_engine
 from fastplay.search.clock import Clock
 from fastplay.search.config import DEFAULT_BATCH, SearchConfig, option_names
-from fastplay.search.decide import FINAL_PLAYOUTS, Resigner, choose, ranked_children
+from fastplay.search.decide import (FINAL_MIN_VISITS, FINAL_PLAYOUTS, Resigner, choose,
+                                    ranked_children)
 from fastplay.search.evaluation import Evaluator, ScoreTables
 from fastplay.search.komi import DynamicKomi
 from fastplay.search.loop import Limits, SearchLoop, SearchState
@@ -482,12 +483,18 @@ class MCTS:
         """The final-position probe (:func:`fastplay.search.decide.is_final`):
         the same search (current options, one thread, this seed, the same
         plug-ins) of ``after``, the position after our pass, for
-        ``FINAL_PLAYOUTS`` visits or ``seconds``; its ownership."""
+        ``FINAL_PLAYOUTS`` visits or ``seconds``; its ownership, or zeros
+        (nothing settled) when the time ran out before ``FINAL_MIN_VISITS``
+        visits: a few playouts own every point and would make any position
+        look final."""
         config = replace(self.config, resign_threshold=None, book=False)
         probe = MCTS(self.db, config, threads=1, seed=self._seed_base,
                      evaluator=self.evaluator, prior=self.prior)
         probe._probing = True
-        return probe.run(after, visits=FINAL_PLAYOUTS, seconds=seconds).ownership
+        result = probe.run(after, visits=FINAL_PLAYOUTS, seconds=seconds)
+        if result.root_visits < min(FINAL_MIN_VISITS, FINAL_PLAYOUTS):
+            return np.zeros_like(result.ownership)
+        return result.ownership
 
     def _result(self, board: Board, state: SearchState, start: float,
                 deadline: float | None, resigner: Resigner | None = None) -> SearchResult:
