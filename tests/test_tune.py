@@ -290,11 +290,15 @@ def test_balance_gradient_is_a_pure_function_of_its_seed(tmp_path: Path,
     a = balance_gradient(base, entries, iterations=2, value_playouts=8, gradient_playouts=8)
     b = balance_gradient(base, entries, iterations=2, value_playouts=8, gradient_playouts=8)
     assert a.theta.shape == (parameter_count(base),) and a.theta.tolist() == b.theta.tolist()
+    assert len(a.history) == 2 and a.history == b.history
+    # Each row: the sweep's squared error and mean error of V - V*, consistent.
+    assert all(0.0 < mse <= 1.0 and bias ** 2 <= mse + 1e-12 for _, mse, bias in a.history)
     assert np.abs(a.theta).max() <= THETA_LIMIT and np.abs(a.theta).max() > 0
     with pytest.raises(ValueError):
         balance_gradient(base, entries, rate=0)
     out = tmp_path / "g.db"
     assert tune_main(["balance", "--iterations", "1", "--playouts", "2", "--report-playouts",
                       "4", "--holdout", "250", "--out", str(out)]) == 0
-    assert "per line" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "per line" in text and "sweep 0: squared error" in text
     assert "policy gradient" in out.read_text()

@@ -111,12 +111,18 @@ def _scaled(value: npt.ArrayLike, scale: float) -> npt.NDArray[np.uint32]:
     return out.astype(np.uint32)
 
 
+def _unscaled(base: PatternDatabase, theta: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """``float64[1108, 256]``: ``base``'s values times the multipliers of ``theta``."""
+    props, lines = _split(base, theta)
+    out: npt.NDArray[np.float64] = (base.table.astype(np.float64) * props[None, :]
+                                    * lines[_rule_map(base)])
+    return out
+
+
 def balanced_table(base: PatternDatabase, theta: npt.ArrayLike, scale: float = 100.0
                    ) -> npt.NDArray[np.uint32]:
     """``uint32[1108, 256]``: ``base``'s values under ``theta`` (module docstring)."""
-    props, lines = _split(base, theta)
-    table = _scaled(base.table.astype(np.float64) * props[None, :] * lines[_rule_map(base)],
-                    scale)
+    table = _scaled(_unscaled(base, theta), scale)
     table[0] = 0
     return table
 
@@ -125,9 +131,7 @@ def capped_cells(base: PatternDatabase, theta: npt.ArrayLike, scale: float = 100
     """How many cells :func:`balanced_table` cut down to :data:`MAX_VALUE` (a
     base with values above ``MAX_VALUE / scale / e**THETA_LIMIT`` loses its
     top resolution)."""
-    props, lines = _split(base, theta)
-    raw = base.table.astype(np.float64) * props[None, :] * lines[_rule_map(base)] * scale
-    return int(np.count_nonzero(np.rint(raw[1:]) > MAX_VALUE))
+    return int(np.count_nonzero(np.rint(_unscaled(base, theta)[1:] * scale) > MAX_VALUE))
 
 
 def balanced_db_text(base: PatternDatabase, theta: npt.ArrayLike, scale: float = 100.0,
@@ -163,8 +167,11 @@ def _join(groups: Sequence[tuple[str, list[str]]], header: str) -> str:
 
 @dataclass
 class BalanceRun:
-    """An SPSA run: ``theta`` (``float64[8]``, :data:`FEATURES`) after each step,
-    and the two objective values of each step."""
+    """A balancing run: ``theta`` at the end (:func:`parameter_count` numbers,
+    or the 8 :data:`FEATURES` for SPSA) and one ``history`` row per step:
+    SPSA's ``(step, objective at theta + c delta, at theta - c delta)``; the
+    gradient's ``(sweep, mean squared error, mean error)`` of that sweep's
+    value estimates against the references (``V - V*``, before each update)."""
 
     theta: npt.NDArray[np.float64]
     history: list[tuple[int, float, float]] = field(default_factory=list)
@@ -253,16 +260,18 @@ def balance_gradient(base: PatternDatabase, entries: Sequence[Entry], iterations
     run = BalanceRun(theta.copy())
     boards = [e.decision.position.board() for e in entries]
     for sweep in range(iterations):
+        errors = np.empty(len(entries))
         for j, (entry, board) in enumerate(zip(entries, boards)):
             db = PatternDatabase(balanced_table(base, theta, scale), name="balancing")
             black = entry.decision.position.to_play == "B"
             target = entry.best.value if black else 1.0 - entry.best.value
             value = playouts(board, db, value_playouts, derive_seed(seed, sweep, j, "v"))
             v = value.black_win_rate
+            errors[j] = v - target
             r = policy_gradient(playout_engine(db), board, gradient_playouts,
                                 derive_seed(seed, sweep, j, "g"))
             g = _parameter_gradient(base, (r["zh"] - v * r["h"]) / gradient_playouts)
             theta = np.clip(theta + rate * (target - v) * g, -THETA_LIMIT, THETA_LIMIT)
         run.theta = theta.copy()
-        run.history.append((sweep, 0.0, 0.0))
+        run.history.append((sweep, float(np.mean(errors ** 2)), float(np.mean(errors))))
     return run

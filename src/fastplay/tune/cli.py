@@ -39,6 +39,7 @@ from fastplay.argtypes import non_negative_int, positive_float, positive_int
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; imported when a command runs
     from fastplay.patterns import PatternDatabase
+    from fastplay.prior import MoveSamples
 
 __all__ = ["main"]
 
@@ -141,10 +142,7 @@ def _write(parser: argparse.ArgumentParser, out: str, text: str) -> int:
     return 0
 
 
-def _report(samples: object, table: np.ndarray, base: np.ndarray, holdout: int) -> None:
-    from fastplay.prior import MoveSamples
-
-    assert isinstance(samples, MoveSamples)
+def _report(samples: MoveSamples, table: np.ndarray, base: np.ndarray, holdout: int) -> None:
     held = samples.subset(samples.game % holdout == 0)
     if not len(held):
         return
@@ -235,11 +233,14 @@ def _run_balance(parser: argparse.ArgumentParser, args: argparse.Namespace,
     print(f"{benchmark.label}: {len(train)} positions to balance on, {len(held)} held out")
     if args.estimator == "spsa":
         run = balance_spsa(base, train, args.iterations, args.playouts, args.seed)
-        how = "SPSA, Spall 1992"
+        how, row = "SPSA, Spall 1992", "step {}: squared error {:.4f} / {:.4f}"
     else:
         run = balance_gradient(base, train, args.iterations, args.playouts, args.playouts,
                                args.seed, rate=args.rate)
         how = "the policy gradient, Silver and Tesauro 2009"
+        row = "sweep {}: squared error {:.4f}, mean error {:+.4f}"
+    for step in run.history[:: max(1, len(run.history) // 10)]:
+        print(row.format(*step))
     weights = ", ".join(f"{name} {t:+.3f}" for name, t in zip(FEATURES, run.theta))
     lines = " ".join(f"{t:+.2f}" for t in run.theta[len(FEATURES):])
     print(f"log-multipliers: {weights}" + (f"; per line: {lines}" if lines else ""))
