@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from pathlib import Path
 
@@ -120,6 +121,9 @@ def test_tune_cli_writes_a_database_fastplay_loads(tmp_path: Path,
     db = PatternDatabase.from_file(out)
     stats = fastplay.playouts(fastplay.Board(9), db, n=20, seed=1)
     assert stats.n == 20 and stats.capped == 0
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask   # as any new file, not 0600
     first = out.read_bytes()
     assert tune_main(["mm", *args]) == 0
     assert out.read_bytes() == first          # a pure function of records and options

@@ -133,6 +133,9 @@ def _write(parser: argparse.ArgumentParser, out: str, text: str) -> int:
         with tempfile.NamedTemporaryFile("w", encoding="ascii", dir=target.resolve().parent,
                                          prefix=f".{target.name}.", delete=False) as tmp:
             tmp.write(text)
+        umask = os.umask(0)   # read it: the temporary file was made 0600
+        os.umask(umask)
+        os.chmod(tmp.name, 0o666 & ~umask)
         os.replace(tmp.name, target)
     except OSError as exc:
         with contextlib.suppress(OSError, NameError):
