@@ -53,6 +53,19 @@ def test_komi_must_be_a_number(komi: object) -> None:
         fp.Board(9, komi=None)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("komi, error", [(float("nan"), ValueError), (float("-inf"), ValueError),
+                                          ("6.5", TypeError), (True, TypeError), (None, TypeError)])
+def test_assigned_komi_is_checked_and_a_bad_one_changes_nothing(komi: object,
+                                                               error: type[Exception]) -> None:
+    b = fp.Board(9, komi=6.5)
+    with pytest.raises(error, match="komi"):
+        b.komi = komi  # type: ignore[assignment]
+    assert b.komi == 6.5
+    b.komi = np.int64(7)  # type: ignore[assignment]
+    assert b.komi == 7.0 and type(b.komi) is float
+    assert b.copy().komi == 7.0 and "KM[7" in b.to_sgf()
+
+
 def test_numpy_komi_and_colour_names() -> None:
     b = fp.Board(9, komi=np.float32(6.5))
     assert b.komi == 6.5

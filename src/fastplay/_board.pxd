@@ -12,7 +12,7 @@ cdef class Position:
     cdef BoardState st          # the position; read-only outside CoreBoard
     cdef QSet* q                # the last move's update set (spec 6.3), for near_mask
     cdef int _to_move
-    cdef public double komi
+    cdef readonly double komi   # set from Python through Board.komi's checks
     cdef bint _superko
     cdef bint _suicide
     cdef bint _scratch          # keeps no history (copy(history=False)) ...

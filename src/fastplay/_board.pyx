@@ -78,6 +78,18 @@ cdef int check_size(size) except -1:
     return 0
 
 
+def checked_komi(komi):
+    """``komi`` as a finite float: ``TypeError`` for a non-number (a bool or a
+    string included), ``ValueError`` for NaN or an infinity."""
+    if isinstance(komi, (bool, str, bytes)) or not isinstance(komi, (int, float, np.integer,
+                                                                       np.floating)):
+        raise TypeError(f"komi must be a number, not {komi!r}")
+    komi = float(komi)
+    if komi != komi or komi in (float("inf"), float("-inf")):
+        raise ValueError(f"komi must be finite, not {komi}")
+    return komi
+
+
 cdef class Position:
     """A position with its history: the state, the rules, moves, undo, setup and copies.
 
@@ -97,16 +109,16 @@ cdef class Position:
 
     def __init__(self, size=19, komi=7.5, superko=False, suicide=False):
         check_size(size)
-        if isinstance(komi, (bool, str, bytes)) or not isinstance(komi, (int, float, np.integer,
-                                                                           np.floating)):
-            raise TypeError(f"komi must be a number, not {komi!r}")
-        komi = float(komi)
-        if komi != komi or komi in (float("inf"), float("-inf")):
-            raise ValueError("komi must be finite")
+        komi = checked_komi(komi)
         self._reset(int(size))
         self.komi = komi
         self._superko = bool(superko)
         self._suicide = bool(suicide)
+
+    def _set_komi(self, komi):
+        """Set ``komi`` (``Board.komi``'s setter): a finite number, else
+        ``TypeError``/``ValueError`` and the komi unchanged."""
+        self.komi = checked_komi(komi)
 
     cdef _reset(self, int size):
         board_free(&self.st)

@@ -123,6 +123,9 @@ def format_vertex(index: int, size: int) -> str:
     return f"{COLUMNS[index % size]}{size - index // size}"
 
 
+#: The core's read-only komi field, which ``Board.komi`` wraps with a checking setter.
+_CORE_KOMI = CoreBoard.komi
+
 class Board(CoreBoard):
     """A Go board of ``size x size`` points (2..25) with area scoring.
 
@@ -179,6 +182,17 @@ class Board(CoreBoard):
                  suicide: bool = False) -> None:
         super().__init__(size, komi, superko, suicide)
         self.sgf_properties = {}
+
+    @property
+    def komi(self) -> float:
+        """Komi in points, added to White's area score; set it to a finite
+        number (``TypeError`` for a non-number, ``ValueError`` for NaN or an
+        infinity, and the komi stays as it was)."""
+        return _CORE_KOMI.__get__(self, type(self))  # type: ignore[no-any-return]
+
+    @komi.setter
+    def komi(self, value: float) -> None:
+        self._set_komi(value)
 
     def _copy_extra(self, source: Board) -> None:
         self.sgf_properties = dict(getattr(source, "sgf_properties", {}))
