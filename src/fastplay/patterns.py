@@ -113,6 +113,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fastplay.color import Color
+from fastplay.inputfile import read_input
 
 __all__ = [
     "NUM_GEOMETRIES",
@@ -992,7 +993,7 @@ class PatternDatabase:
             PatternSyntaxError: strict mode, malformed file.
         """
         p = Path(path)
-        data = p.read_bytes()
+        data = read_input(p, "pattern database")
         table, rules = compile_db(data, strict=strict, filename=str(p))
         return cls(table, name=p.stem if name is None else name, source=p, rules=rules)
 

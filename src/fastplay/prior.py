@@ -43,6 +43,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from fastplay.inputfile import read_input
+
 if TYPE_CHECKING:  # pragma: no cover - typing only; imported lazily at run time
     from fastplay.board import Board
     from fastplay.patterns import PatternDatabase
@@ -313,7 +315,7 @@ def _read_game(path: str | os.PathLike[str], player: str | None, size: int
     from fastplay.sgf import SGFError
 
     try:
-        record = sgf.Sgf_game.from_bytes(Path(path).read_bytes())
+        record = sgf.Sgf_game.from_bytes(read_input(path, "SGF file"))
     except ValueError as exc:
         raise SGFError(f"{path}: {exc}") from exc
     root = record.get_root()

@@ -117,6 +117,7 @@ from typing import TYPE_CHECKING, Any
 from sgfmill import common, sgf, sgf_grammar, sgf_properties
 
 from fastplay.color import Color
+from fastplay.inputfile import read_input
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; board imports us lazily
     from fastplay.board import Board
@@ -269,7 +270,7 @@ def _read_source(path_or_text: str | os.PathLike[str] | bytes) -> tuple[bytes, b
         path = Path(path_or_text)
         if path.is_dir():
             raise SGFError(f"{path} is a directory, not an SGF file")
-        return path.read_bytes(), False
+        return read_input(path, "SGF file"), False
     raise TypeError(
         f"expected SGF text, bytes or a path, got {type(path_or_text).__name__}"
     )

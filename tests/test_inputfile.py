@@ -1,0 +1,52 @@
+"""Input files are read with a size bound: an endless or huge file is a clear
+``OSError`` (``EFBIG``), never an exhausted memory; a pipe still reads."""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+import fastplay as fp
+from fastplay.inputfile import read_input
+
+ENDLESS = Path("/dev/zero")
+
+
+@pytest.mark.skipif(not ENDLESS.exists(), reason="needs /dev/zero (a POSIX system)")
+@pytest.mark.parametrize("load, what", [
+    (lambda: fp.PatternDatabase.from_file(ENDLESS), "pattern database"),
+    (lambda: fp.Board.from_sgf(ENDLESS), "SGF file"),
+])
+def test_an_endless_file_is_a_clear_error(load: object, what: str) -> None:
+    with pytest.raises(OSError, match=what) as caught:
+        load()  # type: ignore[operator]
+    assert caught.value.errno == errno.EFBIG and caught.value.filename == str(ENDLESS)
+
+
+def test_the_bound_is_exact(tmp_path: Path) -> None:
+    path = tmp_path / "ten.sgf"
+    path.write_bytes(b"0123456789")
+    assert read_input(path, limit=10) == b"0123456789"
+    with pytest.raises(OSError, match="larger than 9 bytes"):
+        read_input(path, limit=9)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_named_pipe_with_a_writer_reads(tmp_path: Path) -> None:
+    fifo = tmp_path / "game.sgf"
+    os.mkfifo(fifo)
+    record = b"(;GM[1]FF[4]SZ[9]KM[7];B[ee];W[cc])"
+
+    def write() -> None:
+        with open(fifo, "wb") as out:
+            out.write(record)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    board = fp.Board.from_sgf(fifo)
+    writer.join()
+    assert board.move_number == 2 and board.komi == 7.0
