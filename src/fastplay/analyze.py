@@ -24,7 +24,8 @@ from typing import Any, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from fastplay.argtypes import non_negative_int, positive_float, positive_int, prior_option
+from fastplay.argtypes import (non_negative_int, positive_float, positive_int, prior_option,
+                               thread_count)
 from fastplay.batch import BATCH_PLAYOUTS
 
 __all__ = ["main", "build_parser", "bundled_game", "BUNDLED_GAME", "format_ownership",
@@ -97,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "is not given)")
     parser.add_argument("--seconds", type=positive_float, metavar="S",
                         help="search time in seconds")
-    parser.add_argument("--threads", type=positive_int, default=1, metavar="T",
+    parser.add_argument("--threads", type=thread_count, default=1, metavar="T",
                         help="search threads (default 1)")
     parser.add_argument("--seed", type=non_negative_int, default=1, metavar="S",
                         help="random seed (default 1; with one thread the output is reproducible)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["positive_int", "non_negative_int", "finite_float", "positive_float", "unit_float",
+__all__ = ["thread_count", "positive_int", "non_negative_int", "finite_float", "positive_float", "unit_float",
            "board_size"]
 
 
@@ -25,6 +25,16 @@ def positive_int(text: str) -> int:
     value = _int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def thread_count(text: str) -> int:
+    """``--threads``: an integer 1..``fastplay.search.driver.MAX_THREADS``."""
+    from fastplay.search.driver import MAX_THREADS
+
+    value = _int(text)
+    if not 1 <= value <= MAX_THREADS:
+        raise argparse.ArgumentTypeError(f"threads are 1..{MAX_THREADS}, not {value}")
     return value
 
 

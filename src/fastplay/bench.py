@@ -20,7 +20,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from fastplay.argtypes import board_size, positive_int
+from fastplay.argtypes import board_size, positive_int, thread_count
 
 __all__ = ["main", "build_parser"]
 
@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="built-in database (repeatable; default all three)")
     parser.add_argument("--seconds", type=float, default=1.0, metavar="S",
                         help="approximate time per measurement (default 1)")
-    parser.add_argument("--threads", type=positive_int, default=2, metavar="T",
+    parser.add_argument("--threads", type=thread_count, default=2, metavar="T",
                         help="threads for the second measurement (default 2)")
     parser.add_argument("--rounds", type=positive_int, default=1, metavar="R",
                         help="rounds of each measurement, alternated; the best counts (default 1)")

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
 from fastplay.argtypes import (finite_float, non_negative_int, positive_float, positive_int,
-                               unit_float)
+                               thread_count, unit_float)
 
 __all__ = ["main"]
 
@@ -103,7 +103,7 @@ def _add_search_options(parser: argparse.ArgumentParser) -> None:
                         help="playouts per move (default: the search's time management)")
     parser.add_argument("--seconds", type=positive_float, metavar="S",
                         help="seconds per move")
-    parser.add_argument("--threads", type=positive_int, default=1, metavar="T",
+    parser.add_argument("--threads", type=thread_count, default=1, metavar="T",
                         help="search threads (default 1)")
     parser.add_argument("--seed", type=non_negative_int, metavar="SEED",
                         help="random seed (an integer >= 0); with one thread the moves are "

@@ -35,7 +35,8 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from fastplay.argtypes import non_negative_int, positive_float, positive_int, prior_option
+from fastplay.argtypes import (non_negative_int, positive_float, positive_int, prior_option,
+                               thread_count)
 
 __all__ = ["main", "build_parser", "serve"]
 
@@ -57,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "as KataGo's example config)")
     parser.add_argument("--max-time", type=positive_float, metavar="S",
                         help="seconds per position when a query gives no maxTime")
-    parser.add_argument("--threads", type=positive_int, default=1, metavar="T",
+    parser.add_argument("--threads", type=thread_count, default=1, metavar="T",
                         help="search threads per position (default 1)")
     parser.add_argument("--analysis-threads", type=positive_int, default=1, metavar="N",
                         help="positions searched at the same time (default 1)")

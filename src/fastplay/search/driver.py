@@ -44,6 +44,10 @@ from fastplay.search.tree import SearchTree
 
 __all__ = ["MCTS"]
 
+#: The most search threads a search takes: more than any machine's cores
+#: (the playouts run without the GIL; the tree work holds it).
+MAX_THREADS = 512
+
 #: With a visit limit, the batch shrinks so that the root's moves get at
 #: least this many simulations' worth of visits on average.
 SIMS_PER_ROOT_MOVE = 4
@@ -103,7 +107,7 @@ class MCTS:
         db: a :class:`fastplay.PatternDatabase`: the playout policy (and the
             built-in prior's weights, unless a learned prior is chosen).
         config: a :class:`SearchConfig` (``None``: the defaults).
-        threads: search threads (>= 1).  The playouts run in C without the
+        threads: search threads (1..``MAX_THREADS``).  The playouts run in C without the
             GIL, so two threads use two cores; results are then no longer
             reproducible.
         seed: non-negative integer; with ``threads=1`` and a visit limit a
@@ -136,8 +140,8 @@ class MCTS:
         if not isinstance(db, PatternDatabase):
             raise TypeError(f"db must be a fastplay.PatternDatabase, not {type(db).__name__}")
         if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, (int, np.integer)) \
-                or threads < 1:
-            raise ValueError(f"threads must be a positive integer, not {threads!r}")
+                or not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"threads must be an integer 1..{MAX_THREADS}, not {threads!r}")
         if seed is not None and (isinstance(seed, (bool, np.bool_))
                                  or not isinstance(seed, (int, np.integer)) or seed < 0):
             raise ValueError(f"seed must be a non-negative integer or None, not {seed!r}")
