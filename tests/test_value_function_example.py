@@ -85,6 +85,8 @@ def test_gtp_takes_an_evaluator_from_the_command_line(monkeypatch, capsys):
     (["--evaluator", f"{EXAMPLE}:missing"], "has no 'missing'"),
     (["--evaluator", f"{EXAMPLE}:SCALE"], "not callable"),
     (["--evaluator", "no_such_module_x:f"], "cannot import"),
+    (["--evaluator", "os:getcwd"], "must take 1 positional argument"),
+    (["--evaluator", f"{EXAMPLE}:main"], "must take 1 positional argument"),
     (["--mix", "0.5"], "need --evaluator"),
     (["--evaluator", f"{EXAMPLE}:influence_value", "--mix", "2"], "--mix"),
 ])

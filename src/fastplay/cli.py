@@ -238,7 +238,7 @@ def _run_gtp(args: argparse.Namespace) -> int:
         from fastplay.plugins import load_callable
 
         try:
-            evaluator = load_callable(args.evaluator)
+            evaluator = load_callable(args.evaluator, arguments=1)
         except ValueError as exc:
             raise UserError(f"--evaluator: {exc}") from None
     elif args.mix is not None or args.eval_batch is not None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import importlib.util
+import inspect
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -52,12 +53,16 @@ def _load_file(path: str) -> Any:
     return module
 
 
-def load_callable(spec: str) -> Callable[..., Any]:
+def load_callable(spec: str, arguments: int | None = None) -> Callable[..., Any]:
     """The callable ``spec`` names (``FILE.py:NAME`` or ``MODULE:NAME``).
 
+    ``arguments``: when given, the callable must accept that many positional
+    arguments (an evaluator takes one, the list of positions), as far as
+    ``inspect.signature`` can tell; a callable without a signature passes.
+
     Raises ``ValueError`` saying what is wrong: no ``:NAME``, a missing file
-    or module, a file that raises on import, no such name, or an object
-    that is not callable.
+    or module, a file that raises on import, no such name, an object that
+    is not callable, or one that cannot take ``arguments`` arguments.
     """
     where, sep, name = spec.rpartition(":")
     if not sep or not where or not name.isidentifier():
@@ -78,5 +83,22 @@ def load_callable(spec: str) -> Callable[..., Any]:
         raise ValueError(f"{where!r} has no {name!r}") from None
     if not callable(found):
         raise ValueError(f"{spec!r} is not callable ({type(found).__name__})")
+    if arguments is not None:
+        _check_takes(found, spec, arguments)
     result: Callable[..., Any] = found
     return result
+
+
+def _check_takes(found: Callable[..., Any], spec: str, arguments: int) -> None:
+    """``ValueError`` when ``found``'s signature cannot bind ``arguments`` positional arguments."""
+    try:
+        signature = inspect.signature(found)
+    except (TypeError, ValueError):
+        return      # no signature to read (some built-ins): the first call tells
+    try:
+        signature.bind(*([None] * arguments))
+    except TypeError as exc:
+        plural = "" if arguments == 1 else "s"
+        name = getattr(found, "__name__", "")
+        raise ValueError(f"{spec!r} must take {arguments} positional argument{plural}, "
+                         f"not {name}{signature} ({exc})") from None

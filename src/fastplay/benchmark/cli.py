@@ -295,7 +295,7 @@ def _chooser(args: argparse.Namespace) -> Chooser:
     from fastplay.plugins import load_callable
 
     try:
-        return PythonChooser(load_callable(args.python))
+        return PythonChooser(load_callable(args.python, arguments=1))
     except ValueError as exc:
         raise _Usage(f"--python: {exc}") from None
 
