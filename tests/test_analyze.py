@@ -66,6 +66,18 @@ def test_analyze_user_errors(args, message):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.parametrize("text, message", [
+    ("(;GM[1]SZ[9];B[ee];W[ee])", "node 2, move 2: W E5 is illegal (occupied)"),
+    ("(;GM[1]SZ[9];B[ee", "unreadable SGF"),
+])
+def test_a_bad_record_is_named_in_its_error(tmp_path: Path, capsys, text: str,
+                                            message: str) -> None:
+    record = tmp_path / "bad.sgf"
+    record.write_text(text, encoding="utf-8")
+    assert main([str(record), "--playouts", "50"]) == 2
+    assert f"error: {record}: {message}" in capsys.readouterr().err
+
+
 def test_plot(tmp_path: Path, capsys):
     target = tmp_path / "own.png"
     status = main(["--playouts", "200", "--plot", str(target)])

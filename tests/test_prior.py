@@ -120,6 +120,17 @@ def test_collect_samples_reads_both_players_and_skips_broken_records(tmp_path: P
     assert len(skipped) == 1 and "broken.sgf" in skipped[0]
 
 
+def test_a_record_cut_short_at_an_illegal_move_keeps_its_start_and_is_named(tmp_path: Path
+                                                                          ) -> None:
+    game = tmp_path / "cut.sgf"
+    game.write_text("(;GM[1]FF[4]SZ[9];B[ee];W[cc];B[cc];W[gg])")
+    skipped: list[str] = []
+    assert len(collect_samples([game], None, skipped=skipped)) == 2
+    assert skipped == [f"{game}: move 3 and after left out: illegal move B C7: occupied "
+                       "(the point is already occupied)"]
+    assert len(collect_samples([game], None)) == 2
+
+
 def test_distance_buckets() -> None:
     line, last, before = distance_buckets(9, [0, 40, 41, 80, 30], 40, -1)
     assert line.tolist() == [0, 4, 3, 0, 3]

@@ -411,6 +411,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, SGFError, ValueError, ImportError) as exc:
         message = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and \
             exc.filename else str(exc)
+        if isinstance(exc, SGFError) and args.sgf is not None:
+            message = f"{args.sgf}: {message}"      # as a batch names each file
         print(f"fastplay analyze: error: {message}", file=sys.stderr)
         return EXIT_USAGE
 

@@ -228,7 +228,8 @@ def collect_samples(games: Iterable[str | os.PathLike[str]], player: str | None,
         skipped: if given, a record that is not a readable SGF game is not an
             error: its :class:`~fastplay.sgf.SGFError` message is appended here
             and the record skipped (collections of real records hold a few
-            broken files).
+            broken files); a record cut short at an illegal move is named here
+            too, with the move.
 
     Returns:
         :class:`MoveSamples`; passes, and moves the record plays on a point
@@ -257,7 +258,9 @@ def collect_samples(games: Iterable[str | os.PathLike[str]], player: str | None,
         if game is None:
             continue
         ours, moves = game
-        _replay_game(builder, size, ours, moves, games_read)
+        cut = _replay_game(builder, size, ours, moves, games_read)
+        if cut is not None and skipped is not None:
+            skipped.append(f"{path}: {cut}")
         games_read += 1
     return builder.build()
 
@@ -337,14 +340,15 @@ def _read_game(path: str | os.PathLike[str], player: str | None, size: int
 
 
 def _replay_game(builder: _SampleBuilder, size: int, ours: str, moves: list[_RecordMove],
-                 game: int) -> None:
+                 game: int) -> str | None:
     """Play ``moves`` out on an empty board, sampling each move of a colour
-    in ``ours``; stop at the first illegal move of the record."""
+    in ``ours``; stop at the first illegal move of the record and say so
+    (``None`` when the whole record was played)."""
     from fastplay.board import Board
 
     board = Board(size)
     recent = [-1, -1]  # the move before last and the last move; -1: pass or none
-    for colour, move in moves:
+    for number, (colour, move) in enumerate(moves, 1):
         if colour is None:
             continue
         if move is None:
@@ -357,9 +361,10 @@ def _replay_game(builder: _SampleBuilder, size: int, ours: str, moves: list[_Rec
             builder.add(board, point, recent[1], recent[0], game)
         try:
             board.play(point, colour.upper())
-        except ValueError:
-            break  # an illegal move in the record: keep what came before
+        except ValueError as exc:   # an illegal move in the record: keep what came before
+            return f"move {number} and after left out: {exc}"
         recent = [recent[1], point]
+    return None
 
 
 class _SampleBuilder:
