@@ -8,6 +8,7 @@ asked for another move; both engines get ``quit`` and exit, with no hang.
 from __future__ import annotations
 
 import math
+import re
 import shlex
 import sys
 import textwrap
@@ -318,6 +319,10 @@ def test_a_clock_enforces_sudden_death_and_tells_the_engines(stubs, tmp_path: Pa
     assert result.time_losses() == {game.black: 1}
     sgf = (tmp_path / "game-0001.sgf").read_bytes()
     assert b"TM[1]" in sgf and b"RE[W+T]" in sgf
+    # The time each side had left after each of its moves (FF[4] BL/WL).
+    left = [float(v) for v in re.findall(rb"BL\[([0-9.]+)\]", sgf)]
+    assert len(left) == 2 and 0.0 < left[1] < left[0] < 1.0
+    assert len(re.findall(rb"WL\[", sgf)) == 2 and b"OB[" not in sgf
 
 
 def test_canadian_byo_yomi_saves_a_slow_engine(stubs) -> None:
@@ -333,3 +338,7 @@ def test_canadian_byo_yomi_saves_a_slow_engine(stubs) -> None:
     assert game.reason.startswith("move limit 8 reached")
     lefts = [c for c in commands(log_d) if c.startswith("time_left")]
     assert lefts == ["time_left b 1 0", "time_left b 0 0", "time_left b 0 0", "time_left b 0 1"]
+    # In byo-yomi the record gives the stones left in the period too (OB):
+    # one after the third move, then a fresh period of two after the fourth.
+    assert [stones for _, stones in game.clock_left[0::2]] == [0, 0, 1, 2]
+    assert game.clock_left[6][0] == 1.0 and game.to_sgf().count(b"OB[") == 2

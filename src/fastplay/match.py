@@ -216,6 +216,10 @@ class GameRecord:
     dead: list[str] = field(default_factory=list)
     time_control: TimeControl | None = None
     time_used: dict[str, float] = field(default_factory=dict)   # seconds per colour
+    #: On a clock: the mover's ``(seconds, stones)`` left after each move of
+    #: ``moves`` (``GameClock.time_left``), written as SGF ``BL``/``WL`` and,
+    #: in byo-yomi, ``OB``/``OW``.
+    clock_left: list[tuple[float, int]] = field(default_factory=list)
 
     def to_sgf(self) -> bytes:
         """The game as SGF (FF[4], passes ``[]``), written with sgfmill."""
@@ -236,13 +240,18 @@ class GameRecord:
             if self.time_control.stones:
                 root.set("OT", f"{self.time_control.stones}/{self.time_control.byo_yomi:g} "
                                "Canadian")
-        for color, vertex in self.moves:
+        for number, (color, vertex) in enumerate(self.moves):
             node = game.extend_main_sequence()
             point = common.move_from_vertex(vertex, self.size)
             if point is None:
                 node.set_raw(color.upper(), b"")  # FF[4]'s pass (sgfmill writes [tt])
             else:
                 node.set_move(color.lower(), point)
+            if number < len(self.clock_left):
+                seconds, stones = self.clock_left[number]
+                node.set(f"{color.upper()}L", round(max(seconds, 0.0), 2))
+                if stones:
+                    node.set(f"O{color.upper()}", stones)
         data: bytes = game.serialise()  # sgfmill is untyped
         return data
 
@@ -310,6 +319,8 @@ def play_game(black: GTPClient, white: GTPClient, *, size: int = 9, komi: float 
         except (IllegalMoveError, InvalidVertexError) as exc:
             return _lost(record, color, f"{FORFEIT}:illegal move {answer!r} ({exc.rule})")
         record.moves.append((color, "pass" if move == "pass" else move.upper()))
+        if clock is not None:
+            record.clock_left.append(clock.time_left(color))
         passes = passes + 1 if move == "pass" else 0
         if passes == 2:
             break
