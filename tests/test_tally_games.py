@@ -1,0 +1,59 @@
+"""benchmarks/tally_games.py: saved match records tallied from the engine's side."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from fastplay.match import GameRecord
+from fastplay.match_clock import TimeControl
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("tally_games",
+                                                  ROOT / "benchmarks" / "tally_games.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["tally_games"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def _save(folder: Path, name: str, black: str, white: str, result: str,
+          left: list[tuple[float, int]] | None = None) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    record = GameRecord(black=black, white=white, size=9, komi=7.5, result=result,
+                        moves=[("B", "E5"), ("W", "C3")], clock_left=left or [],
+                        time_control=TimeControl.parse("30") if left else None)
+    (folder / name).write_bytes(record.to_sgf())
+
+
+def test_runs_of_several_sessions_add_up(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    _save(tmp_path / "run1" / "job-0", "game-0001.sgf", "fastplay gtp", "GNU Go", "B+3.5",
+          [(28.5, 0), (29.0, 0)])
+    _save(tmp_path / "run1" / "job-0", "game-0002.sgf", "GNU Go", "fastplay gtp", "B+R")
+    _save(tmp_path / "run2", "game-0001.sgf", "fastplay gtp", "GNU Go", "W+T",
+          [(0.75, 0), (12.0, 0)])
+    _save(tmp_path / "run2", "game-0002.sgf", "GNU Go", "fastplay gtp", "0")
+    assert _script().main([str(tmp_path / "run1"), str(tmp_path / "run2"), "--by-color"]) == 0
+    out = capsys.readouterr().out
+    assert "4 games, +1 -2 =1" in out and "score 37.5 %" in out
+    assert "lost on time: 1" in out
+    assert "least time fastplay had left after a move: 0.75 s" in out
+    assert "as Black: +1 -1 =0" in out and "as White: +0 -1 =1" in out
+
+
+def test_records_it_cannot_read_are_usage_errors(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert _script().main([str(tmp_path)]) == 2
+    assert "no .sgf records" in capsys.readouterr().err
+    _save(tmp_path, "a.sgf", "GNU Go", "Leela", "B+R")
+    assert _script().main([str(tmp_path)]) == 2
+    assert "a.sgf: needs RE and 'fastplay'" in capsys.readouterr().err
