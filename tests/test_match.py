@@ -247,6 +247,7 @@ def test_cli_match(stubs, tmp_path: Path, capsys) -> None:
     assert status == 0
     out = capsys.readouterr().out
     assert "W+R" in out and "B+R" in out and "95 % CI" in out and "SPRT" in out
+    assert re.search(r"Seconds per move: python \(A\) \d+\.\d\d, python \(B\) \d+\.\d\d", out)
     assert len(list(tmp_path.glob("*.sgf"))) == 2
 
 
@@ -317,6 +318,10 @@ def test_a_clock_enforces_sudden_death_and_tells_the_engines(stubs, tmp_path: Pa
     assert "time_settings 1 0 0" in slow and "time_settings 1 0 0" in quick
     assert slow[slow.index("genmove b") - 1].startswith("time_left b 1 0")
     assert result.time_losses() == {game.black: 1}
+    # Every genmove is timed, the one that lost on time too.
+    assert game.genmoves == {"B": 3, "W": 2}
+    pace = result.seconds_per_move()
+    assert 0.3 < pace[game.black] < 1.0 and pace[game.white] < 0.3
     sgf = (tmp_path / "game-0001.sgf").read_bytes()
     assert b"TM[1]" in sgf and b"RE[W+T]" in sgf
     # The time each side had left after each of its moves (FF[4] BL/WL).

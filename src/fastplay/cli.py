@@ -293,6 +293,10 @@ def _run_match(args: argparse.Namespace) -> int:
     names = (result.games[0].black, result.games[0].white) if result.games else ("A", "B")
     print(result.summary(names[0], names[1], rules_text(args.size, args.komi,
                                                         args.referee is not None, time_control)))
+    pace = result.seconds_per_move()
+    if pace:
+        print("Seconds per move: " + ", ".join(f"{name} {seconds:.2f}"
+                                               for name, seconds in sorted(pace.items())))
     if time_control is not None:
         losses = result.time_losses()
         print("Lost on time: " + (", ".join(f"{name} {n}" for name, n in sorted(losses.items()))

@@ -35,6 +35,7 @@ import queue
 import shlex
 import subprocess
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -215,7 +216,10 @@ class GameRecord:
     reason: str = ""        # why the game ended, for people
     dead: list[str] = field(default_factory=list)
     time_control: TimeControl | None = None
-    time_used: dict[str, float] = field(default_factory=dict)   # seconds per colour
+    #: Wall seconds each colour's ``genmove`` commands took (a clocked move's
+    #: ``time_left`` included), clocked or not, and how many there were.
+    time_used: dict[str, float] = field(default_factory=dict)
+    genmoves: dict[str, int] = field(default_factory=dict)
     #: On a clock: the mover's ``(seconds, stones)`` left after each move of
     #: ``moves`` (``GameClock.time_left``), written as SGF ``BL``/``WL`` and,
     #: in byo-yomi, ``OB``/``OW``.
@@ -303,8 +307,12 @@ def play_game(black: GTPClient, white: GTPClient, *, size: int = 9, komi: float 
     limit = max_moves if max_moves is not None else 3 * size * size
     color = "B"
     passes = 0
+    record.time_used, record.genmoves = {"B": 0.0, "W": 0.0}, {"B": 0, "W": 0}
     while len(record.moves) < limit:
+        started = time.monotonic()
         answer, failure = _genmove(engines[color], color, move_timeout, clock)
+        record.time_used[color] += time.monotonic() - started
+        record.genmoves[color] += 1
         if failure:
             return _lost(record, color, failure)
         assert answer is not None
@@ -331,8 +339,6 @@ def play_game(black: GTPClient, white: GTPClient, *, size: int = 9, komi: float 
     record.reason = ("two consecutive passes" if passes == 2
                      else f"move limit {limit} reached")
     _score(record, board, referee)
-    if clock is not None:
-        record.time_used = {c: clock.sides[c].used for c in "BW"}
     return record
 
 
@@ -522,6 +528,17 @@ class MatchResult:
                 loser = game.white if game.winner == "B" else game.black
                 out[loser] = out.get(loser, 0) + 1
         return out
+
+    def seconds_per_move(self) -> dict[str, float]:
+        """Each engine's (by label) mean wall seconds per ``genmove`` over the games
+        (the ``time_left`` before a clocked move included)."""
+        spent: dict[str, list[float]] = {}
+        for game in self.games:
+            for color, label in (("B", game.black), ("W", game.white)):
+                total = spent.setdefault(label, [0.0, 0.0])
+                total[0] += game.time_used.get(color, 0.0)
+                total[1] += game.genmoves.get(color, 0)
+        return {label: seconds / moves for label, (seconds, moves) in spent.items() if moves}
 
     @property
     def score(self) -> float:
