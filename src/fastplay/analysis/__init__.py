@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="seconds per position when a query gives no maxTime")
     parser.add_argument("--threads", type=thread_count, default=1, metavar="T",
                         help="search threads per position (default 1)")
-    parser.add_argument("--analysis-threads", type=positive_int, default=1, metavar="N",
+    parser.add_argument("--analysis-threads", type=thread_count, default=1, metavar="N",
                         help="positions searched at the same time (default 1)")
     parser.add_argument("--report-winrates-as", choices=PERSPECTIVES, default="BLACK",
                         type=str.upper, help="whose view the values take (default BLACK, "
