@@ -8,8 +8,11 @@ missing the tests fail loudly instead of skipping: it is required input.
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -39,3 +42,15 @@ def subprocess_env() -> dict[str, str]:
     site = str(Path(fastplay.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [site, env.get("PYTHONPATH")]))
     return env
+
+
+def benchmark_script(name: str) -> ModuleType:
+    """``benchmarks/NAME.py`` loaded as the module ``NAME`` (registered in
+    ``sys.modules``: dataclasses look their module up)."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

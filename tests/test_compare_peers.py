@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-
+from conftest import benchmark_script
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("compare_peers",
-                                                  ROOT / "benchmarks" / "compare_peers.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["compare_peers"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_script("compare_peers")
 
 
 def test_missing_peers_folder_is_a_usage_error(tmp_path: Path,

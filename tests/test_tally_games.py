@@ -2,27 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from conftest import benchmark_script
 
 from fastplay.match import GameRecord
 from fastplay.match_clock import TimeControl
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("tally_games",
-                                                  ROOT / "benchmarks" / "tally_games.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["tally_games"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_script("tally_games")
 
 
 def _save(folder: Path, name: str, black: str, white: str, result: str,
