@@ -455,8 +455,8 @@ def test_cli_lists_and_helps_the_analysis_command(capsys: Any) -> None:
     assert "reportAnalysisWinratesAs" not in capsys.readouterr().err
     assert main(["analysis", "--threads", "0"]) == 2
     assert main(["analysis", "--threads", "100000"]) == 2
-    assert "threads are 1..512" in capsys.readouterr().err
-    assert main(["analysis", "--analysis-threads", "513"]) == 2
-    assert "threads are 1..512" in capsys.readouterr().err
+    assert "threads are 1..1024" in capsys.readouterr().err
+    assert main(["analysis", "--analysis-threads", "1025"]) == 2
+    assert "threads are 1..1024" in capsys.readouterr().err
     assert main(["--help"]) == 0
     assert "analysis" in capsys.readouterr().out

@@ -672,8 +672,8 @@ def test_bad_arguments(db):  # see also test_run_rejects_bad_limits
         MCTS("not a db")
     with pytest.raises(ValueError):
         MCTS(db, threads=0)
-    with pytest.raises(ValueError, match="1..512"):
-        MCTS(db, threads=513)
+    with pytest.raises(ValueError, match="1..1024"):
+        MCTS(db, threads=1025)
     with pytest.raises(ValueError):
         MCTS(db).run(fp.Board(9), playouts=0)
 

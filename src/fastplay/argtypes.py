@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["thread_count", "positive_int", "non_negative_int", "finite_float", "positive_float", "unit_float",
-           "board_size"]
+__all__ = ["thread_count", "positive_int", "non_negative_int", "finite_float", "positive_float",
+           "unit_float", "board_size"]
 
 
 def _int(text: str) -> int:
@@ -29,8 +29,8 @@ def positive_int(text: str) -> int:
 
 
 def thread_count(text: str) -> int:
-    """``--threads``: an integer 1..``fastplay.search.driver.MAX_THREADS``."""
-    from fastplay.search.driver import MAX_THREADS
+    """``--threads``: an integer 1..``MAX_THREADS`` (the core's bound, 1024)."""
+    from fastplay._playout import MAX_THREADS
 
     value = _int(text)
     if not 1 <= value <= MAX_THREADS:

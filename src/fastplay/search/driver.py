@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import PlayoutEngine, TreeNode, TreeParams
+from fastplay._playout import MAX_THREADS  # the core's own bound: one limit for all threads
 from fastplay.board import Board, ColorLike
 from fastplay.montecarlo import _engine as playout_engine
 from fastplay.search.clock import Clock
@@ -43,10 +44,6 @@ from fastplay.search.results import SearchInfo, SearchResult
 from fastplay.search.tree import SearchTree
 
 __all__ = ["MCTS"]
-
-#: The most search threads a search takes: more than any machine's cores
-#: (the playouts run without the GIL; the tree work holds it).
-MAX_THREADS = 512
 
 #: With a visit limit, the batch shrinks so that the root's moves get at
 #: least this many simulations' worth of visits on average.
