@@ -76,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", type=Path, help="SGF files or folders of them")
     parser.add_argument("--engine", default="fastplay", help="substring of the engine's PB/PW")
-    parser.add_argument("--by-color", action="store_true", help="also the score as Black, as White")
+    parser.add_argument("--by-color", action="store_true",
+                        help="also the score as Black, as White")
     args = parser.parse_args(argv)
     tally = Tally()
     files = records(args.paths)

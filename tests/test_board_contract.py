@@ -53,8 +53,9 @@ def test_komi_must_be_a_number(komi: object) -> None:
         fp.Board(9, komi=None)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("komi, error", [(float("nan"), ValueError), (float("-inf"), ValueError),
-                                          ("6.5", TypeError), (True, TypeError), (None, TypeError)])
+@pytest.mark.parametrize("komi, error", [
+    (float("nan"), ValueError), (float("-inf"), ValueError),
+    ("6.5", TypeError), (True, TypeError), (None, TypeError)])
 def test_assigned_komi_is_checked_and_a_bad_one_changes_nothing(komi: object,
                                                                error: type[Exception]) -> None:
     b = fp.Board(9, komi=6.5)
