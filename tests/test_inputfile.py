@@ -50,3 +50,37 @@ def test_a_named_pipe_with_a_writer_reads(tmp_path: Path) -> None:
     board = fp.Board.from_sgf(fifo)
     writer.join()
     assert board.move_number == 2 and board.komi == 7.0
+
+
+# An SGF's memory is bounded by its nodes, not its bytes: sgfmill keeps about
+# 900 bytes a node (a tester's 8 MiB of passes took 1.8 GB).
+def _passes(nodes: int) -> bytes:
+    return b"(;GM[1]SZ[9]" + b";B[]" * (nodes - 1) + b")"
+
+
+def test_a_record_of_too_many_nodes_is_refused_before_parsing(tmp_path: Path) -> None:
+    from fastplay.sgf import MAX_NODES, SGFError, load_board
+
+    with pytest.raises(SGFError, match=f"{MAX_NODES + 1:,} nodes, more than the {MAX_NODES:,}"):
+        load_board(_passes(MAX_NODES + 1))
+    record = tmp_path / "passes.sgf"
+    record.write_bytes(_passes(MAX_NODES + 1))
+    from fastplay.prior import collect_samples
+
+    with pytest.raises(SGFError, match=f"{record}: .* nodes"):
+        collect_samples([record], None, size=9)
+
+
+def test_semicolons_inside_values_are_not_nodes() -> None:
+    from fastplay.sgf import MAX_NODES, check_nodes, load_board
+
+    comment = b"C[" + b"a;\\];" * MAX_NODES + b"]"
+    check_nodes(b"(;GM[1]SZ[9]" + comment + b";B[cc])")
+    board = load_board(b"(;GM[1]SZ[9]" + comment + b";B[cc])")
+    assert board.sgf_properties["C"].count(";") == 2 * MAX_NODES
+
+
+def test_the_node_bound_is_exact() -> None:
+    from fastplay.sgf import MAX_NODES, check_nodes
+
+    check_nodes(_passes(MAX_NODES))

@@ -174,9 +174,13 @@ def write_analysis_sgf(data: bytes, answers: Mapping[int, Mapping[str, Any]]) ->
     on each analysed node (after any comment it had) and the best move's
     principal variation as a new last child of that node, one node per
     move, the colours alternating from the side to move.  Raises
-    ``ValueError`` when sgfmill cannot read the record."""
+    ``ValueError`` when sgfmill cannot read the record (``SGFError`` when it
+    has more than ``fastplay.sgf.MAX_NODES`` nodes)."""
     from sgfmill import sgf
 
+    from fastplay.sgf import check_nodes
+
+    check_nodes(data)
     try:
         game = sgf.Sgf_game.from_bytes(data)
     except ValueError:

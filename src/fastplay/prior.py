@@ -315,10 +315,12 @@ def _read_game(path: str | os.PathLike[str], player: str | None, size: int
     :func:`collect_samples` skips."""
     from sgfmill import sgf
 
-    from fastplay.sgf import SGFError
+    from fastplay.sgf import SGFError, check_nodes
 
+    data = read_input(path, "SGF file")
+    check_nodes(data, str(path))
     try:
-        record = sgf.Sgf_game.from_bytes(read_input(path, "SGF file"))
+        record = sgf.Sgf_game.from_bytes(data)
     except ValueError as exc:
         raise SGFError(f"{path}: {exc}") from exc
     root = record.get_root()

@@ -123,7 +123,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; board imports us lazily
     from fastplay.board import Board
 
 __all__ = ["SGFError", "SGFWarning", "board_to_sgf", "load_board", "TEXT_PROPERTIES",
-           "escape_text", "unescape_text"]
+           "MAX_NODES", "check_nodes", "escape_text", "unescape_text"]
 
 MIN_SIZE = 2
 MAX_SIZE = 25
@@ -287,6 +287,28 @@ def _check_encoding(encoding: str | None) -> None:
         raise LookupError(f"unknown encoding {encoding!r}") from None
 
 
+#: Most nodes (``;``) a record may have.  sgfmill keeps about 900 bytes a
+#: node while it parses (a record of 2 million passes, 8 MiB, took 1.8 GB),
+#: so the byte bound of :func:`fastplay.inputfile.read_input` alone does not
+#: bound memory; 250,000 nodes is about 230 MB, and far more than a game or
+#: a commented collection of variations holds.
+MAX_NODES = 250_000
+# A property value, escapes included: a ";" inside one is text, not a node.
+_PROPERTY_VALUE = re.compile(rb"\[(?:[^\]\\]|\\.)*\]", re.S)
+
+
+def check_nodes(data: bytes, source: str = "SGF") -> None:
+    """Raise :class:`SGFError` when ``data`` has more than :data:`MAX_NODES`
+    nodes (``;`` outside property values), before any parser builds them;
+    ``source`` names the record in the message."""
+    if data.count(b";") <= MAX_NODES:
+        return
+    nodes = _PROPERTY_VALUE.sub(b"", data).count(b";")
+    if nodes > MAX_NODES:
+        raise SGFError(f"{source}: {nodes:,} nodes, more than the {MAX_NODES:,} a record "
+                       f"may have (fastplay.sgf.MAX_NODES)")
+
+
 def _parse_size(coarse: sgf_grammar.Coarse_game_tree) -> int:
     root = coarse.sequence[0]
     raw = root.get("SZ")
@@ -319,6 +341,7 @@ def _parse_game(data: bytes, from_str: bool = False,
     bom = data.startswith(b"\xef\xbb\xbf")
     if bom:
         data = data[3:]
+    check_nodes(data)
     try:
         coarse = sgf_grammar.parse_sgf_game(data)
     except ValueError as exc:
