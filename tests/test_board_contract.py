@@ -54,7 +54,8 @@ def test_komi_must_be_a_number(komi: object) -> None:
 
 
 @pytest.mark.parametrize("komi, error", [
-    (float("nan"), ValueError), (float("-inf"), ValueError),
+    (float("nan"), ValueError), (float("-inf"), ValueError), (1e308, ValueError),
+    (-10**400, ValueError), (1e6 + 1, ValueError),
     ("6.5", TypeError), (True, TypeError), (None, TypeError)])
 def test_assigned_komi_is_checked_and_a_bad_one_changes_nothing(komi: object,
                                                                error: type[Exception]) -> None:
@@ -65,6 +66,18 @@ def test_assigned_komi_is_checked_and_a_bad_one_changes_nothing(komi: object,
     b.komi = np.int64(7)  # type: ignore[assignment]
     assert b.komi == 7.0 and type(b.komi) is float
     assert b.copy().komi == 7.0 and "KM[7" in b.to_sgf()
+
+
+def test_a_board_holds_any_komi_the_playouts_take() -> None:
+    """One bound for the board and the playouts (a tester's ``Board(komi=1e308)``
+    was accepted, then refused by every playout)."""
+    from fastplay._board import MAX_KOMI
+
+    for komi in (MAX_KOMI, -MAX_KOMI):
+        board = fp.Board(5, komi=komi)
+        fp.playouts(board, fp.PatternDatabase.builtin("mc_montegnu_classic"), n=2, seed=1)
+    with pytest.raises(ValueError, match="within"):
+        fp.Board(5, komi=MAX_KOMI * 1.5)
 
 
 def test_numpy_komi_and_colour_names() -> None:

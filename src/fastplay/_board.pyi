@@ -23,6 +23,9 @@ from typing_extensions import Self, deprecated
 import numpy as np
 import numpy.typing as npt
 
+#: Largest komi (points, either sign) a board holds: the playouts' bound.
+MAX_KOMI: float
+
 class IllegalMoveError(ValueError):
     """A move breaks a rule; ``rule`` is one of ``RULES``."""
 

@@ -78,15 +78,25 @@ cdef int check_size(size) except -1:
     return 0
 
 
+#: The largest komi (points, either sign) a board holds: the bound of the
+#: playouts (fastplay._playout reads it), so that every board can be played out.
+MAX_KOMI = 1e6
+
+
 def checked_komi(komi):
-    """``komi`` as a finite float: ``TypeError`` for a non-number (a bool or a
-    string included), ``ValueError`` for NaN or an infinity."""
+    """``komi`` as a finite float within +-:data:`MAX_KOMI`: ``TypeError`` for
+    a non-number (a bool or a string included), ``ValueError`` for NaN, an
+    infinity or a komi beyond the bound."""
     if isinstance(komi, (bool, str, bytes)) or not isinstance(komi, (int, float, np.integer,
                                                                        np.floating)):
         raise TypeError(f"komi must be a number, not {komi!r}")
-    komi = float(komi)
-    if komi != komi or komi in (float("inf"), float("-inf")):
-        raise ValueError(f"komi must be finite, not {komi}")
+    try:
+        komi = float(komi)
+    except OverflowError:          # an int beyond any float
+        komi = float("inf") if komi > 0 else float("-inf")
+    if not -MAX_KOMI <= komi <= MAX_KOMI:
+        raise ValueError(f"komi must be a finite number of points within +-{MAX_KOMI:g}, "
+                         f"not {komi}")
     return komi
 
 

@@ -26,6 +26,7 @@ cimport numpy as cnp
 from fastplay._rules cimport *
 from fastplay._rng cimport splitmix64, rng_next, rng_seed
 from fastplay._board cimport CoreBoard, check_size
+from fastplay._board import MAX_KOMI
 from fastplay._arrays cimport _view
 
 cnp.import_array()
@@ -963,7 +964,6 @@ MAX_IDLE_WORKERS = 4
 # Seconds between two looks at the flags of a threaded call's threads.
 POLL_SECONDS = 0.0002
 MAX_MOVES = 1_000_000
-MAX_KOMI = 1e6
 
 
 def _flat_table(t, g):

@@ -186,8 +186,9 @@ class Board(CoreBoard):
     @property
     def komi(self) -> float:
         """Komi in points, added to White's area score; set it to a finite
-        number (``TypeError`` for a non-number, ``ValueError`` for NaN or an
-        infinity, and the komi stays as it was)."""
+        number within +-``fastplay._board.MAX_KOMI`` (1e6, the playouts'
+        bound): ``TypeError`` for a non-number, ``ValueError`` for NaN, an
+        infinity or a larger komi, and the komi stays as it was."""
         return _CORE_KOMI.__get__(self, type(self))  # type: ignore[no-any-return]
 
     @komi.setter

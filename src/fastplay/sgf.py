@@ -373,7 +373,9 @@ def _parse_game(data: bytes, from_str: bool = False,
     return game, size
 
 
-# Larger komi values are data errors (the GTP engine bounds komi the same way).
+#: Largest |komi| a record (``KM``) or a GTP controller (``komi``) may set;
+#: larger values are data errors.  Scores are printed with one decimal, which
+#: a float holds exactly only for komi-sized numbers; real komi is below 100.
 MAX_KOMI = 1000.0
 
 

@@ -22,14 +22,12 @@ from fastplay.board import Board, ColorLike, IllegalMoveError, InvalidVertexErro
 from fastplay.gtp.protocol import GTPError, Search, Stream, check_clock, format_response
 from fastplay.gtp.protocol import gtp_move, parse_color, parse_float, parse_int, preprocess
 from fastplay.gtp.protocol import take_args
+from fastplay.sgf import MAX_KOMI
 
 __all__ = ["GTPEngine", "ENGINE_NAME", "MAX_KOMI"]
 
 ENGINE_NAME = "fastplay"
 
-#: Largest |komi| accepted.  Scores are printed with one decimal, which a
-#: float holds exactly only for komi-sized numbers; real komi is below 100.
-MAX_KOMI = 1000.0
 
 Handler = Callable[[Sequence[str]], "str | Stream"]
 
