@@ -175,8 +175,7 @@ def test_jobs_do_not_change_the_answers(tmp_path: Path, capsys: Any) -> None:
 def test_batch_to_stdout_and_sgf_dir(tmp_path: Path, capsys: Any) -> None:
     record = tmp_path / "a.sgf"
     record.write_bytes(GAME_13)
-    outdir = tmp_path / "out"
-    outdir.mkdir()
+    outdir = tmp_path / "out" / "new"          # created, as fastplay match does
     code, stdout, _ = run([str(record), "--every", "3", "--playouts", "50", "--json", "-",
                            "--write-sgf", "--sgf-dir", str(outdir)], capsys)
     assert code == 0
@@ -189,7 +188,7 @@ def test_batch_to_stdout_and_sgf_dir(tmp_path: Path, capsys: Any) -> None:
 @pytest.mark.parametrize("args", [["a.sgf", "b.sgf", "--move", "3"],
                                   ["a.sgf", "--every", "2", "--plot", "x.png"],
                                   ["--every", "2"],
-                                  ["a.sgf", "--write-sgf", "--sgf-dir", "/no/such/dir"],
+                                  ["a.sgf", "--write-sgf", "--sgf-dir", "/dev/null/dir"],
                                   ["a.sgf", "--every", "0"]])
 def test_batch_usage_errors(args: list[str], capsys: Any) -> None:
     code, _, err = run(args, capsys)

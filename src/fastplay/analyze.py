@@ -129,7 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="write each record with the analysis as comments and principal "
                             "variations to NAME.analysis.sgf")
     batch.add_argument("--sgf-dir", metavar="DIR",
-                       help="with --write-sgf: write the records here, not beside the inputs")
+                       help="with --write-sgf: write the records here (created if missing), not "
+                            "beside the inputs")
     return parser
 
 
@@ -391,10 +392,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("fastplay analyze: error: a batch needs SGF files or directories and takes "
                   "neither --move nor --plot", file=sys.stderr)
             return EXIT_USAGE
-        if args.sgf_dir is not None and not os.path.isdir(args.sgf_dir):
-            print(f"fastplay analyze: error: --sgf-dir {args.sgf_dir}: no such directory",
-                  file=sys.stderr)
-            return EXIT_USAGE
+        if args.sgf_dir is not None:
+            try:          # created, as fastplay match creates its --sgf-dir
+                os.makedirs(args.sgf_dir, exist_ok=True)
+            except OSError as exc:
+                print(f"fastplay analyze: error: --sgf-dir {args.sgf_dir}: "
+                      f"{exc.strerror or exc}", file=sys.stderr)
+                return EXIT_USAGE
         problem = _json_target_problem(args)
         if problem is not None:
             print(f"fastplay analyze: error: --json {args.json}: {problem}", file=sys.stderr)
