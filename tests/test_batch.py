@@ -172,6 +172,16 @@ def test_jobs_do_not_change_the_answers(tmp_path: Path, capsys: Any) -> None:
     assert lines_of(one) == lines_of(two) and len(lines_of(one)) == 10
 
 
+def test_a_record_warning_names_the_record_once(tmp_path: Path, capsys: Any) -> None:
+    record = tmp_path / "nokomi.sgf"
+    record.write_bytes(b"(;GM[1]FF[4]SZ[9]KM[seven];B[ee];W[cc];B[dd])")
+    code, stdout, err = run([str(record), "--every", "1", "--playouts", "20"], capsys)
+    assert code == 0 and len(stdout.splitlines()) == 4
+    warned = [line for line in err.splitlines() if "KM[seven]" in line]
+    assert warned == [f"fastplay analyze: warning: {record}: KM[seven] holds no usable komi "
+                      f"(a number within +-1000 points); using the board's default"]
+
+
 def test_batch_to_stdout_and_sgf_dir(tmp_path: Path, capsys: Any) -> None:
     record = tmp_path / "a.sgf"
     record.write_bytes(GAME_13)

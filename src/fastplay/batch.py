@@ -28,9 +28,13 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
+
+from fastplay.inputfile import read_input
+from fastplay.sgf import SGFWarning
 
 __all__ = ["run_batch", "gtp_to_sgf", "sgf_to_gtp", "record_paths", "analysis_turns",
            "write_analysis_sgf", "analyse_job", "Job", "SGF_SUFFIX", "BATCH_PLAYOUTS"]
@@ -125,7 +129,9 @@ def analyse_job(job: Job) -> dict[str, Any]:
             _WORKER["db"] = PatternDatabase.builtin(job.patterns) if job.patterns \
                 else PatternDatabase.default()
             _WORKER["patterns"] = job.patterns
-        board = Board.from_sgf(job.data, move_number=job.turn)
+        with warnings.catch_warnings():   # _jobs reported them, naming the record
+            warnings.simplefilter("ignore", SGFWarning)
+            board = Board.from_sgf(job.data, move_number=job.turn)
         config = SearchConfig(prior_table=job.prior, resign_threshold=None, book=False)
         search = MCTS(_WORKER["db"], config=config, threads=job.threads, seed=job.seed)
         info = None
@@ -215,9 +221,12 @@ def _jobs(paths: Sequence[str], args: argparse.Namespace
     records, failed = [], []
     for path in paths:
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-            moves = Board.from_sgf(data).move_number
+            data = read_input(path, "SGF file")
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always", SGFWarning)
+                moves = Board.from_sgf(data).move_number
+            for warning in seen:   # once per record, naming it (the workers stay quiet)
+                print(f"fastplay analyze: warning: {path}: {warning.message}", file=sys.stderr)
         except (OSError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             failed.append((path, reason))
