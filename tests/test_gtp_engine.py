@@ -563,3 +563,17 @@ def test_scripted_game_against_stub_opponent(stub: StubSearch) -> None:
     assert ask(engine, "final_status_list alive").startswith("=")
     assert ok(engine, "quit") == ""
     assert engine.quit_requested
+
+
+def _failing_evaluator(boards: list[Board]) -> Any:
+    raise ZeroDivisionError("user code")
+
+
+def test_a_failing_plug_in_is_named_not_an_internal_error() -> None:
+    """A user's evaluator that raises: the answer says which plug-in failed
+    (not "internal error"), and the engine goes on."""
+    engine = GTPEngine(playouts=20, seed=1, evaluator=_failing_evaluator, mix=0.5, size=9)
+    answer = engine.handle("1 genmove b")
+    assert answer is not None and answer.startswith("?1 plug-in failed: evaluator ")
+    assert "internal error" not in answer and "ZeroDivisionError: user code" in answer
+    assert engine.handle("2 play b E5") == "=2\n\n"

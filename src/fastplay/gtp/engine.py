@@ -22,6 +22,7 @@ from fastplay.board import Board, ColorLike, IllegalMoveError, InvalidVertexErro
 from fastplay.gtp.protocol import GTPError, Search, Stream, check_clock, format_response
 from fastplay.gtp.protocol import gtp_move, parse_color, parse_float, parse_int, preprocess
 from fastplay.gtp.protocol import take_args
+from fastplay.search.errors import PluginError
 from fastplay.sgf import MAX_KOMI
 
 __all__ = ["GTPEngine", "ENGINE_NAME", "MAX_KOMI"]
@@ -178,6 +179,8 @@ class GTPEngine:
             return format_response(True, cmd_id, answer)
         except GTPError as exc:
             return format_response(False, cmd_id, str(exc))
+        except PluginError as exc:   # the user's evaluator or prior, not the engine
+            return format_response(False, cmd_id, f"plug-in failed: {exc}")
         except Exception as exc:  # noqa: BLE001 - a controller must always get an answer
             return format_response(False, cmd_id, f"internal error: {type(exc).__name__}: {exc}")
 
