@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from fastplay.argtypes import positive_int
-from fastplay.prior import MoveSamples, collect_samples, fit, record_files
+from fastplay.prior import MoveSamples, collect_samples, fit, record_files, records_report
 from fastplay.sgf import SGFError
 
 
@@ -53,17 +53,20 @@ def _collect(parser: argparse.ArgumentParser, args: argparse.Namespace
              ) -> tuple[int, MoveSamples, MoveSamples]:
     """Files read, the samples of ``--size`` and those of the ``--also`` sizes."""
     skipped: list[str] = []
+    cut: list[str] = []
+    left_out: list[str] = []
     with tempfile.TemporaryDirectory() as scratch:
         try:
             files = record_files(args.sources, Path(scratch))
-            samples = collect_samples(files, args.player, args.size, skipped=skipped)
+            samples = collect_samples(files, args.player, args.size, skipped=skipped, cut=cut,
+                                      left_out=left_out)
             extra = collect_samples([], args.player, args.size)
             for size in args.also:
                 extra = extra.concat(collect_samples(files, args.player, size, skipped=[]))
         except (OSError, EOFError, SGFError, tarfile.TarError) as exc:
             parser.error(str(exc) or type(exc).__name__)
-    for message in skipped:
-        print(f"skipped: {message}", file=sys.stderr)
+    for line in records_report(skipped, cut, left_out):
+        print(line, file=sys.stderr)
     if len(samples) == 0:
         whose = "either player" if args.player is None else f"a player named like {args.player!r}"
         parser.error(f"no moves of {whose} on {args.size}x{args.size}")

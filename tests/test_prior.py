@@ -125,9 +125,10 @@ def test_a_record_cut_short_at_an_illegal_move_keeps_its_start_and_is_named(tmp_
     game = tmp_path / "cut.sgf"
     game.write_text("(;GM[1]FF[4]SZ[9];B[ee];W[cc];B[cc];W[gg])")
     skipped: list[str] = []
-    assert len(collect_samples([game], None, skipped=skipped)) == 2
-    assert skipped == [f"{game}: move 3 and after left out: illegal move B C7: occupied "
-                       "(the point is already occupied)"]
+    cut: list[str] = []
+    assert len(collect_samples([game], None, skipped=skipped, cut=cut)) == 2
+    assert skipped == [] and cut == [f"{game}: move 3 and after left out: illegal move B C7: "
+                                     "occupied (the point is already occupied)"]
     assert len(collect_samples([game], None)) == 2
 
 
@@ -275,9 +276,18 @@ def test_collect_samples_refuses_malformed_moves_and_skips_setups(tmp_path: Path
                "handicap.sgf": "(;GM[1]SZ[9]HA[2]AB[cc][gg]PB[h]PW[GNU Go];W[ee])",
                "handicap_no_stones.sgf": "(;GM[1]SZ[9]HA[2]PB[GNU Go]PW[h];B[ee])",
                "both.sgf": "(;GM[1]SZ[9]PB[GNU Go 1]PW[GNU Go 2];B[ee])"}
+    skipped["13x13.sgf"] = "(;GM[1]SZ[13]PB[GNU Go]PW[h];B[gg])"
+    skipped["nobody.sgf"] = "(;GM[1]SZ[9]PB[a]PW[b];B[ee])"
     for name, text in skipped.items():
         (tmp_path / name).write_text(text)
-    assert len(collect_samples([tmp_path / n for n in skipped], "GNU Go")) == 0
+    left_out: list[str] = []
+    assert len(collect_samples([tmp_path / n for n in skipped], "GNU Go",
+                               left_out=left_out)) == 0
+    assert left_out == [f"{tmp_path / name}: {why}" for name, why in (
+        ("setup.sgf", "with setup stones"), ("handicap.sgf", "with handicap"),
+        ("handicap_no_stones.sgf", "with handicap"),
+        ("both.sgf", "both players named like 'GNU Go'"), ("13x13.sgf", "on 13x13"),
+        ("nobody.sgf", "no player named like 'GNU Go'"))]
 
 
 def test_search_takes_a_prior_object() -> None:

@@ -129,6 +129,22 @@ def test_tune_cli_writes_a_database_fastplay_loads(tmp_path: Path,
     assert out.read_bytes() == first          # a pure function of records and options
 
 
+def test_tune_cli_says_which_records_it_cut_short_or_left_out(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]
+                                                               ) -> None:
+    records = _records(tmp_path / "g")
+    (records / "big.sgf").write_text("(;GM[1]FF[4]SZ[13]PB[a]PW[b];B[gg])")
+    (records / "cut.sgf").write_text("(;GM[1]FF[4]SZ[9]PB[a]PW[b];B[ee];W[ee];B[cc])")
+    (records / "broken.sgf").write_text("(;GM[1]FF[4]SZ[9];B[ee]")
+    out = tmp_path / "tuned.db"
+    assert tune_main(["mm", str(records), "--iterations", "2", "--out", str(out)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert [line.split(":")[0] for line in err if ": " in line] == \
+        ["skipped", "cut short", "left out", "left out"]
+    assert f"cut short: {records / 'cut.sgf'}: move 2 and after left out: " in err[1]
+    assert err[2:] == ["left out: 1 record: 1 on 13x13", f"left out: {records / 'big.sgf'}: on 13x13"]
+
+
 @pytest.mark.parametrize("args, message", [
     (["mm", "RECORDS", "--out", ""], "must name a file"),
     (["mm", "RECORDS", "--out", "OUT", "--size", "13"], "no moves"),

@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; imported lazily at run time
     from fastplay.patterns import PatternDatabase
 
 __all__ = ["MoveSamples", "PriorModel", "LearnedPrior", "collect_samples", "record_files", "fit",
-           "load_prior", "distance_buckets", "BUNDLED"]
+           "load_prior", "distance_buckets", "BUNDLED", "records_report"]
 
 NUM_CLASSES = 1108  # geometry classes 1..1107 of spec §5.1, row 0 unused
 NUM_PROPERTIES = 256
@@ -213,7 +213,8 @@ class MoveSamples:
 
 def collect_samples(games: Iterable[str | os.PathLike[str]], player: str | None,
                     size: int = 9, db: PatternDatabase | None = None,
-                    skipped: list[str] | None = None) -> MoveSamples:
+                    skipped: list[str] | None = None, cut: list[str] | None = None,
+                    left_out: list[str] | None = None) -> MoveSamples:
     """The moves of ``player`` in SGF game records, with their legal alternatives.
 
     Args:
@@ -228,8 +229,14 @@ def collect_samples(games: Iterable[str | os.PathLike[str]], player: str | None,
         skipped: if given, a record that is not a readable SGF game is not an
             error: its :class:`~fastplay.sgf.SGFError` message is appended here
             and the record skipped (collections of real records hold a few
-            broken files); a record cut short at an illegal move is named here
-            too, with the move.
+            broken files).
+        cut: if given, gets ``"PATH: move N and after left out: WHY"`` for
+            each record cut short at an illegal move (its moves before it are
+            used).
+        left_out: if given, gets ``"PATH: REASON"`` for each readable record
+            the filters above leave out (``on 13x13``, ``with handicap``,
+            ``with setup stones``, ``no player named like 'X'``, ``both
+            players named like 'X'``).
 
     Returns:
         :class:`MoveSamples`; passes, and moves the record plays on a point
@@ -255,14 +262,41 @@ def collect_samples(games: Iterable[str | os.PathLike[str]], player: str | None,
                 raise
             skipped.append(str(exc))
             continue
-        if game is None:
+        if isinstance(game, str):
+            if left_out is not None:
+                left_out.append(f"{path}: {game}")
             continue
         ours, moves = game
-        cut = _replay_game(builder, size, ours, moves, games_read)
-        if cut is not None and skipped is not None:
-            skipped.append(f"{path}: {cut}")
+        stop = _replay_game(builder, size, ours, moves, games_read)
+        if stop is not None and cut is not None:
+            cut.append(f"{path}: {stop}")
         games_read += 1
     return builder.build()
+
+
+#: :func:`records_report` names each record left out up to this many.
+NAMED_LEFT_OUT = 10
+
+
+def records_report(skipped: list[str], cut: list[str], left_out: list[str]) -> list[str]:
+    """Lines for a user about :func:`collect_samples`' ``skipped``, ``cut`` and
+    ``left_out`` lists: each unreadable record (``skipped: ...``), each record
+    cut short (``cut short: ...``, its start used), and the records the
+    filters left out, counted by reason (``left out: 652 records: 193 on
+    13x13, 459 on 19x19``) and named when there are at most
+    :data:`NAMED_LEFT_OUT`."""
+    lines = [f"skipped: {m}" for m in skipped] + [f"cut short: {m}" for m in cut]
+    if left_out:
+        reasons: dict[str, int] = {}
+        for entry in left_out:
+            why = entry.rsplit(": ", 1)[-1]
+            reasons[why] = reasons.get(why, 0) + 1
+        plural = "s" if len(left_out) != 1 else ""
+        lines.append(f"left out: {len(left_out)} record{plural}: "
+                     + ", ".join(f"{n} {why}" for why, n in reasons.items()))
+        if len(left_out) <= NAMED_LEFT_OUT:
+            lines += [f"left out: {entry}" for entry in left_out]
+    return lines
 
 
 def record_files(sources: Iterable[str | os.PathLike[str]], scratch: str | os.PathLike[str]
@@ -309,10 +343,10 @@ _RecordMove = tuple[str | None, tuple[int, int] | None]
 
 
 def _read_game(path: str | os.PathLike[str], player: str | None, size: int
-               ) -> tuple[str, list[_RecordMove]] | None:
+               ) -> tuple[str, list[_RecordMove]] | str:
     """``player``'s colour (``"b"``/``"w"``; ``"bw"`` for ``None``, both) in the
-    game at ``path`` and the game's moves, or None for a game
-    :func:`collect_samples` skips."""
+    game at ``path`` and the game's moves, or why :func:`collect_samples`
+    leaves the game out."""
     from sgfmill import sgf
 
     from fastplay.sgf import SGFError, check_nodes
@@ -335,9 +369,14 @@ def _read_game(path: str | os.PathLike[str], player: str | None, size: int
     except ValueError as exc:
         raise SGFError(f"{path}: a malformed move or property ({str(exc) or 'bad value'})"
                        ) from None
-    if record.get_size() != size or len(ours) != 1 or handicap \
-            or any(node.has_setup_stones() for node in sequence):
-        return None
+    if record.get_size() != size:
+        return f"on {record.get_size()}x{record.get_size()}"
+    if handicap:
+        return "with handicap"
+    if any(node.has_setup_stones() for node in sequence):
+        return "with setup stones"
+    if len(ours) != 1:
+        return f"{'no player' if not ours else 'both players'} named like {player!r}"
     return ours[0], moves
 
 

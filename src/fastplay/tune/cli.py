@@ -158,7 +158,7 @@ def _report(samples: MoveSamples, table: np.ndarray, base: np.ndarray, holdout: 
 def _run_mm(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: list[str]) -> int:
     from fastplay.dbwrite import write_db
     from fastplay.patterns import PatternDatabase
-    from fastplay.prior import collect_samples, record_files
+    from fastplay.prior import collect_samples, record_files, records_report
     from fastplay.sgf import SGFError
     from fastplay.tune.mm import tune_mm
 
@@ -166,13 +166,16 @@ def _run_mm(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: lis
     base = _database(parser, args.base, "--base")
     try:
         skipped: list[str] = []
+        cut: list[str] = []
+        left_out: list[str] = []
         with tempfile.TemporaryDirectory() as scratch:
             files = record_files(args.records, scratch)
-            samples = collect_samples(files, args.player, args.size, skipped=skipped)
+            samples = collect_samples(files, args.player, args.size, skipped=skipped, cut=cut,
+                                      left_out=left_out)
     except (OSError, EOFError, SGFError, tarfile.TarError) as exc:
         parser.error(str(exc) or type(exc).__name__)
-    for message in skipped:
-        print(f"skipped: {message}", file=sys.stderr)
+    for line in records_report(skipped, cut, left_out):
+        print(line, file=sys.stderr)
     if not len(samples):
         whose = "" if args.player is None else f" of a player named like {args.player!r}"
         parser.error(f"no moves{whose} on {args.size}x{args.size} in the records")
