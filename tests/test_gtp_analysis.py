@@ -207,6 +207,10 @@ def test_gogui_live_graphics_and_both_spellings():
     ("x 1", "unknown key", True), ("10 ownership maybe", "true or false", True),
     ("10 minmoves", "no value", True), ("0", "at least 1", False),
     ("b 10 ownership true", "unknown key", False), ("w 10 maxmoves -1", "negative", True),
+    ("10 avoid b d4", "player, vertices and a depth", True),
+    ("10 avoid b z99 1", "off the 19x19 board", False), ("10 avoid b d4,,e5 1", "bad vertex", True),
+    ("10 avoid x d4 1", "invalid color", True), ("10 avoid b d4 0", "at least 1", False),
+    ("10 allow b d4 1 allow b e5 1", "at most one allow", True),
 ])
 def test_bad_analysis_arguments_answer_an_error(args, message, kata):
     with pytest.raises(GTPError, match=message):
@@ -326,3 +330,48 @@ def test_the_stream_answers_at_once_and_skips_empty_reports(engine):
     engine.send("name")
     assert engine.line() == ""                        # no empty report ended it early
     assert engine.line() == "= fastplay" and engine.line() == ""
+
+
+def _scored_groups(response: str) -> list[dict[str, str]]:
+    line = response.split("\n")[1].partition(" ownership ")[0]
+    return [_fields("info " + g.strip()) for g in line.split("info ") if g.strip()]
+
+
+def test_kata_analyze_gives_every_move_a_score_after_genmove_and_again():
+    """A tester's finding: moves whose visits came from an earlier search
+    (genmove, or the same position analysed before) had no scoreMean."""
+    db = fp.PatternDatabase.builtin("mc_montegnu_classic")
+    engine = GTPEngine(MCTS(db, seed=3), size=9, playouts=300)
+    engine.handle("play b E5")
+    engine.handle("genmove w")          # untallied visits in the tree it leaves
+    for _ in range(3):                  # then the same position analysed again and again
+        groups = _scored_groups(engine.handle("kata-analyze b 5 maxmoves 50"))
+        assert groups
+        for f in groups:
+            assert math.isfinite(float(f["scoreMean"])), f
+            assert float(f["scoreStdev"]) >= 0 and f["scoreLead"] == f["scoreMean"]
+
+
+def _reported(response: str) -> list[str]:
+    return [f["move"] for f in _scored_groups(response)]
+
+
+def test_avoid_and_allow_as_lizzie_sends_them():
+    """KataGo's and Leela Zero's ``avoid``/``allow`` keys (a tester's
+    finding: they were refused as unknown keys)."""
+    db = fp.PatternDatabase.builtin("mc_montegnu_classic")
+    engine = GTPEngine(MCTS(db, seed=5), size=9, playouts=300)
+    engine.handle("play b E5")
+    free = _reported(engine.handle("kata-analyze w 5 maxmoves 80"))
+    banned = free[:3]
+    seen = _reported(engine.handle(f"kata-analyze w 5 maxmoves 80 avoid w {','.join(banned)} 1"))
+    assert seen and not set(seen) & set(banned)
+    seen = _reported(engine.handle("lz-analyze w 5 allow w c3,c7,g3 1"))
+    assert seen and set(seen) <= {"C3", "C7", "G3"}
+    # A rule for the other side at depth 1 prohibits nothing: the usual search.
+    assert _reported(engine.handle("kata-analyze w 5 avoid b c3 1"))
+    response = engine.handle("kata-genmove_analyze w 5 allow w g7 1")
+    assert response.rstrip("\n").endswith("play G7")
+    assert engine.handle("list_stones white") == "= G7\n\n"
+    assert engine.handle("kata-analyze b 5 avoid b q9 1").startswith("? syntax error: vertex Q9 is off")
+    assert engine.handle("name") == "= fastplay\n\n"

@@ -29,7 +29,7 @@ from fastplay.board import Board, format_vertex
 from fastplay.search import MCTS, SearchConfig, SearchInfo
 
 __all__ = ["analyse_position", "filter_prior", "analysis_config", "moves_ownership",
-           "excluded_moves", "SNAPSHOT_INTERVAL", "MOVE_OWNERSHIP_PLAYOUTS"]
+           "excluded_moves", "filters_apply", "SNAPSHOT_INTERVAL", "MOVE_OWNERSHIP_PLAYOUTS"]
 
 #: Seconds between two looks at a running search: how soon a terminate
 #: takes effect and how finely ``reportDuringSearchEvery`` is kept.
@@ -123,8 +123,10 @@ def moves_ownership(board: Board, info: SearchInfo, db: Any, config: SearchConfi
     return out
 
 
-def _has_filters(query: Query, board: Board) -> bool:
-    return any(rule.until_depth > 1 or rule.player == board.to_move for rule in query.filters)
+def filters_apply(filters: list[MoveFilter], board: Board) -> bool:
+    """Whether ``filters`` prohibit anything in a search of ``board``: a rule
+    for the side to move, or one deeper than the root."""
+    return any(rule.until_depth > 1 or rule.player == board.to_move for rule in filters)
 
 
 def analyse_position(query: Query, index: int, db: Any, config: SearchConfig,
@@ -135,7 +137,7 @@ def analyse_position(query: Query, index: int, db: Any, config: SearchConfig,
     ``stop`` is set first, ``noResults`` when there was none.  Errors of
     the search propagate."""
     board, turn = query.positions[index], query.turns[index]
-    filtered = _has_filters(query, board)
+    filtered = filters_apply(query.filters, board)
     config = analysis_config(config, filtered)
     prior = filter_prior(db, config, board, query.filters) if filtered else None
     search = MCTS(db, config=config, threads=query.threads, seed=seed, prior=prior)

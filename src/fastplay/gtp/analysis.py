@@ -5,7 +5,12 @@
 ``lz-analyze [color] [interval] [KEY VALUE ...]`` answers ``=`` and then a
 line per ``interval`` centiseconds (default 100) until any new input line
 arrives; the stream then ends with the usual empty line and the new command
-is answered.  Keys: ``interval N``, ``minmoves N``, ``maxmoves N``;
+is answered.  Keys: ``interval N``, ``minmoves N``, ``maxmoves N``,
+``avoid PLAYER VERTICES UNTILDEPTH`` (any number) and ``allow PLAYER
+VERTICES UNTILDEPTH`` (at most one), as KataGo and Leela Zero take them
+(vertices comma-separated; Lizzie sends them): the search then runs with the
+analysis protocol's filtered prior (:func:`fastplay.analysis.worker.filter_prior`,
+no RAVE, a tree of its own) and the prohibited root moves are not reported;
 ``kata-analyze`` also takes ``ownership true|false``.  A line holds one
 ``info`` group per root move, best first::
 
@@ -26,11 +31,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fastplay.analysis.query import MoveFilter
+from fastplay.analysis.respond import gtp_name
+from fastplay.board import InvalidVertexError, parse_vertex
 from fastplay.color import Color
 from fastplay.gtp.protocol import GTPError, Stream, parse_color, parse_int
 
@@ -52,6 +60,8 @@ class AnalysisRequest:
     min_moves: int = 0
     max_moves: int | None = None
     ownership: bool = False
+    filters: list[MoveFilter] = field(default_factory=list)
+    excluded: frozenset[str] = frozenset()   # GTP names the filters keep out of the reports
 
 
 def _boolean(text: str) -> bool:
@@ -61,32 +71,61 @@ def _boolean(text: str) -> bool:
     return value
 
 
-def parse_request(args: Sequence[str], to_move: Color, kata: bool) -> AnalysisRequest:
-    """``[color] [interval] [KEY VALUE ...]``; :class:`GTPError` for anything else."""
+def _move_filter(words: Sequence[str], size: int, allow: bool) -> MoveFilter:
+    """``PLAYER VERTICES UNTILDEPTH`` of an ``avoid`` or ``allow`` key."""
+    player, vertices, depth = words
+    moves = set()
+    for vertex in vertices.split(","):
+        try:
+            moves.add(parse_vertex(vertex, size))
+        except InvalidVertexError as exc:
+            raise GTPError(f"syntax error: {exc}") from None
+    until = parse_int(depth, "untildepth")
+    if until < 1:
+        raise GTPError("syntax error: untildepth must be at least 1")
+    return MoveFilter(str(parse_color(player)), frozenset(moves), until, allow)
+
+
+def _number_key(request: AnalysisRequest, key: str, value: str) -> None:
+    number = parse_int(value, key)
+    if number < 0:
+        raise GTPError(f"syntax error: {key} must not be negative")
+    if key == "interval":
+        request.interval = number
+    elif key == "minmoves":
+        request.min_moves = number
+    else:
+        request.max_moves = number
+
+
+def parse_request(args: Sequence[str], to_move: Color, kata: bool,
+                  size: int = 19) -> AnalysisRequest:
+    """``[color] [interval] [KEY VALUE ...]``; :class:`GTPError` for anything
+    else.  ``size``: the board's, for the vertices of ``avoid``/``allow``."""
     words = list(args)
     request = AnalysisRequest(to_move)
     if words and words[0].lower() in ("b", "w", "black", "white"):
         request.color = parse_color(words.pop(0))
     if words and words[0].lstrip("-").isdigit():
         request.interval = parse_int(words.pop(0), "interval")
-    if len(words) % 2:
-        raise GTPError(f"syntax error: {words[-1]!r} has no value")
     keys = {"interval", "minmoves", "maxmoves"} | ({"ownership"} if kata else set())
-    for key, value in zip(words[::2], words[1::2]):
-        if key not in keys:
+    while words:
+        key = words.pop(0)
+        wanted = 3 if key in ("avoid", "allow") else 1
+        if key not in keys and wanted == 1:
             raise GTPError(f"syntax error: unknown key {key!r}")
+        if len(words) < wanted:
+            raise GTPError(f"syntax error: {key!r} has no value" if wanted == 1 else
+                           f"syntax error: {key} takes a player, vertices and a depth")
+        values, words = words[:wanted], words[wanted:]
         if key == "ownership":
-            request.ownership = _boolean(value)
+            request.ownership = _boolean(values[0])
+        elif wanted == 3:
+            if key == "allow" and any(f.allow for f in request.filters):
+                raise GTPError("syntax error: at most one allow")
+            request.filters.append(_move_filter(values, size, key == "allow"))
         else:
-            number = parse_int(value, key)
-            if number < 0:
-                raise GTPError(f"syntax error: {key} must not be negative")
-            if key == "interval":
-                request.interval = number
-            elif key == "minmoves":
-                request.min_moves = number
-            else:
-                request.max_moves = number
+            _number_key(request, key, values[0])
     if request.interval < 1:
         raise GTPError("syntax error: interval must be at least 1 centisecond")
     return request
@@ -97,8 +136,27 @@ def _per10000(value: float) -> int:
 
 
 def _moves(info: Any, request: AnalysisRequest) -> list[Any]:
-    children = list(info.children)
+    children = [c for c in info.children if gtp_name(c.move) not in request.excluded]
     return children if request.max_moves is None else children[:request.max_moves]
+
+
+def _search_for(engine: GTPEngine, request: AnalysisRequest, board: Any) -> Any:
+    """The engine's search; for ``avoid``/``allow`` that prohibit something,
+    a filtered search of its own (the analysis protocol's)."""
+    search: Any = engine.search()
+    if not hasattr(search, "analyze"):
+        raise GTPError("this search cannot analyse")
+    from fastplay.analysis.worker import analysis_config, excluded_moves, filter_prior
+    from fastplay.analysis.worker import filters_apply
+    from fastplay.search import MCTS, SearchConfig
+
+    if not filters_apply(request.filters, board):
+        return search
+    db = engine.load_patterns()
+    config = analysis_config(getattr(search, "config", SearchConfig()), filtered=True)
+    request.excluded = excluded_moves(board, request.filters)
+    return MCTS(db, config=config, threads=engine.threads, seed=engine.seed,
+                prior=filter_prior(db, config, board, request.filters))
 
 
 def lz_line(info: Any, request: AnalysisRequest) -> str:
@@ -107,10 +165,10 @@ def lz_line(info: Any, request: AnalysisRequest) -> str:
     for child in _moves(info, request):
         winrate = _per10000(child.winrate)
         lcb = min(_per10000(child.lcb), winrate)
-        parts.append(f"info move {child.move.upper() if child.move != 'pass' else 'pass'} "
+        parts.append(f"info move {gtp_name(child.move)} "
                      f"visits {child.visits} winrate {winrate} prior {_per10000(child.prior)} "
                      f"lcb {lcb} order {child.order} pv "
-                     + " ".join(m.upper() if m != "pass" else "pass" for m in child.pv))
+                     + " ".join(gtp_name(m) for m in child.pv))
     return " ".join(parts)
 
 
@@ -123,7 +181,7 @@ def kata_line(info: Any, request: AnalysisRequest, black_to_move: bool) -> str:
     parts = []
     for child in _moves(info, request):
         winrate = child.winrate if math.isfinite(child.winrate) else 0.0
-        fields = [f"info move {child.move.upper() if child.move != 'pass' else 'pass'}",
+        fields = [f"info move {gtp_name(child.move)}",
                   f"visits {child.visits}", f"utility {_float(2 * winrate - 1)}",
                   f"winrate {_float(winrate)}"]
         if math.isfinite(child.score_mean):
@@ -133,7 +191,7 @@ def kata_line(info: Any, request: AnalysisRequest, black_to_move: bool) -> str:
         lcb = min(child.lcb, winrate)
         fields += [f"prior {_float(child.prior)}", f"lcb {_float(lcb)}",
                    f"utilityLcb {_float(2 * lcb - 1)}", f"order {child.order}",
-                   "pv " + " ".join(m.upper() if m != "pass" else "pass" for m in child.pv)]
+                   "pv " + " ".join(gtp_name(m) for m in child.pv)]
         parts.append(" ".join(fields))
     line = " ".join(parts)
     if request.ownership:
@@ -153,11 +211,9 @@ def _analyze(engine: GTPEngine, args: Sequence[str], kata: bool) -> Stream:
     """``lz-analyze`` / ``kata-analyze``: reports until new input arrives."""
     from fastplay.gtp.gogui import show_result
 
-    request = parse_request(args, engine.board.to_move, kata)
+    request = parse_request(args, engine.board.to_move, kata, engine.board.size)
     board = engine.search_position(request.color)
-    search: Any = engine.search()
-    if not hasattr(search, "analyze"):
-        raise GTPError("this search cannot analyse")
+    search = _search_for(engine, request, board)
     line = _formatter(kata, request)
     infos = search.analyze(board, interval=request.interval / 100, stop=engine.input_event,
                            min_moves=request.min_moves)
@@ -181,12 +237,10 @@ def _genmove_analyze(engine: GTPEngine, args: Sequence[str], kata: bool) -> Stre
     """``lz-genmove_analyze`` / ``kata-genmove_analyze``: ``genmove`` with reports."""
     from fastplay.gtp.gogui import show_result
 
-    request = parse_request(args, engine.board.to_move, kata)
+    request = parse_request(args, engine.board.to_move, kata, engine.board.size)
     color = request.color
     board = engine.search_position(color)
-    search: Any = engine.search()
-    if not hasattr(search, "analyze"):
-        raise GTPError("this search cannot analyse")
+    search = _search_for(engine, request, board)
     visits, seconds = engine.playouts, engine.seconds
     if visits is None and seconds is None:
         seconds = search.time_budget(board)
@@ -203,6 +257,9 @@ def _genmove_analyze(engine: GTPEngine, args: Sequence[str], kata: bool) -> Stre
             yield line(info)
             final = info
         move = "pass" if final is None else str(final.best_move).lower()
+        if gtp_name(move) in request.excluded:     # never a move the command prohibits
+            allowed = _moves(final, request) if final is not None else []
+            move = allowed[0].move if allowed else "pass"
         yield "play " + engine.play_generated(move, color)
 
     return Stream(lines(), interruptible=False)

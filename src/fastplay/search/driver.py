@@ -468,7 +468,7 @@ class MCTS:
         config = self.config
         with self._lock:
             params = self._tree_params()   # the options as they are now
-            root = self._tree.prepare(board, self._maker, params)
+            root = self._tree.prepare(board, self._maker, params, track_scores)
             batch = self.leaf_batch(board.size, limits.visits, len(root.moves))
             loop = SearchLoop(config, params, self._tree, self._maker, self._engine, self._lock,
                               self.threads, self._seed_base, self._counter,

@@ -123,12 +123,20 @@ class SearchLoop:
         state, with the playouts' ownership added to ``own``."""
         npts = board.size * board.size
         self.state = state = SearchState(npts)
+        root = self.tree.root
+        assert root is not None
         if track_scores:
-            state.hist = np.zeros(2 * npts + 1)
-            assert self.tree.root is not None
-            state.child_scores = ChildScores(len(self.tree.root.moves), board.komi,
-                                             board.to_move_code == BLACK_CODE)
+            kept = self.tree.scores
+            if kept is not None and kept[0] is root:     # the same root analysed again
+                state.hist, state.child_scores = kept[1], kept[2]
+            else:
+                state.hist = np.zeros(2 * npts + 1)
+                state.child_scores = ChildScores(len(root.moves), board.komi,
+                                                 board.to_move_code == BLACK_CODE)
+                self.tree.scores = (root, state.hist, state.child_scores)
             self._margins = np.arange(2 * npts + 1, dtype=np.float64) - npts
+        else:
+            self.tree.scores = None    # visits without scores from here on
         deadline = None if limits.seconds is None else time.perf_counter() + limits.seconds
         # mix = 1 is the rollouts alone: an evaluator would only be called in vain.
         evaluated = self.evaluator is not None and self.config.mix < 1

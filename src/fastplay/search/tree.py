@@ -11,6 +11,7 @@ formulas are in :mod:`fastplay.search`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -57,6 +58,9 @@ class SearchTree:
         seen: Zobrist hashes of the game's positions (positional superko).
         nodes: nodes in the tree; ``edges``: their moves (an upper estimate
             after a reuse: nodes times the root's moves).
+        scores: the score tallies of an analysis (:class:`SearchState`'s
+            ``hist`` and ``child_scores``) and the root they cover, while
+            every visit of that root was tallied; ``None`` otherwise.
     """
 
     root: TreeNode | None = None
@@ -65,6 +69,7 @@ class SearchTree:
     seen: set[int] = field(default_factory=set)
     nodes: int = 0
     edges: int = 0
+    scores: tuple[TreeNode, Any, Any] | None = None
 
     def full(self, max_nodes: int, max_memory: int) -> bool:
         """Whether the tree has reached ``max_nodes`` or, at ``EDGE_BYTES`` per
@@ -77,6 +82,7 @@ class SearchTree:
         self.board = None
         self.nodes = 0
         self.edges = 0
+        self.scores = None
 
     def _reused(self, board: Board, history: list[tuple[int, int]]) -> TreeNode | None:
         """The old tree's node for ``board`` when ``board`` follows from the old
@@ -111,10 +117,18 @@ class SearchTree:
             return None
         return root
 
-    def prepare(self, board: Board, maker: NodeMaker, params: TreeParams) -> TreeNode:
-        """Make ``board`` the root, reusing the old tree when ``board`` follows from it."""
+    def prepare(self, board: Board, maker: NodeMaker, params: TreeParams,
+                scored: bool = False) -> TreeNode:
+        """Make ``board`` the root, reusing the old tree when ``board`` follows
+        from it.  ``scored`` (an analysis, which reports a score per move): the
+        old tree only when it is the root whose every visit has its score
+        tallied (:attr:`scores`), so that no move shows visits without a score."""
         history = board.history_indices()
         root = self._reused(board, history)
+        if root is not None and scored and (self.scores is None or self.scores[0] is not root):
+            root = None
+        if root is None or self.scores is None or self.scores[0] is not root:
+            self.scores = None
         if root is None:
             root = maker.expand(board, 0.0, params)
             self.nodes = 1
