@@ -808,6 +808,22 @@ def test_pass_is_no_candidate_in_the_opening_unless_the_opponent_passed(db):
     assert search.root.allowed[-1]
 
 
+@pytest.mark.parametrize("size, playouts", [(25, 30), (25, 60), (25, 200), (9, 60)])
+def test_no_pass_that_ends_the_game_lost(db, size, playouts):
+    """A tester's 25x25 search of 30-60 playouts passed back and lost: the
+    pass's exact 0 beat the unvisited moves' first-play urgency (parent value
+    0 minus the reduction) and took 55 of 60 visits.  Such a pass is no
+    candidate now; one that wins stays (test_passes_back_when_passing_wins)."""
+    board = fp.Board(size, komi=7.5)
+    for move in ("A1", "E5", "B2", "pass"):   # Black 2 stones, White 1: passing loses
+        board.play(move)
+    for seed in (1, 2, 3):
+        search = MCTS(db, seed=seed)
+        result = search.run(board, playouts=playouts)
+        assert result.best_move != "pass", (seed, result.children[:3])
+        assert search.root is not None and not search.root.allowed[-1]
+
+
 def test_small_budget_follows_the_priors(db):
     """With fewer playouts than moves the batch shrinks and PUCT follows the priors."""
     search = MCTS(db, seed=1)

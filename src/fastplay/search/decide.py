@@ -34,6 +34,7 @@ from fastplay.search.config import SearchConfig
 from fastplay.search.results import ChildStats, lower_bound
 
 __all__ = ["ranked_children", "ChildScores", "settled", "dead_enemy", "is_final", "book_move", "Resigner",
+           "wins_by_passing",
            "choose", "SETTLED", "FINAL_PLAYOUTS", "FINAL_MIN_SECONDS", "FINAL_MIN_VISITS",
            "Probe"]
 
@@ -225,7 +226,8 @@ def _instead_of_pass(board: Board, own: npt.NDArray[np.float32],
     return None
 
 
-def _wins_by_passing(board: Board) -> bool:
+def wins_by_passing(board: Board) -> bool:
+    """Whether the side to move wins if the game ends now (Tromp-Taylor count, komi)."""
     score = board.score()
     return score > 0 if board.to_move_code == BLACK_CODE else score < 0
 
@@ -247,8 +249,8 @@ def choose(board: Board, children: list[ChildStats], own: npt.NDArray[np.float32
         move = "pass"
         passing = next((c for c in children if c.move == "pass" and c.visits), None)
         winrate = passing.winrate if passing is not None else \
-            (1.0 if _wins_by_passing(board) else 0.0)
-    elif board.consecutive_passes >= 1 and _wins_by_passing(board) \
+            (1.0 if wins_by_passing(board) else 0.0)
+    elif board.consecutive_passes >= 1 and wins_by_passing(board) \
             and not dead_enemy(board, own):
         # Playing on would only fill our own area.
         move, winrate = "pass", 1.0
