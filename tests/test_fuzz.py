@@ -85,3 +85,27 @@ def test_a_record_whose_first_move_is_not_the_player_to_move_writes_back_the_sam
     text = board.to_sgf()
     again = fp.Board.from_sgf(text)
     assert again == board and again.to_sgf() == text and "PL[B]" in text
+
+
+def test_a_campaign_sets_aside_a_timeout_that_does_not_replay(tmp_path: Path) -> None:
+    """fuzz/campaign.py: a timed-out input that replays natively in time was
+    a stall of the host (2026-12-03: a prior input stalled 41 s beside other
+    jobs and replays in 0.09 s); one that fails or times out on a replay is
+    not forgiven, and neither is one stall too many."""
+    import campaign
+
+    seed = next(iter(harnesses.seeds("prior")))
+    artifacts = tmp_path / "artifacts"
+    artifacts.mkdir()
+    (artifacts / "prior-timeout-1").write_bytes(seed)
+    stalls: list[dict[str, object]] = []
+    assert campaign._forgiven("prior", tmp_path, 60.0, stalls)
+    assert (artifacts / "unreproduced" / "prior-timeout-1").exists()
+    assert stalls[0]["artifact"] == "prior-timeout-1"
+    assert 0 < float(stalls[0]["replay_seconds"]) < 60     # type: ignore[arg-type]
+    (artifacts / "prior-timeout-2").write_bytes(seed)
+    assert not campaign._forgiven("prior", tmp_path, 1e-3, stalls)   # times out again
+    assert (artifacts / "prior-timeout-2").exists()
+    assert campaign.replay("no-such-harness", artifacts / "prior-timeout-2", 60.0) is None
+    assert not campaign._forgiven("prior", tmp_path, 60.0,
+                                  [{}] * campaign.MAX_STALLS)   # stalls used up
