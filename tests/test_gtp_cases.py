@@ -179,6 +179,20 @@ def test_case_28_seki_genmove_passes_for_both_colours(seed: str) -> None:
     assert responses == ["=", "= pass", "=", "= pass"]
 
 
+@pytest.mark.parametrize("seed", ["1", "9"])
+def test_case_28_a_scoring_query_does_not_make_the_next_genmove_resign(seed: str) -> None:
+    """A tester's finding: ``final_score`` (or ``final_status_list``, as GUIs
+    send during play) ran its search as a game move, counted it towards
+    resignation, and the next ``genmove b`` resigned (seeds 1 and 9 at 1,000
+    playouts) where it passes without the query."""
+    sgf = shared_path("cases", "28-scoring-seki.sgf")
+    script = (f"loadsgf {sgf}\nfinal_score\ngenmove b\nloadsgf {sgf}\n"
+              "final_status_list dead\ngenmove b\n").encode()
+    responses, status = run_engine(script, ["gtp", "--playouts", "1000", "--seed", seed])
+    assert status == 0
+    assert responses == ["=", "= W+8.0", "= pass", "=", "=", "= pass"]
+
+
 def test_case_29_white_must_not_pass_with_dead_stone() -> None:
     """Passing loses under Tromp-Taylor (B+14.5); capturing G5 wins (W+0.5).
 

@@ -1005,3 +1005,23 @@ def test_settled_position_is_final(db, monkeypatch):
     assert not settled(dead, own)
     empty = fp.Board(9)
     assert not settled(empty, np.zeros((9, 9), dtype=np.float32))
+
+
+def test_a_search_that_is_not_a_move_leaves_the_game_state() -> None:
+    """``run(move=False)`` (GTP scoring): the clock is not charged, and the
+    game's resignation count does not grow (a tester's ``final_score`` made
+    the next ``genmove`` resign); game moves do both."""
+    board = fp.Board(9, komi=7.5)
+    search = MCTS(fp.PatternDatabase.builtin("mc_uniform"), seed=3, resign_threshold=0.99,
+                  resign_moves=2)
+    for move in ("E5", "C3", "G7", "C7", "G3", "E3", "E7", "C5", "G5", "D4", "F6",
+                 "B4", "F4", "D6", "H5", "B6", "F2", "D8", "H3", "B8", "F8", "D2"):
+        board.play(move)     # past the opening, where resignation is allowed
+    search.set_time(30, 0, 0)
+    before = dict(search.clock.left)
+    for _ in range(2):
+        assert search.run(board, playouts=200, move=False).best_move != "resign"
+    assert search.clock.left == before
+    assert search.run(board, playouts=200).best_move != "resign", "the first low search"
+    assert search.clock.left != before
+    assert search.run(board, playouts=200).best_move == "resign", "the second"

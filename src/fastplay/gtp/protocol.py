@@ -43,10 +43,13 @@ class Search(Protocol):
     with ``move``, ``visits``, ``winrate``, ``prior``, ``pv``) and
     ``ownership`` (``float32[size, size]``, +1 Black, row 0 the top row).
     The analysis commands also need ``analyze`` (:meth:`MCTS.analyze`).
+    ``move=False`` asks for a search that is not the game's next move
+    (``final_score``, ``final_status_list``): it must not count towards
+    resignation nor spend the clock.
     """
 
     def run(self, board: Board, playouts: int | None = None,
-            seconds: float | None = None) -> Any: ...
+            seconds: float | None = None, *, move: bool = True) -> Any: ...
 
     def new_game(self) -> None: ...
 

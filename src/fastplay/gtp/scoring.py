@@ -39,7 +39,10 @@ def dead_stones(engine: GTPEngine) -> list[str]:
     except GTPError:
         dead: list[str] = []
     else:
-        result = search.run(board.copy(), playouts=engine.playouts or SCORING_PLAYOUTS)
+        # Not a move: the game's resignation count, dynamic komi and clock
+        # stay as they were.
+        result = search.run(board.copy(), playouts=engine.playouts or SCORING_PLAYOUTS,
+                            move=False)
         dead = _dead_from_ownership(board, result.ownership)
     engine.dead_cache = (key, dead)
     return dead

@@ -294,8 +294,8 @@ class MCTS:
     # -- search ------------------------------------------------------------------
 
     def run(self, board: Board, playouts: int | None = None, seconds: float | None = None, *,
-            visits: int | None = None, callback: Callable[[int], None] | None = None
-            ) -> SearchResult:
+            visits: int | None = None, callback: Callable[[int], None] | None = None,
+            move: bool = True) -> SearchResult:
         """Search ``board`` (unchanged) for its side to move and return the result.
 
         Args:
@@ -308,6 +308,11 @@ class MCTS:
                 without them; with no limit and no clock, ``default_playouts``.
             callback: called from the searching thread with the visits so
                 far, about every 50 ms (for progress bars).
+            move: ``False`` for a search that is not the game's next move
+                (scoring, a hint): the resignation count, dynamic komi and
+                the clock stay as they were, and the clock sets no limit (a
+                GTP ``final_score`` made the next ``genmove`` resign).  The
+                tree is kept for reuse.
 
         Raises:
             TypeError: ``board`` is not a Board, a limit of the wrong type.
@@ -323,16 +328,18 @@ class MCTS:
             raise RuntimeError(BUSY + "; use one MCTS object per thread")
         try:
             self.ponder_stop()
-            return self._run_move(board, count, seconds, callback)
+            return self._run_move(board, count, seconds, callback, move)
         finally:
             self._in_use.release()
 
     def _run_move(self, board: Board, visits: int | None, seconds: float | None,
-                  callback: Callable[[int], None] | None) -> SearchResult:
-        """:meth:`run` once the lock is held: limits, clock, search, answer."""
+                  callback: Callable[[int], None] | None, move: bool = True) -> SearchResult:
+        """:meth:`run` once the lock is held: limits, clock, search, answer;
+        ``move=False``: the game's state (resignation count, dynamic komi,
+        clock) is not changed, and the clock sets no limit."""
         start = time.perf_counter()
         explicit = visits is not None or seconds is not None
-        budget = self._clock.budget(board)
+        budget = self._clock.budget(board) if move else None
         clocked = budget is not None
         if budget is not None and (seconds is None or budget < seconds):
             # The clock caps an explicit limit too.
@@ -344,8 +351,9 @@ class MCTS:
             seconds / 4, max(FINAL_RESERVE * seconds, FINAL_RESERVE_MIN))
         state = self._search(board.copy(), Limits(visits, searching, clocked and not explicit,
                                                   None, callback))
-        result = self._result(board, state, start, deadline)
-        if self.config.dynamic_komi > 0:
+        result = self._result(board, state, start, deadline,
+                              None if move else copy.copy(self._resigner))
+        if move and self.config.dynamic_komi > 0:
             self._komi.adjust(board, self._tree.root)
         if clocked:
             # All of it: the answer may add a probe search.
