@@ -436,6 +436,20 @@ def test_the_command_reads_stdin_to_the_end(tmp_path: Any) -> None:
     assert proc.stderr == b""
 
 
+def test_a_line_ends_at_lf_alone() -> None:
+    """A CR inside a query is JSON whitespace: one query, one answer (a
+    tester's finding: universal newlines split it in two errors); a CRLF line
+    is a query too, as KataGo reads them."""
+    inner = json.dumps(query(id="cr", maxVisits=20)).replace(", ", ",\r", 1).encode()
+    crlf = json.dumps(query(id="crlf", maxVisits=20)).encode() + b"\r\n"
+    proc = subprocess.run([sys.executable, "-m", "fastplay", "analysis", "--seed", "1"],
+                          input=inner + b"\n" + crlf, capture_output=True, timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr
+    answers = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    assert not [a for a in answers if "error" in a], answers
+    assert sorted(a["id"] for a in answers) == ["cr", "crlf"]
+
+
 def test_quit_without_waiting_stops_queued_positions() -> None:
     q = json.dumps(query(id="slow", maxVisits=10**9, analyzeTurns=[0, 1, 2]))
     start = time.monotonic()

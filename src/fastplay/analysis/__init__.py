@@ -117,7 +117,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"fastplay analysis: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     # Bytes that are not UTF-8 become U+FFFD: a bad byte is a bad query, not a crash.
-    stdin = open(sys.stdin.fileno(), encoding="utf-8", errors="replace", closefd=False)
+    # Lines end at LF alone, as KataGo splits them: a CR inside a query is JSON
+    # whitespace (universal newlines split it in two), and CRLF leaves a CR
+    # that the JSON parser skips.
+    stdin = open(sys.stdin.fileno(), encoding="utf-8", errors="replace", newline="\n",
+                 closefd=False)
     stdout = open(sys.stdout.fileno(), "w", encoding="utf-8", closefd=False)
     try:
         return serve(args, stdin, stdout)
