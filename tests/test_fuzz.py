@@ -30,7 +30,9 @@ SMOKE_INPUTS = {"db": 150, "sgf": 300, "gtp": 150, "analysis": 150, "board": 300
 
 
 @pytest.mark.parametrize("name", sorted(harnesses.HARNESSES))
-def test_smoke(name: str, tmp_path: Path) -> None:
+def test_smoke(name: str, tmp_path: Path, shared: Path) -> None:
+    # (``shared``: the seeds come from ../shared; its absence fails with the
+    # fixture's message, not a FileNotFoundError from a harness)
     tried, failure = smoke.run(name, SMOKE_INPUTS[name], seed=1, out=tmp_path)
     assert failure is None, failure
     assert tried >= SMOKE_INPUTS[name]
