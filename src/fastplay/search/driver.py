@@ -97,6 +97,23 @@ class _Outcome:
     error: BaseException | None = None
 
 
+def leaf_batch(batch_option: int | None, threads: int, size: int, visits: int | None = None,
+               moves: int = 1) -> int:
+    """Visits per leaf: ``batch_option`` (the ``batch`` setting) if set, else
+    ``DEFAULT_BATCH`` per thread (a second thread needs playouts to overlap)
+    or the size's floor ``ceil(points / BATCH_FLOOR_POINTS)`` where larger;
+    with a visit limit of fewer than ``SIMS_PER_ROOT_MOVE`` simulations per
+    root move (of ``moves``) it shrinks to the floor, so that PUCT spends a
+    small budget where the priors point."""
+    if batch_option is not None:
+        return min(batch_option, visits) if visits is not None else batch_option
+    floor = -(-size * size // BATCH_FLOOR_POINTS)
+    batch = max(DEFAULT_BATCH * threads, floor)
+    if visits is not None:
+        batch = max(floor, min(batch, visits // (SIMS_PER_ROOT_MOVE * moves)))
+    return batch
+
+
 class MCTS:
     """Tree search over pattern-driven playouts (see :mod:`fastplay.search`).
 
@@ -449,20 +466,8 @@ class MCTS:
             self._in_use.release()
 
     def leaf_batch(self, size: int, visits: int | None = None, moves: int = 1) -> int:
-        """Visits per leaf: ``batch`` if set, else ``DEFAULT_BATCH`` per thread
-        (a second thread needs playouts to overlap) or the size's floor
-        ``ceil(points / BATCH_FLOOR_POINTS)`` where larger; with a visit
-        limit of fewer than ``SIMS_PER_ROOT_MOVE`` simulations per root move
-        it shrinks to the floor, so that PUCT spends a small budget where
-        the priors point."""
-        batch_option = self.config.batch
-        if batch_option is not None:
-            return min(batch_option, visits) if visits is not None else batch_option
-        floor = -(-size * size // BATCH_FLOOR_POINTS)
-        batch = max(DEFAULT_BATCH * self.threads, floor)
-        if visits is not None:
-            batch = max(floor, min(batch, visits // (SIMS_PER_ROOT_MOVE * moves)))
-        return batch
+        """Visits per leaf on a board of ``size`` (:func:`leaf_batch`)."""
+        return leaf_batch(self.config.batch, self.threads, size, visits, moves)
 
     def _tree_params(self) -> TreeParams:
         """The selection constants, as the compiled tree reads them."""
