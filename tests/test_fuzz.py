@@ -111,3 +111,17 @@ def test_a_campaign_sets_aside_a_timeout_that_does_not_replay(tmp_path: Path) ->
     assert campaign.replay("no-such-harness", artifacts / "prior-timeout-2", 60.0) is None
     assert not campaign._forgiven("prior", tmp_path, 60.0,
                                   [{}] * campaign.MAX_STALLS)   # stalls used up
+
+
+def test_the_campaign_ledger_adds_up_the_campaigns_of_a_harness(tmp_path: Path) -> None:
+    """fuzz/campaign.py: the inputs of every recorded campaign of a harness
+    count towards its total (the slow harnesses reach 10^6 over sessions)."""
+    import campaign
+
+    first = campaign.record(tmp_path, {"harness": "gtp", "inputs": 30_000})
+    assert first["total_inputs"] == 30_000 and first["campaigns"] == 1
+    second = campaign.record(tmp_path, {"harness": "gtp", "inputs": 12_345})
+    assert second["total_inputs"] == 42_345 and second["campaigns"] == 2
+    assert second["inputs"] == 12_345
+    lines = (tmp_path / "ledger.jsonl").read_text().splitlines()
+    assert len(lines) == 2 and all('"commit"' in line and '"date"' in line for line in lines)
