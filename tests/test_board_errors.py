@@ -50,6 +50,17 @@ def test_size_not_an_integer(size: Any) -> None:
         Board(size)
 
 
+@pytest.mark.parametrize("flag", ["no", "yes", 1, 0, None, 1.0])
+@pytest.mark.parametrize("name", ["superko", "suicide"])
+def test_rule_flags_must_be_bools(name: str, flag: Any) -> None:
+    """A tester's finding: ``Board(9, superko="no")`` turned superko on (any
+    truthy value did)."""
+    with pytest.raises(TypeError, match=f"{name} must be a bool"):
+        Board(9, **{name: flag})
+    board = Board(9, **{name: np.bool_(True)})   # numpy's bools are bools
+    assert getattr(board, name) is True
+
+
 @pytest.mark.parametrize("size", [2, 25, np.int64(9)])
 def test_sizes_accepted(size: int) -> None:
     board = Board(size)

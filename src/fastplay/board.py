@@ -163,8 +163,9 @@ class Board(CoreBoard):
     ``setup_stones``, ``history_moves``) work for one more release and warn
     (``DeprecationWarning``).  The README's API section lists every pair.
 
-    **Errors.**  Raises ``TypeError`` for a non-integer size, ``ValueError``
-    for a size outside 2..25.  A vertex that names no point of the board
+    **Errors.**  Raises ``TypeError`` for a non-integer size or a
+    ``superko`` / ``suicide`` that is not a bool (``"no"`` would have been
+    taken as true), ``ValueError`` for a size outside 2..25.  A vertex that names no point of the board
     (malformed, of the wrong type, off the board, or ``"pass"`` where a
     point is needed) raises :class:`InvalidVertexError` (a ``ValueError``)
     from every vertex method; a move against the rules of Go raises
@@ -180,6 +181,9 @@ class Board(CoreBoard):
 
     def __init__(self, size: int = 19, komi: float = 7.5, superko: bool = False,
                  suicide: bool = False) -> None:
+        for name, flag in (("superko", superko), ("suicide", suicide)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise TypeError(f"{name} must be a bool, not {type(flag).__name__}")
         super().__init__(size, komi, superko, suicide)
         self.sgf_properties = {}
 
