@@ -497,6 +497,9 @@ def load_board(
         superko: positional superko for the replay and the returned board.
         suicide: allow multi-stone suicide (Tromp-Taylor / New Zealand).  The
             default (forbidden) is GNU Go's rule, which GNU Go's own records obey.
+            The rules are these arguments, never the record's ``RU`` (kept in
+            ``sgf_properties``): a record of a board with ``suicide=True``
+            says ``RU[NZ]`` and reads back the same only with ``suicide=True``.
         board_cls: the class to build (default :class:`fastplay.board.Board`).
         encoding: the charset (a Python codec name) of a file or ``bytes``
             without ``CA``; default ISO-8859-1, FF[4]'s (UTF-8 after a
