@@ -288,7 +288,9 @@ def test_genmove_plays_and_reg_genmove_does_not(engine: GTPEngine, stub: StubSea
     assert engine.board.get("A5") == "B"
     # GTP may ask either colour: the search sees the colour it was asked for.
     assert ok(engine, "genmove b") == "B5"
-    assert [args[0] for name, args in stub.calls if name == "run"] == ["B", "B", "B"]
+    # reg_genmove's search is not a game move (no resignation count, no clock).
+    assert [(name, args[0]) for name, args in stub.calls if name.startswith("run")] == [
+        ("run-not-a-move", "B"), ("run", "B"), ("run", "B")]
 
 
 def test_genmove_resign_and_pass(stub: StubSearch) -> None:

@@ -165,9 +165,9 @@ class Board(CoreBoard):
 
     **Errors.**  Raises ``TypeError`` for a non-integer size or a
     ``superko`` / ``suicide`` that is not a bool (``"no"`` would have been
-    taken as true), ``ValueError`` for a size outside 2..25.  A vertex that names no point of the board
-    (malformed, of the wrong type, off the board, or ``"pass"`` where a
-    point is needed) raises :class:`InvalidVertexError` (a ``ValueError``)
+    taken as true), ``ValueError`` for a size outside 2..25.  A vertex
+    that names no point of the board (malformed, of the wrong type, off
+    the board, or ``"pass"`` where a point is needed) raises :class:`InvalidVertexError` (a ``ValueError``)
     from every vertex method; a move against the rules of Go raises
     :class:`IllegalMoveError` (a ``ValueError``) whose ``rule`` is
     ``"occupied"``, ``"suicide"``, ``"ko"`` or ``"superko"``; a bad colour

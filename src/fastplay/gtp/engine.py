@@ -363,15 +363,17 @@ class GTPEngine:
             board.to_move = color
         return board
 
-    def run_search(self, board: Board, playouts: int | None = None) -> Any:
-        """One search of ``board`` with the engine's per-move limits (or ``playouts``)."""
+    def run_search(self, board: Board, playouts: int | None = None, move: bool = True) -> Any:
+        """One search of ``board`` with the engine's per-move limits (or
+        ``playouts``); ``move=False``: not the game's move (``reg_genmove``,
+        scoring), so no resignation count and no clock (:meth:`MCTS.run`)."""
         return self.search().run(board, playouts=playouts or self.playouts,
-                                 seconds=None if playouts else self.seconds)
+                                 seconds=None if playouts else self.seconds, move=move)
 
-    def _generate(self, color: ColorLike) -> str:
+    def _generate(self, color: ColorLike, played: bool = True) -> str:
         from fastplay.gtp.gogui import show_result
 
-        result = self.run_search(self.search_position(color))
+        result = self.run_search(self.search_position(color), move=played)
         if self.gfx:
             show_result(self, result, color)
         move = str(result.best_move)
@@ -399,7 +401,8 @@ class GTPEngine:
 
     def _cmd_reg_genmove(self, args: Sequence[str]) -> str:
         (color_text,) = take_args(args, 1)
-        return gtp_move(self._generate(parse_color(color_text)))
+        # A move asked for and not played (GNU Go's regression suites, hints).
+        return gtp_move(self._generate(parse_color(color_text), played=False))
 
     def stop_pondering(self) -> None:
         """End the thinking on the opponent's time, if any (the next command has come)."""

@@ -44,8 +44,8 @@ class Search(Protocol):
     ``ownership`` (``float32[size, size]``, +1 Black, row 0 the top row).
     The analysis commands also need ``analyze`` (:meth:`MCTS.analyze`).
     ``move=False`` asks for a search that is not the game's next move
-    (``final_score``, ``final_status_list``): it must not count towards
-    resignation nor spend the clock.
+    (``reg_genmove``, ``final_score``, ``final_status_list``): it must not
+    count towards resignation nor spend the clock.
     """
 
     def run(self, board: Board, playouts: int | None = None,

@@ -35,14 +35,13 @@ def dead_stones(engine: GTPEngine) -> list[str]:
     if engine.dead_cache is not None and engine.dead_cache[0] == key:
         return engine.dead_cache[1]
     try:
-        search = engine.search()
+        engine.search()     # GTPError when the engine has no search
     except GTPError:
         dead: list[str] = []
     else:
-        # Not a move: the game's resignation count, dynamic komi and clock
-        # stay as they were.
-        result = search.run(board.copy(), playouts=engine.playouts or SCORING_PLAYOUTS,
-                            move=False)
+        # Not a move: the resignation count and the clock stay as they were.
+        result = engine.run_search(board.copy(), engine.playouts or SCORING_PLAYOUTS,
+                                   move=False)
         dead = _dead_from_ownership(board, result.ownership)
     engine.dead_cache = (key, dead)
     return dead
