@@ -795,8 +795,11 @@ def board_to_sgf(board: Board) -> str:
     game = sgf.Sgf_game(size)
     _write_root(game.get_root(), board, black, white, start_to_move,
                 history[0][0] if history else None)
+    # One node after the other (sgfmill's extend_main_sequence walks the
+    # whole main line each time: quadratic in the moves).
+    node = game.get_root()
     for colour, vertex in history:
-        node = game.extend_main_sequence()
+        node = node.new_child()
         if vertex.lower() == "pass":
             # FF[4]'s pass; sgfmill itself would write [tt] up to 19x19
             node.set_raw(str(colour).upper(), b"")
@@ -805,6 +808,6 @@ def board_to_sgf(board: Board) -> str:
     if history:
         next_by_turn = "W" if str(history[-1][0]).upper() == "B" else "B"
         if board.to_move != next_by_turn:
-            game.extend_main_sequence().set("PL", str(board.to_move).lower())
+            node.new_child().set("PL", str(board.to_move).lower())
     data: bytes = game.serialise()
     return data.decode("utf-8")
