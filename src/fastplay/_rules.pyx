@@ -330,6 +330,64 @@ cdef bint has_friendly_neighbour(BoardState* b, int p, int c) noexcept nogil:
             or b.color[p + 1] == c)
 
 
+cdef inline void _place_stone(BoardState* b, int p, int c, uint32_t g) noexcept nogil:
+    """Put a lone ``c`` stone at ``p`` with its own liberties, branch-free
+    over the four directions (``g``: p's code before the move)."""
+    cdef int d, n
+    cdef uint32_t e
+    set_color(b, p, c)
+    b.hash ^= ZOBRIST[c][p]
+    b.sid[p] = p
+    b.nxt[p] = p
+    b.ssize[p] = 1
+    b.nlibs[p] = 0
+    zero_words(&b.libs[p << b.wshift], b.wshift, b.nwords)
+    for d in range(4):
+        n = p + b.nbr[d]
+        e = ((g >> (2 * d)) & 3) == EMPTY_C
+        b.libs[(p << b.wshift) + (n >> 6)] |= (<uint64_t>e) << (n & 63)
+        b.nlibs[p] += e
+
+
+cdef inline int _q6_strings(BoardState* b, int c, QSet* q, int* caps, int ncaps,
+                            int16_t* q6) noexcept nogil:
+    """Q6 needs liberty counts on B1: ``c``'s strings touching a captured
+    stone, listed branch-free in ``q6`` (a string met twice adds nothing new
+    to Q); returns how many."""
+    cdef int i, d, n, s, nq6 = 0
+    for i in range(ncaps):
+        s = caps[i]
+        while True:
+            for d in range(4):
+                n = s + b.nbr[d]
+                q6[nq6] = b.sid[n]
+                nq6 += (b.color[n] == c) & (b.nlibs[b.sid[n]] <= q.lim)
+            s = b.nxt[s]
+            if s == caps[i]:
+                break
+    return nq6
+
+
+cdef inline void _q_after_play(BoardState* b, QSet* q, int p, int h, int o,
+                               int16_t* kbuf, int nk, int* opp, int nopp,
+                               int16_t* q6, int nq6) noexcept nogil:
+    """Clauses Q2, Q3, Q5, Q6 and Q7 of GNU Go's update set (spec 6.3), on
+    the board after the move: ``h`` the new stone's string, ``kbuf`` the
+    ``nk`` captured points, ``opp`` the enemy strings it touches."""
+    cdef int i
+    q_add_empty_ring(q, b, p)                                # Q2
+    for i in range(nk):                                      # Q3
+        q_add(q, kbuf[i])
+        q_add_empty_ring(q, b, kbuf[i])
+    for i in range(nopp):                                    # Q5
+        if b.color[opp[i]] == o and b.nlibs[b.sid[opp[i]]] <= q.lim:
+            q_add_libs(q, b, b.sid[opp[i]])
+    for i in range(nq6):                                     # Q6
+        q_add_libs(q, b, b.sid[q6[i]])
+    if b.nlibs[h] <= q.lim:                                  # Q7
+        q_add_libs(q, b, h)
+
+
 cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
     """Play ``c`` at ``p`` (0 = pass); the caller has checked legality.
 
@@ -337,7 +395,7 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
     string.  When ``q`` is given it receives GNU Go's update set of the move
     (spec 6.3, clauses Q1-Q7).  Returns the number of stones captured.
     """
-    cdef int W = b.W, o = other(c), d, n, h, s, k, i, j, nk = 0, captured = 0
+    cdef int o = other(c), h, n, s, i, k, nk = 0, captured = 0
     cdef int16_t kbuf[MAX_PTS]
     cdef int caps[4]
     cdef int ncaps = 0
@@ -355,26 +413,12 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
     b.passes = 0
     if q != NULL:
         q_add(q, p)                                          # Q1
-    # The neighbours' colours are the low byte of p's code.
+    # The neighbours' colours are the low byte of p's code: the strings
+    # beside it, friends and enemies, by bit masks of directions (even
+    # bits, one per direction).
     cdef uint32_t g = b.code[p]
-    set_color(b, p, c)
-    b.hash ^= ZOBRIST[c][p]
-    b.sid[p] = p
-    b.nxt[p] = p
-    b.ssize[p] = 1
-    b.nlibs[p] = 0
-    zero_words(&b.libs[p << b.wshift], b.wshift, b.nwords)
-    # Its own liberties, branch-free over the four directions; then the
-    # strings beside it, friends and enemies, by bit masks of directions
-    # (even bits, one per direction) taken from the code.
-    cdef uint32_t e, fm, om
-    for d in range(4):
-        n = p + b.nbr[d]
-        e = ((g >> (2 * d)) & 3) == EMPTY_C
-        b.libs[(p << b.wshift) + (n >> 6)] |= (<uint64_t>e) << (n & 63)
-        b.nlibs[p] += e
-    fm = colour_mask(g & 0xFF, c)
-    om = colour_mask(g & 0xFF, o)
+    _place_stone(b, p, c, g)
+    cdef uint32_t fm = colour_mask(g & 0xFF, c)
     h = p
     while fm:
         n = p + b.nbr[fp_ctz64(fm) >> 1]
@@ -387,6 +431,7 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
         lib_clear(b, s, p)
         b.nlibs[s] -= 1
         h = merge_strings(b, h, s)
+    cdef uint32_t om = colour_mask(g & 0xFF, o)
     while om:
         n = p + b.nbr[fp_ctz64(om) >> 1]
         om &= om - 1
@@ -401,18 +446,7 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
                 opp[nopp] = s
                 nopp += 1
     if q != NULL and ncaps > 0:
-        # Q6 needs liberty counts on B1: our strings touching a captured stone,
-        # listed branch-free (a string met twice adds nothing new to Q).
-        for i in range(ncaps):
-            s = caps[i]
-            while True:
-                for d in range(4):
-                    n = s + b.nbr[d]
-                    q6[nq6] = b.sid[n]
-                    nq6 += (b.color[n] == c) & (b.nlibs[b.sid[n]] <= q.lim)
-                s = b.nxt[s]
-                if s == caps[i]:
-                    break
+        nq6 = _q6_strings(b, c, q, caps, ncaps, q6)
     for i in range(ncaps):
         k = nk
         nk = remove_string(b, caps[i], kbuf, nk)
@@ -429,17 +463,7 @@ cdef int board_play(BoardState* b, int p, int c, QSet* q) noexcept nogil:
         b.captures[o] += s
         return captured
     if q != NULL:
-        q_add_empty_ring(q, b, p)                            # Q2
-        for i in range(nk):                                  # Q3
-            q_add(q, kbuf[i])
-            q_add_empty_ring(q, b, kbuf[i])
-        for i in range(nopp):                                # Q5
-            if b.color[opp[i]] == o and b.nlibs[b.sid[opp[i]]] <= q.lim:
-                q_add_libs(q, b, b.sid[opp[i]])
-        for i in range(nq6):                                 # Q6
-            q_add_libs(q, b, b.sid[q6[i]])
-        if b.nlibs[h] <= q.lim:                              # Q7
-            q_add_libs(q, b, h)
+        _q_after_play(b, q, p, h, o, kbuf, nk, opp, nopp, q6, nq6)
     return captured
 
 
