@@ -28,9 +28,17 @@ fastplay), which is much less sensitive to other processes stealing cores.
 Installs nothing: it uses ``/usr/games/gnugo``, ``gnugo`` on ``PATH`` or
 ``--gnugo PATH``, and exits with a message if none is found.
 
+``--search N`` also times fastplay's default one-thread search (``MCTS.run``
+of N playouts: tree, priors, tactics and playouts) in the same interleaved
+rounds, and reports its CPU rate against GNU Go's genmove rate with the same
+database (issue 20's "search >= 1.5x GNU Go MC") and against the bare
+``playouts()`` of the same run (GNU Go's scoring, no AMAF: not the
+Tromp-Taylor-with-AMAF rate of ``bench_mcts.py``).
+
 Example::
 
     python benchmarks/compare_gnugo.py --positions 4 --repeat 5 --json out.json
+    python benchmarks/compare_gnugo.py --databases mc_montegnu_classic --search 5000
 """
 
 from __future__ import annotations
@@ -180,6 +188,8 @@ class Cell:
     fp2_wall: list[float] = field(default_factory=list)
     fp2_cpu: list[float] = field(default_factory=list)
     fp_mean_length: float = 0.0
+    search_wall: list[float] = field(default_factory=list)
+    search_cpu: list[float] = field(default_factory=list)
 
 
 def sims_for(games_per_level: int, level: int) -> int:
@@ -201,12 +211,25 @@ def time_fastplay(board: Board, db: PatternDatabase, n: int, seed: int, threads:
     return stats.seconds, time.process_time() - c0, stats.mean_length
 
 
+def time_search(board: Board, db: PatternDatabase, n: int, seed: int) -> tuple[float, float]:
+    """Wall and CPU seconds of fastplay's default one-thread search of ``n``
+    playouts (``MCTS.run``; the tree, its priors and tactics included)."""
+    from fastplay.search import MCTS
+
+    search = MCTS(db, seed=seed, resign_threshold=None)
+    c0, t0 = time.process_time(), time.perf_counter()
+    search.run(board, playouts=n)
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
 def med(xs: list[float]) -> float:
     return statistics.median(xs) if xs else float("nan")
 
 
-def summarise(cell: Cell, n_fp: int, sims_small: int, sims_large: int) -> dict[str, Any]:
-    """Median-based rates and ratios for one cell."""
+def summarise(cell: Cell, n_fp: int, sims_small: int, sims_large: int,
+              n_search: int = 0) -> dict[str, Any]:
+    """Median-based rates and ratios for one cell (``n_search``: the search's
+    playouts per measurement, 0 when the search was not timed)."""
     dsims = sims_large - sims_small
     dwall = med(cell.gg_large_wall) - med(cell.gg_small_wall)
     dcpu = med(cell.gg_large_cpu) - med(cell.gg_small_cpu)
@@ -219,7 +242,10 @@ def summarise(cell: Cell, n_fp: int, sims_small: int, sims_large: int) -> dict[s
     fp1_wall = n_fp / med(cell.fp1_wall)
     fp1_cpu = n_fp / med(cell.fp1_cpu)
     fp2_wall = n_fp / med(cell.fp2_wall)
+    search_cpu = n_search / med(cell.search_cpu) if n_search else float("nan")
     return {
+        "search_per_s_cpu": search_cpu, "search_ratio_cpu": search_cpu / gg_cpu,
+        "search_share_of_bare_cpu": search_cpu / fp1_cpu,
         "db": cell.db, "position": cell.position, "mc_ran": mc_ran,
         "gnugo_sims_per_s_wall": gg_wall, "gnugo_sims_per_s_cpu": gg_cpu,
         "fastplay_per_s_wall": fp1_wall, "fastplay_per_s_cpu": fp1_cpu,
@@ -248,6 +274,9 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--small", type=int, default=1000, help="small --mc-games-per-level")
     ap.add_argument("--large", type=int, default=20000, help="large --mc-games-per-level")
     ap.add_argument("--fastplay-n", type=int, default=20000, help="fastplay playouts per measurement")
+    ap.add_argument("--search", type=int, default=0, metavar="N",
+                    help="also time fastplay's default one-thread search of N playouts "
+                         "(MCTS.run) against GNU Go's genmove rate (issue 20)")
     ap.add_argument("--databases", default=",".join(DATABASES),
                     help="comma-separated fastplay built-ins to compare")
     ap.add_argument("--json", metavar="OUT", help="write raw and summarised figures here")
@@ -255,16 +284,17 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _measure_cell(cell: Cell, board: Board, db: PatternDatabase, small: GnuGo, large: GnuGo,
-                  rep: int, n: int) -> None:
-    """One repetition of one (database, position) cell: both GNU Go budgets and
-    fastplay with 1 and 2 threads, in an order that alternates with ``rep``."""
+                  rep: int, n: int, n_search: int = 0) -> None:
+    """One repetition of one (database, position) cell: both GNU Go budgets,
+    fastplay with 1 and 2 threads and (``n_search`` > 0) its search, in an
+    order that alternates with ``rep``."""
     colour = board.to_move
     setup_gnugo(small, board)
     setup_gnugo(large, board)
     seed = 1000 * rep + 7
     # Alternate which side goes first so that slow drifts in
     # machine load do not systematically favour one side.
-    steps = ["gs", "gl", "f1", "f2"]
+    steps = ["gs", "gl", "f1", "f2"] + (["s1"] if n_search else [])
     if rep % 2:
         steps.reverse()
     for step in steps:
@@ -276,6 +306,10 @@ def _measure_cell(cell: Cell, board: Board, db: PatternDatabase, small: GnuGo, l
             w, c = time_gnugo(large, colour)
             cell.gg_large_wall.append(w)
             cell.gg_large_cpu.append(c)
+        elif step == "s1":
+            w, c = time_search(board, db, n_search, seed)
+            cell.search_wall.append(w)
+            cell.search_cpu.append(c)
         else:
             t = 1 if step == "f1" else 2
             w, c, length = time_fastplay(board, db, n, seed, t)
@@ -309,7 +343,7 @@ def _measure(args: argparse.Namespace, gnugo: str, boards: dict[str, Board],
             for key, board in boards.items():
                 for d in dbs:
                     _measure_cell(cells[(d, key)], board, pdbs[d], *procs[d], rep,
-                                  args.fastplay_n)
+                                  args.fastplay_n, args.search)
             print(f"  repetition {rep + 1}/{args.repeat} done "
                   f"({time.perf_counter() - started:.0f} s)", flush=True)
     finally:
@@ -353,6 +387,24 @@ def _report(rows: list[dict[str, Any]], dbs: list[str]) -> dict[str, dict[str, f
     return summary
 
 
+def _report_search(rows: list[dict[str, Any]], dbs: list[str],
+                   summary: dict[str, dict[str, float]]) -> None:
+    """The search's rows (``--search``): its CPU rate against GNU Go's genmove
+    rate and against fastplay's bare playouts; geometric means join ``summary``."""
+    print(f"\n{'database':<20} {'position':<34} {'search/s':>9} {'/ GNU Go':>9} {'/ bare':>7}"
+          "   (CPU time, one thread)")
+    for r in rows:
+        print(f"{r['db']:<20} {r['position']:<34} {r['search_per_s_cpu']:>9.0f} "
+              f"{r['search_ratio_cpu']:>9.2f} {r['search_share_of_bare_cpu']:>7.2f}")
+    for d in dbs:
+        mine = [r for r in rows if r["db"] == d and r["mc_ran"]]
+        summary[d]["search_ratio_cpu"] = geomean([r["search_ratio_cpu"] for r in mine])
+        summary[d]["search_share_of_bare_cpu"] = geomean(
+            [r["search_share_of_bare_cpu"] for r in rows if r["db"] == d])
+        print(f"{d:<20} search / GNU Go genmove {summary[d]['search_ratio_cpu']:.2f}x, "
+              f"search / bare playouts {summary[d]['search_share_of_bare_cpu']:.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = _parser()
     args = ap.parse_args(argv)
@@ -375,8 +427,11 @@ def main(argv: list[str] | None = None) -> int:
           f"(~{sims_small} vs ~{sims_large} simulations); fastplay n = {args.fastplay_n}; "
           f"{len(boards)} positions x {args.repeat} repetitions")
     cells = _measure(args, gnugo, boards, dbs)
-    rows = [summarise(c, args.fastplay_n, sims_small, sims_large) for c in cells.values()]
+    rows = [summarise(c, args.fastplay_n, sims_small, sims_large, args.search)
+            for c in cells.values()]
     summary = _report(rows, dbs)
+    if args.search:
+        _report_search(rows, dbs, summary)
     if args.json:
         out = {
             "gnugo": gnugo, "gnugo_version": version, "fastplay_version": fastplay.__version__,

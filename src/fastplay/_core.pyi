@@ -34,10 +34,13 @@ from fastplay._tactics import TACTICS_BUDGET as TACTICS_BUDGET
 from fastplay._tree import DESCEND_END as DESCEND_END
 from fastplay._tree import DESCEND_EXPAND as DESCEND_EXPAND
 from fastplay._tree import DESCEND_LEAF as DESCEND_LEAF
+from fastplay._tree import SIMULATE_DONE as SIMULATE_DONE
+from fastplay._tree import SIMULATE_PYTHON as SIMULATE_PYTHON
 from fastplay._tree import TreeNode as TreeNode
 from fastplay._tree import TreeParams as TreeParams
 from fastplay._tree import expansion_moves as expansion_moves
 from fastplay._tree import prior_node as prior_node
 from fastplay._tree import tree_backup as tree_backup
 from fastplay._tree import tree_descend as tree_descend
+from fastplay._tree import tree_simulate as tree_simulate
 from fastplay._tree import true_eyes as true_eyes

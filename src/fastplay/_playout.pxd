@@ -96,6 +96,17 @@ cdef struct PolicyGrad:
     int ntouched
 
 
+# One PlayoutEngine.run_tally call's counts; ``amaf`` points into the tally's
+# memory (valid until its next call): ``int32[2, 3, size*size]`` as
+# PlayoutTally.amaf (first plays, then Black's wins among them, by colour
+# code), or NULL when the tally keeps no first-play tallies.
+cdef struct TallyCounts:
+    int64_t n                  # playouts played (all of them unless interrupted)
+    int64_t black_wins
+    int64_t draws
+    const int32_t* amaf
+
+
 # One playout's result.
 cdef struct PlayoutOutcome:
     double score               # Black minus White minus komi (points)
@@ -125,6 +136,12 @@ cdef class PlayoutEngine:
 
     # Fill ``tmpl`` (pstate_new(board size)) as the template of playouts from ``board``.
     cdef int prepare(self, PState* tmpl, CoreBoard board, bint near_first) except -1
+    # PlayoutEngine.run_into on checked arguments (``key`` from _check_run, ``komi``
+    # from run_komi): ``n`` playouts from ``board`` into ``tally`` (a PlayoutTally of the
+    # board's size, else TypeError / ValueError), the GIL released while they run;
+    # ``out`` gets the call's counts.  RuntimeError when another thread fills ``tally``.
+    cdef int run_tally(self, object tally, CoreBoard board, int64_t n, uint64_t key,
+                       int64_t first, double komi, bint tt, TallyCounts* out) except -1
     cdef uint64_t _check_run(self, n, seed, threads, max_moves, first) except? 0
     cdef object _template(self, CoreBoard board, bint near_first)
     cdef void _release(self, holder)
@@ -133,6 +150,11 @@ cdef class PlayoutEngine:
                    bint want_final)
     cdef dict _collect(self, object batch_obj, list workers, int size, bint amaf,
                        bint want_final, int64_t n)
+
+
+# The komi of a run: ``komi`` (a real number within +-fastplay._board.MAX_KOMI,
+# else TypeError / ValueError) or, when it is None, the board's.
+cdef double run_komi(CoreBoard board, komi) except? -1.0
 
 
 # A zeroed playout state with a board of ``size`` (NULL when out of memory or when

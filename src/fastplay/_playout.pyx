@@ -874,7 +874,7 @@ cdef class _Worker:
         free(self.final_p)
 
 
-cdef double _komi(CoreBoard board, komi) except? -1.0:
+cdef double run_komi(CoreBoard board, komi) except? -1.0:
     """The komi of a run: ``komi`` (checked) or the board's."""
     if komi is not None and (isinstance(komi, (bool, str, bytes)) or not isinstance(
             komi, (int, float, np.integer, np.floating))):
@@ -1085,7 +1085,7 @@ cdef class PlayoutEngine:
         of the call has stopped).
         """
         key = self._check_run(n, seed, threads, max_moves, first)
-        cdef double k = _komi(board, komi)
+        cdef double k = run_komi(board, komi)
         holder = self._template(board, near_first)
         try:
             return self._run((<_Template>holder).s, board.mover(), key, int(first), int(n),
@@ -1111,16 +1111,26 @@ cdef class PlayoutEngine:
         released while playouts run.  Raises as :meth:`run`, and
         ``ValueError`` when ``tally`` was made for another board size.
         """
+        cdef uint64_t key = self._check_run(n, seed, 1, 600, first)
+        cdef TallyCounts counts
+        self.run_tally(tally, board, n, key, first, run_komi(board, komi), tromp_taylor,
+                       &counts)
+
+    cdef int run_tally(self, object tally_obj, CoreBoard board, int64_t n, uint64_t key,
+                       int64_t first, double komi, bint tt, TallyCounts* out) except -1:
+        """run_into on checked ``n``, ``key``, ``first`` and ``komi`` (the tree
+        search's compiled loop calls it once per simulation)."""
+        if not isinstance(tally_obj, PlayoutTally):
+            raise TypeError(f"expected a PlayoutTally, not {type(tally_obj).__name__}")
+        cdef PlayoutTally tally = <PlayoutTally>tally_obj
         if tally.size != board.st.size:
             raise ValueError(f"the tally is for {tally.size}x{tally.size}, the board is "
                              f"{board.st.size}x{board.st.size}")
-        cdef uint64_t key = self._check_run(n, seed, 1, 600, first)
-        cdef double k = _komi(board, komi)
         cdef _Worker w = tally.w
         cdef int64_t a = first, end = first + n, b
         cdef int err = DBG_OK
         cdef volatile int stop = 0
-        cdef bint tt = tromp_taylor, amaf = tally.amaf_enabled
+        cdef bint amaf = tally.amaf_enabled
         cdef int start = board.mover()
         if tally.busy:
             # Two threads on one tally would play on the same state.
@@ -1137,7 +1147,8 @@ cdef class PlayoutEngine:
                 b = min(end, a + 32)
                 with nogil:
                     err = run_playouts_range(w.s, tmpl, self.T, self.G, start, key, a, b, 600,
-                                             k, tt, amaf, False, &w.acc, w.owner_p, NULL, &stop)
+                                             komi, tt, amaf, False, &w.acc, w.owner_p, NULL,
+                                             &stop)
                 if err != DBG_OK:
                     raise RuntimeError("playout check failed: " + _DEBUG_TEXT[err])
                 a = b
@@ -1147,6 +1158,11 @@ cdef class PlayoutEngine:
                 self._release(holder)
             tally.busy = False
             tally.n = a - first     # the playouts played, all of them unless interrupted
+        out.n = a - first
+        out.black_wins = w.acc.black_wins
+        out.draws = w.acc.draws
+        out.amaf = w.acc.amaf_count if amaf else NULL
+        return 0
 
     cdef uint64_t _check_run(self, n, seed, threads, max_moves, first) except? 0:
         """Check run's integer arguments; the key of ``seed``."""
@@ -1422,7 +1438,7 @@ def policy_gradient(PlayoutEngine engine not None, CoreBoard board not None, n, 
     if engine.flat:
         raise ValueError("a flat table (every value 0 or 1, near-free) has no gradient here")
     cdef uint64_t key = engine._check_run(n, seed, 1, max_moves, 0)
-    cdef double k = _komi(board, komi)
+    cdef double k = run_komi(board, komi)
     cdef int size = board.st.size, moves, start = board.mover(), j
     cdef int mm = max_moves
     cdef int64_t i, count = n

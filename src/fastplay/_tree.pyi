@@ -4,10 +4,13 @@ import numpy as np
 import numpy.typing as npt
 
 from fastplay._board import CoreBoard
+from fastplay._playout import PlayoutEngine, PlayoutTally
 
 DESCEND_LEAF: int
 DESCEND_END: int
 DESCEND_EXPAND: int
+SIMULATE_DONE: int
+SIMULATE_PYTHON: int
 
 class TreeParams:
     """The selection constants of one search."""
@@ -27,6 +30,7 @@ class TreeNode:
     moves: npt.NDArray[np.int64]
     points: npt.NDArray[np.int64]
     prior: npt.NDArray[np.float64]
+    data: npt.NDArray[np.float64]
     stats: npt.NDArray[np.float64]
     n: npt.NDArray[np.float64]
     w: npt.NDArray[np.float64]
@@ -68,6 +72,11 @@ def tree_backup(nodes: list[TreeNode], path: list[int], n: float, black_value: f
                 black_wins: float, search_wins: float,
                 amaf: npt.NDArray[np.int32] | None, virtual_loss: float,
                 params: TreeParams) -> None: ...
+def tree_simulate(root: TreeNode, root_board: CoreBoard, scratch: CoreBoard, seen: set[int],
+                  engine: PlayoutEngine, tally: PlayoutTally, params: TreeParams,
+                  threshold: float, can_expand: bool, batch: int, budget: int, max_sims: int,
+                  seed: int, first: int, tromp_taylor: bool, rave: bool,
+                  deadline: float) -> tuple[int, int, int, int]: ...
 def true_eyes(grid: npt.ArrayLike, sign: int) -> npt.NDArray[np.bool_]: ...
 def expansion_moves(board: CoreBoard, color: int, values: npt.ArrayLike, line1: float,
                     line2: float, factors: tuple[npt.ArrayLike, ...] = ...

@@ -17,6 +17,8 @@ some forty of them.
   due for expansion (which Python performs).
 - ``tree_backup``: a result added along the path, AMAF tallies included,
   with each node's cached values refreshed.
+- ``tree_simulate``: whole simulations (descent, playouts, back-up) of a
+  one-thread search, until one needs Python (a node to make, a game end).
 - ``expansion_moves``: a new node's candidates (no true eye of the mover)
   and raw pattern weights; ``prior_node``: the node with its priors and
   tactical virtual playouts.
@@ -29,7 +31,7 @@ normaliser; within 1e-12).
 """
 
 from libc.stdint cimport uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t
-from libc.stdlib cimport malloc, free, calloc
+from libc.stdlib cimport malloc, free, calloc, realloc
 from libc.string cimport memcpy, memset
 from libc.math cimport sqrt, log, pow, INFINITY
 
@@ -40,20 +42,30 @@ from fastplay._rules cimport *
 from fastplay._board cimport CoreBoard
 from fastplay._tactics cimport TAC_BAD, TAC_NONE
 from fastplay._arrays cimport _view
+from fastplay._playout cimport PlayoutEngine, TallyCounts, run_komi
 
 cnp.import_array()
 
 
 import operator
+from time import perf_counter
 
 # A move with neither visits nor RAVE tallies takes the first-play urgency
 # value through weights this small: far below the rounding of any real count.
 cdef double TREE_EPS = 1e-300
 
 # tree_descend's answers.
-DESCEND_LEAF = 0      # evaluate the last position by playouts
-DESCEND_END = 1       # two passes ended the game inside the tree
-DESCEND_EXPAND = 2    # the last edge is due for a node: expand, then descend on
+cdef enum:
+    D_LEAF = 0        # evaluate the last position by playouts
+    D_END = 1         # two passes ended the game inside the tree
+    D_EXPAND = 2      # the last edge is due for a node: expand, then descend on
+DESCEND_LEAF = D_LEAF
+DESCEND_END = D_END
+DESCEND_EXPAND = D_EXPAND
+
+# tree_simulate's answers.
+SIMULATE_DONE = 0     # the simulations asked for ran, or a limit came first
+SIMULATE_PYTHON = 1   # the next simulation needs Python: a node to make, or a game end
 
 
 cdef class TreeParams:
@@ -559,21 +571,29 @@ def tree_descend(TreeNode node not None, CoreBoard board not None, set seen not 
     ``RuntimeError`` when a set lookup (an element's ``__eq__``) changed
     the board.
     """
+    if not 0.0 <= virtual_loss < INFINITY:
+        raise ValueError(f"virtual_loss must be finite and >= 0, not {virtual_loss}")
+    return _descend(node, board, seen, path_hashes, nodes, path, params, virtual_loss,
+                    threshold, can_expand)
+
+
+cdef int _descend(TreeNode node, CoreBoard board, set seen, set path_hashes, list nodes,
+                  list path, TreeParams params, double virtual_loss, double threshold,
+                  bint can_expand) except -1:
+    """tree_descend on a checked ``virtual_loss``."""
     cdef int i, color, p, ko
     cdef int64_t move
     cdef int npts
     cdef uint64_t h, before
-    if not 0.0 <= virtual_loss < INFINITY:
-        raise ValueError(f"virtual_loss must be finite and >= 0, not {virtual_loss}")
     while True:
         if node.open <= 0:
-            return DESCEND_LEAF
+            return D_LEAF
         npts = board.st.size * board.st.size
         if node.max_move >= npts or len(node.children) != node.k:
             raise ValueError("the tree does not fit this board")
         i = node._select(params)
         if i < 0:
-            return DESCEND_LEAF     # moves left open, but none allowed (set from Python)
+            return D_LEAF     # moves left open, but none allowed (set from Python)
         move = node.M[i]
         color = node.color
         p = 0 if move < 0 else board.pad(<int>move)
@@ -599,12 +619,12 @@ def tree_descend(TreeNode node not None, CoreBoard board not None, set seen not 
         nodes.append(node)
         path.append(i)
         if p == 0 and board.st.passes >= 2:
-            return DESCEND_END
+            return D_END
         obj = node.children[i]
         if obj is None:
             if can_expand and node.S[ROW_N * node.k + i] >= threshold:
-                return DESCEND_EXPAND
-            return DESCEND_LEAF
+                return D_EXPAND
+            return D_LEAF
         node = <TreeNode?>obj
 
 
@@ -665,21 +685,27 @@ def tree_backup(list nodes not None, list path not None, double n, double black_
             if virtual_loss and node.S[ROW_VL * node.k + idx[d]] < virtual_loss:
                 raise ValueError("the path holds less virtual loss than the back-up takes")
         if amaf is not None:
-            # Doubles: a tree move's own tally may be a half win (draws).
             am = <double*>malloc(6 * npts * sizeof(double))
             if am == NULL:
                 raise MemoryError()
-            for j in range(6 * npts):
-                am[j] = <double>(&tallies[0, 0, 0])[j]
-            # White's row counts White's wins, so that one gather serves a node.
-            for j in range(npts):
-                am[(3 + WHITE_C) * npts + j] = \
-                    am[WHITE_C * npts + j] - am[(3 + WHITE_C) * npts + j]
+            _amaf_doubles(am, &tallies[0, 0, 0], npts)
         _backup(frozen, idx, depth, n, black_value, black_wins, search_wins, am, npts,
                 virtual_loss, params)
     finally:
         free(idx)
         free(am)
+
+
+cdef void _amaf_doubles(double* am, const cnp.int32_t* tallies, int64_t npts) noexcept:
+    """The first-play tallies ``int32[2, 3, npts]`` (:attr:`PlayoutTally.amaf`) as
+    ``_backup`` reads them: doubles (a tree move's own tally may be a half win,
+    from draws), and White's row of wins counting White's wins, so that one
+    gather serves a node of either colour."""
+    cdef int64_t j
+    for j in range(6 * npts):
+        am[j] = <double>tallies[j]
+    for j in range(npts):
+        am[(3 + WHITE_C) * npts + j] = am[WHITE_C * npts + j] - am[(3 + WHITE_C) * npts + j]
 
 
 cdef void _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
@@ -732,6 +758,95 @@ cdef void _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
             S[ROW_RN * k + k - 1] += s0
             S[ROW_RW * k + k - 1] += s1
         node._refresh(params)
+
+
+def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
+                  CoreBoard scratch not None, set seen not None, PlayoutEngine engine not None,
+                  tally not None, TreeParams params not None, double threshold,
+                  bint can_expand, int64_t batch, int64_t budget, int max_sims, seed,
+                  int64_t first, bint tromp_taylor, bint rave, double deadline):
+    """Up to ``max_sims`` simulations of a one-thread search whose leaves are
+    worth their playouts' wins, with no Python between them.
+
+    Each is what ``fastplay.search.loop``'s Python simulation does when the
+    descent ends at a leaf, in the same order and arithmetic, so a search
+    grows the same tree: ``root_board.copy_into(scratch)``;
+    :func:`tree_descend` from ``root`` without virtual loss (``seen``: the
+    game's position hashes); ``engine.run_into(tally, scratch, n, seed,
+    first=F, tromp_taylor=...)`` under the board's komi, ``n = min(batch,
+    budget - V)`` and ``F = first + V`` (``V``: the visits asked for so far);
+    :func:`tree_backup` of Black's wins (draws 1/2) as value, plain wins and
+    wins under the search's komi, with the AMAF tallies when ``rave``.  (So
+    no score in the value and no dynamic komi: the caller's conditions.)
+
+    It stops before a simulation whose descent would make a node or end the
+    game inside the tree (``SIMULATE_PYTHON``: the caller runs that one),
+    after ``max_sims`` simulations, when ``budget`` visits are asked for
+    (``budget`` < 0: no limit), or once ``time.perf_counter()`` reaches
+    ``deadline`` (``inf``: none; looked at before each simulation but the
+    first).
+
+    Returns ``(status, simulations, visits asked for, playouts played)``;
+    ``status`` is ``SIMULATE_DONE`` or ``SIMULATE_PYTHON``.  Raises as
+    :func:`tree_descend`, :meth:`PlayoutEngine.run_into` and
+    :func:`tree_backup` do (``ValueError`` for a ``batch`` < 1 or a ``scratch``
+    that is not a scratch board of the root's size).  An exception (Ctrl-C
+    inside the playouts) may leave a simulation's path without its back-up,
+    as in the Python loop: the caller drops the tree.
+    """
+    if batch < 1:
+        raise ValueError(f"batch must be >= 1, not {batch}")
+    cdef uint64_t key = engine._check_run(batch, seed, 1, 600, first)
+    cdef double komi = run_komi(root_board, None)
+    cdef int64_t npts = root_board.st.size * root_board.st.size
+    cdef int64_t asked = 0, played = 0, n
+    cdef int sims = 0, status = SIMULATE_DONE, found
+    cdef Py_ssize_t d, depth, cap = 64
+    cdef double value
+    cdef bint timed = deadline < INFINITY
+    cdef TallyCounts counts
+    cdef double* am = NULL
+    cdef int* idx = <int*>malloc(cap * sizeof(int))
+    cdef int* grown
+    if idx == NULL:
+        raise MemoryError()
+    try:
+        if rave:
+            am = <double*>malloc(6 * npts * sizeof(double))
+            if am == NULL:
+                raise MemoryError()
+        while sims < max_sims and (budget < 0 or asked < budget):
+            if timed and sims and perf_counter() >= deadline:
+                break
+            n = batch if budget < 0 else min(batch, budget - asked)
+            root_board.copy_into(scratch)
+            nodes, path = [], []
+            found = _descend(root, scratch, seen, set(), nodes, path, params, 0.0, threshold,
+                             can_expand)
+            if found != D_LEAF:
+                status = SIMULATE_PYTHON
+                break
+            engine.run_tally(tally, scratch, n, key, first + asked, komi, tromp_taylor, &counts)
+            asked += n
+            depth = len(path)
+            if depth > cap:
+                grown = <int*>realloc(idx, depth * sizeof(int))
+                if grown == NULL:
+                    raise MemoryError()
+                idx, cap = grown, depth
+            for d in range(depth):
+                idx[d] = <int>path[d]
+            if am != NULL and counts.amaf != NULL:
+                _amaf_doubles(am, counts.amaf, npts)
+            value = <double>counts.black_wins + 0.5 * <double>counts.draws
+            _backup(tuple(nodes), idx, depth, <double>counts.n, value, value, value,
+                    am if counts.amaf != NULL else NULL, npts, 0.0, params)
+            played += counts.n
+            sims += 1
+    finally:
+        free(idx)
+        free(am)
+    return status, sims, asked, played
 
 
 cdef inline bint true_eye(const uint8_t* color, int W, int p, int own) noexcept nogil:

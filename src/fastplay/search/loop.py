@@ -7,10 +7,18 @@ value up.  The playouts run in C without the GIL, so threads overlap there;
 selection and back-up run under the search's lock.  With an evaluator, a
 thread gathers up to ``eval_batch`` leaves before one evaluator call, as
 AlphaGo's GPU batches do (Silver et al. 2016, "Search algorithm").
+
+A one-thread search whose leaves are worth their playouts' wins (no score
+in the value, no dynamic komi, no analysis tallies) runs its simulations in
+the core's loop (:func:`fastplay._core.tree_simulate`), up to 16 at a time,
+and here only those that make a node or end the game inside the tree: the
+same tree to the bit, without a Python round trip per simulation
+(``benchmarks/RESULTS.md``, "A compiled simulation loop").
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -20,7 +28,8 @@ import numpy as np
 import numpy.typing as npt
 
 from fastplay._core import BLACK as BLACK_CODE
-from fastplay._core import PlayoutEngine, PlayoutTally, TreeParams, tree_backup
+from fastplay._core import SIMULATE_PYTHON, PlayoutEngine, PlayoutTally, TreeParams
+from fastplay._core import tree_backup, tree_simulate
 from fastplay.board import Board
 from fastplay.search.config import SearchConfig
 from fastplay.search.decide import ChildScores
@@ -33,6 +42,10 @@ __all__ = ["SearchLoop", "SearchState", "Limits", "POLL_SECONDS"]
 
 #: Seconds between two looks at the search threads' flags.
 POLL_SECONDS = 0.0002
+
+#: Most simulations of one call of the core's loop: the stop flags, the
+#: deadline's early stop and the progress callback are looked at between calls.
+COMPILED_CHUNK = 16
 
 
 @dataclass
@@ -207,17 +220,60 @@ class SearchLoop:
         state = self.state
         return max(1, min(batch, limits.visits - state.done - state.pending))
 
+    def _compiled(self, root_board: Board) -> bool:
+        """Whether this search's simulations may run in the core's loop
+        (:func:`tree_simulate`): one thread, leaves worth their playouts'
+        wins alone (no score in the value, no dynamic komi), no score
+        tallies (analysis)."""
+        return (self.threads == 1 and self.state.hist is None and self.config.score_weight == 0
+                and self.search_komi == root_board.komi)
+
+    def _simulate_compiled(self, root_board: Board, scratch: Board, tally: PlayoutTally,
+                           limits: Limits, deadline: float | None, batch: int,
+                           threshold: int) -> bool:
+        """Simulations in the core's loop, up to the next multiple of 16 (where
+        :meth:`_finished` looks at ``early_stop``), the visit limit or the
+        deadline; under the lock.  True when the next simulation needs Python
+        (a node to make, or a game end in the tree)."""
+        state, config, root = self.state, self.config, self.tree.root
+        assert root is not None
+        budget = -1 if limits.visits is None else limits.visits - state.done - state.pending
+        status, sims, asked, played = tree_simulate(
+            root, root_board, scratch, self.tree.seen, self.engine, tally,
+            self.params, threshold, not self.tree.full(config.max_nodes, config.max_memory),
+            batch, budget, COMPILED_CHUNK - state.sims % COMPILED_CHUNK, self.seed_base,
+            self.counter[0], config.scoring == "tromp-taylor", config.rave,
+            math.inf if deadline is None else deadline)
+        self.counter[0] += asked
+        state.playouts += played
+        state.done += played
+        state.sims += sims
+        return bool(status == SIMULATE_PYTHON)
+
     def _worker(self, root_board: Board, limits: Limits, deadline: float | None, batch: int,
                 threshold: int) -> None:
-        """Simulations, one leaf at a time, until the limits."""
+        """Simulations, one leaf at a time, until the limits: in the core's
+        loop while :meth:`_compiled`, else (and for a simulation that makes a
+        node or ends the game in the tree) here."""
         tally = self._new_tally(root_board)
         scratch = root_board.copy(history=False)  # this thread's descent board
         tt = self.config.scoring == "tromp-taylor"
+        compiled = self._compiled(root_board)
+        python_next = False
         last_report = time.perf_counter()
         while True:
             with self.lock:
                 if self._finished(limits, deadline):
                     return
+                if compiled and not python_next:
+                    python_next = self._simulate_compiled(root_board, scratch, tally, limits,
+                                                          deadline, batch, threshold)
+                    if limits.callback is not None \
+                            and time.perf_counter() - last_report > 0.05:
+                        last_report = time.perf_counter()
+                        limits.callback(self.state.done)
+                    continue
+                python_next = False
                 n = self._leaf_visits(limits, batch)
                 first = self.counter[0]
                 self.counter[0] += n

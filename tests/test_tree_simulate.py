@@ -1,0 +1,239 @@
+"""The core's simulation loop (``fastplay._tree.tree_simulate``): a search
+whose simulations run in it grows the same tree, to the bit, as the Python
+loop of ``fastplay.search.loop``; its limits; its refusals."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+import fastplay as fp
+import fastplay.search.loop as loop
+from fastplay._core import (BLACK, SIMULATE_DONE, SIMULATE_PYTHON, PlayoutTally, TreeNode,
+                            TreeParams, prior_node, tree_simulate)
+from fastplay.montecarlo import playout_engine
+from fastplay.search import MCTS, SearchConfig
+
+PARAMS = TreeParams(True, True, False, 1.0, 0.5, 0.1, 1000.0)
+
+
+@pytest.fixture(scope="module")
+def db() -> fp.PatternDatabase:
+    return fp.PatternDatabase.builtin("mc_montegnu_classic")
+
+
+def _nodes(root: TreeNode | None) -> Iterator[TreeNode]:
+    """Every node of the tree, depth first, children in move order."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            continue
+        yield node
+        stack.extend(reversed(node.children))
+
+
+def _tree_bytes(search: MCTS) -> list[bytes]:
+    """The whole tree as bytes: each node's moves, statistics and cached rows,
+    flags and sums, and which children it has."""
+    out = []
+    for node in _nodes(search.root):
+        out.append(node.moves.tobytes() + node.data.tobytes() + node.allowed.tobytes()
+                   + np.array([node.base, node.sum_n, node.sum_w, node.sum_vl]).tobytes()
+                   + bytes(c is not None for c in node.children))
+    return out
+
+
+def _search(db: fp.PatternDatabase, board: fp.Board, options: dict[str, Any],
+            compiled: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[MCTS, Any, int]:
+    """A seeded one-thread search and a reuse of its tree, with or without the
+    core's loop; also how many simulations the core's loop ran."""
+    calls = [0]
+
+    def counted(*args: Any) -> tuple[int, int, int, int]:
+        answer = tree_simulate(*args)
+        calls[0] += answer[1]
+        return answer
+
+    with monkeypatch.context() as patch:
+        patch.setattr(loop, "tree_simulate", counted)
+        if not compiled:
+            patch.setattr(loop.SearchLoop, "_compiled", lambda self, board: False)
+        search = MCTS(db, SearchConfig(**options), threads=1, seed=5)
+        result = search.run(board, visits=700)
+        board = board.copy()
+        board.play(result.best_move if result.best_move != "resign" else "pass")
+        again = search.run(board, visits=400)
+    return search, (result, again), calls[0]
+
+
+def _opening(size: int, moves: list[str]) -> fp.Board:
+    board = fp.Board(size, komi=7.5)
+    for move in moves:
+        board.play(move)
+    return board
+
+
+POSITIONS = {
+    "empty9": lambda: fp.Board(9, komi=7.5),
+    "opening9": lambda: _opening(9, ["E5", "E3", "G7", "C6", "D4"]),
+    "open13": lambda: _opening(13, ["D4", "K10", "D10", "K4", "G7"]),
+    # Two passes end many descents inside the tree: Python's simulations.
+    "settled5": lambda: _opening(5, ["C3", "B3", "C2", "B2", "C4", "B4", "D3", "pass", "C1",
+                                     "B1", "C5", "B5"]),
+}
+OPTIONS = {
+    "default": {},
+    "uct_norave": {"policy": "uct", "rave": False, "prior_table": None},
+    "batch3": {"batch": 3, "expand_threshold": 4, "race_reading": True, "even_visits": 5.0},
+    "gnugo_scoring": {"scoring": "gnugo", "fpu_reduction": 0.0},
+}
+
+
+@pytest.mark.parametrize("options", sorted(OPTIONS))
+@pytest.mark.parametrize("position", sorted(POSITIONS))
+def test_the_core_loop_grows_the_python_loops_tree(db: fp.PatternDatabase, position: str,
+                                                    options: str,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    board = POSITIONS[position]()
+    fast, fast_results, ran = _search(db, board, OPTIONS[options], True, monkeypatch)
+    slow, slow_results, none = _search(db, board, OPTIONS[options], False, monkeypatch)
+    assert none == 0 and ran > 100        # each loop ran where it should
+    assert _tree_bytes(fast) == _tree_bytes(slow)
+    for a, b in zip(fast_results, slow_results):
+        assert (a.best_move, a.winrate, a.playouts, a.simulations, a.nodes) \
+            == (b.best_move, b.winrate, b.playouts, b.simulations, b.nodes)
+        assert a.ownership.tobytes() == b.ownership.tobytes()
+
+
+def test_searches_the_core_loop_leaves_to_python(db: fp.PatternDatabase,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scores in the value, dynamic komi, analysis and threads keep the Python
+    loop (the core's loop knows only wins under the board's komi)."""
+    board = fp.Board(9, komi=7.5)
+    for options, threads in (({"score_weight": 0.05}, 1), ({}, 2)):
+        _, _, ran = _search_threads(db, board, options, threads, monkeypatch)
+        assert ran == 0
+    # Dynamic komi that has moved: the playouts' komi is not the board's.
+    _, _, ran = _search_threads(db, board, {"dynamic_komi": 2.0}, 1, monkeypatch, extra=2.0)
+    assert ran == 0
+    _, _, ran = _search_threads(db, board, {"dynamic_komi": 2.0}, 1, monkeypatch)
+    assert ran > 0                            # not moved yet: the game's komi
+    calls = [0]
+
+    def counted(*args: Any) -> tuple[int, int, int, int]:
+        calls[0] += 1
+        return tree_simulate(*args)
+
+    monkeypatch.setattr(loop, "tree_simulate", counted)
+    search = MCTS(db, threads=1, seed=1)
+    for info in search.analyze(board, visits=300, interval=0.01):
+        pass
+    assert calls[0] == 0 and info.visits >= 300
+
+
+def _search_threads(db: fp.PatternDatabase, board: fp.Board, options: dict[str, Any],
+                    threads: int, monkeypatch: pytest.MonkeyPatch,
+                    extra: float = 0.0) -> tuple[MCTS, Any, int]:
+    calls = [0]
+
+    def counted(*args: Any) -> tuple[int, int, int, int]:
+        answer = tree_simulate(*args)
+        calls[0] += answer[1]
+        return answer
+
+    with monkeypatch.context() as patch:
+        patch.setattr(loop, "tree_simulate", counted)
+        search = MCTS(db, SearchConfig(**options), threads=threads, seed=5)
+        if extra:
+            search.komi_control.extra[board.to_move_code] = extra
+        result = search.run(board, visits=300)
+    return search, result, calls[0]
+
+
+class Setup:
+    """A root node of the empty 7x7 board and what tree_simulate needs."""
+
+    def __init__(self, db: fp.PatternDatabase, size: int = 7) -> None:
+        self.board = fp.Board(size, komi=7.5)
+        points = np.arange(size * size)
+        self.root = prior_node(BLACK, points, np.ones(size * size), None, None,
+                               1.0, 0.0, 0.5, 0.01, 0.0)
+        self.scratch = self.board.copy(history=False)
+        self.engine = playout_engine(db)
+        self.tally = PlayoutTally(size, True)
+
+    def run(self, **kw: Any) -> tuple[int, int, int, int]:
+        args: dict[str, Any] = dict(threshold=1e9, can_expand=True, batch=2, budget=-1,
+                                    max_sims=10, seed=3, first=0, tromp_taylor=True,
+                                    rave=True, deadline=math.inf)
+        args.update(kw)
+        return tree_simulate(self.root, self.board, self.scratch, {self.board.zobrist_hash},
+                             self.engine, self.tally, PARAMS, args["threshold"],
+                             args["can_expand"], args["batch"], args["budget"],
+                             args["max_sims"], args["seed"], args["first"],
+                             args["tromp_taylor"], args["rave"], args["deadline"])
+
+
+def test_limits_of_one_call(db: fp.PatternDatabase) -> None:
+    s = Setup(db)
+    assert s.run() == (SIMULATE_DONE, 10, 20, 20)
+    assert s.root.sum_n == 20 and s.root.rn.sum() > 0
+    assert s.run(budget=5, max_sims=100) == (SIMULATE_DONE, 3, 5, 5)   # 2 + 2 + 1
+    assert s.run(budget=0) == (SIMULATE_DONE, 0, 0, 0)
+    # A deadline already passed: the first simulation runs, no other.
+    assert s.run(deadline=time.perf_counter() - 1.0) == (SIMULATE_DONE, 1, 2, 2)
+    assert s.root.sum_n == 27
+    # An edge due for a node: Python's simulation, and nothing changed.
+    before = s.root.data.copy()
+    assert s.run(threshold=0.0) == (SIMULATE_PYTHON, 0, 0, 0)
+    assert (s.root.data == before).all()
+    # The tree full (no node may be made): playouts at the edge instead.
+    assert s.run(threshold=0.0, can_expand=False, max_sims=1) == (SIMULATE_DONE, 1, 2, 2)
+
+
+def test_a_simulation_is_its_selection_playouts_and_backup(db: fp.PatternDatabase) -> None:
+    """One simulation: the move select() picks, ``batch`` playouts from
+    ``first + visits asked before`` on the position after it, their wins
+    (draws 1/2) added to that edge."""
+    s = Setup(db)
+    s.run(max_sims=3, first=100)             # visits 100..105
+    edge = s.root.select(PARAMS)
+    n_before, w_before = float(s.root.n[edge]), float(s.root.w[edge])
+    assert s.run(max_sims=1, first=106) == (SIMULATE_DONE, 1, 2, 2)
+    leaf = s.board.copy(history=False)
+    leaf.play_index(int(s.root.moves[edge]), BLACK)
+    t = PlayoutTally(7, True)
+    s.engine.run_into(t, leaf, 2, 3, first=106, tromp_taylor=True)
+    assert (int(t.black_wins), int(t.draws), t.hist.tobytes(), t.amaf.tobytes()) \
+        == (int(s.tally.black_wins), int(s.tally.draws), s.tally.hist.tobytes(),
+            s.tally.amaf.tobytes())
+    assert s.root.n[edge] == n_before + 2
+    assert s.root.w[edge] == w_before + int(t.black_wins) + 0.5 * int(t.draws)
+
+
+def test_refusals(db: fp.PatternDatabase) -> None:
+    s = Setup(db)
+    with pytest.raises(ValueError, match="batch"):
+        s.run(batch=0)
+    with pytest.raises(TypeError, match="PlayoutTally"):
+        tree_simulate(s.root, s.board, s.scratch, set(), s.engine, object(), PARAMS, 1e9,
+                      True, 1, -1, 1, 1, 0, True, True, math.inf)
+    with pytest.raises(ValueError, match="tally is for"):
+        tree_simulate(s.root, s.board, s.scratch, set(), s.engine, PlayoutTally(9, True),
+                      PARAMS, 1e9, True, 1, -1, 1, 1, 0, True, True, math.inf)
+    with pytest.raises(ValueError, match="scratch board"):
+        tree_simulate(s.root, s.board, s.board.copy(), set(), s.engine, s.tally, PARAMS,
+                      1e9, True, 1, -1, 1, 1, 0, True, True, math.inf)
+    with pytest.raises(ValueError, match="seed"):
+        s.run(seed=-1)
+    with pytest.raises(ValueError, match="does not fit"):
+        tree_simulate(s.root, fp.Board(5), fp.Board(5).copy(history=False), set(), s.engine,
+                      PlayoutTally(5, True), PARAMS, 1e9, True, 1, -1, 1, 1, 0, True, True,
+                      math.inf)
+    assert s.root.sum_n == 0              # nothing was backed up
