@@ -111,10 +111,50 @@ def test_the_core_loop_grows_the_python_loops_tree(db: fp.PatternDatabase, posit
         assert a.ownership.tobytes() == b.ownership.tobytes()
 
 
+def _analysis(db: fp.PatternDatabase, board: fp.Board, compiled: bool,
+              monkeypatch: pytest.MonkeyPatch) -> tuple[MCTS, list[tuple[Any, ...]], int]:
+    """A seeded analysis (score tallies per root move), its last snapshot's
+    moves, and the simulations of the core's loop."""
+    calls = [0]
+
+    def counted(*args: Any) -> tuple[int, int, int, int]:
+        answer = tree_simulate(*args)
+        calls[0] += answer[1]
+        return answer
+
+    with monkeypatch.context() as patch:
+        patch.setattr(loop, "tree_simulate", counted)
+        if not compiled:
+            patch.setattr(loop.SearchLoop, "_compiled", lambda self, board: False)
+        search = MCTS(db, threads=1, seed=3)
+        for info in search.analyze(board, visits=600, interval=10.0):
+            pass
+        for info in search.analyze(board, visits=900, interval=10.0):   # the same root again
+            pass
+    moves = [(c.move, c.visits, c.winrate, c.score_mean, c.score_stdev, c.pv)
+             for c in info.children]
+    return search, moves + [(info.score_mean, info.score_stdev)], calls[0]
+
+
+@pytest.mark.parametrize("position", ["opening9", "settled5"])
+def test_an_analysis_in_the_core_loop_has_the_python_loops_scores(
+        db: fp.PatternDatabase, position: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    board = POSITIONS[position]()
+    fast, fast_moves, ran = _analysis(db, board, True, monkeypatch)
+    slow, slow_moves, none = _analysis(db, board, False, monkeypatch)
+    assert none == 0 and ran > 100
+    assert fast_moves == slow_moves
+    assert _tree_bytes(fast) == _tree_bytes(slow)
+    for a, b in zip(fast.tree.scores[1:], slow.tree.scores[1:]):     # type: ignore[index]
+        got = a if isinstance(a, np.ndarray) else a.sums
+        want = b if isinstance(b, np.ndarray) else b.sums
+        assert got.tobytes() == want.tobytes()
+
+
 def test_searches_the_core_loop_leaves_to_python(db: fp.PatternDatabase,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """Scores in the value, dynamic komi, analysis and threads keep the Python
-    loop (the core's loop knows only wins under the board's komi)."""
+    """Scores in the value, dynamic komi and threads keep the Python loop
+    (the core's loop knows only wins under the board's komi)."""
     board = fp.Board(9, komi=7.5)
     for options, threads in (({"score_weight": 0.05}, 1), ({}, 2)):
         _, _, ran = _search_threads(db, board, options, threads, monkeypatch)
@@ -124,17 +164,6 @@ def test_searches_the_core_loop_leaves_to_python(db: fp.PatternDatabase,
     assert ran == 0
     _, _, ran = _search_threads(db, board, {"dynamic_komi": 2.0}, 1, monkeypatch)
     assert ran > 0                            # not moved yet: the game's komi
-    calls = [0]
-
-    def counted(*args: Any) -> tuple[int, int, int, int]:
-        calls[0] += 1
-        return tree_simulate(*args)
-
-    monkeypatch.setattr(loop, "tree_simulate", counted)
-    search = MCTS(db, threads=1, seed=1)
-    for info in search.analyze(board, visits=300, interval=0.01):
-        pass
-    assert calls[0] == 0 and info.visits >= 300
 
 
 def _search_threads(db: fp.PatternDatabase, board: fp.Board, options: dict[str, Any],
@@ -236,4 +265,9 @@ def test_refusals(db: fp.PatternDatabase) -> None:
         tree_simulate(s.root, fp.Board(5), fp.Board(5).copy(history=False), set(), s.engine,
                       PlayoutTally(5, True), PARAMS, 1e9, True, 1, -1, 1, 1, 0, True, True,
                       math.inf)
+    for hist, sums in ((np.zeros(99), None), (np.zeros(99), np.zeros((2, 50))),
+                       (np.zeros(48), np.zeros((3, 50))), (np.zeros(99), np.zeros((3, 49)))):
+        with pytest.raises(ValueError, match="hist"):
+            tree_simulate(s.root, s.board, s.scratch, set(), s.engine, s.tally, PARAMS, 1e9,
+                          True, 1, -1, 1, 1, 0, True, True, math.inf, hist, sums)
     assert s.root.sum_n == 0              # nothing was backed up

@@ -96,8 +96,8 @@ cdef struct PolicyGrad:
     int ntouched
 
 
-# One PlayoutEngine.run_tally call's counts; ``amaf`` points into the tally's
-# memory (valid until its next call): ``int32[2, 3, size*size]`` as
+# One PlayoutEngine.run_tally call's counts; ``amaf`` and ``hist`` point into the
+# tally's memory (valid until its next call): ``int32[2, 3, size*size]`` as
 # PlayoutTally.amaf (first plays, then Black's wins among them, by colour
 # code), or NULL when the tally keeps no first-play tallies.
 cdef struct TallyCounts:
@@ -105,6 +105,7 @@ cdef struct TallyCounts:
     int64_t black_wins
     int64_t draws
     const int32_t* amaf
+    const int64_t* hist        # [2 * size * size + 1]: Black-minus-White areas + size * size
 
 
 # One playout's result.

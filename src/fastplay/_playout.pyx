@@ -1162,6 +1162,7 @@ cdef class PlayoutEngine:
         out.black_wins = w.acc.black_wins
         out.draws = w.acc.draws
         out.amaf = w.acc.amaf_count if amaf else NULL
+        out.hist = w.acc.hist
         return 0
 
     cdef uint64_t _check_run(self, n, seed, threads, max_moves, first) except? 0:

@@ -764,7 +764,8 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
                   CoreBoard scratch not None, set seen not None, PlayoutEngine engine not None,
                   tally not None, TreeParams params not None, double threshold,
                   bint can_expand, int64_t batch, int64_t budget, int max_sims, seed,
-                  int64_t first, bint tromp_taylor, bint rave, double deadline):
+                  int64_t first, bint tromp_taylor, bint rave, double deadline,
+                  hist=None, child_sums=None):
     """Up to ``max_sims`` simulations of a one-thread search whose leaves are
     worth their playouts' wins, with no Python between them.
 
@@ -786,6 +787,14 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
     ``deadline`` (``inf``: none; looked at before each simulation but the
     first).
 
+    ``hist`` (``float64[2 size*size + 1]``, or ``None``) gains each
+    simulation's score histogram (:attr:`PlayoutTally.hist`), and
+    ``child_sums`` (``float64[3, moves of root]``, or ``None``), in the
+    column of the root move the simulation took, its count of playouts and
+    the sums of their margins (Black's area minus White's) and of their
+    squares: the analysis tallies of ``fastplay.search.loop`` (all integers,
+    so exactly as numpy sums them).
+
     Returns ``(status, simulations, visits asked for, playouts played)``;
     ``status`` is ``SIMULATE_DONE`` or ``SIMULATE_PYTHON``.  Raises as
     :func:`tree_descend`, :meth:`PlayoutEngine.run_into` and
@@ -805,6 +814,17 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
     cdef double value
     cdef bint timed = deadline < INFINITY
     cdef TallyCounts counts
+    cdef double[::1] score_hist
+    cdef double[:, ::1] sums
+    cdef bint scores = hist is not None or child_sums is not None
+    if scores:
+        if hist is None or child_sums is None:
+            raise ValueError("hist and child_sums go together")
+        score_hist = hist
+        sums = child_sums
+        if score_hist.shape[0] != 2 * npts + 1 or sums.shape[0] != 3 or sums.shape[1] != root.k:
+            raise ValueError("hist must be float64[2 size*size + 1] and child_sums "
+                             "float64[3, moves of the root]")
     cdef double* am = NULL
     cdef int* idx = <int*>malloc(cap * sizeof(int))
     cdef int* grown
@@ -838,6 +858,9 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
                 idx[d] = <int>path[d]
             if am != NULL and counts.amaf != NULL:
                 _amaf_doubles(am, counts.amaf, npts)
+            if scores:
+                _add_scores(&score_hist[0], &sums[0, 0], root.k, idx[0] if depth else -1,
+                            counts.hist, npts)
             value = <double>counts.black_wins + 0.5 * <double>counts.draws
             _backup(tuple(nodes), idx, depth, <double>counts.n, value, value, value,
                     am if counts.amaf != NULL else NULL, npts, 0.0, params)
@@ -847,6 +870,24 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
         free(idx)
         free(am)
     return status, sims, asked, played
+
+
+cdef void _add_scores(double* hist, double* sums, int k, int i, const int64_t* h,
+                     int64_t npts) noexcept:
+    """A simulation's score histogram ``h`` into ``hist``; its count, margin sum
+    and margin-square sum into column ``i`` of ``sums`` (``float64[3, k]``;
+    none when ``i`` < 0: the root itself was the leaf)."""
+    cdef int64_t b, m, count = 0, total = 0, squares = 0
+    for b in range(2 * npts + 1):
+        hist[b] += <double>h[b]
+        m = b - npts
+        count += h[b]
+        total += h[b] * m
+        squares += h[b] * m * m
+    if i >= 0:
+        sums[i] += <double>count
+        sums[k + i] += <double>total
+        sums[2 * k + i] += <double>squares
 
 
 cdef inline bint true_eye(const uint8_t* color, int W, int p, int own) noexcept nogil:

@@ -9,7 +9,8 @@ thread gathers up to ``eval_batch`` leaves before one evaluator call, as
 AlphaGo's GPU batches do (Silver et al. 2016, "Search algorithm").
 
 A one-thread search whose leaves are worth their playouts' wins (no score
-in the value, no dynamic komi, no analysis tallies) runs its simulations in
+in the value, no dynamic komi) runs its simulations, analysis tallies
+included, in
 the core's loop (:func:`fastplay._core.tree_simulate`), up to 16 at a time,
 and here only those that make a node or end the game inside the tree: the
 same tree to the bit, without a Python round trip per simulation
@@ -223,9 +224,8 @@ class SearchLoop:
     def _compiled(self, root_board: Board) -> bool:
         """Whether this search's simulations may run in the core's loop
         (:func:`tree_simulate`): one thread, leaves worth their playouts'
-        wins alone (no score in the value, no dynamic komi), no score
-        tallies (analysis)."""
-        return (self.threads == 1 and self.state.hist is None and self.config.score_weight == 0
+        wins alone (no score in the value, no dynamic komi)."""
+        return (self.threads == 1 and self.config.score_weight == 0
                 and self.search_komi == root_board.komi)
 
     def _simulate_compiled(self, root_board: Board, scratch: Board, tally: PlayoutTally,
@@ -243,7 +243,8 @@ class SearchLoop:
             self.params, threshold, not self.tree.full(config.max_nodes, config.max_memory),
             batch, budget, COMPILED_CHUNK - state.sims % COMPILED_CHUNK, self.seed_base,
             self.counter[0], config.scoring == "tromp-taylor", config.rave,
-            math.inf if deadline is None else deadline)
+            math.inf if deadline is None else deadline, state.hist,
+            None if state.child_scores is None else state.child_scores.sums)
         self.counter[0] += asked
         state.playouts += played
         state.done += played
