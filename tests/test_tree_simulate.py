@@ -206,7 +206,8 @@ class Setup:
                              self.engine, self.tally, PARAMS, args["threshold"],
                              args["can_expand"], args["batch"], args["budget"],
                              args["max_sims"], args["seed"], args["first"],
-                             args["tromp_taylor"], args["rave"], args["deadline"])
+                             args["tromp_taylor"], args["rave"], args["deadline"],
+                             grow=args.get("grow"))
 
 
 def test_limits_of_one_call(db: fp.PatternDatabase) -> None:
@@ -224,6 +225,35 @@ def test_limits_of_one_call(db: fp.PatternDatabase) -> None:
     assert (s.root.data == before).all()
     # The tree full (no node may be made): playouts at the edge instead.
     assert s.run(threshold=0.0, can_expand=False, max_sims=1) == (SIMULATE_DONE, 1, 2, 2)
+
+
+def test_grow_makes_nodes_and_the_descent_goes_on(db: fp.PatternDatabase) -> None:
+    """With ``grow`` a descent due for a node asks it for one and descends on;
+    once ``grow`` says the tree is full, no edge asks again in that call."""
+    s = Setup(db)
+    made: list[TreeNode] = []
+
+    def grow(board: fp.Board, nodes: list[TreeNode], path: list[int]) -> tuple[TreeNode, bool]:
+        parent, i = nodes[-1], path[-1]
+        assert parent.children[i] is None and len(nodes) == len(made) + 1
+        empty = np.flatnonzero(board.to_numpy().ravel() == 0)
+        child = prior_node(board.to_move_code, empty, np.ones(len(empty)), None, None,
+                           1.0, 0.0, 0.5, 0.01, float(parent.n[i]))
+        parent.children[i] = child
+        made.append(child)
+        return child, len(made) < 3
+
+    assert s.run(threshold=0.0, grow=grow) == (SIMULATE_DONE, 10, 20, 20)
+    assert len(made) == 3                     # the first descent made three, in a line
+    assert made[0] is next(c for c in s.root.children if c is not None)
+    assert made[1] in made[0].children and made[2] in made[1].children
+    edge = s.root.children.index(made[0])
+    assert s.root.sum_n == 20 and made[0].sum_n + made[0].base == s.root.n[edge] >= 2
+    s = Setup(db)
+    with pytest.raises(TypeError):
+        s.run(threshold=0.0, grow=lambda board, nodes, path: (None, True))
+    with pytest.raises(ZeroDivisionError):    # the callback's own error, unchanged
+        s.run(threshold=0.0, grow=lambda board, nodes, path: 1 / 0)
 
 
 def test_a_simulation_is_its_selection_playouts_and_backup(db: fp.PatternDatabase) -> None:

@@ -1,5 +1,7 @@
 """Type stub for ``fastplay._tree`` (the search tree's arithmetic; see ``_tree.pyx``)."""
 
+from collections.abc import Callable
+
 import numpy as np
 import numpy.typing as npt
 
@@ -77,7 +79,9 @@ def tree_simulate(root: TreeNode, root_board: CoreBoard, scratch: CoreBoard, see
                   threshold: float, can_expand: bool, batch: int, budget: int, max_sims: int,
                   seed: int, first: int, tromp_taylor: bool, rave: bool,
                   deadline: float, hist: npt.NDArray[np.float64] | None = None,
-                  child_sums: npt.NDArray[np.float64] | None = None
+                  child_sums: npt.NDArray[np.float64] | None = None,
+                  grow: Callable[[CoreBoard, list[TreeNode], list[int]],
+                                 tuple[TreeNode, bool]] | None = None
                   ) -> tuple[int, int, int, int]: ...
 def true_eyes(grid: npt.ArrayLike, sign: int) -> npt.NDArray[np.bool_]: ...
 def expansion_moves(board: CoreBoard, color: int, values: npt.ArrayLike, line1: float,

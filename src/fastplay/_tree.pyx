@@ -765,7 +765,7 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
                   tally not None, TreeParams params not None, double threshold,
                   bint can_expand, int64_t batch, int64_t budget, int max_sims, seed,
                   int64_t first, bint tromp_taylor, bint rave, double deadline,
-                  hist=None, child_sums=None):
+                  hist=None, child_sums=None, grow=None):
     """Up to ``max_sims`` simulations of a one-thread search whose leaves are
     worth their playouts' wins, with no Python between them.
 
@@ -780,8 +780,15 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
     wins under the search's komi, with the AMAF tallies when ``rave``.  (So
     no score in the value and no dynamic komi: the caller's conditions.)
 
-    It stops before a simulation whose descent would make a node or end the
-    game inside the tree (``SIMULATE_PYTHON``: the caller runs that one),
+    A descent due for a node calls ``grow(scratch, nodes, path)``, which
+    gives the last edge of ``nodes``/``path`` its node and returns ``(node,
+    can_expand)``: the new :class:`TreeNode` and whether the tree may still
+    grow; the descent goes on from it (as ``fastplay.search.tree``'s).
+
+    It stops before a simulation whose descent would make a node without
+    ``grow``, or would end the game inside the tree (``SIMULATE_PYTHON``: the
+    caller runs that one; a node ``grow`` made for it stays, and the
+    caller's descent, the same, finds it),
     after ``max_sims`` simulations, when ``budget`` visits are asked for
     (``budget`` < 0: no limit), or once ``time.perf_counter()`` reaches
     ``deadline`` (``inf``: none; looked at before each simulation but the
@@ -840,9 +847,13 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
                 break
             n = batch if budget < 0 else min(batch, budget - asked)
             root_board.copy_into(scratch)
-            nodes, path = [], []
-            found = _descend(root, scratch, seen, set(), nodes, path, params, 0.0, threshold,
+            nodes, path, hashes = [], [], set()
+            found = _descend(root, scratch, seen, hashes, nodes, path, params, 0.0, threshold,
                              can_expand)
+            while found == D_EXPAND and grow is not None:
+                child, can_expand = grow(scratch, nodes, path)
+                found = _descend(<TreeNode?>child, scratch, seen, hashes, nodes, path, params,
+                                 0.0, threshold, can_expand)
             if found != D_LEAF:
                 status = SIMULATE_PYTHON
                 break

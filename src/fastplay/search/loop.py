@@ -10,15 +10,16 @@ AlphaGo's GPU batches do (Silver et al. 2016, "Search algorithm").
 
 A one-thread search whose leaves are worth their playouts' wins (no score
 in the value, no dynamic komi) runs its simulations, analysis tallies
-included, in
-the core's loop (:func:`fastplay._core.tree_simulate`), up to 16 at a time,
-and here only those that make a node or end the game inside the tree: the
-same tree to the bit, without a Python round trip per simulation
-(``benchmarks/RESULTS.md``, "A compiled simulation loop").
+included, in the core's loop (:func:`fastplay._core.tree_simulate`), up to
+16 at a time, calling back here for each new node; only a simulation that
+ends the game inside the tree runs here.  The same tree to the bit, without
+a Python round trip per simulation (``benchmarks/RESULTS.md``, "A compiled
+simulation loop").
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 import time
@@ -30,7 +31,7 @@ import numpy.typing as npt
 
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import SIMULATE_PYTHON, PlayoutEngine, PlayoutTally, TreeParams
-from fastplay._core import tree_backup, tree_simulate
+from fastplay._core import TreeNode, tree_backup, tree_simulate
 from fastplay.board import Board
 from fastplay.search.config import SearchConfig
 from fastplay.search.decide import ChildScores
@@ -233,8 +234,8 @@ class SearchLoop:
                            threshold: int) -> bool:
         """Simulations in the core's loop, up to the next multiple of 16 (where
         :meth:`_finished` looks at ``early_stop``), the visit limit or the
-        deadline; under the lock.  True when the next simulation needs Python
-        (a node to make, or a game end in the tree)."""
+        deadline, new nodes made through :meth:`_grow`; under the lock.  True
+        when the next simulation needs Python (a game end in the tree)."""
         state, config, root = self.state, self.config, self.tree.root
         assert root is not None
         budget = -1 if limits.visits is None else limits.visits - state.done - state.pending
@@ -244,12 +245,20 @@ class SearchLoop:
             batch, budget, COMPILED_CHUNK - state.sims % COMPILED_CHUNK, self.seed_base,
             self.counter[0], config.scoring == "tromp-taylor", config.rave,
             math.inf if deadline is None else deadline, state.hist,
-            None if state.child_scores is None else state.child_scores.sums)
+            None if state.child_scores is None else state.child_scores.sums,
+            functools.partial(self._grow, root_board))
         self.counter[0] += asked
         state.playouts += played
         state.done += played
         state.sims += sims
         return bool(status == SIMULATE_PYTHON)
+
+    def _grow(self, root_board: Board, board: Board, nodes: list[TreeNode],
+              path: list[int]) -> tuple[TreeNode, bool]:
+        """:func:`tree_simulate`'s ``grow``: the node of the descent's last edge
+        (:meth:`SearchTree.grow`) and whether the tree may still grow."""
+        node = self.tree.grow(root_board, board, nodes, path, self.maker, self.params)
+        return node, not self.tree.full(self.config.max_nodes, self.config.max_memory)
 
     def _worker(self, root_board: Board, limits: Limits, deadline: float | None, batch: int,
                 threshold: int) -> None:

@@ -175,17 +175,25 @@ class SearchTree:
                                   virtual_loss, threshold, not self.full(max_nodes, max_memory))
             if status != DESCEND_EXPAND:
                 break
-            parent, i = nodes[-1], path[-1]
-            # The edge's visits so far, and those other descents still run
-            # through it (their virtual loss, ours apart): they will count on
-            # this edge, not in the child.
-            pending = parent.vl[i] - virtual_loss
-            before = int(nodes[-2].moves[path[-2]]) if len(nodes) > 1 \
-                else recent_moves(root_board)[0]
-            node = maker.expand(board, float(parent.n[i] + pending), params,
-                                (int(parent.moves[i]), before))
-            parent.children[i] = node
-            self.nodes += 1
-            self.edges += len(node.moves)
+            node = self.grow(root_board, board, nodes, path, maker, params, virtual_loss)
         terminal = float(board.score()) if status == DESCEND_END else None
         return Descent(nodes, path, board, terminal, virtual_loss)
+
+    def grow(self, root_board: Board, board: Board, nodes: list[TreeNode], path: list[int],
+             maker: NodeMaker, params: TreeParams, virtual_loss: float = 0.0) -> TreeNode:
+        """Give the last edge of a descent (``nodes``, ``path``, from the root
+        position ``root_board`` to ``board``) its node, made by ``maker``, and
+        return it.  ``virtual_loss``: the descent's own, on that edge."""
+        parent, i = nodes[-1], path[-1]
+        # The edge's visits so far, and those other descents still run
+        # through it (their virtual loss, ours apart): they will count on
+        # this edge, not in the child.
+        pending = parent.vl[i] - virtual_loss
+        before = int(nodes[-2].moves[path[-2]]) if len(nodes) > 1 \
+            else recent_moves(root_board)[0]
+        node = maker.expand(board, float(parent.n[i] + pending), params,
+                            (int(parent.moves[i]), before))
+        parent.children[i] = node
+        self.nodes += 1
+        self.edges += len(node.moves)
+        return node
