@@ -276,7 +276,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--fastplay-n", type=int, default=20000, help="fastplay playouts per measurement")
     ap.add_argument("--search", type=int, default=0, metavar="N",
                     help="also time fastplay's default one-thread search of N playouts "
-                         "(MCTS.run) against GNU Go's genmove rate (issue 20)")
+                         "(MCTS.run) against GNU Go's genmove rate (default 0: not timed)")
     ap.add_argument("--databases", default=",".join(DATABASES),
                     help="comma-separated fastplay built-ins to compare")
     ap.add_argument("--json", metavar="OUT", help="write raw and summarised figures here")

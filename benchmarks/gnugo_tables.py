@@ -66,6 +66,9 @@ LIBRARIES = ("engine/libengine.a", "patterns/libpatterns.a", "engine/libboard.a"
 
 def build_harness(src: Path, out: Path) -> Path:
     """Compile the harness against the built GNU Go tree ``src`` into ``out``."""
+    if not src.is_dir():
+        sys.exit(f"gnugo_tables: {src} does not exist: give a GNU Go 3.8 source tree after "
+                 "./configure && make (see this script's docstring)")
     missing = [lib for lib in LIBRARIES if not (src / lib).is_file()]
     if missing:
         sys.exit(f"gnugo_tables: {src} is not a built GNU Go 3.8 tree (missing "

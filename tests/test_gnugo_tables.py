@@ -41,3 +41,9 @@ def test_random_layouts_are_the_writers_own() -> None:
     layout = script.random_layout(np.random.default_rng(1))
     assert layout.written[0].sum() == 0 and not layout.classes[0]
     assert layout.table().dtype == np.uint32
+
+
+def test_a_missing_folder_is_named(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as exc:
+        _script().main(["--gnugo-src", str(tmp_path / "nowhere")])
+    assert "does not exist" in str(exc.value)

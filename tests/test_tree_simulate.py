@@ -15,7 +15,7 @@ import pytest
 import fastplay as fp
 import fastplay.search.loop as loop
 from fastplay._core import (BLACK, SIMULATE_DONE, SIMULATE_PYTHON, PlayoutTally, TreeNode,
-                            TreeParams, prior_node, tree_simulate)
+                            TreeParams, prior_node, tree_descend, tree_simulate)
 from fastplay.montecarlo import playout_engine
 from fastplay.search import MCTS, SearchConfig
 
@@ -301,3 +301,57 @@ def test_refusals(db: fp.PatternDatabase) -> None:
             tree_simulate(s.root, s.board, s.scratch, set(), s.engine, s.tally, PARAMS, 1e9,
                           True, 1, -1, 1, 1, 0, True, True, math.inf, hist, sums)
     assert s.root.sum_n == 0              # nothing was backed up
+
+
+class _Clears:
+    """A member of ``seen`` whose ``__eq__`` runs while a descent looks its
+    move's position up (a tester's finding: the descent then read a child
+    from the emptied list and crashed the interpreter)."""
+
+    def __init__(self, h: int, action: Any) -> None:
+        self.h, self.action = h, action
+
+    def __hash__(self) -> int:
+        return hash(self.h)
+
+    def __eq__(self, other: object) -> bool:
+        self.action()
+        return False
+
+
+def test_python_code_in_a_set_lookup_cannot_break_the_loop(db: fp.PatternDatabase) -> None:
+    s = Setup(db)
+
+    def positions(action: Any) -> set[Any]:
+        seen: set[Any] = set()
+        for i in range(49):
+            after = s.board.copy()
+            after.play_index(i, BLACK)
+            seen.add(_Clears(after.zobrist_hash, action))
+        return seen
+
+    with pytest.raises(RuntimeError, match="tree changed"):
+        tree_simulate(s.root, s.board, s.scratch, positions(s.root.children.clear), s.engine,
+                      s.tally, PARAMS, 1e9, True, 2, -1, 10, 3, 0, True, True, math.inf)
+    s = Setup(db)
+    with pytest.raises(RuntimeError, match="tree changed"):
+        tree_descend(s.root, s.scratch, positions(s.root.children.clear), set(), [], [],
+                     PARAMS, 0.0, 1e9, True)
+    # Score arrays resized under the loop: refused at the end, nothing
+    # written into the freed buffer.
+    s = Setup(db)
+    hist, sums = np.zeros(99), np.zeros((3, 50))
+    with pytest.raises(ValueError, match="hist must be"):
+        tree_simulate(s.root, s.board, s.scratch,
+                      positions(lambda: hist.resize(10 ** 6, refcheck=False)), s.engine,
+                      s.tally, PARAMS, 1e9, True, 2, -1, 10, 3, 0, True, True, math.inf,
+                      hist, sums)
+    assert not sums.any()
+
+
+def test_playout_indices_stay_within_max_first(db: fp.PatternDatabase) -> None:
+    from fastplay._playout import MAX_FIRST
+    s = Setup(db)
+    with pytest.raises(ValueError, match="playout index"):
+        s.run(first=MAX_FIRST - 3)
+    assert s.root.sum_n == 4               # two simulations, then the refusal

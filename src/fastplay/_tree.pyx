@@ -43,6 +43,7 @@ from fastplay._board cimport CoreBoard
 from fastplay._tactics cimport TAC_BAD, TAC_NONE
 from fastplay._arrays cimport _view
 from fastplay._playout cimport PlayoutEngine, TallyCounts, run_komi
+from fastplay._playout import MAX_FIRST
 
 cnp.import_array()
 
@@ -620,6 +621,9 @@ cdef int _descend(TreeNode node, CoreBoard board, set seen, set path_hashes, lis
         path.append(i)
         if p == 0 and board.st.passes >= 2:
             return D_END
+        if len(node.children) != node.k:
+            # The set lookups above can run Python code that empties the list.
+            raise RuntimeError("the tree changed during a descent")
         obj = node.children[i]
         if obj is None:
             if can_expand and node.S[ROW_N * node.k + i] >= threshold:
@@ -791,8 +795,8 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
     caller's descent, the same, finds it),
     after ``max_sims`` simulations, when ``budget`` visits are asked for
     (``budget`` < 0: no limit), or once ``time.perf_counter()`` reaches
-    ``deadline`` (``inf``: none; looked at before each simulation but the
-    first).
+    ``deadline`` (``inf`` or NaN: none; looked at before each simulation but
+    the first).
 
     ``hist`` (``float64[2 size*size + 1]``, or ``None``) gains each
     simulation's score histogram (:attr:`PlayoutTally.hist`), and
@@ -805,8 +809,11 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
     Returns ``(status, simulations, visits asked for, playouts played)``;
     ``status`` is ``SIMULATE_DONE`` or ``SIMULATE_PYTHON``.  Raises as
     :func:`tree_descend`, :meth:`PlayoutEngine.run_into` and
-    :func:`tree_backup` do (``ValueError`` for a ``batch`` < 1 or a ``scratch``
-    that is not a scratch board of the root's size).  An exception (Ctrl-C
+    :func:`tree_backup` do (``ValueError`` for a ``batch`` < 1, a ``scratch``
+    that is not a scratch board of the root's size, a playout index past
+    ``MAX_FIRST``, score arrays of the wrong shapes, also when a callback
+    resized them; ``RuntimeError`` when Python code run by a set lookup
+    changed the tree or the board).  An exception (Ctrl-C
     inside the playouts) may leave a simulation's path without its back-up,
     as in the Python loop: the caller drops the tree.
     """
@@ -820,18 +827,12 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
     cdef Py_ssize_t d, depth, cap = 64
     cdef double value
     cdef bint timed = deadline < INFINITY
+    cdef int64_t max_first = MAX_FIRST
     cdef TallyCounts counts
-    cdef double[::1] score_hist
-    cdef double[:, ::1] sums
     cdef bint scores = hist is not None or child_sums is not None
+    cdef int64_t* tallied = NULL
     if scores:
-        if hist is None or child_sums is None:
-            raise ValueError("hist and child_sums go together")
-        score_hist = hist
-        sums = child_sums
-        if score_hist.shape[0] != 2 * npts + 1 or sums.shape[0] != 3 or sums.shape[1] != root.k:
-            raise ValueError("hist must be float64[2 size*size + 1] and child_sums "
-                             "float64[3, moves of the root]")
+        _add_tallies(hist, child_sums, NULL, npts, root.k)     # checks them
     cdef double* am = NULL
     cdef int* idx = <int*>malloc(cap * sizeof(int))
     cdef int* grown
@@ -841,6 +842,12 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
         if rave:
             am = <double*>malloc(6 * npts * sizeof(double))
             if am == NULL:
+                raise MemoryError()
+        if scores:
+            # Summed here, added at the end: the callbacks run Python code,
+            # which could resize or free the caller's arrays meanwhile.
+            tallied = <int64_t*>calloc(2 * npts + 1 + 3 * root.k, sizeof(int64_t))
+            if tallied == NULL:
                 raise MemoryError()
         while sims < max_sims and (budget < 0 or asked < budget):
             if timed and sims and perf_counter() >= deadline:
@@ -857,6 +864,8 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
             if found != D_LEAF:
                 status = SIMULATE_PYTHON
                 break
+            if first + asked > max_first:
+                raise ValueError(f"playout index {first + asked} beyond {max_first}")
             engine.run_tally(tally, scratch, n, key, first + asked, komi, tromp_taylor, &counts)
             asked += n
             depth = len(path)
@@ -870,35 +879,60 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
             if am != NULL and counts.amaf != NULL:
                 _amaf_doubles(am, counts.amaf, npts)
             if scores:
-                _add_scores(&score_hist[0], &sums[0, 0], root.k, idx[0] if depth else -1,
-                            counts.hist, npts)
+                _tally_scores(tallied, root.k, idx[0] if depth else -1, counts.hist, npts)
             value = <double>counts.black_wins + 0.5 * <double>counts.draws
             _backup(tuple(nodes), idx, depth, <double>counts.n, value, value, value,
                     am if counts.amaf != NULL else NULL, npts, 0.0, params)
             played += counts.n
             sims += 1
+        if scores:
+            _add_tallies(hist, child_sums, tallied, npts, root.k)
     finally:
         free(idx)
         free(am)
+        free(tallied)
     return status, sims, asked, played
 
 
-cdef void _add_scores(double* hist, double* sums, int k, int i, const int64_t* h,
-                     int64_t npts) noexcept:
-    """A simulation's score histogram ``h`` into ``hist``; its count, margin sum
-    and margin-square sum into column ``i`` of ``sums`` (``float64[3, k]``;
-    none when ``i`` < 0: the root itself was the leaf)."""
+cdef void _tally_scores(int64_t* tallied, int k, int i, const int64_t* h,
+                        int64_t npts) noexcept:
+    """A simulation's score histogram ``h`` into ``tallied[:2 npts + 1]``; its
+    count, margin sum and margin-square sum into column ``i`` of the
+    ``int64[3, k]`` after it (none when ``i`` < 0: the root was the leaf)."""
     cdef int64_t b, m, count = 0, total = 0, squares = 0
+    cdef int64_t* sums = tallied + 2 * npts + 1
     for b in range(2 * npts + 1):
-        hist[b] += <double>h[b]
+        tallied[b] += h[b]
         m = b - npts
         count += h[b]
         total += h[b] * m
         squares += h[b] * m * m
     if i >= 0:
-        sums[i] += <double>count
-        sums[k + i] += <double>total
-        sums[2 * k + i] += <double>squares
+        sums[i] += count
+        sums[k + i] += total
+        sums[2 * k + i] += squares
+
+
+cdef int _add_tallies(object hist, object child_sums, const int64_t* tallied, int64_t npts,
+                      int k) except -1:
+    """Check ``hist`` (``float64[2 npts + 1]``) and ``child_sums`` (``float64[3,
+    k]``) and add ``tallied`` (_tally_scores's, or NULL: check only).  The
+    tallies are integers: their sum is exact in any order, as numpy's is."""
+    if hist is None or child_sums is None:
+        raise ValueError("hist and child_sums go together")
+    cdef double[::1] h = hist
+    cdef double[:, ::1] sums = child_sums
+    cdef int64_t b
+    cdef int j
+    if h.shape[0] != 2 * npts + 1 or sums.shape[0] != 3 or sums.shape[1] != k:
+        raise ValueError("hist must be float64[2 size*size + 1] and child_sums "
+                         "float64[3, moves of the root]")
+    if tallied != NULL:
+        for b in range(2 * npts + 1):
+            h[b] += <double>tallied[b]
+        for j in range(3 * k):
+            sums[j // k, j % k] += <double>tallied[2 * npts + 1 + j]
+    return 0
 
 
 cdef inline bint true_eye(const uint8_t* color, int W, int p, int own) noexcept nogil:
