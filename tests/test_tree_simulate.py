@@ -4,6 +4,7 @@ loop of ``fastplay.search.loop``; its limits; its refusals."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections.abc import Iterator
@@ -49,14 +50,14 @@ def _tree_bytes(search: MCTS) -> list[bytes]:
     return out
 
 
-def _search(db: fp.PatternDatabase, board: fp.Board, options: dict[str, Any],
-            compiled: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[MCTS, Any, int]:
-    """A seeded one-thread search and a reuse of its tree, with or without the
-    core's loop; also how many simulations the core's loop ran."""
+@contextlib.contextmanager
+def _loop(monkeypatch: pytest.MonkeyPatch, compiled: bool = True) -> Iterator[list[int]]:
+    """Count the simulations the core's loop runs (``calls[0]``); without
+    ``compiled``, every search keeps the Python loop."""
     calls = [0]
 
-    def counted(*args: Any) -> tuple[int, int, int, int]:
-        answer = tree_simulate(*args)
+    def counted(*args: Any, **kwargs: Any) -> tuple[int, int, int, int]:
+        answer = tree_simulate(*args, **kwargs)
         calls[0] += answer[1]
         return answer
 
@@ -64,6 +65,14 @@ def _search(db: fp.PatternDatabase, board: fp.Board, options: dict[str, Any],
         patch.setattr(loop, "tree_simulate", counted)
         if not compiled:
             patch.setattr(loop.SearchLoop, "_compiled", lambda self, board: False)
+        yield calls
+
+
+def _search(db: fp.PatternDatabase, board: fp.Board, options: dict[str, Any],
+            compiled: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[MCTS, Any, int]:
+    """A seeded one-thread search and a reuse of its tree, with or without the
+    core's loop; also how many simulations the core's loop ran."""
+    with _loop(monkeypatch, compiled) as calls:
         search = MCTS(db, SearchConfig(**options), threads=1, seed=5)
         result = search.run(board, visits=700)
         board = board.copy()
@@ -115,17 +124,7 @@ def _analysis(db: fp.PatternDatabase, board: fp.Board, compiled: bool,
               monkeypatch: pytest.MonkeyPatch) -> tuple[MCTS, list[tuple[Any, ...]], int]:
     """A seeded analysis (score tallies per root move), its last snapshot's
     moves, and the simulations of the core's loop."""
-    calls = [0]
-
-    def counted(*args: Any) -> tuple[int, int, int, int]:
-        answer = tree_simulate(*args)
-        calls[0] += answer[1]
-        return answer
-
-    with monkeypatch.context() as patch:
-        patch.setattr(loop, "tree_simulate", counted)
-        if not compiled:
-            patch.setattr(loop.SearchLoop, "_compiled", lambda self, board: False)
+    with _loop(monkeypatch, compiled) as calls:
         search = MCTS(db, threads=1, seed=3)
         for info in search.analyze(board, visits=600, interval=10.0):
             pass
@@ -169,15 +168,7 @@ def test_searches_the_core_loop_leaves_to_python(db: fp.PatternDatabase,
 def _search_threads(db: fp.PatternDatabase, board: fp.Board, options: dict[str, Any],
                     threads: int, monkeypatch: pytest.MonkeyPatch,
                     extra: float = 0.0) -> tuple[MCTS, Any, int]:
-    calls = [0]
-
-    def counted(*args: Any) -> tuple[int, int, int, int]:
-        answer = tree_simulate(*args)
-        calls[0] += answer[1]
-        return answer
-
-    with monkeypatch.context() as patch:
-        patch.setattr(loop, "tree_simulate", counted)
+    with _loop(monkeypatch) as calls:
         search = MCTS(db, SearchConfig(**options), threads=threads, seed=5)
         if extra:
             search.komi_control.extra[board.to_move_code] = extra
