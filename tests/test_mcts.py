@@ -234,6 +234,10 @@ def test_interrupted_threaded_search_leaves_a_sound_tree():
         signal.signal(signal.SIGALRM, interrupt)
         search = MCTS(db, threads=2, seed=1)
         board = fp.Board(9, komi=7.5)
+        # The tree exists before the first alarm: on a slow build (ASan) the
+        # first search's set-up alone outlasted 50 ms, and an interrupt
+        # before the root is made leaves no tree to check.
+        search.run(board, playouts=200)
         bad = 0
         for i in range(6):
             signal.setitimer(signal.ITIMER_REAL, 0.05 + 0.011 * i)
