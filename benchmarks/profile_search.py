@@ -7,9 +7,15 @@ counts and divide the difference by the difference of playouts::
 
     PY=$(python -c 'import sys; print(sys.executable)')
     for n in 500 3500; do
-        valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \\
+        OPENBLAS_NUM_THREADS=1 valgrind --tool=cachegrind --cache-sim=no \\
+            --cachegrind-out-file=/dev/null \\
             "$PY" benchmarks/profile_search.py $n 2>&1 | grep 'I *refs'
     done
+
+``OPENBLAS_NUM_THREADS=1``: cachegrind counts every thread, and OpenBLAS's
+idle threads spin for a while after numpy starts (tens of millions of
+instructions, a different number each run); the difference of two runs then
+moved by several thousand instructions per simulation.
 
 The position is the 9x9 middle game of ``bench_mcts.py`` (``cgos/42896.sgf``
 at move 24), the search the default one with one thread and seed 1.

@@ -121,6 +121,7 @@ cdef class PlayoutEngine:
     cdef object _geometry
     cdef const uint32_t* T
     cdef const uint16_t* G
+    cdef const uint8_t* FV             # _fv's data: the flat table's value bits (prepare)
     cdef readonly bint light
     cdef readonly bint near_free
     cdef readonly int update_bound

@@ -1027,6 +1027,8 @@ cdef class PlayoutEngine:
         cdef const uint16_t[::1] gv = g
         self.T = &tv[0, 0]
         self.G = &gv[0]
+        cdef const uint8_t[::1] fvv = self._fv
+        self.FV = &fvv[0]
         self._key_cache = (None, 0)
         self._idle = {}
         self._templates = {}
@@ -1198,8 +1200,7 @@ cdef class PlayoutEngine:
         tmpl.ctxf = point_ctx_light if self.light else point_ctx
         tmpl.near_free = self.near_free
         tmpl.flat = self.flat
-        cdef const uint8_t[::1] fv = self._fv
-        tmpl.fv = &fv[0]
+        tmpl.fv = self.FV
         tmpl.q.lim = self.update_bound
         pstate_init(tmpl, self.T, self.G)
         if near_first:
