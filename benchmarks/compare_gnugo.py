@@ -212,15 +212,15 @@ def time_fastplay(board: Board, db: PatternDatabase, n: int, seed: int, threads:
     return stats.seconds, time.process_time() - c0, stats.mean_length
 
 
-def time_search(board: Board, db: PatternDatabase, n: int, seed: int) -> tuple[float, float]:
-    """Wall and CPU seconds of fastplay's default one-thread search of ``n``
-    playouts (``MCTS.run``; the tree, its priors and tactics included)."""
+def time_search(board: Board, db: PatternDatabase, n: int, seed: int) -> float:
+    """CPU seconds of fastplay's default one-thread search of ``n`` playouts
+    (``MCTS.run``; the tree, its priors and tactics included)."""
     from fastplay.search import MCTS
 
     search = MCTS(db, seed=seed, resign_threshold=None)
-    c0, t0 = time.process_time(), time.perf_counter()
+    c0 = time.process_time()
     search.run(board, playouts=n)
-    return time.perf_counter() - t0, time.process_time() - c0
+    return time.process_time() - c0
 
 
 def med(xs: list[float]) -> float:
@@ -311,8 +311,8 @@ def _measure_cell(cell: Cell, board: Board, db: PatternDatabase, small: GnuGo, l
         elif step == "s1":
             # Two budgets, differenced as GNU Go's are: start-up and the
             # root's expansion cancel.
-            cell.search_cpu.append(time_search(board, db, n_search, seed)[1])
-            cell.search_small_cpu.append(time_search(board, db, n_search // 5, seed)[1])
+            cell.search_cpu.append(time_search(board, db, n_search, seed))
+            cell.search_small_cpu.append(time_search(board, db, n_search // 5, seed))
         else:
             t = 1 if step == "f1" else 2
             w, c, length = time_fastplay(board, db, n, seed, t)

@@ -1,6 +1,7 @@
 """Type stub for ``fastplay._tree`` (the search tree's arithmetic; see ``_tree.pyx``)."""
 
 from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -74,13 +75,15 @@ def tree_backup(nodes: list[TreeNode], path: list[int], n: float, black_value: f
                 black_wins: float, search_wins: float,
                 amaf: npt.NDArray[np.int32] | None, virtual_loss: float,
                 params: TreeParams) -> None: ...
-def tree_simulate(root: TreeNode, root_board: CoreBoard, scratch: CoreBoard, seen: set[int],
+_Scratch = TypeVar("_Scratch", bound=CoreBoard)
+
+def tree_simulate(root: TreeNode, root_board: CoreBoard, scratch: _Scratch, seen: set[int],
                   engine: PlayoutEngine, tally: PlayoutTally, params: TreeParams,
                   threshold: float, can_expand: bool, batch: int, budget: int, max_sims: int,
                   seed: int, first: int, tromp_taylor: bool, rave: bool,
                   deadline: float, hist: npt.NDArray[np.float64] | None = None,
                   child_sums: npt.NDArray[np.float64] | None = None,
-                  grow: Callable[[CoreBoard, list[TreeNode], list[int]],
+                  grow: Callable[[_Scratch, list[TreeNode], list[int]],
                                  tuple[TreeNode, bool]] | None = None
                   ) -> tuple[int, int, int, int]: ...
 def true_eyes(grid: npt.ArrayLike, sign: int) -> npt.NDArray[np.bool_]: ...

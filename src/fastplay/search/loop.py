@@ -231,10 +231,12 @@ class SearchLoop:
 
     def _simulate_compiled(self, root_board: Board, scratch: Board, tally: PlayoutTally,
                            limits: Limits, deadline: float | None, batch: int,
-                           threshold: int) -> bool:
+                           threshold: int,
+                           grow: Callable[[Board, list[TreeNode], list[int]],
+                                          tuple[TreeNode, bool]]) -> bool:
         """Simulations in the core's loop, up to the next multiple of 16 (where
         :meth:`_finished` looks at ``early_stop``), the visit limit or the
-        deadline, new nodes made through :meth:`_grow`; under the lock.  True
+        deadline, new nodes made through ``grow`` (:meth:`_grow`); under the lock.  True
         when the next simulation needs Python (a game end in the tree)."""
         state, config, root = self.state, self.config, self.tree.root
         assert root is not None
@@ -245,8 +247,7 @@ class SearchLoop:
             batch, budget, COMPILED_CHUNK - state.sims % COMPILED_CHUNK, self.seed_base,
             self.counter[0], config.scoring == "tromp-taylor", config.rave,
             math.inf if deadline is None else deadline, state.hist,
-            None if state.child_scores is None else state.child_scores.sums,
-            functools.partial(self._grow, root_board))
+            None if state.child_scores is None else state.child_scores.sums, grow)
         self.counter[0] += asked
         state.playouts += played
         state.done += played
@@ -263,54 +264,62 @@ class SearchLoop:
     def _worker(self, root_board: Board, limits: Limits, deadline: float | None, batch: int,
                 threshold: int) -> None:
         """Simulations, one leaf at a time, until the limits: in the core's
-        loop while :meth:`_compiled`, else (and for a simulation that makes a
-        node or ends the game in the tree) here."""
+        loop while :meth:`_compiled`, else (and for a simulation that ends
+        the game in the tree) here."""
         tally = self._new_tally(root_board)
         scratch = root_board.copy(history=False)  # this thread's descent board
-        tt = self.config.scoring == "tromp-taylor"
         compiled = self._compiled(root_board)
+        grow = functools.partial(self._grow, root_board)
         python_next = False
         last_report = time.perf_counter()
         while True:
-            with self.lock:
-                if self._finished(limits, deadline):
-                    return
-                if compiled and not python_next:
+            if compiled and not python_next:
+                with self.lock:
+                    if self._finished(limits, deadline):
+                        return
                     python_next = self._simulate_compiled(root_board, scratch, tally, limits,
-                                                          deadline, batch, threshold)
-                    if limits.callback is not None \
-                            and time.perf_counter() - last_report > 0.05:
-                        last_report = time.perf_counter()
-                        limits.callback(self.state.done)
-                    continue
+                                                          deadline, batch, threshold, grow)
+            else:
                 python_next = False
-                n = self._leaf_visits(limits, batch)
-                first = self.counter[0]
-                self.counter[0] += n
-                # Virtual loss only for the other threads' descents.
-                vl = float(n) if self.threads > 1 else 0.0
-                descent = self.tree.descend(root_board, self.maker, self.params, vl, threshold,
-                                            self.config.max_nodes, self.config.max_memory,
-                                            scratch)
-                self.state.pending += n
-            if descent.terminal is None:
-                # As fastplay.playouts(leaf, db, n=n, seed=..., threads=1,
-                # scoring=..., amaf=...) without a result to build.
-                self.engine.run_into(tally, descent.leaf, n, self.seed_base, first=first,
-                                     komi=self.search_komi, tromp_taylor=tt)
-            with self.lock:
-                self.state.pending -= n
-                if descent.terminal is not None:
-                    value = self._terminal(descent, n)
-                else:
-                    value = rollout_value(tally, descent.leaf, self.search_komi,
-                                          self.config.score_weight, self.tables,
-                                          self.config.rave)
-                    self._track(tally, descent)
-                self._backup(descent, value)
+                if not self._simulate(root_board, scratch, tally, limits, deadline, batch,
+                                      threshold):
+                    return
             if limits.callback is not None and time.perf_counter() - last_report > 0.05:
                 last_report = time.perf_counter()
                 limits.callback(self.state.done)
+
+    def _simulate(self, root_board: Board, scratch: Board, tally: PlayoutTally, limits: Limits,
+                  deadline: float | None, batch: int, threshold: int) -> bool:
+        """One simulation in Python; False (and none) when the limits are reached."""
+        with self.lock:
+            if self._finished(limits, deadline):
+                return False
+            n = self._leaf_visits(limits, batch)
+            first = self.counter[0]
+            self.counter[0] += n
+            # Virtual loss only for the other threads' descents.
+            vl = float(n) if self.threads > 1 else 0.0
+            descent = self.tree.descend(root_board, self.maker, self.params, vl, threshold,
+                                        self.config.max_nodes, self.config.max_memory,
+                                        scratch)
+            self.state.pending += n
+        if descent.terminal is None:
+            # As fastplay.playouts(leaf, db, n=n, seed=..., threads=1,
+            # scoring=..., amaf=...) without a result to build.
+            self.engine.run_into(tally, descent.leaf, n, self.seed_base, first=first,
+                                 komi=self.search_komi,
+                                 tromp_taylor=self.config.scoring == "tromp-taylor")
+        with self.lock:
+            self.state.pending -= n
+            if descent.terminal is not None:
+                value = self._terminal(descent, n)
+            else:
+                value = rollout_value(tally, descent.leaf, self.search_komi,
+                                      self.config.score_weight, self.tables,
+                                      self.config.rave)
+                self._track(tally, descent)
+            self._backup(descent, value)
+        return True
 
     def _gather(self, root_board: Board, limits: Limits, deadline: float | None, batch: int,
                 threshold: int) -> list[tuple[Descent, int, int]]:
