@@ -1,7 +1,7 @@
 """Type stub for ``fastplay._tree`` (the search tree's arithmetic; see ``_tree.pyx``)."""
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -84,8 +84,8 @@ def tree_simulate(root: TreeNode, root_board: CoreBoard, scratch: _Scratch, seen
                   deadline: float, hist: npt.NDArray[np.float64] | None = None,
                   child_sums: npt.NDArray[np.float64] | None = None,
                   grow: Callable[[_Scratch, list[TreeNode], list[int]],
-                                 tuple[TreeNode, bool]] | None = None
-                  ) -> tuple[int, int, int, int]: ...
+                                 tuple[TreeNode, bool]] | None = None,
+                  lock: Any = None) -> tuple[int, int, int, int]: ...
 def true_eyes(grid: npt.ArrayLike, sign: int) -> npt.NDArray[np.bool_]: ...
 def expansion_moves(board: CoreBoard, color: int, values: npt.ArrayLike, line1: float,
                     line2: float, factors: tuple[npt.ArrayLike, ...] = ...

@@ -769,7 +769,7 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
                   tally not None, TreeParams params not None, double threshold,
                   bint can_expand, int64_t batch, int64_t budget, int max_sims, seed,
                   int64_t first, bint tromp_taylor, bint rave, double deadline,
-                  hist=None, child_sums=None, grow=None):
+                  hist=None, child_sums=None, grow=None, lock=None):
     """Up to ``max_sims`` simulations of a one-thread search whose leaves are
     worth their playouts' wins, with no Python between them.
 
@@ -797,6 +797,9 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
     (``budget`` < 0: no limit), or once ``time.perf_counter()`` reaches
     ``deadline`` (``inf`` or NaN: none; looked at before each simulation but
     the first).
+
+    ``lock`` (held by the caller, or ``None``) is released while each
+    simulation's playouts run, and held again before its back-up.
 
     ``hist`` (``float64[2 size*size + 1]``, or ``None``) gains each
     simulation's score histogram (:attr:`PlayoutTally.hist`), and
@@ -866,7 +869,18 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
                 break
             if first + asked > max_first:
                 raise ValueError(f"playout index {first + asked} beyond {max_first}")
-            engine.run_tally(tally, scratch, n, key, first + asked, komi, tromp_taylor, &counts)
+            if lock is None:
+                engine.run_tally(tally, scratch, n, key, first + asked, komi, tromp_taylor,
+                                 &counts)
+            else:
+                # As the Python loop: other threads (an analysis's snapshots)
+                # read the tree while the playouts run.
+                lock.release()
+                try:
+                    engine.run_tally(tally, scratch, n, key, first + asked, komi,
+                                     tromp_taylor, &counts)
+                finally:
+                    lock.acquire()
             asked += n
             depth = len(path)
             if depth > cap:

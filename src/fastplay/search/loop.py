@@ -236,7 +236,8 @@ class SearchLoop:
                                           tuple[TreeNode, bool]]) -> bool:
         """Simulations in the core's loop, up to the next multiple of 16 (where
         :meth:`_finished` looks at ``early_stop``), the visit limit or the
-        deadline, new nodes made through ``grow`` (:meth:`_grow`); under the lock.  True
+        deadline, new nodes made through ``grow`` (:meth:`_grow`); under the
+        lock, which is let go while playouts run (as in :meth:`_simulate`).  True
         when the next simulation needs Python (a game end in the tree)."""
         state, config, root = self.state, self.config, self.tree.root
         assert root is not None
@@ -247,7 +248,7 @@ class SearchLoop:
             batch, budget, COMPILED_CHUNK - state.sims % COMPILED_CHUNK, self.seed_base,
             self.counter[0], config.scoring == "tromp-taylor", config.rave,
             math.inf if deadline is None else deadline, state.hist,
-            None if state.child_scores is None else state.child_scores.sums, grow)
+            None if state.child_scores is None else state.child_scores.sums, grow, self.lock)
         self.counter[0] += asked
         state.playouts += played
         state.done += played
