@@ -446,3 +446,52 @@ def test_expansion_moves_multiplies_factor_rows() -> None:
                      (np.ones(81, object),)):
         with pytest.raises(TypeError, match="real numbers"):
             expansion_moves(board, color, values, 1.0, 1.0, bad_type)
+
+
+def test_make_node_equals_its_parts() -> None:
+    """make_node gives, to the bit, the node prior_node makes from
+    expansion_moves, the engine's move values and tactics_flat's codes (the
+    search's two built-in weight sources, with and without tactics)."""
+    from fastplay._core import make_node
+    from fastplay.prior import load_prior
+    from fastplay.search.priors import _learned
+
+    from fastplay.montecarlo import playout_engine
+
+    engine_db = playout_engine(fp.PatternDatabase.builtin("mc_montegnu_classic"))
+    rng = np.random.default_rng(5)
+    learned = _learned(load_prior("gnugo9x9"))
+    boards = [fp.Board.from_sgf(shared_path("gnugo-regression", "games", "cgos", "42896.sgf"),
+                                move_number=m) for m in (0, 5, 24, 60)]
+    boards += [random_game(size, rng, suicide=bool(size % 2), most=1.1)
+               for size in (2, 5, 9, 13, 19, 25) for _ in range(2)]
+    checked = 0
+    for board in boards:
+        color = board.to_move_code
+        sources = [(engine_db, LINE_PRIOR[1], LINE_PRIOR[2], (), 0.5)]
+        if board.size == 9:
+            sources.append((learned[1], 1.0, 1.0, learned[0].factor_rows(9, 40, 30), 1.0))
+        for engine, line1, line2, rows, power in sources:
+            points, raw = expansion_moves(board, color, engine.move_values(board), line1, line2,
+                                          rows)
+            codes = board.tactics_flat(color)[points]
+            for tactical in (False, True):
+                tactics = codes if tactical else None
+                weight = (codes != 0).astype(np.float64) if tactical else None
+                want = prior_node(color, points, raw, tactics, weight, 10.0, 50.0, power, 0.01,
+                                  3.0)
+                got = make_node(board, engine, line1, line2, rows, tactical, 10.0, 50.0, power,
+                                0.01, 3.0)
+                assert got.color == want.color and got.base == want.base
+                assert got.moves.tolist() == want.moves.tolist()
+                assert got.data.tobytes() == want.data.tobytes()
+                assert not got.moves.flags.writeable
+                checked += 1
+    assert checked >= 40
+    with pytest.raises(ValueError):
+        make_node(fp.Board(9), engine_db, 0.0, 1.0, (), True, 10.0, 50.0, 1.0, 0.01, 0.0)
+    with pytest.raises(ValueError):
+        make_node(fp.Board(9), engine_db, 1.0, 1.0, (), True, 10.0, 50.0, 1.0, 1.5, 0.0)
+    with pytest.raises(ValueError):
+        make_node(fp.Board(9), engine_db, 1.0, 1.0, (np.zeros(81),), True, 10.0, 50.0, 1.0,
+                  0.01, 0.0)

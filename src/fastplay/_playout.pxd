@@ -138,6 +138,8 @@ cdef class PlayoutEngine:
 
     # Fill ``tmpl`` (pstate_new(board size)) as the template of playouts from ``board``.
     cdef int prepare(self, PState* tmpl, CoreBoard board, bint near_first) except -1
+    # move_values into ``out`` (``size*size`` entries, flat order), without numpy.
+    cdef int values_into(self, CoreBoard board, uint32_t* out) except -1
     # PlayoutEngine.run_into on checked arguments (``key`` from _check_run, ``komi``
     # from run_komi): ``n`` playouts from ``board`` into ``tally`` (a PlayoutTally of the
     # board's size, else TypeError / ValueError), the GIL released while they run;

@@ -135,45 +135,47 @@ cdef inline void clear_value(PState* s, int c, int p) noexcept nogil:
 
 
 cdef void pstate_init(PState* s, const uint32_t* T, const uint16_t* G) noexcept nogil:
-    """Compute every context and value of ``s.b`` from scratch (spec 6.9)."""
-    cdef int p, c, i, j, n = s.b.npts
+    """Compute every context and value of ``s.b`` from scratch (spec 6.9); the
+    candidate bitsets only for a flat state (``s.flat``: nothing else reads them)."""
+    cdef int p, c, n = s.b.npts, col
+    cdef uint32_t ctx, i, v
     q_reset(&s.q)
     s.nheads = 0
-    for p in range(n):
-        if (s.b.color[p] == WHITE_C or s.b.color[p] == BLACK_C) and s.b.sid[p] == p:
-            s.heads[s.nheads] = p
-            s.nheads += 1
     s.bshift = 2
     while (1 << (2 * s.bshift)) < n:
         s.bshift += 1
     s.nblocks = (n + (1 << s.bshift) - 1) >> s.bshift
     for c in range(3):
         s.total[c] = 0
-        for p in range(n):
-            s.val[c][p] = 0
-            s.cand[c][p] = 0
-            s.idx[c][p] = 0
-        for p in range(s.nblocks):
-            s.blk[c][p] = 0
+        memset(s.val[c], 0, n * sizeof(uint32_t))
+        memset(s.idx[c], 0, n * sizeof(uint32_t))
+        memset(s.cand[c], 0, n * sizeof(uint8_t))
+        memset(s.blk[c], 0, s.nblocks * sizeof(uint64_t))
+    memset(s.first, 0, n * sizeof(uint8_t))
     for p in range(n):
+        col = s.b.color[p]
         s.ctx[p] = 0xFFFFFFFF
-        s.first[p] = 0
-        if s.b.color[p] == EMPTY_C:
-            s.ctx[p] = s.ctxf(&s.b, p)
+        if col == EMPTY_C:
+            ctx = s.ctxf(&s.b, p)
+            s.ctx[p] = ctx
             for c in range(1, 3):
-                if not ctx_suicide(s.ctx[p], c):
-                    s.idx[c][p] = ctx_index(G, s.ctx[p], c)
-                    s.val[c][p] = T[s.idx[c][p]]
+                if not ctx_suicide(ctx, c):
+                    i = ctx_index(G, ctx, c)
+                    v = T[i]
+                    s.idx[c][p] = i
+                    s.val[c][p] = v
                     s.cand[c][p] = 1
-                    s.total[c] += s.val[c][p]
-    for c in range(1, 3):
-        for p in range(n):
-            s.blk[c][p >> s.bshift] += s.val[c][p]
-    for c in range(3):
-        for p in range(MAX_WORDS):
-            s.bits[c][p] = 0
-        for p in range(n):
-            s.bits[c][p >> 6] |= (<uint64_t>(s.val[c][p] != 0)) << (p & 63)
+                    s.total[c] += v
+                    s.blk[c][p >> s.bshift] += v
+        elif (col == WHITE_C or col == BLACK_C) and s.b.sid[p] == p:
+            s.heads[s.nheads] = p
+            s.nheads += 1
+    if s.flat:
+        for c in range(3):
+            for p in range(MAX_WORDS):
+                s.bits[c][p] = 0
+            for p in range(n):
+                s.bits[c][p >> 6] |= (<uint64_t>(s.val[c][p] != 0)) << (p & 63)
 
 
 cdef void pstate_board_copy(BoardState* dst, const BoardState* src, const int16_t* heads,
@@ -1042,24 +1044,29 @@ cdef class PlayoutEngine:
         over the board instead of decoding every context with numpy: a tree
         search asks for it at every new node.
         """
+        out = np.zeros(board.st.size * board.st.size, dtype=np.uint32)
+        cdef cnp.uint32_t[::1] o = out
+        self.values_into(board, &o[0])
+        return out
+
+    cdef int values_into(self, CoreBoard board, uint32_t* out) except -1:
         cdef int size = board.st.size, i, r, col, p, c = board.mover()
         cdef uint32_t ctx
-        out = np.zeros(size * size, dtype=np.uint32)
         near = board.near_mask()
-        cdef cnp.uint32_t[::1] o = out
         cdef const cnp.uint8_t[::1] nv = near
         for r in range(size):
             for col in range(size):
                 i = r * size + col
                 p = (r + 1) * board.st.W + col + 1
+                out[i] = 0
                 if board.st.color[p] == EMPTY_C:
                     ctx = point_ctx(&board.st, p)
                     if not ctx_suicide(ctx, c):
-                        o[i] = self.T[ctx_index(self.G, ctx, c) | nv[i]]
+                        out[i] = self.T[ctx_index(self.G, ctx, c) | nv[i]]
         cdef int ko = board.ko_index
         if ko >= 0 and board.ko_forbidden_for(c):
-            o[ko] = 0
-        return out
+            out[ko] = 0
+        return 0
 
     def run(self, CoreBoard board not None, n, seed, threads=1, *, max_moves=600,
             komi=None, tromp_taylor=False, amaf=False, debug_check=False, want_final=False,

@@ -40,7 +40,7 @@ cimport numpy as cnp
 
 from fastplay._rules cimport *
 from fastplay._board cimport CoreBoard
-from fastplay._tactics cimport TAC_BAD, TAC_NONE
+from fastplay._tactics cimport TAC_BAD, TAC_NONE, tactics_codes
 from fastplay._arrays cimport _view
 from fastplay._playout cimport PlayoutEngine, TallyCounts, run_komi
 from fastplay._playout import MAX_FIRST
@@ -183,12 +183,19 @@ cdef class TreeNode:
             raise ValueError(f"moves must be integers, not {given.dtype}")
         m = np.array(given, dtype=np.int64).ravel()
         cdef const double[::1] pr = np.ascontiguousarray(prior, dtype=np.float64).ravel()
-        cdef int k = m.shape[0], j
-        cdef int64_t[::1] mv = m
-        cdef uint8_t seen[MAX_SIZE_C * MAX_SIZE_C]
+        cdef int k = m.shape[0]
+        cdef const int64_t[::1] mv = m
         if k < 1 or pr.shape[0] != k or mv[k - 1] != -1:
             raise ValueError("moves must end with the pass (-1), and prior must have one "
                              "value per move")
+        self._fill(color, &mv[0], &pr[0], k, base)
+
+    cdef int _fill(self, int color, const int64_t* mv, const double* pr, int k,
+                   double base) except -1:
+        """Initialise the node (``__init__``'s work after its argument checks;
+        ``k`` >= 1 moves, the pass last): checks the priors and the moves."""
+        cdef uint8_t seen[MAX_SIZE_C * MAX_SIZE_C]
+        cdef int j
         for j in range(k):
             if not 0.0 <= pr[j] < INFINITY:
                 raise ValueError(f"priors must be finite and >= 0, not {pr[j]}")
@@ -202,7 +209,7 @@ cdef class TreeNode:
             self.max_move = max(self.max_move, mv[j])
         # Read-only for good (numpy cannot make a view of bytes writable):
         # the core indexes tallies and boards with them.
-        self._moves_buffer = m.tobytes()
+        self._moves_buffer = (<const char*>mv)[:k * sizeof(int64_t)]
         m = np.frombuffer(self._moves_buffer, dtype=np.int64)
         # The statistics and the allowed flags in memory of the node's own:
         # numpy sees them through views whose base is the node, which no
@@ -227,6 +234,7 @@ cdef class TreeNode:
         for j in range(k):
             self.P[j] = pr[j]
             self.U[j] = pr[j]
+        return 0
 
     def __dealloc__(self):
         free(self.S)
@@ -496,8 +504,24 @@ def prior_node(int color, points, raw, tactics, weight, double ladder_prior,
     prior = np.empty(m + 1, dtype=np.float64)
     cdef int64_t[::1] mv = moves
     cdef double[::1] pr = prior
+    _priors(&pt[0] if m else NULL, &rw[0] if m else NULL, &tc[0] if tactical and m else NULL,
+            &wt[0] if tactical and m else NULL, m, ladder_prior, prior_power, pass_prior,
+            &mv[0], &pr[0])
+    cdef TreeNode node = TreeNode(color, moves, prior, base)
+    if tactical and ladder_visits > 0:
+        _ladder_visits(node, &tc[0] if m else NULL, &wt[0] if m else NULL, ladder_visits, m)
+    return node
+
+
+cdef int _priors(const int64_t* pt, const double* rw, const cnp.int8_t* tc, const double* wt,
+                 Py_ssize_t m, double ladder_prior, double prior_power, double pass_prior,
+                 int64_t* mv, double* pr) except -1:
+    """prior_node's arithmetic: ``mv[:m + 1]`` the moves then the pass, ``pr[:m +
+    1]`` their priors (``tc``/``wt``: the tactical codes and shares, or NULL)."""
     cdef double f, total = 0.0, share = 1.0 - pass_prior
     cdef int sign
+    cdef bint tactical = tc != NULL
+    cdef Py_ssize_t j
     for j in range(m):
         mv[j] = pt[j]
         f = rw[j]
@@ -515,10 +539,7 @@ def prior_node(int color, points, raw, tactics, weight, double ladder_prior,
         pr[j] = pr[j] / total * share
     mv[m] = -1
     pr[m] = pass_prior if m else 1.0
-    cdef TreeNode node = TreeNode(color, moves, prior, base)
-    if tactical and ladder_visits > 0:
-        _ladder_visits(node, tc, wt, ladder_visits, m)
-    return node
+    return 0
 
 
 cdef int _check_prior_constants(double ladder_prior, double ladder_visits, double prior_power,
@@ -532,7 +553,7 @@ cdef int _check_prior_constants(double ladder_prior, double ladder_visits, doubl
     return 0
 
 
-cdef void _ladder_visits(TreeNode node, const cnp.int8_t[::1] tc, const double[::1] wt,
+cdef void _ladder_visits(TreeNode node, const cnp.int8_t* tc, const double* wt,
                          double ladder_visits, Py_ssize_t m) noexcept:
     """The tactical virtual playouts of prior_node: ``ladder_visits * wt[j]`` in
     the prior knowledge and the first-play tallies of move ``j``, won unless bad."""
@@ -1038,7 +1059,7 @@ def expansion_moves(CoreBoard board not None, int color, values, double line1, d
     factor rows that are not real numbers.
     """
     board.check_color(color)
-    cdef int size = board.st.size, W = board.st.W, npts = size * size
+    cdef int size = board.st.size, npts = size * size
     given = np.asarray(values)
     if given.dtype != np.uint32 and (given.dtype.kind not in "iu" or (given.size and (
             given.min() < 0 or given.max() > 0xFFFFFFFF))):
@@ -1049,16 +1070,26 @@ def expansion_moves(CoreBoard board not None, int color, values, double line1, d
     if v.shape[0] != npts:
         raise ValueError(f"values must have {npts} entries, not {v.shape[0]}")
     rows = _factor_rows(factors, size, npts)
+    points = np.empty(npts, dtype=np.int64)
+    weights = np.empty(npts, dtype=np.float64)
+    cdef int64_t[::1] pt = points
+    cdef double[::1] wt = weights
+    cdef int m = _candidates(board, color, &v[0], line1, line2, rows, &pt[0], &wt[0])
+    return points[:m].copy(), weights[:m].copy()
+
+
+cdef int _candidates(CoreBoard board, int color, const uint32_t* v, double line1, double line2,
+                     list rows, int64_t* pt, double* wt) except -1:
+    """expansion_moves's work on checked arguments (``rows``: _factor_rows's):
+    the candidates into ``pt``, their weights into ``wt`` (room for every
+    point); returns how many."""
+    cdef int size = board.st.size, W = board.st.W, npts = size * size
     cdef int nf = len(rows)
     cdef const double[::1] f0, f1, f2
     if nf:
         f0 = rows[0]
         f1 = rows[1] if nf > 1 else rows[0]
         f2 = rows[2] if nf > 2 else rows[0]
-    points = np.empty(npts, dtype=np.int64)
-    weights = np.empty(npts, dtype=np.float64)
-    cdef int64_t[::1] pt = points
-    cdef double[::1] wt = weights
     cdef const uint8_t* col = board.st.color
     cdef int i, p, m = 0
     cdef uint32_t low = 0
@@ -1079,7 +1110,48 @@ def expansion_moves(CoreBoard board not None, int color, values, double line1, d
             wt[i] *= f0[pt[i]] * (f1[pt[i]] if nf > 1 else 1.0) * (f2[pt[i]] if nf > 2 else 1.0)
         if size >= 7:
             wt[i] *= _edge_factor(col, W, size, <int>pt[i], line1, line2)
-    return points[:m].copy(), weights[:m].copy()
+    return m
+
+
+def make_node(CoreBoard board not None, PlayoutEngine engine not None, double line1,
+              double line2, factors, bint tactical, double ladder_prior, double ladder_visits,
+              double prior_power, double pass_prior, double base):
+    """A new node for ``board``'s side to move, as ``prior_node(color,
+    *expansion_moves(board, color, engine.move_values(board), line1, line2,
+    factors), tactics, weight, ...)`` makes it, where (when ``tactical``)
+    ``tactics`` are :meth:`CoreBoard.tactics_flat`'s codes of the candidates
+    and ``weight`` 1 where a code is set: the same node to the bit, without
+    numpy between the steps (a search makes one every few simulations).
+
+    Raises as those functions do.
+    """
+    _check_prior_constants(ladder_prior, ladder_visits, prior_power, pass_prior, base)
+    cdef int size = board.st.size, npts = size * size, color = board.mover(), m, j
+    if not (0.0 < line1 < INFINITY and 0.0 < line2 < INFINITY):
+        raise ValueError("line1 and line2 must be positive and finite")
+    rows = _factor_rows(factors, size, npts)
+    cdef uint32_t values[MAX_SIZE_C * MAX_SIZE_C]
+    cdef int64_t pt[MAX_SIZE_C * MAX_SIZE_C + 1]
+    cdef double raw[MAX_SIZE_C * MAX_SIZE_C + 1]
+    cdef cnp.int8_t codes[MAX_SIZE_C * MAX_SIZE_C]
+    cdef cnp.int8_t tc[MAX_SIZE_C * MAX_SIZE_C]
+    cdef double wt[MAX_SIZE_C * MAX_SIZE_C]
+    cdef double pr[MAX_SIZE_C * MAX_SIZE_C + 1]
+    engine.values_into(board, values)
+    m = _candidates(board, color, values, line1, line2, rows, pt, raw)
+    if tactical:
+        memset(codes, 0, npts)
+        tactics_codes(&board.st, color, board.allows_suicide(), codes, NULL)
+        for j in range(m):
+            tc[j] = codes[pt[j]]
+            wt[j] = 1.0 if tc[j] != TAC_NONE else 0.0
+    _priors(pt, raw, tc if tactical else NULL, wt, m, ladder_prior, prior_power, pass_prior,
+            pt, pr)
+    cdef TreeNode node = TreeNode.__new__(TreeNode)
+    node._fill(color, pt, pr, m + 1, base)
+    if tactical and ladder_visits > 0:
+        _ladder_visits(node, tc, wt, ladder_visits, m)
+    return node
 
 
 cdef list _factor_rows(factors, int size, int npts):

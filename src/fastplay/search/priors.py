@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fastplay._core import TACTIC_NONE, PlayoutEngine, TreeNode, TreeParams
-from fastplay._core import expansion_moves, prior_node
+from fastplay._core import expansion_moves, make_node, prior_node
 from fastplay.board import Board
 from fastplay.patterns import geometry_table
 from fastplay.prior import LearnedPrior, load_prior
@@ -150,6 +150,47 @@ class NodeMaker:
         Raises :class:`PriorError` when a user prior fails or is malformed.
         """
         config = self.config
+        node = self._compiled(board, base, recent)
+        if node is None:
+            node = self._assembled(board, base, recent)
+        if config.even_visits > 0 or config.pattern_visits > 0:
+            self._virtual_playouts(node, len(node.moves) - 1)
+        # No pass in the opening: playouts hardly punish the lost tempo, so a
+        # pass with a lucky start could win the final choice on an empty
+        # board.  It stays a candidate after the opponent's pass and when
+        # nothing else is legal.
+        moves = len(node.moves) - 1
+        if moves and board.consecutive_passes == 0 \
+                and int(np.count_nonzero(board.to_numpy())) < board.size * board.size // 4:
+            node.forbid(-1)
+        if moves and board.consecutive_passes >= 1 and not wins_by_passing(board):
+            # A pass that ends the game with a loss on the count: playing on
+            # cannot be worse.  Allowed, its exact 0 beat the unvisited moves'
+            # first-play urgency (the parent's value, 0, minus the reduction)
+            # and took 55 of a 25x25 search's 60 visits (a tester's finding).
+            node.forbid(-1)
+        node.refresh(params)
+        return node
+
+    def _compiled(self, board: Board, base: float, recent: tuple[int, int] | None
+                  ) -> TreeNode | None:
+        """The node from the core's :func:`make_node` in one call, where the
+        options ask for nothing else (no user prior, fight factor, race
+        reading or stakes); ``None`` otherwise."""
+        config = self.config
+        if self.user_prior is not None or config.fight_prior != 1.0 or config.race_reading \
+                or config.stake_stones > 0:
+            return None
+        points_engine, line1, line2, factors, power = self._sources(board, recent)
+        tactical = config.ladder_prior != 1.0 or config.ladder_visits > 0
+        return make_node(board, points_engine, line1, line2, factors, tactical,
+                         config.ladder_prior, config.ladder_visits, power, config.pass_prior,
+                         base)
+
+    def _assembled(self, board: Board, base: float, recent: tuple[int, int] | None
+                   ) -> TreeNode:
+        """The node from its parts: weights, fight factor, tactics, priors."""
+        config = self.config
         color = board.to_move_code
         points, raw, power, pass_prior = self._weights(board, color, recent)
         if config.fight_prior != 1.0:
@@ -160,52 +201,41 @@ class NodeMaker:
         # The tactical codes' virtual playouts go in both Q and the RAVE
         # value: with RAVE alone carrying thousands of first plays, a prior
         # on Q alone was swamped.  Compiled: prior_node.
-        node = prior_node(color, points, raw, tactics, weight, config.ladder_prior,
+        return prior_node(color, points, raw, tactics, weight, config.ladder_prior,
                           config.ladder_visits, power, pass_prior, base)
-        if config.even_visits > 0 or config.pattern_visits > 0:
-            self._virtual_playouts(node, len(points))
-        # No pass in the opening: playouts hardly punish the lost tempo, so a
-        # pass with a lucky start could win the final choice on an empty
-        # board.  It stays a candidate after the opponent's pass and when
-        # nothing else is legal.
-        stones = int(np.count_nonzero(board.to_numpy()))
-        if len(points) and stones < board.size * board.size // 4 \
-                and board.consecutive_passes == 0:
-            node.forbid(-1)
-        if len(points) and board.consecutive_passes >= 1 and not wins_by_passing(board):
-            # A pass that ends the game with a loss on the count: playing on
-            # cannot be worse.  Allowed, its exact 0 beat the unvisited moves'
-            # first-play urgency (the parent's value, 0, minus the reduction)
-            # and took 55 of a 25x25 search's 60 visits (a tester's finding).
-            node.forbid(-1)
-        node.refresh(params)
-        return node
 
-    def _weights(self, board: Board, color: int, recent: tuple[int, int] | None
-                 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], float, float]:
-        """Candidate moves, their weights, the prior power and the pass prior."""
+    def _sources(self, board: Board, recent: tuple[int, int] | None
+                 ) -> tuple[PlayoutEngine, float, float, tuple[npt.NDArray[np.float64], ...],
+                            float]:
+        """Where the built-in weights come from: the engine whose move values
+        they are, the line factors, the learned prior's factor rows and the
+        prior power."""
         config = self.config
-        if self.user_prior is not None:
-            return self._user_weights(board, color)
         learned = self.learned
         if isinstance(config.prior_table, str) and config.prior_table == "auto":
             learned = auto_prior(board.size)
         power = config.prior_power if config.prior_power is not None else \
             (0.5 if learned is None else 1.0)
-        # The values are PatternDatabase.move_values(board) (or the learned
-        # table's), asked of the engine directly (the wrapper's checks cost
-        # 4 us per node).
         if learned is None:
-            points, raw = expansion_moves(board, color, self.engine.move_values(board),
-                                          LINE_PRIOR[1], LINE_PRIOR[2])
-        else:
-            # The learned prior has its own line factors: no bare-edge malus.
-            rows = learned[0].factor_rows(board.size, *(recent if recent is not None
-                                                        else recent_moves(board))) \
-                if learned[2] else ()
-            points, raw = expansion_moves(board, color, learned[1].move_values(board), 1.0, 1.0,
-                                          rows)
-        return points, raw, power, config.pass_prior
+            return self.engine, LINE_PRIOR[1], LINE_PRIOR[2], (), power
+        # The learned prior has its own line factors: no bare-edge malus.
+        rows = learned[0].factor_rows(board.size, *(recent if recent is not None
+                                                    else recent_moves(board))) \
+            if learned[2] else ()
+        return learned[1], 1.0, 1.0, rows, power
+
+    def _weights(self, board: Board, color: int, recent: tuple[int, int] | None
+                 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], float, float]:
+        """Candidate moves, their weights, the prior power and the pass prior."""
+        if self.user_prior is not None:
+            return self._user_weights(board, color)
+        # The values are the engine's move values (PatternDatabase.move_values
+        # with its defaults, asked of the engine directly: the wrapper's
+        # checks cost 4 us per node).
+        engine, line1, line2, rows, power = self._sources(board, recent)
+        points, raw = expansion_moves(board, color, engine.move_values(board), line1, line2,
+                                      rows)
+        return points, raw, power, self.config.pass_prior
 
     def _user_weights(self, board: Board, color: int
                       ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], float, float]:
