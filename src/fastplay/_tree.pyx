@@ -530,9 +530,15 @@ cdef int _priors(const int64_t* pt, const double* rw, const cnp.int8_t* tc, cons
                              f"not {f} and {wt[j] if tactical else 0.0}")
         if tactical:
             sign = -1 if tc[j] == TAC_BAD else (0 if tc[j] == TAC_NONE else 1)
-            f *= pow(ladder_prior, sign * wt[j])
-        # numpy's x ** 0.5 is a square root: the same priors as before to the bit
-        f = sqrt(f) if prior_power == 0.5 else pow(f, prior_power)
+            if sign * wt[j] != 0.0:        # x ** 0 is exactly 1 (C99 F.9.4.4)
+                f *= pow(ladder_prior, sign * wt[j])
+        # numpy's x ** 0.5 is a square root: the same priors as before to the
+        # bit; x ** 1 is x (exactly representable, so any pow that rounds
+        # correctly, as glibc's does, returns it: the digests pin it)
+        if prior_power == 0.5:
+            f = sqrt(f)
+        elif prior_power != 1.0:
+            f = pow(f, prior_power)
         pr[j] = f
         total += f
     for j in range(m):
