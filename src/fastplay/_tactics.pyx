@@ -129,6 +129,8 @@ cdef int ladder_attack(BoardState* b, int s, Reader* r) noexcept nogil:
     lib[0] = string_other_lib(b, h, 0)
     lib[1] = string_other_lib(b, h, lib[0])
     for i in range(2):
+        if extends_out(b, h, lib[i], lib[1 - i], r):
+            continue
         tried = try_move(r, &c, b, lib[i], att)
         if tried > 0:
             continue
@@ -140,6 +142,30 @@ cdef int ladder_attack(BoardState* b, int s, Reader* r) noexcept nogil:
         if found:
             return 1
     return 0
+
+
+cdef bint extends_out(BoardState* b, int h, int a, int e, Reader* r) noexcept nogil:
+    """Whether ladder_attack's branch "atari at ``a``" on string ``h`` (two
+    liberties, ``a`` and ``e``) is sure to fail without playing it: the
+    atari is legal and captures nothing, and the defender's extension at
+    ``e`` -- ladder_defend's first move -- gives at least three liberties
+    (counted on this board, without ``a``, ``e`` and the liberties captures
+    would add; so the true count is no lower).  Then ladder_defend would
+    take one node of the budget (none when it is spent) and answer
+    "saved", which this charges; the readings, budgets included, are the
+    same as with the two board copies it saves."""
+    cdef int me = b.color[h], att = other(me), d, n
+    if r.depth + 1 >= READ_DEPTH or board_legality(b, a, att, False) != LEGAL:
+        return False          # the copy's path: too deep, or an illegal atari
+    for d in range(4):
+        n = a + b.nbr[d]
+        if b.color[n] == me and b.nlibs[b.sid[n]] == 1:
+            return False      # the atari captures: the string may gain liberties
+    if libs_after(b, e, me, a) < 3:
+        return False
+    if r.budget > 0:
+        r.budget -= 1
+    return True
 
 
 cdef int ladder_defend(BoardState* b, int s, Reader* r) noexcept nogil:
@@ -189,9 +215,10 @@ cdef inline int read_defend(BoardState* b, int s, Reader* r) noexcept nogil:
     return read_within(ladder_defend, b, s, r, LADDER_BUDGET_C)
 
 
-cdef int libs_after(BoardState* b, int p, int me) noexcept nogil:
+cdef inline int libs_after(BoardState* b, int p, int me, int gone) noexcept nogil:
     """Liberties of the string a ``me`` stone at ``p`` would join, not
-    counting those its captures would free."""
+    counting those its captures would free, nor the point ``gone`` (0: none;
+    a point another stone will have filled)."""
     cdef uint64_t words[MAX_WORDS]
     cdef int w, d, n, h, count = 0
     for w in range(b.nwords):
@@ -205,6 +232,7 @@ cdef int libs_after(BoardState* b, int p, int me) noexcept nogil:
             for w in range(b.nwords):
                 words[w] |= b.libs[(h << b.wshift) + w]
     words[p >> 6] &= ~((<uint64_t>1) << (p & 63))
+    words[gone >> 6] &= ~((<uint64_t>1) << (gone & 63))
     for w in range(b.nwords):
         count += fp_popcount64(words[w])
     return count
@@ -241,7 +269,7 @@ cdef int tactical_code(BoardState* b, BoardState* c, int p, int me, Reader* tota
         if b.color[n] == opp:
             takes |= b.nlibs[b.sid[n]] == 1
             squeezes |= b.nlibs[b.sid[n]] == 2
-    if not takes and not squeezes and libs_after(b, p, me) >= 3:
+    if not takes and not squeezes and libs_after(b, p, me, 0) >= 3:
         return TAC_SAVE if endangered else TAC_NONE
     memcpy(c.block, b.block, b.blocksize)
     c.ko, c.ko_color, c.passes, c.hash = b.ko, b.ko_color, b.passes, b.hash
