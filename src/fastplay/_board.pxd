@@ -3,6 +3,7 @@
 # Other compiled modules (the playout engine, the search tree, an embedding
 # extension) read a position through ``st`` and change it only through the
 # methods below; the underscored fields are CoreBoard's own.
+from libc.stdint cimport uint8_t
 from fastplay._rules cimport BoardState, QSet
 cimport numpy as cnp
 
@@ -62,6 +63,8 @@ cdef class Position:
 
 cdef class CoreBoard(Position):
     # The Python-facing board: Position plus the queries.
+    # near_mask into ``out`` (``size*size`` flags, flat order), without numpy.
+    cdef int near_flags(self, uint8_t* out) except -1
     cdef cnp.int16_t* _stakes(self, stakes) except? NULL
 
 

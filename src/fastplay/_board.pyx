@@ -9,7 +9,7 @@ parsing.  Other compiled modules use only what ``_board.pxd`` declares.
 
 from libc.stdint cimport uint8_t, int16_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 import numpy as np
 cimport numpy as cnp
@@ -730,19 +730,25 @@ cdef class CoreBoard(Position):
         pass, at the start of a history, or when the last move was not played
         by the opponent of the side to move.
         """
+        out = np.zeros(self.st.size * self.st.size, dtype=np.uint8)
+        cdef cnp.uint8_t[::1] o = out
+        self.near_flags(&o[0])
+        return out
+
+    cdef int near_flags(self, uint8_t* out) except -1:
         cdef int n = self.st.size, k, p
-        out = np.zeros(n * n, dtype=np.uint8)
+        memset(out, 0, n * n)
         last = self._last_move()
         if last is None:
-            return out
+            return 0
         last_color, last_index = last
         if last_index < 0 or last_color == self._to_move:
-            return out
+            return 0
         for k in range(self.q.n):
             p = self.q.pts[k]
             if self.st.color[p] == EMPTY_C and not would_be_suicide(&self.st, p, self._to_move):
                 out[self.flat(p)] = 1
-        return out
+        return 0
 
     def check_integrity(self):
         """Recount every string and liberty from scratch; raise ``AssertionError`` on a mismatch."""

@@ -1052,8 +1052,8 @@ cdef class PlayoutEngine:
     cdef int values_into(self, CoreBoard board, uint32_t* out) except -1:
         cdef int size = board.st.size, i, r, col, p, c = board.mover()
         cdef uint32_t ctx
-        near = board.near_mask()
-        cdef const cnp.uint8_t[::1] nv = near
+        cdef uint8_t nv[MAX_SIZE_C * MAX_SIZE_C]
+        board.near_flags(nv)
         for r in range(size):
             for col in range(size):
                 i = r * size + col

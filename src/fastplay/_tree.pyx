@@ -1110,11 +1110,13 @@ cdef int _candidates(CoreBoard board, int color, const uint32_t* v, double line1
         pt[m] = i
         m += 1
     cdef double floor = low / 10.0 if low else 1.0
+    # Factors of 1 change nothing (x * 1.0 is x): no window scan for them.
+    cdef bint edges = size >= 7 and (line1 != 1.0 or line2 != 1.0)
     for i in range(m):
         wt[i] = v[pt[i]] if v[pt[i]] > 0 else floor
         if nf:
             wt[i] *= f0[pt[i]] * (f1[pt[i]] if nf > 1 else 1.0) * (f2[pt[i]] if nf > 2 else 1.0)
-        if size >= 7:
+        if edges:
             wt[i] *= _edge_factor(col, W, size, <int>pt[i], line1, line2)
     return m
 
@@ -1160,14 +1162,24 @@ def make_node(CoreBoard board not None, PlayoutEngine engine not None, double li
     return node
 
 
+cdef object _FLOAT64 = np.dtype(np.float64)
+
+
 cdef list _factor_rows(factors, int size, int npts):
     """``factors`` as checked ``float64[npts]`` rows (the contract of expansion_moves)."""
     if len(factors) > 3:
         raise ValueError("at most three factor rows")
     cdef const double[::1] fk
     cdef int k
+    cdef cnp.ndarray arr
     rows = []
     for f in factors:
+        if type(f) is np.ndarray:
+            arr = <cnp.ndarray>f
+            if arr.dtype is _FLOAT64 and cnp.PyArray_NDIM(arr) == 1 \
+                    and cnp.PyArray_DIM(arr, 0) == npts and cnp.PyArray_IS_C_CONTIGUOUS(arr):
+                rows.append(f)    # as it is (the learned prior's rows): checked below
+                continue
         given_row = np.asarray(f)
         if given_row.dtype.kind not in "iuf":
             raise TypeError(f"factor rows must hold real numbers, not {given_row.dtype}")

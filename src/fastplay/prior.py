@@ -128,12 +128,16 @@ def _points(size: int, points: npt.ArrayLike) -> npt.NDArray[np.int64]:
 
 
 def _check_size(size: int) -> None:
+    if type(size) is int and 2 <= size <= 25:
+        return    # the common case, without the slower checks below
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 2 <= size <= 25:
         raise ValueError(f"size must be an integer in 2..25 (fastplay's board sizes), "
                          f"not {size!r}")
 
 
 def _check_move(size: int, move: int, name: str) -> None:
+    if type(move) is int and -1 <= move < size * size:
+        return    # the common case, without the slower checks below
     if isinstance(move, bool) or not isinstance(move, (int, np.integer)) \
             or not -1 <= move < size * size:
         raise ValueError(f"{name} must be a flat index of a {size}x{size} board or -1, "
