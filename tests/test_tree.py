@@ -495,3 +495,71 @@ def test_make_node_equals_its_parts() -> None:
     with pytest.raises(ValueError):
         make_node(fp.Board(9), engine_db, 1.0, 1.0, (np.zeros(81),), True, 10.0, 50.0, 1.0,
                   0.01, 0.0)
+
+
+def test_what_the_fresh_tester_broke_in_make_node_is_refused() -> None:
+    """Two crashes a fresh tester found (2026-12-04), as subprocesses: an
+    engine that was never initialised (its table pointer NULL), and a factor
+    row whose ``__array__`` re-initialises the board to another size (the
+    buffers were sized before)."""
+    import subprocess
+    import sys
+
+    uninitialised = """
+import fastplay as fp
+from fastplay._core import PlayoutEngine, make_node
+class Sub(PlayoutEngine):
+    def __init__(self):
+        pass
+for engine in (Sub(), PlayoutEngine.__new__(PlayoutEngine)):
+    for call in (lambda: make_node(fp.Board(9), engine, 1.0, 1.0, (), False, 1.0, 0.0, 0.5,
+                                   0.01, 0.0),
+                 lambda: engine.move_values(fp.Board(9))):
+        try:
+            call()
+        except TypeError:
+            pass
+        else:
+            raise SystemExit("no TypeError")
+print("ok")
+"""
+    resized = """
+import numpy as np
+import fastplay as fp
+from fastplay._core import expansion_moves, make_node
+from fastplay.montecarlo import playout_engine
+engine = playout_engine(fp.PatternDatabase.builtin("mc_montegnu_classic"))
+for make in ("expansion_moves", "make_node"):
+    b = fp.Board(2)
+    class Row:
+        def __array__(self, dtype=None, copy=None):
+            b.__init__(25)
+            return np.ones(4)
+    try:
+        if make == "expansion_moves":
+            expansion_moves(b, 2, np.full(4, 5, np.uint32), 1.0, 1.0, (Row(),))
+        else:
+            make_node(b, engine, 1.0, 1.0, (Row(),), True, 10.0, 50.0, 1.0, 0.01, 0.0)
+    except RuntimeError:
+        pass
+    else:
+        raise SystemExit("no RuntimeError from " + make)
+print("ok")
+"""
+    for code in (uninitialised, resized):
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_edge_reads_the_rows() -> None:
+    node = TreeNode(BLACK, [3, 7, -1], [0.5, 0.4, 0.1], 2.0)
+    node.n[1] = 6.0
+    node.vl[1] = 2.0
+    assert node.edge(1) == (7, 6.0, 2.0)
+    assert node.edge(-1) == (-1, 0.0, 0.0)
+    assert all(type(x) is t for x, t in zip(node.edge(0), (int, float, float)))
+    with pytest.raises(IndexError):
+        node.edge(3)
+    with pytest.raises(RuntimeError):
+        TreeNode.__new__(TreeNode).edge(0)

@@ -1050,6 +1050,9 @@ cdef class PlayoutEngine:
         return out
 
     cdef int values_into(self, CoreBoard board, uint32_t* out) except -1:
+        if self.T == NULL:
+            # __new__ without __init__ (or a subclass's __init__ that skipped it)
+            raise TypeError("the PlayoutEngine was not initialised with a table")
         cdef int size = board.st.size, i, r, col, p, c = board.mover()
         cdef uint32_t ctx
         cdef uint8_t nv[MAX_SIZE_C * MAX_SIZE_C]

@@ -343,6 +343,15 @@ cdef class TreeNode:
                     stack.append(<TreeNode?>c)
         return len(seen)
 
+    def edge(self, int i):
+        """``(move, n, vl)`` of move ``i``: its flat index (-1: the pass), the
+        playouts through it and its pending virtual loss, read without numpy
+        (a new node's maker asks for them); a negative ``i`` counts from the
+        end.  Raises ``IndexError`` out of range."""
+        self._check_ready()
+        i = self._index(i)
+        return self.M[i], self.S[ROW_N * self.k + i], self.S[ROW_VL * self.k + i]
+
     def forbid(self, int i):
         """Never select move ``i`` again (illegal, superko, or no pass in the
         opening); a negative ``i`` counts from the end, as in numpy."""
@@ -1062,7 +1071,8 @@ def expansion_moves(CoreBoard board not None, int color, values, double line1, d
     and ``float64[m]``.  Raises ``ValueError`` for a bad colour or shape,
     values that are not integers in [0, 2**32), ``line1``/``line2`` that are
     not positive and finite, or factor rows out of bounds; ``TypeError`` for
-    factor rows that are not real numbers.
+    factor rows that are not real numbers; ``RuntimeError`` when reading the
+    values or a factor row (an ``__array__``) re-initialises the board.
     """
     board.check_color(color)
     cdef int size = board.st.size, npts = size * size
@@ -1076,12 +1086,22 @@ def expansion_moves(CoreBoard board not None, int color, values, double line1, d
     if v.shape[0] != npts:
         raise ValueError(f"values must have {npts} entries, not {v.shape[0]}")
     rows = _factor_rows(factors, size, npts)
+    _check_unchanged(board, size)
     points = np.empty(npts, dtype=np.int64)
     weights = np.empty(npts, dtype=np.float64)
     cdef int64_t[::1] pt = points
     cdef double[::1] wt = weights
     cdef int m = _candidates(board, color, &v[0], line1, line2, rows, &pt[0], &wt[0])
     return points[:m].copy(), weights[:m].copy()
+
+
+cdef int _check_unchanged(CoreBoard board, int size) except -1:
+    """RuntimeError unless ``board`` still has ``size``: reading the arguments
+    (a factor row's ``__array__``) can run Python code that re-initialises
+    the board, and the buffers were sized before."""
+    if board.st.size != size:
+        raise RuntimeError("the board changed while the arguments were read")
+    return 0
 
 
 cdef int _candidates(CoreBoard board, int color, const uint32_t* v, double line1, double line2,
@@ -1131,13 +1151,16 @@ def make_node(CoreBoard board not None, PlayoutEngine engine not None, double li
     and ``weight`` 1 where a code is set: the same node to the bit, without
     numpy between the steps (a search makes one every few simulations).
 
-    Raises as those functions do.
+    Raises as those functions do, and ``RuntimeError`` when reading a factor
+    row re-initialises the board.
     """
     _check_prior_constants(ladder_prior, ladder_visits, prior_power, pass_prior, base)
-    cdef int size = board.st.size, npts = size * size, color = board.mover(), m, j
+    cdef int size = board.st.size, npts = size * size, color, m, j
     if not (0.0 < line1 < INFINITY and 0.0 < line2 < INFINITY):
         raise ValueError("line1 and line2 must be positive and finite")
     rows = _factor_rows(factors, size, npts)
+    _check_unchanged(board, size)
+    color = board.mover()
     cdef uint32_t values[MAX_SIZE_C * MAX_SIZE_C]
     cdef int64_t pt[MAX_SIZE_C * MAX_SIZE_C + 1]
     cdef double raw[MAX_SIZE_C * MAX_SIZE_C + 1]

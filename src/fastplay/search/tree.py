@@ -188,11 +188,11 @@ class SearchTree:
         # The edge's visits so far, and those other descents still run
         # through it (their virtual loss, ours apart): they will count on
         # this edge, not in the child.
-        pending = parent.vl[i] - virtual_loss
-        before = int(nodes[-2].moves[path[-2]]) if len(nodes) > 1 \
+        move, visits, vl = parent.edge(i)
+        pending = vl - virtual_loss
+        before = nodes[-2].edge(path[-2])[0] if len(nodes) > 1 \
             else recent_moves(root_board)[0]
-        node = maker.expand(board, float(parent.n[i] + pending), params,
-                            (int(parent.moves[i]), before))
+        node = maker.expand(board, visits + pending, params, (move, before))
         parent.children[i] = node
         self.nodes += 1
         self.edges += len(node.moves)
