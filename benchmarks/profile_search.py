@@ -17,6 +17,12 @@ idle threads spin for a while after numpy starts (tens of millions of
 instructions, a different number each run); the difference of two runs then
 moved by several thousand instructions per simulation.
 
+Instructions are not cycles: the search's own work misses the L1 cache and
+mispredicts branches far more often per instruction than a playout does
+(RESULTS.md, "cycles are not instructions").  Add ``--cache-sim=yes
+--branch-sim=yes`` (and the bare workload of RESULTS.md next to it) to
+count L1 misses and mispredictions per simulation the same way.
+
 The position is the 9x9 middle game of ``bench_mcts.py`` (``cgos/42896.sgf``
 at move 24), the search the default one with one thread and seed 1.
 """
