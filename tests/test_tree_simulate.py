@@ -8,6 +8,7 @@ import contextlib
 import math
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,8 @@ from fastplay._core import (BLACK, SIMULATE_DONE, SIMULATE_PYTHON, PlayoutTally,
                             TreeParams, prior_node, tree_descend, tree_simulate)
 from fastplay.montecarlo import playout_engine
 from fastplay.search import MCTS, SearchConfig
+
+from conftest import shared_path
 
 PARAMS = TreeParams(True, True, False, 1.0, 0.5, 0.1, 1000.0)
 
@@ -152,12 +155,11 @@ def test_an_analysis_in_the_core_loop_has_the_python_loops_scores(
 
 def test_searches_the_core_loop_leaves_to_python(db: fp.PatternDatabase,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """Scores in the value, dynamic komi and threads keep the Python loop
-    (the core's loop knows only wins under the board's komi)."""
+    """Scores in the value and dynamic komi keep the Python loop (the core's
+    loop knows only wins under the board's komi)."""
     board = fp.Board(9, komi=7.5)
-    for options, threads in (({"score_weight": 0.05}, 1), ({}, 2)):
-        _, _, ran = _search_threads(db, board, options, threads, monkeypatch)
-        assert ran == 0
+    _, _, ran = _search_threads(db, board, {"score_weight": 0.05}, 1, monkeypatch)
+    assert ran == 0
     # Dynamic komi that has moved: the playouts' komi is not the board's.
     _, _, ran = _search_threads(db, board, {"dynamic_komi": 2.0}, 1, monkeypatch, extra=2.0)
     assert ran == 0
@@ -167,12 +169,13 @@ def test_searches_the_core_loop_leaves_to_python(db: fp.PatternDatabase,
 
 def _search_threads(db: fp.PatternDatabase, board: fp.Board, options: dict[str, Any],
                     threads: int, monkeypatch: pytest.MonkeyPatch,
-                    extra: float = 0.0) -> tuple[MCTS, Any, int]:
+                    extra: float = 0.0, visits: int = 300) -> tuple[MCTS, Any, int]:
     with _loop(monkeypatch) as calls:
-        search = MCTS(db, SearchConfig(**options), threads=threads, seed=5)
+        search = MCTS(db, SearchConfig(**options), threads=threads, seed=5,
+                      resign_threshold=None)
         if extra:
             search.komi_control.extra[board.to_move_code] = extra
-        result = search.run(board, visits=300)
+        result = search.run(board, visits=visits)
     return search, result, calls[0]
 
 
@@ -346,3 +349,26 @@ def test_playout_indices_stay_within_max_first(db: fp.PatternDatabase) -> None:
     with pytest.raises(ValueError, match="playout index"):
         s.run(first=MAX_FIRST - 3)
     assert s.root.sum_n == 4               # two simulations, then the refusal
+
+
+@pytest.mark.parametrize("threads", [2, 3, 8])
+def test_threads_share_the_core_loop_and_its_counters(db: fp.PatternDatabase,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      threads: int) -> None:
+    """Several threads run the core's loop, each simulation reserving its
+    visits and playout indices through the search (``reserve``): the visit
+    limit is exact, no virtual loss is left, every edge's visits are its
+    child's."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
+    from stress_threads import check_tree
+
+    for board, visits in ((fp.Board(9, komi=7.5), 600),
+                          (fp.Board.from_sgf(shared_path("gnugo-regression", "games", "cgos",
+                                                         "42896.sgf"), move_number=24), 900),
+                          (fp.Board(5, komi=0.5), 400)):
+        search, result, ran = _search_threads(db, board, {}, threads, monkeypatch,
+                                              visits=visits)
+        assert ran > 0
+        assert result.visits == visits
+        check_tree(search, visits)

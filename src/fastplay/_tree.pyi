@@ -1,7 +1,7 @@
 """Type stub for ``fastplay._tree`` (the search tree's arithmetic; see ``_tree.pyx``)."""
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -80,17 +80,17 @@ def tree_backup(nodes: list[TreeNode], path: list[int], n: float, black_value: f
                 black_wins: float, search_wins: float,
                 amaf: npt.NDArray[np.int32] | None, virtual_loss: float,
                 params: TreeParams) -> None: ...
-_Scratch = TypeVar("_Scratch", bound=CoreBoard)
 
-def tree_simulate(root: TreeNode, root_board: CoreBoard, scratch: _Scratch, seen: set[int],
+def tree_simulate(root: TreeNode, root_board: CoreBoard, scratch: CoreBoard, seen: set[int],
                   engine: PlayoutEngine, tally: PlayoutTally, params: TreeParams,
                   threshold: float, can_expand: bool, batch: int, budget: int, max_sims: int,
                   seed: int, first: int, tromp_taylor: bool, rave: bool,
                   deadline: float, hist: npt.NDArray[np.float64] | None = None,
                   child_sums: npt.NDArray[np.float64] | None = None,
-                  grow: Callable[[_Scratch, list[TreeNode], list[int]],
-                                 tuple[TreeNode, bool]] | None = None,
-                  lock: Any = None) -> tuple[int, int, int, int]: ...
+                  grow: Callable[..., tuple[TreeNode, bool]] | None = None,
+                  lock: Any = None,
+                  reserve: Callable[[], tuple[int, int] | None] | None = None
+                  ) -> tuple[int, int, int, int]: ...
 def true_eyes(grid: npt.ArrayLike, sign: int) -> npt.NDArray[np.bool_]: ...
 def expansion_moves(board: CoreBoard, color: int, values: npt.ArrayLike, line1: float,
                     line2: float, factors: tuple[npt.ArrayLike, ...] = ...

@@ -800,14 +800,60 @@ cdef void _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
         node._refresh(params)
 
 
+cdef int _check_path(list nodes, list path) except -1:
+    """RuntimeError unless ``nodes`` and ``path`` still form a descent's path
+    (``grow`` receives the lists and could change them): as many nodes as
+    moves, each a TreeNode, each move index in range."""
+    cdef Py_ssize_t d
+    if len(nodes) != len(path):
+        raise RuntimeError("the descent's nodes and path changed during a call back")
+    for d in range(len(nodes)):
+        if not isinstance(nodes[d], TreeNode) or type(path[d]) is not int \
+                or not 0 <= <object>path[d] < (<TreeNode>nodes[d]).k:
+            raise RuntimeError("the descent's nodes and path changed during a call back")
+    return 0
+
+
+cdef bint _reserve(reserve, int64_t batch, int64_t* start, int64_t* n) except -1:
+    """``reserve()``'s ``(first, n)`` into ``start`` and ``n``, checked (``n`` in
+    1..``batch``, ``first`` >= 0); False for ``None``."""
+    got = reserve()
+    if got is None:
+        return False
+    first, visits = got
+    if not (isinstance(first, int) and isinstance(visits, int) and first >= 0
+            and 1 <= visits <= batch):
+        raise ValueError(f"reserve() must give (first >= 0, 1 <= n <= {batch}), not {got!r}")
+    start[0] = first
+    n[0] = visits
+    return True
+
+
+cdef int _take_back(list nodes, list path, double vl) except -1:
+    """Take a descent's virtual loss ``vl`` back from every edge of its path
+    (``TypeError``/``IndexError`` if a callback left the lists unlike a path)."""
+    cdef Py_ssize_t d
+    cdef TreeNode node
+    cdef int i
+    if vl == 0.0:
+        return 0
+    for d in range(min(len(nodes), len(path))):
+        node = <TreeNode?>nodes[d]
+        i = node._index(path[d])
+        node.S[ROW_VL * node.k + i] -= vl
+        node.sum_vl -= vl
+    return 0
+
+
 def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
                   CoreBoard scratch not None, set seen not None, PlayoutEngine engine not None,
                   tally not None, TreeParams params not None, double threshold,
                   bint can_expand, int64_t batch, int64_t budget, int max_sims, seed,
                   int64_t first, bint tromp_taylor, bint rave, double deadline,
-                  hist=None, child_sums=None, grow=None, lock=None):
-    """Up to ``max_sims`` simulations of a one-thread search whose leaves are
-    worth their playouts' wins, with no Python between them.
+                  hist=None, child_sums=None, grow=None, lock=None, reserve=None):
+    """Up to ``max_sims`` simulations of a search whose leaves are worth their
+    playouts' wins, with no Python between them (but ``grow``'s and
+    ``reserve``'s calls).
 
     Each is what ``fastplay.search.loop``'s Python simulation does when the
     descent ends at a leaf, in the same order and arithmetic, so a search
@@ -845,6 +891,16 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
     squares: the analysis tallies of ``fastplay.search.loop`` (all integers,
     so exactly as numpy sums them).
 
+    With ``reserve`` (a search on several threads, each calling this with the
+    search's lock), each simulation first calls ``reserve()``, which returns
+    ``(first, n)`` -- the simulation's first playout index and its visits,
+    taken from the search's shared counters -- or ``None`` to stop; ``budget``
+    and ``first`` are then unused, the descent holds a virtual loss of ``n``
+    playouts (taken back by the back-up), ``grow`` is called as ``grow(scratch,
+    nodes, path, n)`` (the descent's own virtual loss) and "visits asked for"
+    counts every reservation, a simulation left to Python included (its
+    virtual loss is taken back first).
+
     Returns ``(status, simulations, visits asked for, playouts played)``;
     ``status`` is ``SIMULATE_DONE`` or ``SIMULATE_PYTHON``.  Raises as
     :func:`tree_descend`, :meth:`PlayoutEngine.run_into` and
@@ -861,7 +917,9 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
     cdef uint64_t key = engine._check_run(batch, seed, 1, 600, first)
     cdef double komi = run_komi(root_board, None)
     cdef int64_t npts = root_board.st.size * root_board.st.size
-    cdef int64_t asked = 0, played = 0, n
+    cdef int64_t asked = 0, played = 0, n, start
+    cdef bint reserved = reserve is not None
+    cdef double vl = 0.0
     cdef int sims = 0, status = SIMULATE_DONE, found
     cdef Py_ssize_t d, depth, cap = 64
     cdef double value
@@ -888,33 +946,43 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
             tallied = <int64_t*>calloc(2 * npts + 1 + 3 * root.k, sizeof(int64_t))
             if tallied == NULL:
                 raise MemoryError()
-        while sims < max_sims and (budget < 0 or asked < budget):
+        while sims < max_sims and (reserved or budget < 0 or asked < budget):
             if timed and sims and perf_counter() >= deadline:
                 break
-            n = batch if budget < 0 else min(batch, budget - asked)
+            if reserved:
+                if not _reserve(reserve, batch, &start, &n):
+                    break
+                vl = <double>n
+            else:
+                n = batch if budget < 0 else min(batch, budget - asked)
+                start = first + asked
             root_board.copy_into(scratch)
             nodes, path, hashes = [], [], set()
-            found = _descend(root, scratch, seen, hashes, nodes, path, params, 0.0, threshold,
+            found = _descend(root, scratch, seen, hashes, nodes, path, params, vl, threshold,
                              can_expand)
             while found == D_EXPAND and grow is not None:
-                child, can_expand = grow(scratch, nodes, path)
+                child, can_expand = grow(scratch, nodes, path, n) if reserved else \
+                    grow(scratch, nodes, path)
                 found = _descend(<TreeNode?>child, scratch, seen, hashes, nodes, path, params,
-                                 0.0, threshold, can_expand)
+                                 vl, threshold, can_expand)
             if found != D_LEAF:
+                if reserved:
+                    asked += n
+                    _take_back(nodes, path, vl)
                 status = SIMULATE_PYTHON
                 break
-            if first + asked > max_first:
-                raise ValueError(f"playout index {first + asked} beyond {max_first}")
+            if start > max_first:
+                raise ValueError(f"playout index {start} beyond {max_first}")
+            _check_path(nodes, path)
             if lock is None:
-                engine.run_tally(tally, scratch, n, key, first + asked, komi, tromp_taylor,
-                                 &counts)
+                engine.run_tally(tally, scratch, n, key, start, komi, tromp_taylor, &counts)
             else:
-                # As the Python loop: other threads (an analysis's snapshots)
-                # read the tree while the playouts run.
+                # As the Python loop: other threads (an analysis's snapshots,
+                # the search's other workers) use the tree while the playouts run.
                 lock.release()
                 try:
-                    engine.run_tally(tally, scratch, n, key, first + asked, komi,
-                                     tromp_taylor, &counts)
+                    engine.run_tally(tally, scratch, n, key, start, komi, tromp_taylor,
+                                     &counts)
                 finally:
                     lock.acquire()
             asked += n
@@ -932,7 +1000,7 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
                 _tally_scores(tallied, root.k, idx[0] if depth else -1, counts.hist, npts)
             value = <double>counts.black_wins + 0.5 * <double>counts.draws
             _backup(tuple(nodes), idx, depth, <double>counts.n, value, value, value,
-                    am if counts.amaf != NULL else NULL, npts, 0.0, params)
+                    am if counts.amaf != NULL else NULL, npts, vl, params)
             played += counts.n
             sims += 1
         if scores:

@@ -224,16 +224,14 @@ class SearchLoop:
 
     def _compiled(self, root_board: Board) -> bool:
         """Whether this search's simulations may run in the core's loop
-        (:func:`tree_simulate`): one thread, leaves worth their playouts'
-        wins alone (no score in the value, no dynamic komi)."""
-        return (self.threads == 1 and self.config.score_weight == 0
-                and self.search_komi == root_board.komi)
+        (:func:`tree_simulate`): leaves worth their playouts' wins alone (no
+        score in the value, no dynamic komi)."""
+        return self.config.score_weight == 0 and self.search_komi == root_board.komi
 
     def _simulate_compiled(self, root_board: Board, scratch: Board, tally: PlayoutTally,
                            limits: Limits, deadline: float | None, batch: int,
                            threshold: int,
-                           grow: Callable[[Board, list[TreeNode], list[int]],
-                                          tuple[TreeNode, bool]]) -> bool:
+                           grow: Callable[..., tuple[TreeNode, bool]]) -> bool:
         """Simulations in the core's loop, up to the next multiple of 16 (where
         :meth:`_finished` looks at ``early_stop``), the visit limit or the
         deadline, new nodes made through ``grow`` (:meth:`_grow`); under the
@@ -242,25 +240,47 @@ class SearchLoop:
         state, config, root = self.state, self.config, self.tree.root
         assert root is not None
         budget = -1 if limits.visits is None else limits.visits - state.done - state.pending
+        # Threads share the visit and playout counters: each simulation
+        # reserves its visits (and holds their virtual loss) as _simulate does.
+        reserve = functools.partial(self._reserve, limits, deadline, batch) \
+            if self.threads > 1 else None
         status, sims, asked, played = tree_simulate(
             root, root_board, scratch, self.tree.seen, self.engine, tally,
             self.params, threshold, not self.tree.full(config.max_nodes, config.max_memory),
             batch, budget, COMPILED_CHUNK - state.sims % COMPILED_CHUNK, self.seed_base,
             self.counter[0], config.scoring == "tromp-taylor", config.rave,
             math.inf if deadline is None else deadline, state.hist,
-            None if state.child_scores is None else state.child_scores.sums, grow, self.lock)
-        self.counter[0] += asked
+            None if state.child_scores is None else state.child_scores.sums, grow, self.lock,
+            reserve)
+        if reserve is None:
+            self.counter[0] += asked
+        else:
+            state.pending -= asked
         state.playouts += played
         state.done += played
         state.sims += sims
         return bool(status == SIMULATE_PYTHON)
 
     def _grow(self, root_board: Board, board: Board, nodes: list[TreeNode],
-              path: list[int]) -> tuple[TreeNode, bool]:
+              path: list[int], virtual_loss: float = 0.0) -> tuple[TreeNode, bool]:
         """:func:`tree_simulate`'s ``grow``: the node of the descent's last edge
         (:meth:`SearchTree.grow`) and whether the tree may still grow."""
-        node = self.tree.grow(root_board, board, nodes, path, self.maker, self.params)
+        node = self.tree.grow(root_board, board, nodes, path, self.maker, self.params,
+                              virtual_loss)
         return node, not self.tree.full(self.config.max_nodes, self.config.max_memory)
+
+    def _reserve(self, limits: Limits, deadline: float | None, batch: int
+                 ) -> tuple[int, int] | None:
+        """:func:`tree_simulate`'s ``reserve`` (called under the lock): the next
+        simulation's first playout index and visits, counted as pending, or
+        ``None`` when the limits are reached (as :meth:`_simulate` begins)."""
+        if self._finished(limits, deadline):
+            return None
+        n = self._leaf_visits(limits, batch)
+        first = int(self.counter[0])
+        self.counter[0] += n
+        self.state.pending += n
+        return first, n
 
     def _worker(self, root_board: Board, limits: Limits, deadline: float | None, batch: int,
                 threshold: int) -> None:
