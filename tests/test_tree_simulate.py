@@ -372,3 +372,111 @@ def test_threads_share_the_core_loop_and_its_counters(db: fp.PatternDatabase,
         assert ran > 0
         assert result.visits == visits
         check_tree(search, visits)
+
+
+_HOSTILE_PREAMBLE = """
+import math
+import numpy as np
+import fastplay as fp
+from fastplay._core import BLACK, PlayoutTally, TreeParams, prior_node, tree_simulate
+from fastplay._playout import MAX_FIRST
+from fastplay.montecarlo import playout_engine
+b = fp.Board(7)
+root = prior_node(BLACK, np.arange(49), np.ones(49), None, None, 1.0, 0.0, 0.5, 0.01, 0.0)
+engine = playout_engine(fp.PatternDatabase.builtin("mc_montegnu_classic"))
+params = TreeParams(True, True, False, 1.0, 0.5, 0.1, 1000.0)
+leak = []
+def make(board, base):
+    e = np.flatnonzero(board.to_numpy().ravel() == 0)
+    return prior_node(board.to_move_code, e, np.ones(len(e)), None, None, 1.0, 0.0, 0.5, 0.01,
+                      base)
+def grow(board, nodes, path, n=0):
+    leak.append((nodes, path))
+    _, visits, vl = nodes[-1].edge(path[-1])
+    c = make(board, visits + vl - n)     # as SearchTree.grow: the edge's visits and others'
+                                         # virtual loss go to the new node's base
+    nodes[-1].children[path[-1]] = c
+    path[0] = (path[0] + 1) % 49      # still a path, but not the descent's
+    nodes.append("junk")
+    return c, True
+def run(lock=None, reserve=None):
+    return tree_simulate(root, b, b.copy(history=False), set(), engine, PlayoutTally(7, True),
+                         params, 1, True, 2, -1, 20, 3, 0, True, True, math.inf, None, None,
+                         grow, lock, reserve)
+def consistent():
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        assert not np.any(node.vl != 0) and node.sum_vl == 0
+        for i, c in enumerate(node.children):
+            if c is not None:
+                assert node.n[i] == c.base + c.n.sum(), (node.n[i], c.base, c.n.sum())
+                stack.append(c)
+"""
+
+
+@pytest.mark.parametrize("case", ["lock", "reserve", "grow"])
+def test_what_the_second_fresh_tester_broke_is_refused(case: str) -> None:
+    """A second fresh tester's findings (2026-12-04), in subprocesses: a lock
+    whose acquire() changed lists a grow callback had kept (the back-up read
+    them after the playouts: a segfault), a grow that edited the lists it got
+    (a tree left inconsistent), and reserve() answers that passed the checks
+    (an int subclass lying in comparisons) or left a virtual loss behind."""
+    import subprocess
+    import sys
+
+    body = {
+        "lock": """
+class Lock:
+    def release(self):
+        pass
+    def acquire(self):
+        for nodes, path in leak:
+            path[:] = [10**6] * 3
+            nodes.clear()
+run(lock=Lock())
+consistent()
+""",
+        "grow": """
+counter = [0]
+def reserve():
+    counter[0] += 2
+    return counter[0] - 2, 2
+run(reserve=reserve)
+run()
+consistent()
+""",
+        "reserve": """
+class Evil(int):
+    def __le__(self, other): return True
+    def __ge__(self, other): return True
+    def __lt__(self, other): return True
+    def __gt__(self, other): return True
+for answer in ((0, Evil(10**6)), (0, Evil(-5)), (Evil(-7), 1), (2**70, 1), (MAX_FIRST + 1, 1),
+               (0, 3), (-1, 1), [0, 1], (0,), "x"):
+    try:
+        run(reserve=lambda answer=answer: answer)
+    except ValueError:
+        pass
+    else:
+        raise SystemExit(f"accepted {answer!r}")
+    consistent()
+""",
+    }[case]
+    done = subprocess.run([sys.executable, "-c", _HOSTILE_PREAMBLE + body + "\nprint('ok')"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-2000:]
+
+
+def test_edge_and_forbid_take_only_integer_indices() -> None:
+    node = TreeNode(BLACK, [3, 7, -1], [0.5, 0.4, 0.1], 0.0)
+    for bad in (2**31, -2**40, 3, -4):
+        with pytest.raises(IndexError):
+            node.edge(bad)
+        with pytest.raises(IndexError):
+            node.forbid(bad)
+    with pytest.raises(TypeError):
+        node.edge(1.5)
+    with pytest.raises(TypeError):
+        node.forbid(1.5)
+    assert node.edge(np.int64(1))[0] == 7

@@ -343,19 +343,30 @@ cdef class TreeNode:
                     stack.append(<TreeNode?>c)
         return len(seen)
 
-    def edge(self, int i):
+    def edge(self, i):
         """``(move, n, vl)`` of move ``i``: its flat index (-1: the pass), the
         playouts through it and its pending virtual loss, read without numpy
         (a new node's maker asks for them); a negative ``i`` counts from the
-        end.  Raises ``IndexError`` out of range."""
+        end.  Raises ``IndexError`` out of range, ``TypeError`` for an index
+        that is not an integer."""
         self._check_ready()
-        i = self._index(i)
-        return self.M[i], self.S[ROW_N * self.k + i], self.S[ROW_VL * self.k + i]
+        cdef int j = self._py_index(i)
+        return self.M[j], self.S[ROW_N * self.k + j], self.S[ROW_VL * self.k + j]
 
-    def forbid(self, int i):
+    def forbid(self, i):
         """Never select move ``i`` again (illegal, superko, or no pass in the
         opening); a negative ``i`` counts from the end, as in numpy."""
-        self._forbid(self._index(i))
+        self._forbid(self._py_index(i))
+
+    cdef int _py_index(self, i) except -1:
+        """A Python index (``operator.index``: no floats) checked against the
+        moves, with any magnitude (``IndexError``, not ``OverflowError``)."""
+        j = operator.index(i)
+        if j < 0:
+            j += self.k
+        if not 0 <= j < self.k:
+            raise IndexError(f"move index out of range for a node of {self.k} moves")
+        return j
 
     cdef int _index(self, int i) except -1:
         if i < 0:
@@ -814,16 +825,21 @@ cdef int _check_path(list nodes, list path) except -1:
     return 0
 
 
-cdef bint _reserve(reserve, int64_t batch, int64_t* start, int64_t* n) except -1:
-    """``reserve()``'s ``(first, n)`` into ``start`` and ``n``, checked (``n`` in
-    1..``batch``, ``first`` >= 0); False for ``None``."""
+cdef bint _reserve(reserve, int64_t batch, int64_t max_first, int64_t* start,
+                   int64_t* n) except -1:
+    """``reserve()``'s ``(first, n)`` into ``start`` and ``n``, checked (plain
+    ints, ``n`` in 1..``batch``, ``first`` in 0..``max_first``); False for
+    ``None``."""
     got = reserve()
     if got is None:
         return False
+    if type(got) is not tuple or len(got) != 2:
+        raise ValueError(f"reserve() must give (first, n), not {got!r}")
     first, visits = got
-    if not (isinstance(first, int) and isinstance(visits, int) and first >= 0
-            and 1 <= visits <= batch):
-        raise ValueError(f"reserve() must give (first >= 0, 1 <= n <= {batch}), not {got!r}")
+    if type(first) is not int or type(visits) is not int or not 0 <= first <= max_first \
+            or not 1 <= visits <= batch:
+        raise ValueError(f"reserve() must give ints (0 <= first <= {max_first}, "
+                         f"1 <= n <= {batch}), not {got!r}")
     start[0] = first
     n[0] = visits
     return True
@@ -950,19 +966,22 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
             if timed and sims and perf_counter() >= deadline:
                 break
             if reserved:
-                if not _reserve(reserve, batch, &start, &n):
+                if not _reserve(reserve, batch, max_first, &start, &n):
                     break
                 vl = <double>n
             else:
                 n = batch if budget < 0 else min(batch, budget - asked)
                 start = first + asked
+                if start > max_first:
+                    raise ValueError(f"playout index {start} beyond {max_first}")
             root_board.copy_into(scratch)
             nodes, path, hashes = [], [], set()
             found = _descend(root, scratch, seen, hashes, nodes, path, params, vl, threshold,
                              can_expand)
             while found == D_EXPAND and grow is not None:
-                child, can_expand = grow(scratch, nodes, path, n) if reserved else \
-                    grow(scratch, nodes, path)
+                # Copies: a callback cannot change the descent's own lists.
+                child, can_expand = grow(scratch, list(nodes), list(path), n) if reserved \
+                    else grow(scratch, list(nodes), list(path))
                 found = _descend(<TreeNode?>child, scratch, seen, hashes, nodes, path, params,
                                  vl, threshold, can_expand)
             if found != D_LEAF:
@@ -971,9 +990,18 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
                     _take_back(nodes, path, vl)
                 status = SIMULATE_PYTHON
                 break
-            if start > max_first:
-                raise ValueError(f"playout index {start} beyond {max_first}")
+            # The path in memory of the loop's own before the lock is let go
+            # (Python code that runs meanwhile cannot reach it).
             _check_path(nodes, path)
+            depth = len(path)
+            if depth > cap:
+                grown = <int*>realloc(idx, depth * sizeof(int))
+                if grown == NULL:
+                    raise MemoryError()
+                idx, cap = grown, depth
+            for d in range(depth):
+                idx[d] = <int>path[d]
+            path_nodes = tuple(nodes)
             if lock is None:
                 engine.run_tally(tally, scratch, n, key, start, komi, tromp_taylor, &counts)
             else:
@@ -986,20 +1014,12 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
                 finally:
                     lock.acquire()
             asked += n
-            depth = len(path)
-            if depth > cap:
-                grown = <int*>realloc(idx, depth * sizeof(int))
-                if grown == NULL:
-                    raise MemoryError()
-                idx, cap = grown, depth
-            for d in range(depth):
-                idx[d] = <int>path[d]
             if am != NULL and counts.amaf != NULL:
                 _amaf_doubles(am, counts.amaf, npts)
             if scores:
                 _tally_scores(tallied, root.k, idx[0] if depth else -1, counts.hist, npts)
             value = <double>counts.black_wins + 0.5 * <double>counts.draws
-            _backup(tuple(nodes), idx, depth, <double>counts.n, value, value, value,
+            _backup(path_nodes, idx, depth, <double>counts.n, value, value, value,
                     am if counts.amaf != NULL else NULL, npts, vl, params)
             played += counts.n
             sims += 1
