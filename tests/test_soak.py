@@ -68,3 +68,45 @@ def test_a_controller_that_closes_our_output_ends_the_session_cleanly() -> None:
         pass
     assert proc.wait(timeout=30) == 0
     assert b"Traceback" not in proc.stderr.read()
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads Linux's /proc")
+def test_ctrl_c_always_reaches_the_main_thread() -> None:
+    """The kernel may deliver a Ctrl-C to any thread that does not block it,
+    and CPython 3.11 then need not wake its main thread (an engine idle in
+    its main loop ignored it: py-spy dumps, RESULTS.md "Soak and endings").
+    Every thread fastplay starts blocks SIGINT and SIGTERM
+    (``fastplay._threads``): checked in /proc while an analysis streams and
+    the input reader waits, then the engine ends at one Ctrl-C."""
+    import signal
+    import subprocess
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "fastplay", "gtp", "--threads", "2",
+                             "--playouts", "200"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("protocol_version\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline().startswith("=")
+        proc.stdin.write("kata-analyze 10\n")
+        proc.stdin.flush()
+        proc.stdout.readline()                      # "=" then info lines
+        time.sleep(0.5)
+        tasks = Path(f"/proc/{proc.pid}/task")
+        masks = {}
+        for task in tasks.iterdir():
+            status = (task / "status").read_text()
+            masks[int(task.name)] = int(status.split("SigBlk:")[1].split()[0], 16)
+        workers = {tid: mask for tid, mask in masks.items() if tid != proc.pid}
+        assert len(workers) >= 2                    # the input reader, the analysis
+        wanted = (1 << (signal.SIGINT - 1)) | (1 << (signal.SIGTERM - 1))
+        assert all(mask & wanted == wanted for mask in workers.values()), masks
+        assert masks[proc.pid] & wanted == 0
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=10) == 130
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

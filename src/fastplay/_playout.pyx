@@ -20,6 +20,8 @@ from libc.string cimport memcpy, memset
 import threading
 import time
 
+from fastplay._threads import block_signals
+
 import numpy as np
 cimport numpy as cnp
 
@@ -1331,6 +1333,7 @@ cdef class PlayoutEngine:
 
 
 def _work_in_thread(_Batch batch, _Worker w, list flag):
+    block_signals()
     flag[0] = True
     try:
         batch.work(w, False)

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from fastplay._threads import block_signals
 from fastplay.match_clock import GameClock, TimeControl
 
 __all__ = [
@@ -113,6 +114,7 @@ class GTPClient:
 
     @staticmethod
     def _read(stream: IO[str], lines: queue.Queue[str | None]) -> None:
+        block_signals()
         for line in stream:
             lines.put(line)
         lines.put(None)

@@ -20,6 +20,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from fastplay._threads import block_signals
 from fastplay.analysis.query import Defaults, Query, QueryError, parse_query
 from fastplay.analysis.respond import no_results
 from fastplay.analysis.worker import analyse_position
@@ -199,6 +200,7 @@ class AnalysisEngine:
     # -- workers ---------------------------------------------------------------
 
     def _work(self) -> None:
+        block_signals()
         while True:
             with self._cond:
                 while not self._queue and not self._closed:

@@ -15,8 +15,9 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
+from fastplay._threads import block_signals
 from fastplay.gtp.engine import GTPEngine
-from fastplay.gtp.protocol import Stream
+from fastplay.gtp.protocol import SIGNAL_POLL, Stream
 
 __all__ = ["run"]
 
@@ -52,6 +53,7 @@ def _source_lines(source: Any) -> Iterable[bytes]:
 
 def _reader(source: Iterable[bytes], lines: queue.Queue[bytes | None], engine: GTPEngine,
             lock: threading.Lock) -> None:
+    block_signals()
     try:
         for raw in source:
             with lock:
@@ -111,11 +113,21 @@ def run(stdin: IO[Any] | Iterable[bytes] | None = None, stdout: IO[str] | None =
     return 0
 
 
+def _next_line(lines: queue.Queue[bytes | None]) -> bytes | None:
+    """The next input line (``None``: the end), waiting in steps of
+    :data:`SIGNAL_POLL` so that a Ctrl-C is seen while idle."""
+    while True:
+        try:
+            return lines.get(timeout=SIGNAL_POLL)
+        except queue.Empty:
+            continue
+
+
 def _serve(engine: GTPEngine, lines: queue.Queue[bytes | None], lock: threading.Lock,
            out: IO[str]) -> None:
     """Answer the lines until ``quit`` or the end of input."""
     while True:
-        raw = lines.get()
+        raw = _next_line(lines)
         with lock:
             if lines.empty() and raw is not None:
                 engine.input_event.clear()

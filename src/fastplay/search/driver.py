@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from fastplay._threads import block_signals
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import PlayoutEngine, TreeNode, TreeParams
 from fastplay._playout import MAX_THREADS  # the core's own bound: one limit for all threads
@@ -420,6 +421,7 @@ class MCTS:
         start = time.perf_counter()
 
         def work() -> None:
+            block_signals()
             try:
                 limits = Limits(visits, seconds, False, stop, None, until_full=False)
                 state = self._search(board.copy(), limits, track_scores=True)
@@ -461,7 +463,8 @@ class MCTS:
         finally:
             stop.set()
             if thread.is_alive() or thread.ident is not None:
-                thread.join()
+                while thread.is_alive():
+                    thread.join(0.2)   # in steps, so that a Ctrl-C gets through
             self._live = None
             self._in_use.release()
 

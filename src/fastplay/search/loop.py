@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from fastplay._threads import block_signals
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import SIMULATE_PYTHON, PlayoutEngine, PlayoutTally, TreeParams
 from fastplay._core import TreeNode, tree_backup, tree_simulate
@@ -453,6 +454,7 @@ def _run_threads(worker: Callable[[], None], threads: int, state: SearchState) -
     flags = [[False, False] for _ in range(threads)]  # [running, done]
 
     def run_worker(flag: list[bool]) -> None:
+        block_signals()
         flag[0] = True
         try:
             worker()

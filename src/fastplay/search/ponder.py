@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from fastplay._threads import block_signals
+
 __all__ = ["Ponderer"]
 
 
@@ -32,6 +34,7 @@ class Ponderer:
             self._error = None
 
             def run() -> None:
+                block_signals()
                 try:
                     work(self._stop)
                 except BaseException as exc:  # noqa: BLE001 - handed to stop()'s caller
@@ -49,7 +52,8 @@ class Ponderer:
             if thread is None:
                 return None
             self._stop.set()
-            thread.join()
+            while thread.is_alive():
+                thread.join(0.2)   # in steps, so that a Ctrl-C gets through
             self._thread = None
             error, self._error = self._error, None
             return error
