@@ -368,13 +368,6 @@ cdef class TreeNode:
             raise IndexError(f"move index out of range for a node of {self.k} moves")
         return j
 
-    cdef int _index(self, int i) except -1:
-        if i < 0:
-            i += self.k
-        if not 0 <= i < self.k:
-            raise IndexError(f"move index out of range for a node of {self.k} moves")
-        return i
-
     cdef void _forbid(self, int i) noexcept:
         # block first: a later refresh keeps the move out
         self.B[i] = -INFINITY
@@ -855,7 +848,7 @@ cdef int _take_back(list nodes, list path, double vl) except -1:
         return 0
     for d in range(min(len(nodes), len(path))):
         node = <TreeNode?>nodes[d]
-        i = node._index(path[d])
+        i = node._py_index(path[d])
         node.S[ROW_VL * node.k + i] -= vl
         node.sum_vl -= vl
     return 0

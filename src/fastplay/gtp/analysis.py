@@ -40,7 +40,7 @@ from fastplay.analysis.query import MoveFilter
 from fastplay.analysis.respond import gtp_name
 from fastplay.board import InvalidVertexError, parse_vertex
 from fastplay.color import Color
-from fastplay.gtp.protocol import SIGNAL_POLL, GTPError, Stream, parse_color, parse_int
+from fastplay.gtp.protocol import GTPError, Stream, parse_color, parse_int
 
 if TYPE_CHECKING:
     from fastplay.gtp.engine import GTPEngine
@@ -226,8 +226,7 @@ def _analyze(engine: GTPEngine, args: Sequence[str], kata: bool) -> Stream:
                 yield line(info)
             # The search ended on its own (a full tree): the stream still ends
             # only when new input arrives.
-            while not engine.input_event.wait(SIGNAL_POLL):   # Ctrl-C gets through
-                pass
+            engine.input_event.wait()
         finally:
             infos.close()
 

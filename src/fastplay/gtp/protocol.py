@@ -19,17 +19,9 @@ from typing import Any, Protocol
 from fastplay.board import Board, ColorLike
 from fastplay.color import Color
 
-#: Longest wait of the main thread in one blocking call (seconds).  A signal
-#: is handled in the main thread only, but Linux may deliver Ctrl-C to any
-#: thread (the input reader blocked in read(), a search worker); a main
-#: thread blocked without a timeout in a lock never wakes to run the handler
-#: (a py-spy dump of an engine that ignored Ctrl-C: RESULTS.md, "Soak and
-#: endings").  Waking this often lets the KeyboardInterrupt through.
-SIGNAL_POLL = 0.2
-
 __all__ = ["GTPError", "Search", "Stream", "preprocess", "parse_color", "parse_int",
            "parse_float", "take_args", "check_clock", "gtp_move", "format_response",
-           "MAX_CLOCK", "SIGNAL_POLL"]
+           "MAX_CLOCK"]
 
 # Every byte below 0x20, and DEL, except HT (0x09) and LF (0x0A): GTP 2 §3.1.
 _CONTROL = {c: None for c in (*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F)}

@@ -17,7 +17,7 @@ from typing import IO, Any
 
 from fastplay._threads import block_signals
 from fastplay.gtp.engine import GTPEngine
-from fastplay.gtp.protocol import SIGNAL_POLL, Stream
+from fastplay.gtp.protocol import Stream
 
 __all__ = ["run"]
 
@@ -113,21 +113,11 @@ def run(stdin: IO[Any] | Iterable[bytes] | None = None, stdout: IO[str] | None =
     return 0
 
 
-def _next_line(lines: queue.Queue[bytes | None]) -> bytes | None:
-    """The next input line (``None``: the end), waiting in steps of
-    :data:`SIGNAL_POLL` so that a Ctrl-C is seen while idle."""
-    while True:
-        try:
-            return lines.get(timeout=SIGNAL_POLL)
-        except queue.Empty:
-            continue
-
-
 def _serve(engine: GTPEngine, lines: queue.Queue[bytes | None], lock: threading.Lock,
            out: IO[str]) -> None:
     """Answer the lines until ``quit`` or the end of input."""
     while True:
-        raw = _next_line(lines)
+        raw = lines.get()
         with lock:
             if lines.empty() and raw is not None:
                 engine.input_event.clear()

@@ -463,8 +463,7 @@ class MCTS:
         finally:
             stop.set()
             if thread.is_alive() or thread.ident is not None:
-                while thread.is_alive():
-                    thread.join(0.2)   # in steps, so that a Ctrl-C gets through
+                thread.join()
             self._live = None
             self._in_use.release()
 

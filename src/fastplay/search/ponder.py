@@ -52,8 +52,7 @@ class Ponderer:
             if thread is None:
                 return None
             self._stop.set()
-            while thread.is_alive():
-                thread.join(0.2)   # in steps, so that a Ctrl-C gets through
+            thread.join()
             self._thread = None
             error, self._error = self._error, None
             return error
