@@ -24,6 +24,11 @@ from fastplay._threads import block_signals
 
 import numpy as np
 cimport numpy as cnp
+# Loaded with the core, never on the first seed_key call: a Ctrl-C that
+# arrives while a Cython module with memoryviews initialises is lost (its
+# collections.abc registration ends in a bare ``except: pass``, cython#4817),
+# and numpy 2 loads numpy.random lazily (fastplay._threads).
+from numpy.random import SeedSequence
 
 from fastplay._rules cimport *
 from fastplay._rng cimport splitmix64, rng_next, rng_seed
@@ -1426,7 +1431,7 @@ def rng_stream(key, index, n):
 
 def seed_key(seed):
     """The 64-bit stream key of a user seed (numpy ``SeedSequence(seed)``, first word)."""
-    return int(np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0])
+    return int(SeedSequence(int(seed)).generate_state(1, np.uint64)[0])
 
 
 NUM_CELLS = 1108 * 256

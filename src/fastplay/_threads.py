@@ -11,14 +11,41 @@ engines that did not exit (RESULTS.md, "Soak and endings") showed the main
 thread waiting and the signal gone to a worker.  Every thread fastplay
 starts therefore blocks the termination signals first, so that they always
 reach the main thread (POSIX ``pthread_sigmask``; a no-op elsewhere).
+
+That is not enough on its own: a signal that reaches the main thread just
+before it blocks in a lock without a timeout (after the interpreter's last
+check, before ``sem_wait``) is handled by C and then waited past for good.
+The main thread's long waits therefore go through :func:`get`,
+:func:`wait` and :func:`join`, which wake every :data:`SIGNAL_POLL`
+seconds so that the interpreter sees the pending signal (RESULTS.md, "Soak
+and endings": 1 stall in 150 endings with the masks right, none with both).
+
+Threads that libraries start while they load (OpenBLAS's pool, at numpy's
+import) inherit the mask of the thread that loads them, and a Cython module
+that uses memoryviews swallows a KeyboardInterrupt raised while it
+initialises (its ``collections.abc.Sequence.register`` sits in a bare
+``try/except``, cython/cython#4817; with numpy 2 the first ``np.random``
+loads several such modules): the command line loads numpy and the compiled
+core, numpy.random included, inside :func:`signals_blocked`, where a Ctrl-C
+waits until they are loaded.
 """
 
 from __future__ import annotations
 
+import contextlib
+import queue
 import signal
 import threading
+from collections.abc import Iterator
+from typing import TypeVar
 
-__all__ = ["block_signals"]
+__all__ = ["block_signals", "signals_blocked", "get", "wait", "join", "SIGNAL_POLL"]
+
+T = TypeVar("T")
+
+#: Longest time (seconds) the main thread spends in one blocking call of
+#: :func:`get`, :func:`wait` or :func:`join` before it looks for signals.
+SIGNAL_POLL = 0.2
 
 #: The signals a worker thread leaves to the main thread.
 MAIN_THREAD_SIGNALS = frozenset(
@@ -33,3 +60,40 @@ def block_signals() -> None:
             or not hasattr(signal, "pthread_sigmask"):
         return
     signal.pthread_sigmask(signal.SIG_BLOCK, MAIN_THREAD_SIGNALS)
+
+
+@contextlib.contextmanager
+def signals_blocked() -> Iterator[None]:
+    """Block :data:`MAIN_THREAD_SIGNALS` in the calling thread for the
+    ``with`` body and restore its mask after; threads started meanwhile keep
+    the block.  A signal that arrives meanwhile stays pending and is taken
+    when the body ends.  A no-op without ``pthread_sigmask``."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, MAIN_THREAD_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def get(lines: queue.Queue[T]) -> T:
+    """``lines.get()``, waking every :data:`SIGNAL_POLL` seconds."""
+    while True:
+        try:
+            return lines.get(timeout=SIGNAL_POLL)
+        except queue.Empty:
+            continue
+
+
+def wait(event: threading.Event) -> None:
+    """``event.wait()``, waking every :data:`SIGNAL_POLL` seconds."""
+    while not event.wait(SIGNAL_POLL):
+        pass
+
+
+def join(thread: threading.Thread) -> None:
+    """``thread.join()``, waking every :data:`SIGNAL_POLL` seconds."""
+    while thread.is_alive():
+        thread.join(SIGNAL_POLL)

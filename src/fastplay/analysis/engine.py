@@ -20,6 +20,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from fastplay import _threads
 from fastplay._threads import block_signals
 from fastplay.analysis.query import Defaults, Query, QueryError, parse_query
 from fastplay.analysis.respond import no_results
@@ -240,4 +241,4 @@ class AnalysisEngine:
             self._closed = True
             self._cond.notify_all()
         for worker in self._workers:
-            worker.join()
+            _threads.join(worker)

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fastplay import _threads
 from fastplay.analysis.query import MoveFilter
 from fastplay.analysis.respond import gtp_name
 from fastplay.board import InvalidVertexError, parse_vertex
@@ -226,7 +227,7 @@ def _analyze(engine: GTPEngine, args: Sequence[str], kata: bool) -> Stream:
                 yield line(info)
             # The search ended on its own (a full tree): the stream still ends
             # only when new input arrives.
-            engine.input_event.wait()
+            _threads.wait(engine.input_event)
         finally:
             infos.close()
 

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
+from fastplay import _threads
 from fastplay._threads import block_signals
 from fastplay.gtp.engine import GTPEngine
 from fastplay.gtp.protocol import Stream
@@ -117,7 +118,7 @@ def _serve(engine: GTPEngine, lines: queue.Queue[bytes | None], lock: threading.
            out: IO[str]) -> None:
     """Answer the lines until ``quit`` or the end of input."""
     while True:
-        raw = lines.get()
+        raw = _threads.get(lines)      # wakes for a Ctrl-C (fastplay._threads)
         with lock:
             if lines.empty() and raw is not None:
                 engine.input_event.clear()

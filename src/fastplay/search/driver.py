@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from fastplay import _threads
 from fastplay._threads import block_signals
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import PlayoutEngine, TreeNode, TreeParams
@@ -463,7 +464,7 @@ class MCTS:
         finally:
             stop.set()
             if thread.is_alive() or thread.ident is not None:
-                thread.join()
+                _threads.join(thread)
             self._live = None
             self._in_use.release()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from fastplay import _threads
 from fastplay._threads import block_signals
 
 __all__ = ["Ponderer"]
@@ -52,7 +53,7 @@ class Ponderer:
             if thread is None:
                 return None
             self._stop.set()
-            thread.join()
+            _threads.join(thread)
             self._thread = None
             error, self._error = self._error, None
             return error
