@@ -406,3 +406,33 @@ def test_the_tree_stops_growing_at_its_memory_budget(db):
     assert (result.nodes - 1) * 360 * EDGE_BYTES < budget <= (result.nodes + 1) * 361 * EDGE_BYTES
     with pytest.raises(ValueError, match="max_memory"):
         SearchConfig(max_memory=1000)
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "pthread_kill"), reason="POSIX signals")
+def test_an_analysis_cut_by_ctrl_c_lets_go_only_after_its_search_stopped(db):
+    """A Ctrl-C while the caller waits for an analysis's next report: the
+    KeyboardInterrupt comes out only once the search thread is out of the
+    tree (here: inside a slow evaluator).  With ``Thread.join`` the
+    interrupted join marked the running thread ended (python/cpython#90882)
+    and the analysis let go at once, with its search still running."""
+    import signal
+
+    inside = [0]
+
+    def slow(boards: list[fp.Board]) -> list[float]:
+        inside[0] += 1
+        try:
+            time.sleep(0.4)
+            return [0.5] * len(boards)
+        finally:
+            inside[0] -= 1
+
+    search = MCTS(db, SearchConfig(mix=0.5, prior_table=None), seed=1, evaluator=slow)
+    main = threading.main_thread().ident
+    assert main is not None
+    threading.Timer(0.6, signal.pthread_kill, (main, signal.SIGINT)).start()
+    with pytest.raises(KeyboardInterrupt):
+        for _ in search.analyze(fp.Board(9), visits=10_000, interval=5.0):
+            pass
+    assert inside[0] == 0
+    assert search.run(fp.Board(9), visits=20).playouts > 0     # not busy, tree usable

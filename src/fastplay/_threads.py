@@ -36,10 +36,11 @@ import contextlib
 import queue
 import signal
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import TypeVar
 
-__all__ = ["block_signals", "signals_blocked", "get", "wait", "join", "SIGNAL_POLL"]
+__all__ = ["block_signals", "signals_blocked", "get", "wait", "join", "Worker", "SIGNAL_POLL"]
 
 T = TypeVar("T")
 
@@ -94,6 +95,69 @@ def wait(event: threading.Event) -> None:
 
 
 def join(thread: threading.Thread) -> None:
-    """``thread.join()``, waking every :data:`SIGNAL_POLL` seconds."""
+    """``thread.join()``, waking every :data:`SIGNAL_POLL` seconds.  After a
+    Ctrl-C has cut it short, ``thread.is_alive()`` may be False while the
+    thread runs (python/cpython#90882): for a thread that must have ended
+    before its caller goes on, use a :class:`Worker`."""
     while thread.is_alive():
         thread.join(SIGNAL_POLL)
+
+
+class Worker:
+    """A daemon thread that runs ``target()`` with the termination signals
+    blocked (:func:`block_signals`) and keeps its end in a flag of its own.
+
+    ``Thread.join`` cannot tell when such a thread has ended once a Ctrl-C
+    interrupted a join: CPython 3.11's ``Thread._wait_for_tstate_lock``
+    then releases the running thread's lock and marks it ended
+    (python/cpython#90882), so that a caller would clean up under a search
+    that still runs.  :meth:`wait` polls the flag with ``time.sleep``
+    instead, which a Ctrl-C interrupts without harm."""
+
+    #: Seconds between two looks at the flag in :meth:`wait`.
+    POLL = 0.005
+
+    def __init__(self, target: Callable[[], object], name: str) -> None:
+        self._target = target
+        self._done = False
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def _run(self) -> None:
+        block_signals()
+        try:
+            self._target()
+        finally:
+            self._done = True
+
+    def start(self) -> None:
+        """Start the thread (once)."""
+        self._thread.start()
+
+    @property
+    def running(self) -> bool:
+        """Started and not yet returned from ``target``."""
+        return self._thread.ident is not None and not self._done
+
+    def wait(self, timeout: float | None = None, *, finish: bool = False) -> bool:
+        """Wait until ``target`` has returned (True; at once for a thread never
+        started) or ``timeout`` seconds have passed (False).
+
+        ``finish``: for a thread already told to stop, which ends within
+        milliseconds and must not outlive its caller's clean-up: a
+        ``KeyboardInterrupt`` meanwhile is held and raised once it has ended
+        (and ``timeout`` is ignored)."""
+        due = None if timeout is None or finish else time.monotonic() + timeout
+        interrupted: KeyboardInterrupt | None = None
+        while self.running:
+            left = self.POLL if due is None else min(self.POLL, due - time.monotonic())
+            if left <= 0:
+                break
+            try:
+                time.sleep(left)
+            except KeyboardInterrupt as exc:
+                if not finish:
+                    raise
+                interrupted = interrupted or exc
+        if interrupted is not None:
+            raise interrupted
+        return not self.running

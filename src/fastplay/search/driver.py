@@ -27,7 +27,6 @@ import numpy as np
 import numpy.typing as npt
 
 from fastplay import _threads
-from fastplay._threads import block_signals
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import PlayoutEngine, TreeNode, TreeParams
 from fastplay._playout import MAX_THREADS  # the core's own bound: one limit for all threads
@@ -422,7 +421,6 @@ class MCTS:
         start = time.perf_counter()
 
         def work() -> None:
-            block_signals()
             try:
                 limits = Limits(visits, seconds, False, stop, None, until_full=False)
                 state = self._search(board.copy(), limits, track_scores=True)
@@ -437,18 +435,17 @@ class MCTS:
 
         if not self._in_use.acquire(blocking=False):
             raise RuntimeError(BUSY)
-        thread = threading.Thread(target=work, name="fastplay-analyze", daemon=True)
+        worker = _threads.Worker(work, "fastplay-analyze")
         try:
             self.ponder_stop()
-            thread.start()
+            worker.start()
             due = time.perf_counter() + interval
             while True:
-                # (capped: a huge interval would overflow the platform's timeout)
-                wait = min(due - time.perf_counter(), 3600.0)
-                thread.join(timeout=max(0.0, wait if until is None else min(wait, 0.02)))
+                wait = due - time.perf_counter()
+                worker.wait(max(0.0, wait if until is None else min(wait, 0.02)))
                 if until is not None and until.is_set():
                     return
-                if not thread.is_alive():
+                if not worker.running:
                     break
                 if time.perf_counter() < due:
                     continue
@@ -463,8 +460,7 @@ class MCTS:
             yield final_info(outcome.result, outcome.state, board, self._tree, min_moves)
         finally:
             stop.set()
-            if thread.is_alive() or thread.ident is not None:
-                _threads.join(thread)
+            worker.wait(finish=True)     # a Ctrl-C waits until the search has let go
             self._live = None
             self._in_use.release()
 

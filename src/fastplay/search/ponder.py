@@ -12,7 +12,6 @@ import threading
 from collections.abc import Callable
 
 from fastplay import _threads
-from fastplay._threads import block_signals
 
 __all__ = ["Ponderer"]
 
@@ -22,7 +21,7 @@ class Ponderer:
 
     def __init__(self) -> None:
         self._lock = threading.RLock()     # guards the hand-over of the thread
-        self._thread: threading.Thread | None = None
+        self._thread: _threads.Worker | None = None
         self._stop = threading.Event()
         self._error: BaseException | None = None
 
@@ -35,13 +34,12 @@ class Ponderer:
             self._error = None
 
             def run() -> None:
-                block_signals()
                 try:
                     work(self._stop)
                 except BaseException as exc:  # noqa: BLE001 - handed to stop()'s caller
                     self._error = exc
 
-            thread = threading.Thread(target=run, name="fastplay-ponder", daemon=True)
+            thread = _threads.Worker(run, "fastplay-ponder")
             self._thread = thread
             thread.start()
 
@@ -53,7 +51,7 @@ class Ponderer:
             if thread is None:
                 return None
             self._stop.set()
-            _threads.join(thread)
+            thread.wait(finish=True)     # a Ctrl-C waits until it has let go of the tree
             self._thread = None
             error, self._error = self._error, None
             return error
