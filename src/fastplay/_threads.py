@@ -17,8 +17,10 @@ before it blocks in a lock without a timeout (after the interpreter's last
 check, before ``sem_wait``) is handled by C and then waited past for good.
 The main thread's long waits therefore go through :func:`get`,
 :func:`wait` and :func:`join`, which wake every :data:`SIGNAL_POLL`
-seconds so that the interpreter sees the pending signal (RESULTS.md, "Soak
-and endings": 1 stall in 150 endings with the masks right, none with both).
+seconds so that the interpreter sees the pending signal (a guard from
+reading CPython's lock code: the stalls traced so far had the causes
+below, RESULTS.md "Soak and endings").  A thread that must have ended
+before its caller goes on is a :class:`Worker`, not a ``Thread.join``.
 
 Threads that libraries start while they load (OpenBLAS's pool, at numpy's
 import) inherit the mask of the thread that loads them, and a Cython module
