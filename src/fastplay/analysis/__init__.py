@@ -91,11 +91,15 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
                         perspective=args.report_winrates_as, threads=args.threads)
     engine = AnalysisEngine(stdout, db=db, config=config, defaults=defaults,
                             analysis_threads=args.analysis_threads, seed=args.seed)
+    ended = False
     try:
         for line in stdin:
             engine.handle(line)
+        ended = True
     finally:
-        engine.close(wait=not args.quit_without_waiting)
+        # The end of input finishes the queue (KataGo's behaviour) unless
+        # told otherwise; a Ctrl-C, or any error, stops every position now.
+        engine.close(wait=ended and not args.quit_without_waiting)
     return 0
 
 
