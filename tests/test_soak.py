@@ -174,16 +174,6 @@ def test_a_worker_that_must_finish_holds_a_ctrl_c_until_it_has_ended() -> None:
         assert main is not None
         threading.Timer(seconds, signal.pthread_kill, (main, signal.SIGINT)).start()
 
-    # The CPython behaviour the Worker avoids (if a later CPython fixes it,
-    # this part says nothing and the rest still holds).
-    plain = threading.Thread(target=time.sleep, args=(0.6,))
-    plain.start()
-    interrupt_main_after(0.1)
-    with pytest.raises(KeyboardInterrupt):
-        plain.join()
-    fooled = not plain.is_alive()
-    time.sleep(0.7)
-
     for finish in (True, False):
         worker = _threads.Worker(lambda: time.sleep(0.8), "test-worker")
         worker.start()
@@ -207,7 +197,6 @@ def test_a_worker_that_must_finish_holds_a_ctrl_c_until_it_has_ended() -> None:
     interrupt_main_after(0.1)
     with pytest.raises(KeyboardInterrupt):
         _threads.wait(ready)
-    print("CPython marks an interrupted join's thread ended:", fooled)
 
 
 def test_ctrl_c_stops_the_analysis_engine_s_queue_at_once() -> None:

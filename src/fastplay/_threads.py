@@ -15,8 +15,8 @@ reach the main thread (POSIX ``pthread_sigmask``; a no-op elsewhere).
 That is not enough on its own: a signal that reaches the main thread just
 before it blocks in a lock without a timeout (after the interpreter's last
 check, before ``sem_wait``) is handled by C and then waited past for good.
-The main thread's long waits therefore go through :func:`get`,
-:func:`wait` and :func:`join`, which wake every :data:`SIGNAL_POLL`
+The main thread's long waits therefore go through :func:`get` and
+:func:`wait`, and for a thread's end :meth:`Worker.wait`, which wake every :data:`SIGNAL_POLL`
 seconds so that the interpreter sees the pending signal (a guard from
 reading CPython's lock code: the stalls traced so far had the causes
 below, RESULTS.md "Soak and endings").  A thread that must have ended
@@ -42,12 +42,12 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
-__all__ = ["block_signals", "signals_blocked", "get", "wait", "join", "Worker", "SIGNAL_POLL"]
+__all__ = ["block_signals", "signals_blocked", "get", "wait", "Worker", "SIGNAL_POLL"]
 
 T = TypeVar("T")
 
 #: Longest time (seconds) the main thread spends in one blocking call of
-#: :func:`get`, :func:`wait` or :func:`join` before it looks for signals.
+#: :func:`get` or :func:`wait` before it looks for signals.
 SIGNAL_POLL = 0.2
 
 #: The signals a worker thread leaves to the main thread.
@@ -96,15 +96,6 @@ def wait(event: threading.Event) -> None:
         pass
 
 
-def join(thread: threading.Thread) -> None:
-    """``thread.join()``, waking every :data:`SIGNAL_POLL` seconds.  After a
-    Ctrl-C has cut it short, ``thread.is_alive()`` may be False while the
-    thread runs (python/cpython#90882): for a thread that must have ended
-    before its caller goes on, use a :class:`Worker`."""
-    while thread.is_alive():
-        thread.join(SIGNAL_POLL)
-
-
 class Worker:
     """A daemon thread that runs ``target()`` with the termination signals
     blocked (:func:`block_signals`) and keeps its end in a flag of its own.
@@ -116,11 +107,10 @@ class Worker:
     that still runs.  :meth:`wait` polls the flag with ``time.sleep``
     instead, which a Ctrl-C interrupts without harm."""
 
-    #: Seconds between two looks at the flag in :meth:`wait`.
-    POLL = 0.005
-
-    def __init__(self, target: Callable[[], object], name: str) -> None:
+    def __init__(self, target: Callable[[], object], name: str, poll: float = 0.005) -> None:
+        """``poll``: seconds between two looks at the flag in :meth:`wait`."""
         self._target = target
+        self._poll = poll
         self._done = False
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
 
@@ -151,7 +141,7 @@ class Worker:
         due = None if timeout is None or finish else time.monotonic() + timeout
         interrupted: KeyboardInterrupt | None = None
         while self.running:
-            left = self.POLL if due is None else min(self.POLL, due - time.monotonic())
+            left = self._poll if due is None else min(self._poll, due - time.monotonic())
             if left <= 0:
                 break
             try:

@@ -20,8 +20,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from fastplay import _threads
-from fastplay._threads import block_signals
+from fastplay._threads import Worker
 from fastplay.analysis.query import Defaults, Query, QueryError, parse_query
 from fastplay.analysis.respond import no_results
 from fastplay.analysis.worker import analyse_position
@@ -80,8 +79,8 @@ class AnalysisEngine:
         self.broken = False
         self._cond = threading.Condition()
         self._write_lock = threading.Lock()
-        self._workers = [threading.Thread(target=self._work, name=f"fastplay-analysis-{i}",
-                                          daemon=True) for i in range(analysis_threads)]
+        self._workers = [Worker(self._work, f"fastplay-analysis-{i}")
+                         for i in range(analysis_threads)]
         for worker in self._workers:
             worker.start()
 
@@ -201,7 +200,6 @@ class AnalysisEngine:
     # -- workers ---------------------------------------------------------------
 
     def _work(self) -> None:
-        block_signals()
         while True:
             with self._cond:
                 while not self._queue and not self._closed:
@@ -241,4 +239,4 @@ class AnalysisEngine:
             self._closed = True
             self._cond.notify_all()
         for worker in self._workers:
-            _threads.join(worker)
+            worker.wait()

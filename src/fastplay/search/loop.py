@@ -19,6 +19,7 @@ simulation loop").
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import threading
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from fastplay._threads import block_signals
+from fastplay._threads import Worker
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import SIMULATE_PYTHON, PlayoutEngine, PlayoutTally, TreeParams
 from fastplay._core import TreeNode, tree_backup, tree_simulate
@@ -443,43 +444,23 @@ class SearchLoop:
 
 
 def _run_threads(worker: Callable[[], None], threads: int, state: SearchState) -> None:
-    """Run ``worker`` on ``threads`` threads and wait for all of them.
-
-    Completion is read from plain flags by polling, not from Thread.join or
-    Event.wait: on Python 3.11 an interrupted join gives up on a running
-    thread (bpo-45274), and a Ctrl-C inside Event.wait can leak the event's
-    lock.  The tree must not be used while a worker still changes it.  A
-    thread that has not begun when the stop flag is set returns at once.
-    """
-    flags = [[False, False] for _ in range(threads)]  # [running, done]
-
-    def run_worker(flag: list[bool]) -> None:
-        block_signals()
-        flag[0] = True
-        try:
-            worker()
-        finally:
-            flag[1] = True
-
+    """Run ``worker`` on ``threads`` :class:`fastplay._threads.Worker` threads
+    (whose end is a flag: a Ctrl-C leaves ``Thread.join`` unsure,
+    python/cpython#90882) and wait for all of them.  On an exception (a
+    Ctrl-C) the search stops and every started worker is waited for, through
+    any further Ctrl-C, before it is raised: the tree must not be used while
+    a worker still changes it, and a stopped worker ends within its current
+    simulation."""
+    workers = [Worker(worker, f"fastplay-search-{i}", poll=POLL_SECONDS)
+               for i in range(threads)]
     try:
-        for flag in flags:
-            threading.Thread(target=run_worker, args=(flag,), daemon=True).start()
-        while not all(flag[1] for flag in flags):
-            time.sleep(POLL_SECONDS)
+        for thread in workers:
+            thread.start()
+        for thread in workers:
+            thread.wait()
     except BaseException:
         state.stop = True
-        _wait_for_running(flags)
+        for thread in workers:
+            with contextlib.suppress(KeyboardInterrupt):   # raised once it has ended
+                thread.wait(finish=True)
         raise
-
-
-def _wait_for_running(flags: list[list[bool]]) -> None:
-    """Wait until every worker that began to run has finished, through any
-    further Ctrl-C: a stopped worker finishes its simulation within
-    milliseconds, and the tree must not be used while it runs."""
-    while True:
-        try:
-            while not all(flag[1] for flag in flags if flag[0]):
-                time.sleep(POLL_SECONDS)
-            return
-        except KeyboardInterrupt:
-            continue
