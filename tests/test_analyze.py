@@ -53,7 +53,8 @@ def test_analyze_is_reproducible_and_takes_a_file(tmp_path: Path):
 @pytest.mark.parametrize("args, message", [
     (["no-such-file.sgf"], "No such file"),
     (["--move", "500"], "only 73 moves"),
-    (["--playouts", "0"], "at least 1"),
+    (["--playouts", "0"], "1..9007199254740992"),
+    (["--playouts", str(2 ** 63)], "1..9007199254740992"),
     (["--plot", "/tmp"], "--plot"),
     (["--plot", ""], "--plot"),
     (["--plot", "/nonexistent/dir/x.png"], "/nonexistent/dir"),

@@ -26,6 +26,9 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 2
     assert main(["nonsense"]) == 2
     assert main(["gtp", "--playouts", "0"]) == 2
+    # refused at start-up, not as "? internal error: OverflowError" at the first genmove
+    assert main(["gtp", "--playouts", str(2 ** 63)]) == 2
+    assert "2**53" in capsys.readouterr().err
     assert main(["gtp", "--seconds", "-1"]) == 2
     assert main(["match", "a"]) == 2
     assert main(["match", "a", "b", "--size", "30"]) == 2

@@ -680,6 +680,8 @@ def test_bad_arguments(db):  # see also test_run_rejects_bad_limits
         MCTS(db, threads=1025)
     with pytest.raises(ValueError):
         MCTS(db).run(fp.Board(9), playouts=0)
+    with pytest.raises(ValueError, match="2\\*\\*53"):      # not an OverflowError inside
+        MCTS(db).run(fp.Board(9), visits=2 ** 63)
 
 
 @pytest.mark.parametrize("kwargs", [

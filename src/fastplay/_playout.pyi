@@ -48,5 +48,6 @@ def seed_key(seed: int) -> int: ...
 NUM_CELLS: int
 #: The most threads one call takes (playouts, engines, and the search).
 MAX_THREADS: int
+MAX_PLAYOUTS: int   # 2**53: playouts of one run, visits of one search
 def policy_gradient(engine: PlayoutEngine, board: CoreBoard, n: int, seed: int, *,
                     komi: float | None = ..., max_moves: int = ...) -> dict[str, Any]: ...

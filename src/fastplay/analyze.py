@@ -24,8 +24,8 @@ from typing import Any, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from fastplay.argtypes import (non_negative_int, positive_float, positive_int, prior_option,
-                               thread_count)
+from fastplay.argtypes import (non_negative_int, playout_count, positive_float, positive_int,
+                               prior_option, thread_count)
 from fastplay.batch import BATCH_PLAYOUTS
 
 __all__ = ["main", "build_parser", "bundled_game", "BUNDLED_GAME", "format_ownership",
@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--move", type=non_negative_int, metavar="N",
                         help="analyse the position after N moves (default: the whole record; "
                              f"move {BUNDLED_MOVE} of the bundled game)")
-    parser.add_argument("--playouts", type=positive_int, metavar="N",
+    parser.add_argument("--playouts", type=playout_count, metavar="N",
                         help=f"playouts to run (default {DEFAULT_PLAYOUTS} when --seconds "
                              "is not given)")
     parser.add_argument("--seconds", type=positive_float, metavar="S",

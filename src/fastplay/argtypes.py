@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["thread_count", "positive_int", "non_negative_int", "finite_float", "positive_float",
+__all__ = ["thread_count", "playout_count", "positive_int", "non_negative_int", "finite_float", "positive_float",
            "unit_float", "board_size"]
 
 
@@ -35,6 +35,18 @@ def thread_count(text: str) -> int:
     value = _int(text)
     if not 1 <= value <= MAX_THREADS:
         raise argparse.ArgumentTypeError(f"threads are 1..{MAX_THREADS}, not {value}")
+    return value
+
+
+def playout_count(text: str) -> int:
+    """``--playouts``/``--visits``: an integer 1..``MAX_PLAYOUTS`` (2**53, the
+    bound the search itself checks), refused at start-up rather than at the
+    first move."""
+    from fastplay._playout import MAX_PLAYOUTS
+
+    value = _int(text)
+    if not 1 <= value <= MAX_PLAYOUTS:
+        raise argparse.ArgumentTypeError(f"must be 1..{MAX_PLAYOUTS} (2**53), not {text!r}")
     return value
 
 

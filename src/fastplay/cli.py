@@ -17,8 +17,8 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
-from fastplay.argtypes import (finite_float, non_negative_int, positive_float, positive_int,
-                               thread_count, unit_float)
+from fastplay.argtypes import (finite_float, non_negative_int, playout_count, positive_float,
+                               positive_int, thread_count, unit_float)
 
 __all__ = ["main"]
 
@@ -99,7 +99,7 @@ def _add_search_options(parser: argparse.ArgumentParser) -> None:
                              "a learned prior's name (gnugo9x9, gnugo13x13, gnugo19x19) or "
                              ".npz file (benchmarks/train_prior.py), or 'none' "
                              "(the playout values)")
-    parser.add_argument("--playouts", type=positive_int, metavar="N",
+    parser.add_argument("--playouts", type=playout_count, metavar="N",
                         help="playouts per move (default: the search's time management)")
     parser.add_argument("--seconds", type=positive_float, metavar="S",
                         help="seconds per move")

@@ -29,7 +29,7 @@ import numpy.typing as npt
 from fastplay import _threads
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import PlayoutEngine, TreeNode, TreeParams
-from fastplay._playout import MAX_THREADS  # the core's own bound: one limit for all threads
+from fastplay._playout import MAX_PLAYOUTS, MAX_THREADS  # the core's own bounds
 from fastplay.board import Board, ColorLike
 from fastplay.montecarlo import _engine as playout_engine
 from fastplay.search.clock import Clock
@@ -68,7 +68,8 @@ FINAL_RESERVE_MIN = 0.01
 def _check_limits(visits: Any, playouts: Any, seconds: Any) -> tuple[int | None, float | None]:
     """The visit and time limits of a search, checked (``playouts`` is the
     older name of ``visits``: every leaf evaluation without an evaluator is
-    a playout)."""
+    a playout); a count is 1..``MAX_PLAYOUTS``, the core's bound on one run
+    (where float64 counts stay exact)."""
     if visits is not None and playouts is not None:
         raise TypeError("give visits= or playouts= (the same count), not both")
     count = visits if visits is not None else playouts
@@ -76,8 +77,8 @@ def _check_limits(visits: Any, playouts: Any, seconds: Any) -> tuple[int | None,
     if count is not None:
         if isinstance(count, bool) or not isinstance(count, (int, np.integer)):
             raise TypeError(f"{name} must be an integer, not {type(count).__name__}")
-        if count < 1:
-            raise ValueError(f"{name} must be >= 1, not {count}")
+        if not 1 <= count <= MAX_PLAYOUTS:
+            raise ValueError(f"{name} must be between 1 and {MAX_PLAYOUTS} (2**53), not {count}")
         count = int(count)
     if seconds is not None:
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float, np.integer,
