@@ -436,3 +436,26 @@ def test_an_analysis_cut_by_ctrl_c_lets_go_only_after_its_search_stopped(db):
             pass
     assert inside[0] == 0
     assert search.run(fp.Board(9), visits=20).playouts > 0     # not busy, tree usable
+
+
+def test_an_analysis_stop_event_stops_its_search_without_the_caller(db):
+    """``analyze(stop=event)`` (GTP's ``lz-analyze`` ends on new input): once
+    the event is set the search itself stops at its next look at its
+    limits, while the caller is not iterating (before, the search ran on
+    until the caller's next wake-up, up to 20 ms later, and on for as long
+    as the caller did not come back); the analysis then ends without a
+    final report."""
+    search = MCTS(db, seed=1)
+    stop = threading.Event()
+    infos = search.analyze(fp.Board(9), stop=stop, interval=0.05)
+    first = next(infos)
+    assert not first.final
+    stop.set()
+    time.sleep(0.3)            # the caller is away: nothing looks at the event but the search
+    root = search.tree.root
+    assert root is not None
+    visits = root.visits
+    time.sleep(0.3)
+    assert root.visits == visits
+    assert list(infos) == []
+    assert search.run(fp.Board(9), visits=20).playouts > 0     # not busy, tree usable

@@ -154,6 +154,23 @@ sys.stderr.write("NEW " + " ".join(sorted(compiled() - before)) + "\\n")
     assert new == [], new
 
 
+def test_a_worker_wait_returns_as_its_thread_ends_not_at_the_next_look() -> None:
+    """``Worker.wait`` sleeps on a lock that the thread releases as it ends:
+    with looks at its flag 5 s apart, a thread that ends after 0.1 s is
+    waited for in well under a second, as often as one asks."""
+    import time
+
+    from fastplay import _threads
+
+    for _ in range(3):
+        worker = _threads.Worker(lambda: time.sleep(0.1), "test-wake", poll=5.0)
+        start = time.perf_counter()
+        worker.start()
+        assert worker.wait() and not worker.running
+        assert worker.wait(finish=True) and worker.wait(0.0)
+        assert time.perf_counter() - start < 2.0
+
+
 @pytest.mark.skipif(not hasattr(__import__("signal"), "pthread_kill"), reason="POSIX signals")
 def test_a_worker_that_must_finish_holds_a_ctrl_c_until_it_has_ended() -> None:
     """On CPython 3.11 a Ctrl-C that cuts ``Thread.join`` short marks the

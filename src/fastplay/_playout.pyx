@@ -18,9 +18,10 @@ from libc.stdlib cimport malloc, free, calloc
 from libc.string cimport memcpy, memset
 
 import threading
-import time
+from contextlib import suppress
+from functools import partial
 
-from fastplay._threads import block_signals
+from fastplay._threads import Worker
 
 import numpy as np
 cimport numpy as cnp
@@ -970,8 +971,6 @@ MAX_FIRST = 2 ** 62
 # thread of a tree search (each calls run() with one worker); a worker holds a
 # whole playout state (about 9 MiB on 25x25).
 MAX_IDLE_WORKERS = 4
-# Seconds between two looks at the flags of a threaded call's threads.
-POLL_SECONDS = 0.0002
 MAX_MOVES = 1_000_000
 
 
@@ -1288,28 +1287,28 @@ cdef class PlayoutEngine:
             # In the calling thread, checking for Ctrl-C between chunks.
             batch.work(workers[0], True)
         else:
-            # Completion is read from plain flags that each thread sets, by
-            # polling, not from Thread.join or Event.wait: on Python 3.11 a
-            # join interrupted by Ctrl-C gives up on a running thread
-            # (bpo-45274), and an interrupt inside Event.wait can leak the
-            # event's lock so that nobody ever returns.  The template and the
-            # workers must outlive every thread that uses them.  Threads start
-            # inside the try, so that a Ctrl-C between two starts still stops
-            # and waits for the first; a thread that has not begun to run
-            # when the stop flag is set returns at once.
-            flags = [[False, False] for _ in workers]  # [running, done] per thread
+            # Each thread is a fastplay._threads.Worker: its end is a flag of
+            # its own, waited for on a lock it releases as it ends, not
+            # Thread.join (on Python 3.11 a join interrupted by Ctrl-C gives
+            # up on a running thread, python/cpython#90882) nor Event.wait
+            # (an interrupt inside it can leave the event's lock held).  The
+            # template and the workers must outlive every thread that uses
+            # them.  Threads start inside the try, so that a Ctrl-C between
+            # two starts still stops and waits for the first; a thread that
+            # has not begun to run when the stop flag is set returns at once.
+            threads = []
             try:
-                for w, flag in zip(workers, flags):
-                    threading.Thread(target=_work_in_thread, args=(batch, w, flag),
-                                     daemon=True).start()
-                while not all(flag[1] for flag in flags):
-                    time.sleep(POLL_SECONDS)
-                    # Compiled code runs no bytecode: let a pending Ctrl-C
-                    # (often delivered to a worker thread) raise here.
-                    PyErr_CheckSignals()
+                for w in workers:
+                    thread = Worker(partial(_work_in_thread, batch, w), "fastplay-playouts")
+                    threads.append(thread)
+                    thread.start()
+                for thread in threads:
+                    thread.wait()
             except BaseException:
                 batch.stop = 1
-                _wait_for_running(flags)
+                for thread in threads:
+                    with suppress(KeyboardInterrupt):     # raised once it has ended
+                        thread.wait(finish=True)
                 raise
         for w in workers:
             if (<_Worker>w).error:
@@ -1337,27 +1336,8 @@ cdef class PlayoutEngine:
         return out
 
 
-def _work_in_thread(_Batch batch, _Worker w, list flag):
-    block_signals()
-    flag[0] = True
-    try:
-        batch.work(w, False)
-    finally:
-        flag[1] = True
-
-
-def _wait_for_running(list flags):
-    """Wait until every thread that began to run has finished, through any
-    further Ctrl-C (no lock is held between two checks): a stopped batch
-    ends within one chunk of playouts (milliseconds)."""
-    while True:
-        try:
-            while not all(flag[1] for flag in flags if flag[0]):
-                time.sleep(POLL_SECONDS)
-                PyErr_CheckSignals()
-            return
-        except KeyboardInterrupt:
-            continue
+def _work_in_thread(_Batch batch, _Worker w):
+    batch.work(w, False)
 
 
 cdef object _total(list workers, str name):

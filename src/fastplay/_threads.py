@@ -104,14 +104,22 @@ class Worker:
     interrupted a join: CPython 3.11's ``Thread._wait_for_tstate_lock``
     then releases the running thread's lock and marks it ended
     (python/cpython#90882), so that a caller would clean up under a search
-    that still runs.  :meth:`wait` polls the flag with ``time.sleep``
-    instead, which a Ctrl-C interrupts without harm."""
+    that still runs.  :meth:`wait` reads the flag instead, and sleeps
+    between two looks on a bare lock that the thread releases as it ends
+    (``lock.acquire(timeout=...)``, which a Ctrl-C interrupts without harm:
+    no ``Condition``, whose lock an interrupt at the wrong moment can leave
+    held, bpo-29988), so that it returns as soon as the thread has ended
+    rather than at the next look."""
 
     def __init__(self, target: Callable[[], object], name: str, poll: float = 0.005) -> None:
-        """``poll``: seconds between two looks at the flag in :meth:`wait`."""
+        """``poll``: longest time (seconds) between two looks at the flag in
+        :meth:`wait` (the end wakes it at once; the looks catch a Ctrl-C and
+        a wake-up lost to one)."""
         self._target = target
         self._poll = poll
         self._done = False
+        self._ended = threading.Lock()
+        self._ended.acquire()         # released by the thread as it ends
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
 
     def _run(self) -> None:
@@ -120,6 +128,7 @@ class Worker:
             self._target()
         finally:
             self._done = True
+            self._ended.release()
 
     def start(self) -> None:
         """Start the thread (once)."""
@@ -145,7 +154,10 @@ class Worker:
             if left <= 0:
                 break
             try:
-                time.sleep(left)
+                if self._ended.acquire(timeout=left):
+                    # Free again for any later wait; an interrupt between the
+                    # two only makes later waits look at the flag each poll.
+                    self._ended.release()
             except KeyboardInterrupt as exc:
                 if not finish:
                     raise

@@ -394,7 +394,8 @@ class MCTS:
         closed (``close()``, ``contextlib.closing``) or collected.  The tree
         is kept for reuse.  Dynamic komi and the clock
         are not changed by an analysis.  ``stop``: an event that, once set
-        (from any thread), ends the analysis within about 20 ms without a
+        (from any thread), stops the search at its next look at its
+        limits (every 16 simulations) and ends the analysis without a
         final snapshot (GTP's ``lz-analyze`` ends so on new input).
         ``min_moves``: report at least that many root moves, unvisited ones
         in prior order.  Raises as :meth:`run` (the checks at the call, the
@@ -423,9 +424,10 @@ class MCTS:
 
         def work() -> None:
             try:
-                limits = Limits(visits, seconds, False, stop, None, until_full=False)
+                limits = Limits(visits, seconds, False, stop, None, until_full=False,
+                                until=until)
                 state = self._search(board.copy(), limits, track_scores=True)
-                if not stop.is_set():
+                if not (stop.is_set() or (until is not None and until.is_set())):
                     # The game's resignation count is not an analysis's to change.
                     outcome.result = self._result(board, state, start,
                                                   None if seconds is None else start + seconds,
@@ -443,7 +445,9 @@ class MCTS:
             due = time.perf_counter() + interval
             while True:
                 wait = due - time.perf_counter()
-                worker.wait(max(0.0, wait if until is None else min(wait, 0.02)))
+                # New input (``until``) stops the search itself: its end
+                # wakes this wait at once.
+                worker.wait(max(0.0, wait))
                 if until is not None and until.is_set():
                     return
                 if not worker.running:

@@ -42,10 +42,7 @@ from fastplay.search.evaluation import mixed_value, rollout_value, terminal_valu
 from fastplay.search.priors import NodeMaker
 from fastplay.search.tree import Descent, SearchTree
 
-__all__ = ["SearchLoop", "SearchState", "Limits", "POLL_SECONDS"]
-
-#: Seconds between two looks at the search threads' flags.
-POLL_SECONDS = 0.0002
+__all__ = ["SearchLoop", "SearchState", "Limits"]
 
 #: Most simulations of one call of the core's loop: the stop flags, the
 #: deadline's early stop and the progress callback are looked at between calls.
@@ -65,6 +62,8 @@ class Limits:
         until_full: with ``stop`` and no visit limit, also stop once the
             tree is full (``max_nodes``, ``max_memory``: pondering); an analysis goes on
             refining the tree it has.
+        until: a second event that stops the search when set (an analysis's
+            "new input arrived", so that the search ends as the input comes).
     """
 
     visits: int | None = None
@@ -73,6 +72,7 @@ class Limits:
     stop: threading.Event | None = None
     callback: Callable[[int], None] | None = None
     until_full: bool = True
+    until: threading.Event | None = None
 
 
 @dataclass
@@ -186,7 +186,8 @@ class SearchLoop:
 
     def _finished(self, limits: Limits, deadline: float | None) -> bool:
         state = self.state
-        if state.stop or (limits.stop is not None and limits.stop.is_set()):
+        if state.stop or (limits.stop is not None and limits.stop.is_set()) \
+                or (limits.until is not None and limits.until.is_set()):
             return True
         if limits.visits is not None and state.done + state.pending >= limits.visits:
             return True
@@ -446,13 +447,12 @@ class SearchLoop:
 def _run_threads(worker: Callable[[], None], threads: int, state: SearchState) -> None:
     """Run ``worker`` on ``threads`` :class:`fastplay._threads.Worker` threads
     (whose end is a flag: a Ctrl-C leaves ``Thread.join`` unsure,
-    python/cpython#90882) and wait for all of them.  On an exception (a
+    python/cpython#90882; their waits wake as they end) and wait for all of them.  On an exception (a
     Ctrl-C) the search stops and every started worker is waited for, through
     any further Ctrl-C, before it is raised: the tree must not be used while
     a worker still changes it, and a stopped worker ends within its current
     simulation."""
-    workers = [Worker(worker, f"fastplay-search-{i}", poll=POLL_SECONDS)
-               for i in range(threads)]
+    workers = [Worker(worker, f"fastplay-search-{i}") for i in range(threads)]
     try:
         for thread in workers:
             thread.start()
