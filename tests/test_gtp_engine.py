@@ -229,6 +229,20 @@ def test_basic_answers(engine: GTPEngine) -> None:
     assert ok(engine, "known_command genmove") == "true"
 
 
+def test_numbers_and_vertices_are_ascii(engine: GTPEngine) -> None:
+    """GTP's numbers and vertices are ASCII (GTP 2, section 2.8): Python's
+    ``int``/``float`` also read other scripts' digits and underscores, which
+    were taken as numbers; a bad handicap vertex is named."""
+    for line in ("komi \u0663", "komi 1_0", "boardsize \u0661\u0669", "time_left b \u0663 0",
+                 "play b a\u0663", "komi 6.5x"):
+        assert engine.handle(line).startswith("? "), line
+    assert ok(engine, "komi 6.5") == "" and engine.komi == 6.5
+    assert ok(engine, "komi -.5e1") == "" and engine.komi == -5.0
+    assert "finite" in engine.handle("komi nan")
+    assert engine.handle("set_free_handicap Z99") == "? invalid coordinate: Z99 (on 19x19)\n\n"
+    assert engine.handle("set_free_handicap A1") == "? invalid handicap: at least 2 vertices\n\n"
+
+
 def test_play_undo_and_list_stones(engine: GTPEngine) -> None:
     ok(engine, "boardsize 9")
     ok(engine, "play b e5")

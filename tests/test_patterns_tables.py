@@ -275,6 +275,18 @@ def test_unknown_builtin_lists_names() -> None:
         assert name in str(info.value)
 
 
+def test_a_builtin_name_that_is_no_str_and_an_empty_file_name_are_refused() -> None:
+    """``builtin(None)`` is a wrong type, not an unknown name; an empty path
+    names no file (``pathlib`` would take it for the current folder, and the
+    error said ``.: Is a directory``)."""
+    for name in (None, 3, b"mc_uniform"):
+        with pytest.raises(TypeError, match="name must be a str"):
+            PatternDatabase.builtin(name)  # type: ignore[arg-type]
+    for empty in ("", b""):
+        with pytest.raises(FileNotFoundError, match="no pattern database given"):
+            PatternDatabase.from_file(empty)
+
+
 def test_table_is_read_only_uint32_contiguous() -> None:
     db = PatternDatabase.default()
     t = db.table

@@ -60,7 +60,8 @@ def gtp_to_sgf(vertex: str, size: int) -> str:
         return ""
     text = vertex.strip().upper()
     col = _COLUMNS.find(text[:1]) if text[:1] else -1
-    if col < 0 or col >= size or not text[1:].isdigit() or not 1 <= int(text[1:]) <= size:
+    if col < 0 or col >= size or not (text[1:].isascii() and text[1:].isdigit()) \
+            or not 1 <= int(text[1:]) <= size:
         raise ValueError(f"{vertex!r} is not a vertex of the {size}x{size} board")
     return _LETTERS[col] + _LETTERS[size - int(text[1:])]
 

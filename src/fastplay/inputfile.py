@@ -29,7 +29,11 @@ def read_input(path: str | os.PathLike[str], what: str = "input file",
         OSError: the file cannot be opened or read (its own errno), or it holds
             more than ``limit`` bytes (``errno.EFBIG``, naming ``what``, the
             path and the limit).
+        FileNotFoundError: an empty path (which ``pathlib`` would take for
+            the current folder), naming ``what``.
     """
+    if os.fspath(path) in ("", b""):
+        raise FileNotFoundError(errno.ENOENT, f"no {what} given (an empty file name)", "")
     with open(Path(path), "rb") as stream:
         data = stream.read(limit + 1)
     if len(data) > limit:

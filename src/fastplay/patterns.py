@@ -952,9 +952,12 @@ class PatternDatabase:
 
         Raises:
             ValueError: an unknown name (the message lists the names).
+            TypeError: ``name`` is not a ``str``.
             FileNotFoundError: the installation lacks the ``.db`` file.
         """
-        key = str(name).strip()
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, not {type(name).__name__}")
+        key = name.strip()
         if key.endswith(".db"):
             key = key[:-3]
         if not key.startswith("mc_"):
@@ -992,8 +995,8 @@ class PatternDatabase:
             OSError: the file cannot be read (GNU Go fails the same way).
             PatternSyntaxError: strict mode, malformed file.
         """
+        data = read_input(path, "pattern database")    # an empty path is no folder
         p = Path(path)
-        data = read_input(p, "pattern database")
         table, rules = compile_db(data, strict=strict, filename=str(p))
         return cls(table, name=p.stem if name is None else name, source=p, rules=rules)
 

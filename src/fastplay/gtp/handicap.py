@@ -114,8 +114,6 @@ def place_free_handicap(engine: GTPEngine, args: Sequence[str]) -> str:
 def set_free_handicap(engine: GTPEngine, args: Sequence[str]) -> str:
     """``set_free_handicap V1 V2 ...``: at least 2 distinct vertices, no pass."""
     size = engine.board.size
-    if len(args) < 2:
-        raise GTPError("invalid handicap: at least 2 vertices")
     points: list[tuple[int, int]] = []
     for text in args:
         if text.lower() == "pass":
@@ -123,11 +121,13 @@ def set_free_handicap(engine: GTPEngine, args: Sequence[str]) -> str:
         try:
             index = parse_vertex(text.lower(), size)
         except ValueError:
-            raise GTPError("invalid coordinate") from None
+            raise GTPError(f"invalid coordinate: {text[:20]} (on {size}x{size})") from None
         point = divmod(index, size)
         if point in points:
             raise GTPError("repeated vertex")
         points.append(point)
+    if len(points) < 2:        # each vertex is checked first, so a bad one is named
+        raise GTPError("invalid handicap: at least 2 vertices")
     if len(points) >= size * size:
         raise GTPError("invalid handicap: the board would be full")
     _place(engine, points)

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -96,20 +97,27 @@ def parse_color(text: str) -> Color:
         raise GTPError("invalid color") from None
 
 
+#: GTP's numbers are ASCII (GTP 2, section 2.8): Python's ``int`` and
+#: ``float`` would also take other scripts' digits ("٣") and underscores.
+_INT = re.compile(r"[+-]?[0-9]+")
+_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?(inf|infinity|nan)",
+                    re.IGNORECASE)
+
+
 def parse_int(text: str, what: str) -> int:
-    """An integer argument, or :class:`GTPError` naming ``what``."""
-    try:
-        return int(text)
-    except ValueError:
-        raise GTPError(f"syntax error: {what} must be an integer") from None
+    """An integer argument (ASCII digits, an optional sign), or
+    :class:`GTPError` naming ``what``."""
+    if not _INT.fullmatch(text):
+        raise GTPError(f"syntax error: {what} must be an integer")
+    return int(text)
 
 
 def parse_float(text: str, what: str) -> float:
-    """A finite number argument, or :class:`GTPError` naming ``what``."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise GTPError(f"syntax error: {what} must be a number") from None
+    """A finite number argument (ASCII, decimal or exponent form), or
+    :class:`GTPError` naming ``what``."""
+    if not _FLOAT.fullmatch(text):
+        raise GTPError(f"syntax error: {what} must be a number")
+    value = float(text)
     if not math.isfinite(value):
         raise GTPError(f"syntax error: {what} must be finite")
     return value
