@@ -209,3 +209,15 @@ def test_gtp_and_analyze_take_a_prior(monkeypatch: pytest.MonkeyPatch, tmp_path:
         assert message in capsys.readouterr().err
         assert main(["analyze", "--playouts", "10", "--prior", bad]) == 2
         assert message in capsys.readouterr().err
+
+
+def test_an_empty_pattern_file_name_is_named_as_such(capsys: pytest.CaptureFixture[str],
+                                                    tmp_path: Path) -> None:
+    """``--mc-load-patterns=`` (an empty value) said ``.: Is a directory``:
+    pathlib takes "" for the current folder.  A missing file is still named."""
+    assert main(["gtp", "--mc-load-patterns="]) == 2
+    assert capsys.readouterr().err.strip() == \
+        "fastplay: error: no pattern database given (an empty file name)"
+    missing = tmp_path / "missing.db"
+    assert main(["gtp", "--mc-load-patterns", str(missing)]) == 2
+    assert f"{missing}: No such file" in capsys.readouterr().err

@@ -321,6 +321,8 @@ def _run_patterns(args: argparse.Namespace) -> int:
 
 
 def _describe(exc: BaseException) -> str:
-    if isinstance(exc, OSError) and exc.filename is not None:
+    if isinstance(exc, OSError) and exc.filename:
         return f"{exc.filename}: {exc.strerror or exc}"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
     return str(exc) if str(exc) else type(exc).__name__
