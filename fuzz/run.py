@@ -4,8 +4,9 @@
                        [--artifacts DIR] [--max-len 4096] [-- LIBFUZZER_FLAGS...]
 
 The harness's seeds (``harnesses.seeds``) are written into the corpus
-folder first.  atheris instruments all loaded Python code (fastplay, sgfmill, numpy's
-Python parts) for coverage (the compiled core is not instrumented: that needs a clang build);
+folder first.  atheris instruments the Python code of fastplay, sgfmill and the
+harnesses for coverage (:data:`INSTRUMENTED`; the compiled core is not
+instrumented: that needs a clang build);
 an exception out of the harness, a crash or an input that runs longer than
 ``--timeout`` seconds stops the run and leaves the input in ``--artifacts``.
 libFuzzer's final statistics (``-print_final_stats=1``) give the inputs
@@ -15,8 +16,10 @@ tried; ``fuzz/campaign.py`` runs every harness and collects them.
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import sys
+import types
 from pathlib import Path
 
 import atheris
@@ -26,12 +29,34 @@ sys.path.insert(0, str(HERE))
 
 import harnesses  # noqa: E402
 
-# Every module a harness reaches, loaded now so that instrument_all() sees it.
+#: The code whose coverage guides the fuzzer: the project's and the SGF
+#: reader's.  Instrumenting everything loaded (``atheris.instrument_all``:
+#: numpy's and the standard library's Python too, 6,102 functions) took 20-40 s
+#: at every start of ``run.py``, twice the time of a 4,000-input chunk of the
+#: db harness (benchmarks/RESULTS.md, "Fuzzing").
+INSTRUMENTED = ("fastplay", "sgfmill", "harnesses", "provider")
+
+
+def instrument(prefixes: tuple[str, ...] = INSTRUMENTED) -> int:
+    """Instrument every loaded Python function of the modules named by
+    ``prefixes`` (and their submodules); how many."""
+    count = 0
+    for obj in gc.get_objects():
+        if isinstance(obj, types.FunctionType) and isinstance(obj.__code__, types.CodeType):
+            module = getattr(obj, "__module__", None) or ""
+            if module.split(".")[0] in prefixes and module in sys.modules:
+                atheris.instrument_func(obj)
+                count += 1
+    return count
+
+
+# Every module a harness reaches, loaded now so that instrument() sees it.
 for _module in ("fastplay.patterns", "fastplay.sgf", "fastplay.board", "fastplay.gtp",
                 "fastplay.analysis.engine", "fastplay.search", "fastplay.prior",
                 "fastplay.montecarlo", "fastplay.diagram", "sgfmill.sgf"):
     __import__(_module)
-atheris.instrument_all()
+print(f"INFO: instrumented {instrument()} functions of {', '.join(INSTRUMENTED)}",
+      file=sys.stderr)
 
 
 def main() -> None:
