@@ -186,26 +186,11 @@ cdef void pstate_init(PState* s, const uint32_t* T, const uint16_t* G) noexcept 
                 s.bits[c][p >> 6] |= (<uint64_t>(s.val[c][p] != 0)) << (p & 63)
 
 
-cdef void pstate_board_copy(BoardState* dst, const BoardState* src, const int16_t* heads,
-                            int nheads) noexcept nogil:
-    """board_copy for a playout: of the liberty bitsets (most of the block,
-    28 KB on 19x19) only the strings' heads.  The bitset of a point that is
-    no head is never read: a stone placed on it clears it first (board_play),
-    and reads through the stale sid of an empty point are masked."""
-    cdef size_t libs_bytes = sizeof(uint64_t) * (<size_t>src.npts << src.wshift)
-    cdef int k, h
-    memcpy(dst.block + libs_bytes, src.block + libs_bytes, src.blocksize - libs_bytes)
-    for k in range(nheads):
-        h = heads[k]
-        memcpy(&dst.libs[h << src.wshift], &src.libs[h << src.wshift],
-               sizeof(uint64_t) * src.nwords)
-    board_copy_scalars(dst, src)
-
-
 cdef void pstate_copy(PState* dst, const PState* src) noexcept nogil:
     """Copy a ready state into ``dst`` (board block allocated for the same size)."""
     cdef int n = src.b.npts, c
-    pstate_board_copy(&dst.b, &src.b, src.heads, src.nheads)
+    # Of the liberty bitsets only the strings' heads (board_copy_points).
+    board_copy_points(&dst.b, &src.b, src.heads, src.nheads)
     q_reset(&dst.q)
     dst.q.lim = src.q.lim
     for c in range(src.q.n):

@@ -13,7 +13,7 @@
 # The inline helpers here are the ones the playout engine's hot loop needs
 # compiled into its own module.
 from libc.stdint cimport uint8_t, int16_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 cimport numpy as cnp
 
 cdef extern from *:
@@ -302,3 +302,25 @@ cdef inline void board_copy_scalars(BoardState* dst, const BoardState* src) noex
     dst.captures[1] = src.captures[1]
     dst.captures[2] = src.captures[2]
     dst.hash = src.hash
+
+
+cdef inline void board_copy_points(BoardState* dst, const BoardState* src, const int16_t* pts,
+                                   int npts) noexcept nogil:
+    """board_copy of a position into ``dst`` (allocated for the same size)
+    that copies the liberty bitsets, most of the block (28 KB on 19x19),
+    only at the ``npts`` points ``pts``, which must include every string
+    head of ``src``.  The bitset of a point that is no head is never read:
+    a stone placed on it clears it first (board_play), and reads through the
+    stale sid of an empty point are masked.  Each bitset is copied with its
+    whole stride: merge_strings ORs the zero padding words too."""
+    cdef size_t libs_bytes = sizeof(uint64_t) * (<size_t>src.npts << src.wshift)
+    cdef int k, w, nw = 1 << src.wshift
+    cdef uint64_t* to
+    cdef const uint64_t* fro
+    memcpy(dst.block + libs_bytes, src.block + libs_bytes, src.blocksize - libs_bytes)
+    for k in range(npts):
+        to = dst.libs + (<size_t>pts[k] << src.wshift)
+        fro = src.libs + (<size_t>pts[k] << src.wshift)
+        for w in range(nw):
+            to[w] = fro[w]
+    board_copy_scalars(dst, src)

@@ -49,12 +49,23 @@ cdef enum:
 # The boards are allocated on first use and kept (``_ReaderBox`` pools
 # them between calls): a fresh malloc per node, or per call, cost page
 # faults that made a 19x19 reading 60 times slower than a 13x13 one.
+#
+# A board of a reading is the position (``reader_root``) with the candidate
+# move (``tactical_code``'s, or none) and the reading's moves on the path
+# played; every string head of it is a head of the position or one of those
+# moves (a merged string keeps one of its heads or the new stone), so a copy
+# needs the liberty bitsets of those points only (board_copy_points): ``pts``
+# holds the position's heads, then the candidate move (0, a point whose
+# bitset is never read, when none), then the move played into each depth's
+# block.  The full copy of 33 KB on 19x19 was most of a reading's time.
 cdef struct Reader:
     int budget                 # nodes left for the current reading
     int total                  # nodes left for the position
     int depth
     size_t bsize               # size of every allocated block
     char* blocks[READ_DEPTH]
+    int nheads                 # string heads of the position
+    int16_t pts[MAX_PTS + 1 + READ_DEPTH]
 
 
 cdef void reader_free(Reader* r) noexcept nogil:
@@ -74,6 +85,25 @@ cdef void reader_start(Reader* r, size_t blocksize, int total) noexcept nogil:
     r.budget = 0
 
 
+cdef void reader_root(Reader* r, const BoardState* b) noexcept nogil:
+    """Make ``b`` the position of the coming readings: its string heads, no
+    candidate move (the Reader's comment)."""
+    cdef int p, n = 0
+    for p in range(b.npts):
+        if (b.color[p] == WHITE_C or b.color[p] == BLACK_C) and b.sid[p] == p:
+            r.pts[n] = p
+            n += 1
+    r.nheads = n
+    r.pts[n] = 0
+
+
+cdef inline void reading_copy(Reader* r, BoardState* dst, const BoardState* src) noexcept nogil:
+    """Copy into ``dst`` (its block of ``src``'s size) ``src``, a board of the
+    current reading at ``r.depth`` (the position, the candidate, the moves
+    of the blocks below)."""
+    board_copy_points(dst, src, r.pts, r.nheads + 1 + r.depth)
+
+
 cdef int scratch(Reader* r, BoardState* dst, const BoardState* src) noexcept nogil:
     """``dst``: a copy of ``src`` in the reader's block for the current
     depth; -1 when too deep or out of memory."""
@@ -86,7 +116,7 @@ cdef int scratch(Reader* r, BoardState* dst, const BoardState* src) noexcept nog
     dst[0] = src[0]
     dst.block = r.blocks[r.depth]
     board_layout(dst)
-    memcpy(dst.block, src.block, src.blocksize)
+    reading_copy(r, dst, src)
     return 0
 
 
@@ -99,6 +129,7 @@ cdef int try_move(Reader* r, BoardState* c, BoardState* b, int p, int color) noe
     if scratch(r, c, b) != 0:
         return -1
     board_play(c, p, color, NULL)
+    r.pts[r.nheads + 1 + r.depth] = p
     return 0
 
 
@@ -271,9 +302,10 @@ cdef int tactical_code(BoardState* b, BoardState* c, int p, int me, Reader* tota
             squeezes |= b.nlibs[b.sid[n]] == 2
     if not takes and not squeezes and libs_after(b, p, me, 0) >= 3:
         return TAC_SAVE if endangered else TAC_NONE
-    memcpy(c.block, b.block, b.blocksize)
-    c.ko, c.ko_color, c.passes, c.hash = b.ko, b.ko_color, b.passes, b.hash
+    total.pts[total.nheads] = 0           # b is the position itself
+    reading_copy(total, c, b)
     board_play(c, p, me, NULL)
+    total.pts[total.nheads] = p           # the readings' boards hold it
     if c.color[p] != me:
         return TAC_BAD         # multi-stone suicide, where the rules allow it
     h = c.sid[p]
@@ -590,6 +622,7 @@ cdef int tactics_codes(BoardState* b, int color, bint allow_suicide, cnp.int8_t*
     cdef BoardState c
     cdef _ReaderBox box = _take_reader()
     box.start(b.blocksize, TACTICS_BUDGET_C)
+    reader_root(box.r, b)
     c = b[0]
     c.block = box.cand            # the candidate move's board
     board_layout(&c)
@@ -608,6 +641,7 @@ cdef int tactics_codes(BoardState* b, int color, bint allow_suicide, cnp.int8_t*
 cdef int races_codes(BoardState* b, int color, cnp.int8_t* out, cnp.int16_t* stakes) except -1:
     cdef _ReaderBox box = _take_reader()
     box.start(b.blocksize, RACE_TOTAL_C)
+    reader_root(box.r, b)
     try:
         race_codes(b, color, box.r, out, stakes)
     finally:
@@ -619,6 +653,7 @@ cdef int ladder_read(BoardState* b, int p, bint attacker_first) except -1:
     cdef int n = b.nlibs[b.sid[p]], found
     cdef _ReaderBox box = _take_reader()
     box.start(b.blocksize, LADDER_BUDGET_C)
+    reader_root(box.r, b)
     try:
         if attacker_first:
             found = read_attack(b, p, box.r)
