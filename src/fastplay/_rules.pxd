@@ -314,13 +314,34 @@ cdef inline void board_copy_points(BoardState* dst, const BoardState* src, const
     stale sid of an empty point are masked.  Each bitset is copied with its
     whole stride: merge_strings ORs the zero padding words too."""
     cdef size_t libs_bytes = sizeof(uint64_t) * (<size_t>src.npts << src.wshift)
-    cdef int k, w, nw = 1 << src.wshift
+    cdef int k, w, shift = src.wshift, nw = 1 << src.wshift
     cdef uint64_t* to
     cdef const uint64_t* fro
     memcpy(dst.block + libs_bytes, src.block + libs_bytes, src.blocksize - libs_bytes)
-    for k in range(npts):
-        to = dst.libs + (<size_t>pts[k] << src.wshift)
-        fro = src.libs + (<size_t>pts[k] << src.wshift)
-        for w in range(nw):
-            to[w] = fro[w]
+    # Constant word counts for the common strides (9x9, 13x13, 19x19), as in
+    # merge_strings: the loops unroll.
+    if shift == 1:
+        for k in range(npts):
+            to = dst.libs + (<size_t>pts[k] << 1)
+            fro = src.libs + (<size_t>pts[k] << 1)
+            to[0] = fro[0]
+            to[1] = fro[1]
+    elif shift == 2:
+        for k in range(npts):
+            to = dst.libs + (<size_t>pts[k] << 2)
+            fro = src.libs + (<size_t>pts[k] << 2)
+            for w in range(4):
+                to[w] = fro[w]
+    elif shift == 3:
+        for k in range(npts):
+            to = dst.libs + (<size_t>pts[k] << 3)
+            fro = src.libs + (<size_t>pts[k] << 3)
+            for w in range(8):
+                to[w] = fro[w]
+    else:
+        for k in range(npts):
+            to = dst.libs + (<size_t>pts[k] << shift)
+            fro = src.libs + (<size_t>pts[k] << shift)
+            for w in range(nw):
+                to[w] = fro[w]
     board_copy_scalars(dst, src)
