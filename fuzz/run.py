@@ -18,6 +18,8 @@ from __future__ import annotations
 import argparse
 import gc
 import hashlib
+import importlib
+import pkgutil
 import sys
 import types
 from pathlib import Path
@@ -50,11 +52,24 @@ def instrument(prefixes: tuple[str, ...] = INSTRUMENTED) -> int:
     return count
 
 
-# Every module a harness reaches, loaded now so that instrument() sees it.
-for _module in ("fastplay.patterns", "fastplay.sgf", "fastplay.board", "fastplay.gtp",
-                "fastplay.analysis.engine", "fastplay.search", "fastplay.prior",
-                "fastplay.montecarlo", "fastplay.diagram", "sgfmill.sgf"):
-    __import__(_module)
+def load_all() -> None:
+    """Import every module of fastplay (those whose optional dependencies are
+    missing apart) and sgfmill's reader, so that :func:`instrument` sees the
+    ones the harnesses import lazily too (the GTP analysis and handicap
+    commands, the search's snapshots: a tester found them uninstrumented)."""
+    import fastplay
+
+    for info in pkgutil.walk_packages(fastplay.__path__, "fastplay."):
+        if info.name.rsplit(".", 1)[-1] == "__main__":
+            continue
+        try:
+            importlib.import_module(info.name)
+        except ImportError:
+            pass          # an optional dependency (the distributed backend, plotting)
+    importlib.import_module("sgfmill.sgf")
+
+
+load_all()
 print(f"INFO: instrumented {instrument()} functions of {', '.join(INSTRUMENTED)}",
       file=sys.stderr)
 
@@ -75,8 +90,12 @@ def main() -> None:
     corpus = args.corpus or Path("fuzz-corpus") / args.harness
     corpus.mkdir(parents=True, exist_ok=True)
     args.artifacts.mkdir(parents=True, exist_ok=True)
-    for data in harnesses.seeds(args.harness):
-        (corpus / f"seed-{hashlib.sha1(data).hexdigest()[:16]}").write_bytes(data)
+    try:
+        for data in harnesses.seeds(args.harness):
+            (corpus / f"seed-{hashlib.sha1(data).hexdigest()[:16]}").write_bytes(data)
+    except FileNotFoundError as exc:
+        sys.exit(f"fuzz/run.py: the {args.harness} harness's seeds are read from the shared "
+                 f"data, {harnesses.SHARED} (set FASTPLAY_SHARED): {exc.filename} is missing")
     check = harnesses.HARNESSES[args.harness]
     flags = [sys.argv[0], f"-runs={args.runs}", f"-timeout={args.timeout}",
              f"-max_len={args.max_len}", "-print_final_stats=1",

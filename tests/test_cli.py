@@ -221,3 +221,16 @@ def test_an_empty_pattern_file_name_is_named_as_such(capsys: pytest.CaptureFixtu
     missing = tmp_path / "missing.db"
     assert main(["gtp", "--mc-load-patterns", str(missing)]) == 2
     assert f"{missing}: No such file" in capsys.readouterr().err
+
+
+def test_command_line_numbers_are_ascii_and_an_empty_database_name_is_refused(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """As GTP's: Python's ``int``/``float`` took "١٠٠" and "1_0" (a tester's
+    finding); ``--mc-patterns=`` silently chose the default database."""
+    for argv in (["gtp", "--playouts", "\u0661\u0660\u0660"], ["gtp", "--seconds", "1_0"],
+                 ["analyze", "--seed", "\u0663"], ["gtp", "--threads", "9" * 5000],
+                 ["bench", "--seconds", "nan"], ["bench", "--seed", "x"]):
+        assert main(argv) == 2, argv
+        assert "error" in capsys.readouterr().err
+    assert main(["gtp", "--mc-patterns="]) == 2
+    assert "unknown pattern database ''" in capsys.readouterr().err

@@ -239,6 +239,9 @@ def test_numbers_and_vertices_are_ascii(engine: GTPEngine) -> None:
     assert ok(engine, "komi 6.5") == "" and engine.komi == 6.5
     assert ok(engine, "komi -.5e1") == "" and engine.komi == -5.0
     assert "finite" in engine.handle("komi nan")
+    # Beyond Python's 4,300 digits int() raises: a syntax error, not an internal one.
+    assert engine.handle("boardsize " + "9" * 5000) == \
+        "? syntax error: board size is too large\n\n"
     assert engine.handle("set_free_handicap Z99") == "? invalid coordinate: Z99 (on 19x19)\n\n"
     assert engine.handle("set_free_handicap A1") == "? invalid handicap: at least 2 vertices\n\n"
 

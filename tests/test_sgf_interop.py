@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SHARED, shared_path
+from conftest import shared_path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sgfmill import common, sgf
@@ -368,7 +368,7 @@ def test_written_file_loads_in_pysgf_from_disk(tmp_path: Path) -> None:
 def test_regression_games_written_read_the_same_in_pysgf() -> None:
     """Every GNU Go regression record, loaded and written by fastplay, reads
     in pysgf with the same moves, setup and text properties."""
-    files = sorted((SHARED / "gnugo-regression" / "games").rglob("*.sgf"))
+    files = sorted(shared_path("gnugo-regression", "games").rglob("*.sgf"))
     assert len(files) > 1000
     checked = 0
     for path in files:

@@ -320,7 +320,7 @@ def analyze(args: argparse.Namespace, out: TextIO) -> int:
         check_plot_path(args.plot)
         _check_matplotlib()
     board, source = _load(args)
-    db = PatternDatabase.builtin(args.mc_patterns) if args.mc_patterns else \
+    db = PatternDatabase.builtin(args.mc_patterns) if args.mc_patterns is not None else \
         PatternDatabase.default()
     playouts = args.playouts
     if playouts is None and args.seconds is None:

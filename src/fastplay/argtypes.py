@@ -8,16 +8,26 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 
 __all__ = ["thread_count", "playout_count", "positive_int", "non_negative_int", "finite_float", "positive_float",
            "unit_float", "board_size"]
 
 
+#: Numbers on the command line are ASCII: Python's ``int`` and ``float``
+#: would also take other scripts' digits ("٣") and underscores ("1_0").
+_INT = re.compile(r"[+-]?[0-9]+")
+_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?(inf|infinity|nan)",
+                    re.IGNORECASE)
+
+
 def _int(text: str) -> int:
+    if not _INT.fullmatch(text.strip()):
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}")
     try:
         return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    except ValueError:     # beyond Python's 4,300 digits
+        raise argparse.ArgumentTypeError(f"too large: {text[:20]!r}...") from None
 
 
 def positive_int(text: str) -> int:
@@ -60,10 +70,9 @@ def non_negative_int(text: str) -> int:
 
 def finite_float(text: str) -> float:
     """A finite number (no NaN or infinity)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not _FLOAT.fullmatch(text.strip()):
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}")
+    value = float(text)
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"must be finite: {text!r}")
     return value

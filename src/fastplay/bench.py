@@ -20,7 +20,8 @@ import sys
 import time
 from collections.abc import Sequence
 
-from fastplay.argtypes import board_size, positive_int, thread_count
+from fastplay.argtypes import (board_size, non_negative_int, positive_float, positive_int,
+                                thread_count)
 
 __all__ = ["main", "build_parser"]
 
@@ -37,13 +38,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="board size (repeatable; default 9, 13 and 19)")
     parser.add_argument("--db", action="append", metavar="NAME",
                         help="built-in database (repeatable; default all three)")
-    parser.add_argument("--seconds", type=float, default=1.0, metavar="S",
+    parser.add_argument("--seconds", type=positive_float, default=1.0, metavar="S",
                         help="approximate time per measurement (default 1)")
     parser.add_argument("--threads", type=thread_count, default=2, metavar="T",
                         help="threads for the second measurement (default 2)")
     parser.add_argument("--rounds", type=positive_int, default=1, metavar="R",
                         help="rounds of each measurement, alternated; the best counts (default 1)")
-    parser.add_argument("--seed", type=int, default=1, metavar="S", help="random seed")
+    parser.add_argument("--seed", type=non_negative_int, default=1, metavar="S",
+                        help="random seed (an integer >= 0)")
     return parser
 
 

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from fastplay._threads import signals_blocked
 from fastplay.inputfile import read_input
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; imported lazily at run time
@@ -671,6 +672,15 @@ STRENGTH_MAX = 1e6
 
 
 def _read(path: Path) -> LearnedPrior:
+    """:func:`_read_file` with Ctrl-C held until the file is read and closed:
+    a KeyboardInterrupt raised inside ``NpzFile.__del__`` (the file's
+    objects freed as the reading returns) is discarded by Python, and a
+    Ctrl-C at a search's first node was lost so (a tester's finding)."""
+    with signals_blocked():
+        return _read_file(path)
+
+
+def _read_file(path: Path) -> LearnedPrior:
     shapes = {"geometry": (NUM_CLASSES,), "properties": (NUM_PROPERTIES,), "line": (LINES,),
               "last": (DISTANCES,), "before": (DISTANCES,)}
     if path.is_dir():

@@ -352,7 +352,7 @@ class GTPEngine:
             if self.pattern_file is not None:
                 self._db = PatternDatabase.from_file(self.pattern_file)
             else:
-                self._db = (PatternDatabase.builtin(self.patterns) if self.patterns
+                self._db = (PatternDatabase.builtin(self.patterns) if self.patterns is not None
                             else PatternDatabase.default())
         return self._db
 

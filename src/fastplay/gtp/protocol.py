@@ -109,7 +109,10 @@ def parse_int(text: str, what: str) -> int:
     :class:`GTPError` naming ``what``."""
     if not _INT.fullmatch(text):
         raise GTPError(f"syntax error: {what} must be an integer")
-    return int(text)
+    try:
+        return int(text)
+    except ValueError:     # beyond Python's 4,300 digits for a decimal string
+        raise GTPError(f"syntax error: {what} is too large") from None
 
 
 def parse_float(text: str, what: str) -> float:
