@@ -18,10 +18,9 @@ from libc.stdlib cimport malloc, free, calloc
 from libc.string cimport memcpy, memset
 
 import threading
-from contextlib import suppress
 from functools import partial
 
-from fastplay._threads import Worker
+from fastplay._threads import run_all
 
 import numpy as np
 cimport numpy as cnp
@@ -1272,29 +1271,14 @@ cdef class PlayoutEngine:
             # In the calling thread, checking for Ctrl-C between chunks.
             batch.work(workers[0], True)
         else:
-            # Each thread is a fastplay._threads.Worker: its end is a flag of
-            # its own, waited for on a lock it releases as it ends, not
-            # Thread.join (on Python 3.11 a join interrupted by Ctrl-C gives
-            # up on a running thread, python/cpython#90882) nor Event.wait
-            # (an interrupt inside it can leave the event's lock held).  The
+            # fastplay._threads.run_all: Workers whose ends are waited for
+            # without Thread.join (python/cpython#90882), and on a Ctrl-C the
+            # batch stops and every started thread is waited for: the
             # template and the workers must outlive every thread that uses
-            # them.  Threads start inside the try, so that a Ctrl-C between
-            # two starts still stops and waits for the first; a thread that
-            # has not begun to run when the stop flag is set returns at once.
-            threads = []
-            try:
-                for w in workers:
-                    thread = Worker(partial(_work_in_thread, batch, w), "fastplay-playouts")
-                    threads.append(thread)
-                    thread.start()
-                for thread in threads:
-                    thread.wait()
-            except BaseException:
-                batch.stop = 1
-                for thread in threads:
-                    with suppress(KeyboardInterrupt):     # raised once it has ended
-                        thread.wait(finish=True)
-                raise
+            # them.  A thread that has not begun to run when the stop flag
+            # is set returns at once.
+            run_all([partial(_work_in_thread, batch, w) for w in workers],
+                    "fastplay-playouts", partial(_stop_batch, batch))
         for w in workers:
             if (<_Worker>w).error:
                 raise RuntimeError("playout debug check failed: "
@@ -1323,6 +1307,10 @@ cdef class PlayoutEngine:
 
 def _work_in_thread(_Batch batch, _Worker w):
     batch.work(w, False)
+
+
+def _stop_batch(_Batch batch):
+    batch.stop = 1
 
 
 cdef object _total(list workers, str name):

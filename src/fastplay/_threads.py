@@ -39,10 +39,11 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
-__all__ = ["block_signals", "signals_blocked", "get", "wait", "Worker", "SIGNAL_POLL"]
+__all__ = ["block_signals", "signals_blocked", "get", "wait", "Worker", "run_all",
+           "SIGNAL_POLL"]
 
 T = TypeVar("T")
 
@@ -165,3 +166,27 @@ class Worker:
         if interrupted is not None:
             raise interrupted
         return not self.running
+
+
+def run_all(targets: Sequence[Callable[[], object]], name: str, stop: Callable[[], None]) -> None:
+    """Run each target on a :class:`Worker` of its own and wait for all.
+
+    On an exception (a Ctrl-C) ``stop()`` is called and every started
+    worker is waited for, through any further Ctrl-C, before the exception
+    goes on: the callers' shared state (a search tree, a playout batch) must
+    not be used while a worker still changes it, and a stopped worker ends
+    within milliseconds.  Threads start inside the ``try``, so that a Ctrl-C
+    between two starts still stops and waits for the first."""
+    workers: list[Worker] = []
+    try:
+        for i, target in enumerate(targets):
+            workers.append(Worker(target, f"{name}-{i}"))
+            workers[-1].start()
+        for worker in workers:
+            worker.wait()
+    except BaseException:
+        stop()
+        for worker in workers:
+            with contextlib.suppress(KeyboardInterrupt):   # raised once it has ended
+                worker.wait(finish=True)
+        raise

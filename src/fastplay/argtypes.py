@@ -8,26 +8,18 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
+
+from fastplay.asciinum import ascii_float, ascii_int
 
 __all__ = ["thread_count", "playout_count", "positive_int", "non_negative_int", "finite_float", "positive_float",
            "unit_float", "board_size"]
 
 
-#: Numbers on the command line are ASCII: Python's ``int`` and ``float``
-#: would also take other scripts' digits ("٣") and underscores ("1_0").
-_INT = re.compile(r"[+-]?[0-9]+")
-_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?(inf|infinity|nan)",
-                    re.IGNORECASE)
-
-
 def _int(text: str) -> int:
-    if not _INT.fullmatch(text.strip()):
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}")
     try:
-        return int(text)
-    except ValueError:     # beyond Python's 4,300 digits
-        raise argparse.ArgumentTypeError(f"too large: {text[:20]!r}...") from None
+        return ascii_int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def positive_int(text: str) -> int:
@@ -70,9 +62,10 @@ def non_negative_int(text: str) -> int:
 
 def finite_float(text: str) -> float:
     """A finite number (no NaN or infinity)."""
-    if not _FLOAT.fullmatch(text.strip()):
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}")
-    value = float(text)
+    try:
+        value = ascii_float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"must be finite: {text!r}")
     return value

@@ -12,11 +12,11 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from fastplay.asciinum import ascii_float, ascii_int
 from fastplay.board import Board, ColorLike
 from fastplay.color import Color
 
@@ -97,30 +97,23 @@ def parse_color(text: str) -> Color:
         raise GTPError("invalid color") from None
 
 
-#: GTP's numbers are ASCII (GTP 2, section 2.8): Python's ``int`` and
-#: ``float`` would also take other scripts' digits ("٣") and underscores.
-_INT = re.compile(r"[+-]?[0-9]+")
-_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?(inf|infinity|nan)",
-                    re.IGNORECASE)
-
-
 def parse_int(text: str, what: str) -> int:
-    """An integer argument (ASCII digits, an optional sign), or
-    :class:`GTPError` naming ``what``."""
-    if not _INT.fullmatch(text):
-        raise GTPError(f"syntax error: {what} must be an integer")
+    """An integer argument (ASCII digits, an optional sign:
+    :func:`fastplay.asciinum.ascii_int`), or :class:`GTPError` naming ``what``."""
     try:
-        return int(text)
-    except ValueError:     # beyond Python's 4,300 digits for a decimal string
-        raise GTPError(f"syntax error: {what} is too large") from None
+        return ascii_int(text)
+    except ValueError as exc:
+        problem = "is too large" if "digits" in str(exc) else "must be an integer"
+        raise GTPError(f"syntax error: {what} {problem}") from None
 
 
 def parse_float(text: str, what: str) -> float:
-    """A finite number argument (ASCII, decimal or exponent form), or
-    :class:`GTPError` naming ``what``."""
-    if not _FLOAT.fullmatch(text):
-        raise GTPError(f"syntax error: {what} must be a number")
-    value = float(text)
+    """A finite number argument (ASCII, decimal or exponent form:
+    :func:`fastplay.asciinum.ascii_float`), or :class:`GTPError` naming ``what``."""
+    try:
+        value = ascii_float(text)
+    except ValueError:
+        raise GTPError(f"syntax error: {what} must be a number") from None
     if not math.isfinite(value):
         raise GTPError(f"syntax error: {what} must be finite")
     return value

@@ -19,7 +19,6 @@ simulation loop").
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 import threading
@@ -30,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from fastplay._threads import Worker
+from fastplay._threads import run_all
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import SIMULATE_PYTHON, PlayoutEngine, PlayoutTally, TreeParams
 from fastplay._core import TreeNode, tree_backup, tree_simulate
@@ -445,22 +444,11 @@ class SearchLoop:
 
 
 def _run_threads(worker: Callable[[], None], threads: int, state: SearchState) -> None:
-    """Run ``worker`` on ``threads`` :class:`fastplay._threads.Worker` threads
-    (whose end is a flag: a Ctrl-C leaves ``Thread.join`` unsure,
-    python/cpython#90882; their waits wake as they end) and wait for all of them.  On an exception (a
-    Ctrl-C) the search stops and every started worker is waited for, through
-    any further Ctrl-C, before it is raised: the tree must not be used while
-    a worker still changes it, and a stopped worker ends within its current
-    simulation."""
-    workers = [Worker(worker, f"fastplay-search-{i}") for i in range(threads)]
-    try:
-        for thread in workers:
-            thread.start()
-        for thread in workers:
-            thread.wait()
-    except BaseException:
+    """Run ``worker`` on ``threads`` threads and wait for all of them
+    (:func:`fastplay._threads.run_all`: on a Ctrl-C the search stops and
+    every started worker is waited for before the tree is used again)."""
+
+    def stop() -> None:
         state.stop = True
-        for thread in workers:
-            with contextlib.suppress(KeyboardInterrupt):   # raised once it has ended
-                thread.wait(finish=True)
-        raise
+
+    run_all([worker] * threads, "fastplay-search", stop)
