@@ -260,6 +260,30 @@ def test_bad_move_value() -> None:
     assert info.value.node == 2
 
 
+@pytest.mark.parametrize("record, quoted", [
+    ("(;GM[1]SZ[9];B[{v}])", "B["),
+    ("(;GM[1]SZ[{d}])", "SZ["),
+    ("(;GM[1]SZ[9]AB[{v}][aa][bb][cc])", "AB["),
+    ("(;GM[{d}]SZ[9])", "GM["),
+    ("(;GM[1]SZ[9]PL[{v}])", "PL["),
+])
+def test_an_error_quotes_a_long_value_cut(record: str, quoted: str) -> None:
+    """A 5,000-byte value is quoted by its first characters and its length,
+    not in full (a GTP front end shows the message on one line)."""
+    with pytest.raises(SGFError) as info:
+        load_board(record.format(v="q" * 5000, d="9" * 5000).encode())
+    message = str(info.value)
+    assert quoted in message and "(5,000 bytes)" in message and len(message) < 250
+
+
+def test_a_warning_quotes_a_long_value_cut() -> None:
+    for prop in ("KM", "HA"):
+        with pytest.warns(SGFWarning) as record:
+            load_board(f"(;GM[1]SZ[9]{prop}[{'x' * 5000}])".encode())
+        message = str(record[0].message)
+        assert f"{prop}[" in message and "(5,000 bytes)" in message and len(message) < 250
+
+
 def test_tt_is_a_point_above_19() -> None:
     board = load_board("(;GM[1]SZ[21];B[tt];W[])")
     assert board.history == [("B", "U2"), ("W", "pass")]

@@ -309,6 +309,20 @@ def check_nodes(data: bytes, source: str = "SGF") -> None:
                        f"may have (fastplay.sgf.MAX_NODES)")
 
 
+#: The longest property value an error or a warning quotes in full.
+SHOWN_VALUE = 60
+
+
+def _shown(raw: bytes, encoding: str = "utf-8") -> str:
+    """A property value as an error or a warning quotes it: decoded (bad
+    bytes replaced), and cut after SHOWN_VALUE characters with the value's
+    length in bytes, so that a 5,000-byte value gives a readable message."""
+    text = raw.decode(encoding, "replace")
+    if len(text) <= SHOWN_VALUE:
+        return text
+    return f"{text[:SHOWN_VALUE]}... ({len(raw):,} bytes)"
+
+
 def _parse_size(coarse: sgf_grammar.Coarse_game_tree) -> int:
     root = coarse.sequence[0]
     raw = root.get("SZ")
@@ -317,18 +331,19 @@ def _parse_size(coarse: sgf_grammar.Coarse_game_tree) -> int:
     if len(raw) != 1:
         raise SGFError(f"SZ has {len(raw)} values", node=0)
     text = raw[0].decode("ascii", "replace").strip()
+    shown = _shown(raw[0].strip(), "ascii")
     parts = [p.strip() for p in text.split(":")]
     try:
         dims = [int(p) for p in parts]
     except ValueError:
-        raise SGFError(f"SZ[{text}] is not a board size", node=0) from None
+        raise SGFError(f"SZ[{shown}] is not a board size", node=0) from None
     if len(dims) == 2 and dims[0] != dims[1]:
-        raise SGFError(f"SZ[{text}]: only square boards are supported", node=0)
+        raise SGFError(f"SZ[{shown}]: only square boards are supported", node=0)
     if len(dims) not in (1, 2):
-        raise SGFError(f"SZ[{text}] is not a board size", node=0)
+        raise SGFError(f"SZ[{shown}] is not a board size", node=0)
     size = dims[0]
     if not MIN_SIZE <= size <= MAX_SIZE:
-        raise SGFError(f"SZ[{text}]: board size must be {MIN_SIZE}..{MAX_SIZE}", node=0)
+        raise SGFError(f"SZ[{shown}]: board size must be {MIN_SIZE}..{MAX_SIZE}", node=0)
     # sgfmill only understands the plain form; normalise "N:N" for it.
     root["SZ"] = [str(size).encode("ascii")]
     return size
@@ -356,7 +371,7 @@ def _parse_game(data: bytes, from_str: bool = False,
         override = "UTF-8" if bom else encoding
     gm = coarse.sequence[0].get("GM")
     if gm is not None and any(v.strip() != b"1" for v in gm):
-        values = "".join(f"[{v.decode('ascii', 'replace')}]" for v in gm)
+        values = "".join(f"[{_shown(v, 'ascii')}]" for v in gm)
         raise SGFError(f"GM{values}: not a Go record", node=0)
     size = _parse_size(coarse)
     try:
@@ -388,7 +403,7 @@ def _komi(root: sgf.Tree_node) -> float | None:
     except ValueError:
         komi = None
     if komi is None or not math.isfinite(komi) or abs(komi) > MAX_KOMI:
-        text = raw.decode("utf-8", "replace")
+        text = _shown(raw)
         warnings.warn(f"KM[{text}] holds no usable komi (a number within +-{MAX_KOMI:g} "
                       "points); using the board's default", SGFWarning, stacklevel=3)
         return None
@@ -404,7 +419,7 @@ def _handicap(root: sgf.Tree_node) -> int | None:
     except ValueError:
         value = None
     if value is None or value < 0:
-        text = raw.decode("utf-8", "replace")
+        text = _shown(raw)
         warnings.warn(f"HA[{text}] is not a handicap count; ignored",
                       SGFWarning, stacklevel=3)
         return None
@@ -417,7 +432,7 @@ def _colour_of_pl(raw: bytes, node: int) -> str:
         return "B"
     if text in (b"W", b"2"):
         return "W"
-    raise SGFError(f"PL[{raw.decode('utf-8', 'replace')}] is not a colour", node=node)
+    raise SGFError(f"PL[{_shown(raw)}] is not a colour", node=node)
 
 
 def _gtp(point: tuple[int, int]) -> str:
@@ -430,9 +445,11 @@ def _points(node: sgf.Tree_node, ident: str, index: int) -> set[tuple[int, int]]
     try:
         return set(node.get(ident))
     except ValueError as exc:
-        raw = "".join(f"[{v.decode('utf-8', 'replace')}]" for v in node.get_raw_list(ident))
-        reason = str(exc) or "a point is off the board or malformed"
-        raise SGFError(f"{ident}{raw}: bad point list ({reason})", node=index) from exc
+        raw = "".join(f"[{_shown(v)}]" for v in node.get_raw_list(ident)[:3])
+        if len(node.get_raw_list(ident)) > 3:
+            raw += f"... ({len(node.get_raw_list(ident))} values)"
+        raise SGFError(f"{ident}{raw}: bad point list (a point is off the board or "
+                       "malformed)", node=index) from exc
 
 
 def _move(node: sgf.Tree_node, ident: str, index: int, size: int) -> tuple[int, int] | None:
@@ -443,7 +460,7 @@ def _move(node: sgf.Tree_node, ident: str, index: int, size: int) -> tuple[int, 
         point: tuple[int, int] | None = sgf_properties.interpret_go_point(values[0], size)
     except ValueError as exc:
         raise SGFError(
-            f"{ident}[{values[0].decode('utf-8', 'replace')}] is not a point on a "
+            f"{ident}[{_shown(values[0])}] is not a point on a "
             f"{size}x{size} board", node=index) from exc
     return point
 
