@@ -464,11 +464,12 @@ def test_search_cut_short_in_a_descent_drops_its_tree(db, monkeypatch):
     original = NodeMaker.expand
     calls = [0]
 
-    def expand(self, position, base, params, recent=None):  # type: ignore[no-untyped-def]
+    def expand(self, position, base, params, recent=None,  # type: ignore[no-untyped-def]
+               release=False):
         calls[0] += 1
         if calls[0] == 20:
-            raise KeyboardInterrupt
-        return original(self, position, base, params, recent)
+            raise KeyboardInterrupt   # with two threads, while the lock is let go
+        return original(self, position, base, params, recent, release)
 
     monkeypatch.setattr(NodeMaker, "expand", expand)
     with pytest.raises(KeyboardInterrupt):

@@ -374,6 +374,63 @@ def test_threads_share_the_core_loop_and_its_counters(db: fp.PatternDatabase,
         check_tree(search, visits)
 
 
+class _RacingMaker:
+    """A node maker that looks at the search's lock while it works and, when
+    told to, plays another thread that gives the edge its node meanwhile."""
+
+    def __init__(self, lock: Any, parent: TreeNode, i: int, rival: TreeNode | None) -> None:
+        self.lock, self.parent, self.i, self.rival = lock, parent, i, rival
+        self.saw_lock_held: bool | None = None
+        self.release: bool | None = None
+
+    def expand(self, board: fp.Board, base: float, params: TreeParams,
+               recent: tuple[int, int] | None = None, release: bool = False) -> TreeNode:
+        self.saw_lock_held = self.lock.locked()
+        self.release = release
+        if self.rival is not None:
+            self.parent.children[self.i] = self.rival
+        return prior_node(board.to_move_code, np.arange(4), np.ones(4), None, None,
+                          1.0, 0.0, 0.5, 0.01, base)
+
+
+@pytest.mark.parametrize("rival", [False, True])
+def test_a_new_node_is_made_with_the_lock_let_go(rival: bool) -> None:
+    """With several threads the search's lock is let go while a new node is
+    made.  The node's base is then the edge's visits and the other descents'
+    pending ones; if another thread gave the edge a node meanwhile, that node
+    is kept and the descent's own pending visits move out of its base."""
+    import threading
+
+    from fastplay.search.tree import SearchTree
+
+    board = fp.Board(5)
+    parent = prior_node(BLACK, np.arange(25), np.ones(25), None, None, 1.0, 0.0, 0.5, 0.01, 0.0)
+    i = 7
+    parent.n[i] = 4.0
+    parent.vl[i] = 3.0        # 1 of this descent's, 2 of others still on their way
+    other = prior_node(2, np.arange(4), np.ones(4), None, None, 1.0, 0.0, 0.5, 0.01, 6.0)
+    lock = threading.Lock()
+    maker = _RacingMaker(lock, parent, i, other if rival else None)
+    tree = SearchTree(nodes=1, edges=26)
+    leaf = board.copy()
+    leaf.play_index(i, BLACK)
+    with lock:
+        node = tree.grow(board, leaf, [parent], [i], maker, PARAMS,  # type: ignore[arg-type]
+                         1.0, lock)
+        assert lock.locked()
+    assert maker.saw_lock_held is False and maker.release is True
+    assert parent.children[i] is node
+    if rival:
+        assert node is other and node.base == 5.0 and tree.nodes == 1
+    else:
+        assert node.base == 6.0 and tree.nodes == 2 and tree.edges == 26 + len(node.moves)
+    # Without a lock, nothing changes: made in place, the lock never touched.
+    parent.children[i] = None
+    maker = _RacingMaker(lock, parent, i, None)
+    node = tree.grow(board, leaf, [parent], [i], maker, PARAMS, 1.0)  # type: ignore[arg-type]
+    assert maker.saw_lock_held is False and maker.release is False and node.base == 6.0
+
+
 _HOSTILE_PREAMBLE = """
 import math
 import numpy as np

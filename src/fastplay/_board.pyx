@@ -557,7 +557,7 @@ cdef class CoreBoard(Position):
         # The GIL stays held, here and in every CoreBoard query: released, it
         # let another thread free this board's block (setup, __init__) in
         # the middle of a read (a fresh tester's segfault).
-        tactics_codes(&self.st, c_color, self._suicide, &o[0], st)
+        tactics_codes(&self.st, c_color, self._suicide, &o[0], st, False)
         return out
 
     def races_flat(self, color, stakes=None):

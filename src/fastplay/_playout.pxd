@@ -144,10 +144,15 @@ cdef class PlayoutEngine:
     # from run_komi): ``n`` playouts from ``board`` into ``tally`` (a PlayoutTally of the
     # board's size, else TypeError / ValueError), the GIL released while they run;
     # ``out`` gets the call's counts.  RuntimeError when another thread fills ``tally``.
+    # ``release``: the template's contexts are computed with the GIL let go,
+    # in the same section as the playouts.
     cdef int run_tally(self, object tally, CoreBoard board, int64_t n, uint64_t key,
-                       int64_t first, double komi, bint tt, TallyCounts* out) except -1
+                       int64_t first, double komi, bint tt, TallyCounts* out,
+                       bint release=*) except -1
     cdef uint64_t _check_run(self, n, seed, threads, max_moves, first) except? 0
-    cdef object _template(self, CoreBoard board, bint near_first)
+    cdef int _prepare(self, PState* tmpl, CoreBoard board, bint near_first,
+                      bint defer) except -1
+    cdef object _template(self, CoreBoard board, bint near_first, bint defer=*)
     cdef void _release(self, holder)
     cdef dict _run(self, PState* tmpl, int start, uint64_t key, int64_t first, int64_t n,
                    int threads, int max_moves, double komi, bint tt, bint amaf, bint debug,

@@ -1119,7 +1119,8 @@ cdef class PlayoutEngine:
                        &counts)
 
     cdef int run_tally(self, object tally_obj, CoreBoard board, int64_t n, uint64_t key,
-                       int64_t first, double komi, bint tt, TallyCounts* out) except -1:
+                       int64_t first, double komi, bint tt, TallyCounts* out,
+                       bint release=False) except -1:
         """run_into on checked ``n``, ``key``, ``first`` and ``komi`` (the tree
         search's compiled loop calls it once per simulation)."""
         if not isinstance(tally_obj, PlayoutTally):
@@ -1142,12 +1143,18 @@ cdef class PlayoutEngine:
         cdef PState* tmpl
         try:
             w.reset(False)
-            holder = self._template(board, False)
+            holder = self._template(board, False, release)
             tmpl = (<_Template>holder).s
             while a < end:
                 # Chunks, so that Ctrl-C is seen within a few milliseconds.
                 b = min(end, a + 32)
                 with nogil:
+                    if release:
+                        # The template's contexts where the GIL is let go
+                        # anyway: one hand-over of the GIL a call, not two
+                        # (each costs a search's other threads a wake-up).
+                        pstate_init(tmpl, self.T, self.G)
+                        release = False
                     err = run_playouts_range(w.s, tmpl, self.T, self.G, start, key, a, b, 600,
                                              komi, tt, amaf, False, &w.acc, w.owner_p, NULL,
                                              &stop)
@@ -1194,6 +1201,13 @@ cdef class PlayoutEngine:
     cdef int prepare(self, PState* tmpl, CoreBoard board, bint near_first) except -1:
         """Make ``tmpl`` (from pstate_new(board size)) the template of a playout from ``board``:
         its position, this engine's fast paths, every context and value (pstate_init)."""
+        return self._prepare(tmpl, board, near_first, False)
+
+    cdef int _prepare(self, PState* tmpl, CoreBoard board, bint near_first,
+                      bint defer) except -1:
+        """prepare; with ``defer`` (and no ``near_first``) all but the
+        contexts and values, which the caller then computes with
+        ``pstate_init(tmpl, self.T, self.G)`` where it lets the GIL go."""
         if tmpl == NULL or tmpl.b.size != board.st.size:
             raise ValueError("the template state must be allocated for the board's size")
         board_copy(&tmpl.b, &board.st)
@@ -1202,6 +1216,8 @@ cdef class PlayoutEngine:
         tmpl.flat = self.flat
         tmpl.fv = self.FV
         tmpl.q.lim = self.update_bound
+        if defer and not near_first:
+            return 0
         pstate_init(tmpl, self.T, self.G)
         if near_first:
             near = board.near_mask()
@@ -1209,7 +1225,7 @@ cdef class PlayoutEngine:
                 q_add(&tmpl.q, board.pad(int(i)))
         return 0
 
-    cdef object _template(self, CoreBoard board, bint near_first):
+    cdef object _template(self, CoreBoard board, bint near_first, bint defer=False):
         """A template state for ``board`` from the pool: zeroing a fresh one
         (about 70 KB) cost a tenth of a 9x9 playout, and a tree search makes
         one call per simulation.  pstate_init sets every field a playout reads."""
@@ -1218,7 +1234,7 @@ cdef class PlayoutEngine:
             holder = pool.pop()     # atomic under the GIL: never shared
         except IndexError:
             holder = _Template(board.st.size)
-        self.prepare((<_Template>holder).s, board, near_first)
+        self._prepare((<_Template>holder).s, board, near_first, defer)
         return holder
 
     cdef void _release(self, holder):

@@ -27,8 +27,10 @@ cdef enum:
 # Fill ``out`` (one byte per point, row-major, zeroed by the caller) with the
 # TAC_* code of every legal move of ``color``; ``stakes`` (or NULL) gets the
 # stones each code is about.  See CoreBoard.tactics_flat for the contract.
+# ``release``: read a copy of the position with the GIL let go (for a search
+# whose other threads go on meanwhile); the same codes either way.
 cdef int tactics_codes(BoardState* b, int color, bint allow_suicide, cnp.int8_t* out,
-                       cnp.int16_t* stakes) except -1
+                       cnp.int16_t* stakes, bint release) except -1
 # The same for capturing races (CoreBoard.races_flat).
 cdef int races_codes(BoardState* b, int color, cnp.int8_t* out, cnp.int16_t* stakes) except -1
 # Whether the string on padded point ``p`` is captured by a ladder

@@ -3,7 +3,8 @@
 Ladders and capturing races; the playouts do not read.  :class:`CoreBoard`
 (``fastplay._board``) calls :c:func:`tactics_codes`, :c:func:`races_codes`
 and :c:func:`ladder_read`, which take readers from a pool and run with the
-GIL held.  Python sees the codes ``TACTIC_NONE``/``BAD``/``SAVE``/``CAPTURE``
+GIL held (tactics_codes, when asked, reads a copy of the position with the GIL
+let go).  Python sees the codes ``TACTIC_NONE``/``BAD``/``SAVE``/``CAPTURE``
 and the limits ``LADDER_BUDGET``, ``TACTICS_BUDGET``, ``RACE_LIBS``,
 ``RACE_SAFE``, ``RACE_BUDGET``, ``RACE_TOTAL``.
 """
@@ -563,9 +564,11 @@ cdef int tactic_stake(BoardState* b, int p, int me, int code) noexcept nogil:
 
 
 cdef class _ReaderBox:
-    """A :c:type:`Reader` plus the candidate move's board, kept between calls."""
+    """A :c:type:`Reader` plus the candidate move's board and a private copy
+    of the position (``own``), kept between calls."""
     cdef Reader* r
     cdef char* cand
+    cdef char* own
     cdef size_t cand_size
 
     def __cinit__(self):
@@ -578,13 +581,16 @@ cdef class _ReaderBox:
             reader_free(self.r)
             free(self.r)
         free(self.cand)
+        free(self.own)
 
     cdef int start(self, size_t blocksize, int total) except -1:
         if self.cand_size < blocksize:
             free(self.cand)
+            free(self.own)
             self.cand = <char*>malloc(blocksize)
-            self.cand_size = blocksize if self.cand != NULL else 0
-            if self.cand == NULL:
+            self.own = <char*>malloc(blocksize)
+            self.cand_size = blocksize if self.cand != NULL and self.own != NULL else 0
+            if self.cand_size == 0:
                 raise MemoryError("no memory for a scratch board")
         reader_start(self.r, blocksize, total)
         return 0
@@ -617,24 +623,62 @@ RACE_BUDGET = RACE_BUDGET_C
 RACE_TOTAL = RACE_TOTAL_C
 
 cdef int tactics_codes(BoardState* b, int color, bint allow_suicide, cnp.int8_t* out,
-                       cnp.int16_t* stakes) except -1:
-    cdef int n = b.size * b.size, i, p
-    cdef BoardState c
+                       cnp.int16_t* stakes, bint release) except -1:
+    cdef BoardState c, o
     cdef _ReaderBox box = _take_reader()
-    box.start(b.blocksize, TACTICS_BUDGET_C)
-    reader_root(box.r, b)
-    c = b[0]
-    c.block = box.cand            # the candidate move's board
-    board_layout(&c)
     try:
-        for i in range(n):
-            p = (i // b.size + 1) * b.W + i % b.size + 1
-            if board_legality(b, p, color, allow_suicide) == LEGAL:
-                out[i] = tactical_code(b, &c, p, color, box.r)
-                if stakes != NULL and out[i] != TAC_NONE:
-                    stakes[i] = tactic_stake(b, p, color, out[i])
+        box.start(b.blocksize, TACTICS_BUDGET_C)
+        reader_root(box.r, b)
+        if not release:
+            c = b[0]
+            c.block = box.cand            # the candidate move's board
+            board_layout(&c)
+            _codes(b, &c, color, allow_suicide, out, stakes, box.r)
+            return 0
+        # A copy of the position (the liberty bitsets of its heads:
+        # reader_root's points) that no Python code can change while the GIL
+        # is let go, and codes and stakes in buffers of the call's own (the
+        # caller's arrays could be freed meanwhile).
+        o = b[0]
+        o.block = box.own
+        board_layout(&o)
+        board_copy_points(&o, b, box.r.pts, box.r.nheads)
+        c = o
+        c.block = box.cand
+        board_layout(&c)
+        _released_codes(&o, &c, color, allow_suicide, out, stakes, box.r)
     finally:
         _give_back(box)
+    return 0
+
+
+cdef void _codes(BoardState* b, BoardState* c, int color, bint allow_suicide,
+                 cnp.int8_t* out, cnp.int16_t* stakes, Reader* r) noexcept nogil:
+    """tactics_codes's work on ``b`` (``c``: the candidate move's board)."""
+    cdef int n = b.size * b.size, i, p
+    for i in range(n):
+        p = (i // b.size + 1) * b.W + i % b.size + 1
+        if board_legality(b, p, color, allow_suicide) == LEGAL:
+            out[i] = tactical_code(b, c, p, color, r)
+            if stakes != NULL and out[i] != TAC_NONE:
+                stakes[i] = tactic_stake(b, p, color, out[i])
+
+
+cdef int _released_codes(BoardState* b, BoardState* c, int color, bint allow_suicide,
+                         cnp.int8_t* out, cnp.int16_t* stakes, Reader* r) except -1:
+    """_codes with the GIL let go, on a board of the caller's own, through
+    buffers of the call's own for ``out`` and ``stakes``."""
+    cdef int n = b.size * b.size
+    cdef cnp.int8_t codes[MAX_SIZE_C * MAX_SIZE_C]
+    cdef cnp.int16_t sts[MAX_SIZE_C * MAX_SIZE_C]
+    memcpy(codes, out, n * sizeof(cnp.int8_t))
+    if stakes != NULL:
+        memcpy(sts, stakes, n * sizeof(cnp.int16_t))
+    with nogil:
+        _codes(b, c, color, allow_suicide, codes, sts if stakes != NULL else NULL, r)
+    memcpy(out, codes, n * sizeof(cnp.int8_t))
+    if stakes != NULL:
+        memcpy(stakes, sts, n * sizeof(cnp.int16_t))
     return 0
 
 

@@ -1003,7 +1003,7 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
                 lock.release()
                 try:
                     engine.run_tally(tally, scratch, n, key, start, komi, tromp_taylor,
-                                     &counts)
+                                     &counts, reserved)
                 finally:
                     lock.acquire()
             asked += n
@@ -1224,13 +1224,17 @@ cdef int _candidates(CoreBoard board, int color, const uint32_t* v, double line1
 
 def make_node(CoreBoard board not None, PlayoutEngine engine not None, double line1,
               double line2, factors, bint tactical, double ladder_prior, double ladder_visits,
-              double prior_power, double pass_prior, double base):
+              double prior_power, double pass_prior, double base, bint release=False):
     """A new node for ``board``'s side to move, as ``prior_node(color,
     *expansion_moves(board, color, engine.move_values(board), line1, line2,
     factors), tactics, weight, ...)`` makes it, where (when ``tactical``)
     ``tactics`` are :meth:`CoreBoard.tactics_flat`'s codes of the candidates
     and ``weight`` 1 where a code is set: the same node to the bit, without
     numpy between the steps (a search makes one every few simulations).
+
+    ``release``: the tactical reading runs on a copy of the board with the
+    GIL let go, so that a search's other threads go on meanwhile (the same
+    node either way).
 
     Raises as those functions do, and ``RuntimeError`` when reading a factor
     row re-initialises the board.
@@ -1253,7 +1257,7 @@ def make_node(CoreBoard board not None, PlayoutEngine engine not None, double li
     m = _candidates(board, color, values, line1, line2, rows, pt, raw)
     if tactical:
         memset(codes, 0, npts)
-        tactics_codes(&board.st, color, board.allows_suicide(), codes, NULL)
+        tactics_codes(&board.st, color, board.allows_suicide(), codes, NULL, release)
         for j in range(m):
             tc[j] = codes[pt[j]]
             wt[j] = 1.0 if tc[j] != TAC_NONE else 0.0

@@ -267,8 +267,10 @@ class SearchLoop:
               path: list[int], virtual_loss: float = 0.0) -> tuple[TreeNode, bool]:
         """:func:`tree_simulate`'s ``grow``: the node of the descent's last edge
         (:meth:`SearchTree.grow`) and whether the tree may still grow."""
+        # Several threads: the lock is let go while the node is made (its
+        # tactical reading, most of the cost, without the GIL too).
         node = self.tree.grow(root_board, board, nodes, path, self.maker, self.params,
-                              virtual_loss)
+                              virtual_loss, self.lock if self.threads > 1 else None)
         return node, not self.tree.full(self.config.max_nodes, self.config.max_memory)
 
     def _reserve(self, limits: Limits, deadline: float | None, batch: int

@@ -142,15 +142,18 @@ class NodeMaker:
         self.config = config
 
     def expand(self, board: Board, base: float, params: TreeParams,
-               recent: tuple[int, int] | None = None) -> TreeNode:
+               recent: tuple[int, int] | None = None, release: bool = False) -> TreeNode:
         """A new node for ``board`` (whose side is to move); ``base``: visits
         already evaluated there; ``recent``: flat indices of the last two
-        moves (-1 for a pass or none), ``None`` to read them from the board.
+        moves (-1 for a pass or none), ``None`` to read them from the board;
+        ``release``: the tactical reading lets the GIL go (``board`` must not
+        change meanwhile: a search thread's own board), so that a search's
+        other threads go on.
 
         Raises :class:`PriorError` when a user prior fails or is malformed.
         """
         config = self.config
-        node = self._compiled(board, base, recent)
+        node = self._compiled(board, base, recent, release)
         if node is None:
             node = self._assembled(board, base, recent)
         if config.even_visits > 0 or config.pattern_visits > 0:
@@ -172,8 +175,8 @@ class NodeMaker:
         node.refresh(params)
         return node
 
-    def _compiled(self, board: Board, base: float, recent: tuple[int, int] | None
-                  ) -> TreeNode | None:
+    def _compiled(self, board: Board, base: float, recent: tuple[int, int] | None,
+                  release: bool = False) -> TreeNode | None:
         """The node from the core's :func:`make_node` in one call, where the
         options ask for nothing else (no user prior, fight factor, race
         reading or stakes); ``None`` otherwise."""
@@ -185,7 +188,7 @@ class NodeMaker:
         tactical = config.ladder_prior != 1.0 or config.ladder_visits > 0
         return make_node(board, points_engine, line1, line2, factors, tactical,
                          config.ladder_prior, config.ladder_visits, power, config.pass_prior,
-                         base)
+                         base, release)
 
     def _assembled(self, board: Board, base: float, recent: tuple[int, int] | None
                    ) -> TreeNode:

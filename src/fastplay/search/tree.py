@@ -11,6 +11,7 @@ formulas are in :mod:`fastplay.search`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from threading import Lock
 from typing import Any
 
 import numpy as np
@@ -180,20 +181,51 @@ class SearchTree:
         return Descent(nodes, path, board, terminal, virtual_loss)
 
     def grow(self, root_board: Board, board: Board, nodes: list[TreeNode], path: list[int],
-             maker: NodeMaker, params: TreeParams, virtual_loss: float = 0.0) -> TreeNode:
+             maker: NodeMaker, params: TreeParams, virtual_loss: float = 0.0,
+             lock: Lock | None = None) -> TreeNode:
         """Give the last edge of a descent (``nodes``, ``path``, from the root
         position ``root_board`` to ``board``) its node, made by ``maker``, and
-        return it.  ``virtual_loss``: the descent's own, on that edge."""
+        return it.  ``virtual_loss``: the descent's own, on that edge.
+
+        ``lock``: the search's lock, held by the caller, which is let go
+        while ``maker`` makes the node (``board`` must be the caller's own),
+        so that other threads go on meanwhile.  If one of them gave the edge
+        its node in that time, that node is returned and this one dropped;
+        the descent's ``virtual_loss``, counted in that node's ``base`` as
+        visits pending on the edge, then leaves it, since the descent goes on
+        into the node.
+        """
         parent, i = nodes[-1], path[-1]
-        # The edge's visits so far, and those other descents still run
-        # through it (their virtual loss, ours apart): they will count on
-        # this edge, not in the child.
-        move, visits, vl = parent.edge(i)
-        pending = vl - virtual_loss
+        move = parent.edge(i)[0]
         before = nodes[-2].edge(path[-2])[0] if len(nodes) > 1 \
             else recent_moves(root_board)[0]
-        node = maker.expand(board, visits + pending, params, (move, before))
+        if lock is None:
+            node = maker.expand(board, self._base(parent, i, virtual_loss), params,
+                                (move, before))
+        else:
+            lock.release()
+            try:
+                # The base is set once the lock is held again (below).
+                node = maker.expand(board, 0.0, params, (move, before), release=True)
+            finally:
+                lock.acquire()
+            made = parent.children[i]
+            if made is not None:
+                # Another thread's node, whose base counted this descent's
+                # visits as pending on the edge: they go into the node now.
+                made.base -= virtual_loss
+                return made
+            node.base = self._base(parent, i, virtual_loss)
         parent.children[i] = node
         self.nodes += 1
         self.edges += len(node.moves)
         return node
+
+    @staticmethod
+    def _base(parent: TreeNode, i: int, virtual_loss: float) -> float:
+        """A new node's ``base`` on ``parent``'s edge ``i``: the edge's visits
+        so far, and those other descents still run through it (their virtual
+        loss, ``virtual_loss`` -- the descent's own -- apart): they will count
+        on this edge, not in the child."""
+        _, visits, vl = parent.edge(i)
+        return float(visits + (vl - virtual_loss))
