@@ -17,7 +17,6 @@ from libc.stdint cimport uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t,
 from libc.stdlib cimport malloc, free, calloc
 from libc.string cimport memcpy, memset
 
-import threading
 from functools import partial
 
 from fastplay._threads import run_all
@@ -1259,7 +1258,6 @@ cdef class PlayoutEngine:
         batch.tt = tt
         batch.amaf = amaf
         batch.debug = debug
-        batch.lock = threading.Lock()
         chunks = (n + batch.chunk - 1) // batch.chunk
         count = min(threads, max(1, chunks))
         idle = None if want_final else self._idle.setdefault((size, amaf), [])
@@ -1350,29 +1348,47 @@ cdef class _Batch:
     cdef double komi
     cdef bint tt, amaf, debug
     cdef volatile int stop
-    cdef object lock
 
     def work(self, _Worker w, bint check_signals):
-        cdef int64_t a, b
-        cdef int err
+        """Play chunks of the batch's playouts with ``w`` until none is left;
+        ``check_signals``: the calling thread's work, which looks for Ctrl-C
+        between chunks.  A chunk is claimed by an atomic addition, so that
+        the threads of a batch never take the GIL until their work is done."""
+        cdef int64_t a = 0, b
+        cdef int err = DBG_OK
+        cdef PState* tmpl = self.tmpl
+        cdef const uint32_t* T = self.eng.T
+        cdef const uint16_t* G = self.eng.G
         while not self.stop:
-            with self.lock:
-                a = self.next_index
-                b = min(self.end, a + self.chunk)
-                self.next_index = b
-            if a >= b:
-                return
             with nogil:
-                err = run_playouts_range(w.s, self.tmpl, self.eng.T, self.eng.G, self.start,
-                                         self.key, a, b, self.max_moves, self.komi, self.tt,
-                                         self.amaf, self.debug, &w.acc, w.owner_p, w.final_p,
-                                         &self.stop)
+                while not self.stop:
+                    a = fp_claim(&self.next_index, self.chunk)
+                    if a >= self.end:
+                        break
+                    b = min(self.end, a + self.chunk)
+                    err = run_playouts_range(w.s, tmpl, T, G, self.start, self.key, a, b,
+                                             self.max_moves, self.komi, self.tt, self.amaf,
+                                             self.debug, &w.acc, w.owner_p, w.final_p,
+                                             &self.stop)
+                    if err != DBG_OK or check_signals:
+                        break
             if err != DBG_OK:
                 w.error = err
                 self.stop = 1
                 return
-            if check_signals:
-                PyErr_CheckSignals()
+            if a >= self.end or not check_signals:
+                return
+            PyErr_CheckSignals()
+
+
+cdef extern from *:
+    """
+    static inline int64_t fp_claim(int64_t* next, int64_t chunk) {
+        return __atomic_fetch_add(next, chunk, __ATOMIC_RELAXED);
+    }
+    """
+    # The first index of the next chunk of a batch, claimed by any thread.
+    int64_t fp_claim(int64_t* next, int64_t chunk) nogil
 
 
 cdef extern from "Python.h":
