@@ -431,6 +431,29 @@ def test_a_new_node_is_made_with_the_lock_let_go(rival: bool) -> None:
     assert maker.saw_lock_held is False and maker.release is False and node.base == 6.0
 
 
+def test_a_user_prior_is_called_one_node_at_a_time_on_several_threads(
+        db: fp.PatternDatabase) -> None:
+    """New nodes are made with the lock let go, but not through a user prior:
+    a prior that is not thread-safe keeps working with ``threads`` > 1."""
+    import threading
+
+    lock, state = threading.Lock(), {"now": 0, "most": 0, "calls": 0}
+
+    def prior(board: fp.Board) -> np.ndarray:
+        with lock:
+            state["now"] += 1
+            state["calls"] += 1
+            state["most"] = max(state["most"], state["now"])
+        time.sleep(0.001)
+        with lock:
+            state["now"] -= 1
+        return np.ones(board.size * board.size + 1)
+
+    search = MCTS(db, threads=4, seed=1, prior=prior, resign_threshold=None)
+    assert search.run(fp.Board(9), visits=1500).visits == 1500
+    assert state["calls"] > 20 and state["most"] == 1
+
+
 _HOSTILE_PREAMBLE = """
 import math
 import numpy as np

@@ -128,7 +128,9 @@ class SearchConfig:
             the opening (fewer than a quarter of the points played);
             ``None`` never resigns.
         default_playouts: visits per move without a limit or a clock.
-        max_nodes: the tree stops growing beyond this many nodes.
+        max_nodes: the tree stops growing beyond this many nodes (with
+            several threads, up to one more node per thread: each learns
+            that the tree is full as it makes a node).
         max_memory: ... or once its estimated size passes this many bytes
             (``EDGE_BYTES`` per move of each node: on 19x19 a node holds
             some 360 moves, 42 kB, so the default 1 GiB is about 25,000

@@ -135,7 +135,8 @@ class MCTS:
             it may be called from several threads at once.
         prior: ``prior(board) -> float[size*size + 1]`` (flat ``row * size
             + col``, pass last), non-negative: the prior of new nodes,
-            normalised over their legal moves.
+            normalised over their legal moves.  Called one node at a time,
+            whatever ``threads``.
         **options: :class:`SearchConfig` fields, applied to ``config`` (the
             older way to pass them).
 

@@ -268,9 +268,12 @@ class SearchLoop:
         """:func:`tree_simulate`'s ``grow``: the node of the descent's last edge
         (:meth:`SearchTree.grow`) and whether the tree may still grow."""
         # Several threads: the lock is let go while the node is made (its
-        # tactical reading, most of the cost, without the GIL too).
+        # tactical reading, most of the cost, without the GIL too) -- unless
+        # a user prior makes it, which is called one node at a time, as with
+        # one thread (a tester saw up to 8 calls at once otherwise).
+        concurrent = self.threads > 1 and self.maker.user_prior is None
         node = self.tree.grow(root_board, board, nodes, path, self.maker, self.params,
-                              virtual_loss, self.lock if self.threads > 1 else None)
+                              virtual_loss, self.lock if concurrent else None)
         return node, not self.tree.full(self.config.max_nodes, self.config.max_memory)
 
     def _reserve(self, limits: Limits, deadline: float | None, batch: int
