@@ -477,6 +477,35 @@ def test_loadsgf_sets_position_komi_and_move_number(engine: GTPEngine, tmp_path:
     assert fails(engine, "undo") == "cannot undo"
 
 
+def test_control_characters_in_an_error_cannot_fake_an_answer(engine: GTPEngine,
+                                                              tmp_path: Any) -> None:
+    """A record's value quoted by an error, with carriage returns and escape
+    codes in it, stays one line of the error: read in text mode (where a
+    carriage return ends a line) no empty line ends the answer early and no
+    false "=2 D4" follows (a tester's finding)."""
+    sgf = tmp_path / "spoof.sgf"
+    sgf.write_bytes(b"(;GM[1]SZ[9];B[\r\r=2 D4\r\r\x1b[2J])")
+    response = engine.handle(f"loadsgf {sgf}")
+    assert response is not None
+    as_text = io.StringIO(response, newline=None).read()   # universal newlines
+    assert as_text.startswith("?") and as_text.endswith("\n\n")
+    assert as_text.count("\n") == 2 and "\x1b" not in as_text
+    assert "\\x0d\\x0d=2 D4" in as_text
+
+
+@pytest.mark.parametrize("result, success, answer", [
+    ("a\r\nb", True, "= a\nb\n\n"),
+    ("a\r\rb", True, "= a\nb\n\n"),
+    ("bad\nthing\r\n\r\nhere", False, "? bad thing here\n\n"),
+    ("bell\x07 nul\x00 c1\x85", False, "? bell\\x07 nul\\x00 c1\\x85\n\n"),
+    ("tab\tkept", True, "= tab\tkept\n\n"),
+])
+def test_a_response_text_cannot_break_the_framing(result: str, success: bool,
+                                                   answer: str) -> None:
+    from fastplay.gtp.protocol import format_response
+    assert format_response(success, "", result) == answer
+
+
 def test_loadsgf_errors(engine: GTPEngine, tmp_path: Any) -> None:
     assert "cannot load" in fails(engine, f"loadsgf {tmp_path / 'missing.sgf'}")
     bad = tmp_path / "bad.sgf"

@@ -276,6 +276,18 @@ def test_an_error_quotes_a_long_value_cut(record: str, quoted: str) -> None:
     assert quoted in message and "(5,000 bytes)" in message and len(message) < 250
 
 
+def test_an_error_escapes_control_characters_and_counts_many_values() -> None:
+    with pytest.raises(SGFError) as info:
+        load_board(b"(;GM[1]SZ[9];B[\r\x1b[2J])")
+    assert "B[\\x0d\\x1b[2J]" in str(info.value)
+    with pytest.raises(SGFError) as info:
+        load_board(b"(;GM" + b"[2]" * 5000 + b"SZ[9])")
+    assert "GM[2][2][2]... (5,000 values)" in str(info.value) and len(str(info.value)) < 100
+    with pytest.warns(SGFWarning) as record:
+        load_board(b"(;GM[1]CA[" + b"x" * 5000 + b"]SZ[9];B[aa])")
+    assert len(str(record[0].message)) < 200
+
+
 def test_a_warning_quotes_a_long_value_cut() -> None:
     for prop in ("KM", "HA"):
         with pytest.warns(SGFWarning) as record:

@@ -313,14 +313,30 @@ def check_nodes(data: bytes, source: str = "SGF") -> None:
 SHOWN_VALUE = 60
 
 
-def _shown(raw: bytes, encoding: str = "utf-8") -> str:
-    """A property value as an error or a warning quotes it: decoded (bad
-    bytes replaced), and cut after SHOWN_VALUE characters with the value's
-    length in bytes, so that a 5,000-byte value gives a readable message."""
-    text = raw.decode(encoding, "replace")
+def _shown(raw: bytes | str, encoding: str = "utf-8") -> str:
+    """A property value (or other text from a record) as an error or a
+    warning quotes it: decoded (bad bytes replaced), control characters
+    written as ``\\xNN`` (a carriage return in a message must not move a
+    terminal's cursor or end a GTP answer), and cut after SHOWN_VALUE
+    characters with the value's length, so that a 5,000-byte value gives a
+    readable message."""
+    text = raw.decode(encoding, "replace") if isinstance(raw, bytes) else raw
+    cut = text[:SHOWN_VALUE]
+    shown = _CONTROL_CHARS.sub(lambda m: f"\\x{ord(m.group()):02x}", cut)
     if len(text) <= SHOWN_VALUE:
-        return text
-    return f"{text[:SHOWN_VALUE]}... ({len(raw):,} bytes)"
+        return shown
+    size = f"{len(raw):,} bytes" if isinstance(raw, bytes) else f"{len(raw):,} characters"
+    return f"{shown}... ({size})"
+
+
+#: What _shown escapes: C0, DEL and C1.
+_CONTROL_CHARS = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def _shown_values(values: list[bytes], encoding: str = "utf-8") -> str:
+    """``[a][b][c]`` of up to three values (each _shown), then how many there are."""
+    text = "".join(f"[{_shown(v, encoding)}]" for v in values[:3])
+    return text if len(values) <= 3 else f"{text}... ({len(values):,} values)"
 
 
 def _parse_size(coarse: sgf_grammar.Coarse_game_tree) -> int:
@@ -371,8 +387,7 @@ def _parse_game(data: bytes, from_str: bool = False,
         override = "UTF-8" if bom else encoding
     gm = coarse.sequence[0].get("GM")
     if gm is not None and any(v.strip() != b"1" for v in gm):
-        values = "".join(f"[{_shown(v, 'ascii')}]" for v in gm)
-        raise SGFError(f"GM{values}: not a Go record", node=0)
+        raise SGFError(f"GM{_shown_values(gm, 'ascii')}: not a Go record", node=0)
     size = _parse_size(coarse)
     try:
         game = sgf.Sgf_game.from_coarse_game_tree(coarse, override_encoding=override)
@@ -382,8 +397,8 @@ def _parse_game(data: bytes, from_str: bool = False,
         try:
             game = sgf.Sgf_game.from_coarse_game_tree(coarse, override_encoding="ISO-8859-1")
         except (ValueError, LookupError):
-            raise SGFError(f"unreadable SGF: {exc}", node=0) from exc
-        warnings.warn(f"SGF charset not understood ({exc}); read as ISO-8859-1",
+            raise SGFError(f"unreadable SGF: {_shown(str(exc))}", node=0) from exc
+        warnings.warn(f"SGF charset not understood ({_shown(str(exc))}); read as ISO-8859-1",
                       SGFWarning, stacklevel=3)
     return game, size
 
@@ -445,9 +460,7 @@ def _points(node: sgf.Tree_node, ident: str, index: int) -> set[tuple[int, int]]
     try:
         return set(node.get(ident))
     except ValueError as exc:
-        raw = "".join(f"[{_shown(v)}]" for v in node.get_raw_list(ident)[:3])
-        if len(node.get_raw_list(ident)) > 3:
-            raw += f"... ({len(node.get_raw_list(ident))} values)"
+        raw = _shown_values(node.get_raw_list(ident))
         raise SGFError(f"{ident}{raw}: bad point list (a point is off the board or "
                        "malformed)", node=index) from exc
 

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -139,8 +140,25 @@ def gtp_move(move: str) -> str:
     return move if move in ("pass", "resign") else move.upper()
 
 
+#: Control characters a response never carries as they are: C0 but the
+#: newline and the tab, DEL and C1.
+_RESPONSE_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 def format_response(success: bool, cmd_id: str, result: str) -> str:
-    """``=id result`` or ``?id message`` and the empty line that ends it."""
+    """``=id result`` or ``?id message`` and the empty line that ends it.
+
+    The text cannot break the framing: carriage returns count as line ends
+    (a controller reading in text mode sees them so), empty lines are
+    dropped, other control characters are written as ``\\xNN``, and an
+    error message is one line.  (A tester's SGF value ``B[\\r\\r=2 D4\\r\\r]``,
+    quoted by a ``loadsgf`` error, otherwise read as the end of the answer
+    and a false ``=2 D4``.)
+    """
+    result = _RESPONSE_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}",
+                          result.replace("\r\n", "\n").replace("\r", "\n"))
+    if not success:
+        result = " ".join(part for part in result.split("\n") if part.strip())
     # An empty line ends a response, so one inside the result would cut it
     # short: drop them.
     lines = [ln.rstrip() for ln in result.split("\n")]
