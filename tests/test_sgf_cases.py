@@ -288,6 +288,15 @@ def test_an_error_escapes_control_characters_and_counts_many_values() -> None:
     assert len(str(record[0].message)) < 200
 
 
+def test_an_overlapping_setup_names_ten_points_and_the_count() -> None:
+    with pytest.raises(SGFError) as info:
+        load_board(b"(;GM[1]SZ[19]AB[aa:ss]AE[aa:ss])")
+    message = str(info.value)
+    assert "A1 A10 A11" in message and "(361 points)" in message and len(message) < 150
+    with pytest.raises(SGFError, match=r"setup names D4 in more than one"):
+        load_board(b"(;GM[1]SZ[19]AB[dp]AW[dp])")
+
+
 def test_a_warning_quotes_a_long_value_cut() -> None:
     for prop in ("KM", "HA"):
         with pytest.warns(SGFWarning) as record:

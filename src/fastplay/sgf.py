@@ -662,7 +662,8 @@ def _setup_of_node(node: sgf.Tree_node, index: int) -> tuple[list[str], list[str
     empty = _points(node, "AE", index) if node.has_property("AE") else set()
     twice = (black & white) | (black & empty) | (white & empty)
     if twice:
-        where = " ".join(sorted(_gtp(p) for p in twice))
+        named = sorted(_gtp(p) for p in twice)
+        where = " ".join(named[:10]) + (f" ... ({len(named)} points)" if len(named) > 10 else "")
         raise SGFError(f"setup names {where} in more than one of AB/AW/AE", node=index)
     return (sorted(map(_gtp, black)), sorted(map(_gtp, white)), sorted(map(_gtp, empty)))
 
