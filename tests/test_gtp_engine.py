@@ -627,3 +627,8 @@ def test_a_failing_plug_in_is_named_not_an_internal_error() -> None:
     assert answer is not None and answer.startswith("?1 plug-in failed: evaluator ")
     assert "internal error" not in answer and "ZeroDivisionError: user code" in answer
     assert engine.handle("2 play b E5") == "=2\n\n"
+
+
+def test_escape_controls_keeps_other_text_as_it_is() -> None:
+    from fastplay.shown import escape_controls
+    assert escape_controls("é\x1b[2J\n\t\x85", keep="\n") == "é\\x1b[2J\n\\x09\\x85"

@@ -118,6 +118,7 @@ from sgfmill import common, sgf, sgf_grammar, sgf_properties
 
 from fastplay.color import Color
 from fastplay.inputfile import read_input
+from fastplay.shown import escape_controls
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; board imports us lazily
     from fastplay.board import Board
@@ -322,15 +323,11 @@ def _shown(raw: bytes | str, encoding: str = "utf-8") -> str:
     readable message."""
     text = raw.decode(encoding, "replace") if isinstance(raw, bytes) else raw
     cut = text[:SHOWN_VALUE]
-    shown = _CONTROL_CHARS.sub(lambda m: f"\\x{ord(m.group()):02x}", cut)
+    shown = escape_controls(cut)
     if len(text) <= SHOWN_VALUE:
         return shown
     size = f"{len(raw):,} bytes" if isinstance(raw, bytes) else f"{len(raw):,} characters"
     return f"{shown}... ({size})"
-
-
-#: What _shown escapes: C0, DEL and C1.
-_CONTROL_CHARS = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def _shown_values(values: list[bytes], encoding: str = "utf-8") -> str:

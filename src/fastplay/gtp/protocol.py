@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -20,6 +19,7 @@ from typing import Any, Protocol
 from fastplay.asciinum import ascii_float, ascii_int
 from fastplay.board import Board, ColorLike
 from fastplay.color import Color
+from fastplay.shown import escape_controls
 
 __all__ = ["GTPError", "Search", "Stream", "preprocess", "parse_color", "parse_int",
            "parse_float", "take_args", "check_clock", "gtp_move", "format_response",
@@ -140,11 +140,6 @@ def gtp_move(move: str) -> str:
     return move if move in ("pass", "resign") else move.upper()
 
 
-#: Control characters a response never carries as they are: C0 but the
-#: newline and the tab, DEL and C1.
-_RESPONSE_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def format_response(success: bool, cmd_id: str, result: str) -> str:
     """``=id result`` or ``?id message`` and the empty line that ends it.
 
@@ -155,8 +150,7 @@ def format_response(success: bool, cmd_id: str, result: str) -> str:
     quoted by a ``loadsgf`` error, otherwise read as the end of the answer
     and a false ``=2 D4``.)
     """
-    result = _RESPONSE_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}",
-                          result.replace("\r\n", "\n").replace("\r", "\n"))
+    result = escape_controls(result.replace("\r\n", "\n").replace("\r", "\n"), keep="\n\t")
     if not success:
         result = " ".join(part for part in result.split("\n") if part.strip())
     # An empty line ends a response, so one inside the result would cut it

@@ -196,12 +196,11 @@ class SearchTree:
         into the node.
         """
         parent, i = nodes[-1], path[-1]
-        move = parent.edge(i)[0]
+        move, visits, vl = parent.edge(i)
         before = nodes[-2].edge(path[-2])[0] if len(nodes) > 1 \
             else recent_moves(root_board)[0]
         if lock is None:
-            node = maker.expand(board, self._base(parent, i, virtual_loss), params,
-                                (move, before))
+            node = maker.expand(board, _base(visits, vl, virtual_loss), params, (move, before))
         else:
             lock.release()
             try:
@@ -215,17 +214,17 @@ class SearchTree:
                 # visits as pending on the edge: they go into the node now.
                 made.base -= virtual_loss
                 return made
-            node.base = self._base(parent, i, virtual_loss)
+            _, visits, vl = parent.edge(i)      # as they are now
+            node.base = _base(visits, vl, virtual_loss)
         parent.children[i] = node
         self.nodes += 1
         self.edges += len(node.moves)
         return node
 
-    @staticmethod
-    def _base(parent: TreeNode, i: int, virtual_loss: float) -> float:
-        """A new node's ``base`` on ``parent``'s edge ``i``: the edge's visits
-        so far, and those other descents still run through it (their virtual
-        loss, ``virtual_loss`` -- the descent's own -- apart): they will count
-        on this edge, not in the child."""
-        _, visits, vl = parent.edge(i)
-        return float(visits + (vl - virtual_loss))
+
+def _base(visits: float, vl: float, virtual_loss: float) -> float:
+    """A new node's ``base`` from its edge's ``visits`` and virtual loss
+    ``vl``: the visits so far, and those other descents still run through it
+    (their virtual loss, ``virtual_loss`` -- the descent's own -- apart):
+    they will count on this edge, not in the child."""
+    return float(visits + (vl - virtual_loss))
