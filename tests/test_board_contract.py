@@ -177,3 +177,19 @@ def test_copy_into_reloads_a_scratch_board() -> None:
         scratch.copy_into(scratch)
     with pytest.raises(TypeError):
         board.copy_into(None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("komi, error", [(float("nan"), ValueError), (float("inf"), ValueError),
+                                         (10**400, ValueError), (2e6, ValueError),
+                                         ("6.5", TypeError), (True, TypeError)])
+def test_score_checks_its_komi_as_the_board_does(komi: object, error: type) -> None:
+    """``score``/``result`` with a komi of their own refuse what ``Board(komi=)``
+    refuses (a tester got ``W+nan`` and ``W+inf``), and name the value given."""
+    board = fp.Board(9)
+    with pytest.raises(error):
+        board.score(komi)  # type: ignore[arg-type]
+    with pytest.raises(error):
+        board.result(komi)  # type: ignore[arg-type]
+    assert board.result(6.5) == "W+6.5" and board.score(7) == -7.0
+    with pytest.raises(ValueError, match=r"not 1000000000000000000"):
+        fp.Board(9, komi=10**400)

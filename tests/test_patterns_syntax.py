@@ -490,3 +490,13 @@ def test_move_values_argument_types() -> None:
                  lambda: db.context(None, "A1")):
         with pytest.raises(TypeError):
             call()
+
+
+@pytest.mark.parametrize("cell, shown", [("q", "unknown symbol 'q'"),
+                                         ("中", "unknown symbol byte 0xe4"),
+                                         ("\x07", "unknown symbol byte 0x07")])
+def test_an_unknown_symbol_is_named_as_the_file_has_it(cell: str, shown: str) -> None:
+    """A non-ASCII symbol is a byte of its UTF-8 form, not a Latin-1 letter
+    ('ä' for the first byte of '中' before: a tester's finding)."""
+    err = syntax_error(("." + cell + ".\n.*.\n...\n:5\n").encode())
+    assert shown in err.message and (err.line, err.column) == (1, 2)

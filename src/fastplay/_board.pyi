@@ -26,6 +26,8 @@ import numpy.typing as npt
 #: Largest komi (points, either sign) a board holds: the playouts' bound.
 MAX_KOMI: float
 
+def checked_komi(komi: float) -> float: ...
+
 class IllegalMoveError(ValueError):
     """A move breaks a rule; ``rule`` is one of ``RULES``."""
 

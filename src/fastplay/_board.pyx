@@ -90,13 +90,15 @@ def checked_komi(komi):
     if isinstance(komi, (bool, str, bytes)) or not isinstance(komi, (int, float, np.integer,
                                                                        np.floating)):
         raise TypeError(f"komi must be a number, not {komi!r}")
+    given = komi
     try:
         komi = float(komi)
     except OverflowError:          # an int beyond any float
         komi = float("inf") if komi > 0 else float("-inf")
     if not -MAX_KOMI <= komi <= MAX_KOMI:
+        shown = repr(given) if len(repr(given)) <= 40 else repr(given)[:40] + "..."
         raise ValueError(f"komi must be a finite number of points within +-{MAX_KOMI:g}, "
-                         f"not {komi}")
+                         f"not {shown}")
     return komi
 
 

@@ -24,6 +24,7 @@ import numpy.typing as npt
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import EMPTY as EMPTY_CODE
 from fastplay._core import WHITE as WHITE_CODE
+from fastplay._board import checked_komi
 from fastplay._core import CoreBoard, IllegalMoveError
 from fastplay.color import Color
 from fastplay.errors import InvalidVertexError
@@ -363,13 +364,13 @@ class Board(CoreBoard):
 
         ``komi`` defaults to the board's komi.  Every stone on the board counts
         as alive (Tromp-Taylor): remove dead stones first if the players agree.
+        A ``komi`` is checked as the board's own is: ``TypeError`` for a
+        non-number, ``ValueError`` for NaN, an infinity or beyond
+        +-``fastplay._board.MAX_KOMI``.
         """
-        if komi is None:
-            komi = self.komi
-        elif isinstance(komi, bool) or not isinstance(komi, (int, float, np.integer, np.floating)):
-            raise TypeError(f"komi must be a number, not {type(komi).__name__}")
+        komi = self.komi if komi is None else checked_komi(komi)
         black, white = self.area()
-        return black - white - float(komi)
+        return black - white - komi
 
     def result(self, komi: float | None = None) -> str:
         """The SGF/GTP result string of :meth:`score`: ``"B+3.5"``, ``"W+0.5"`` or ``"0"``."""

@@ -585,7 +585,9 @@ def _compile_bytes(data: bytes, strict: bool) -> _Compiled:
                         if b in b"\r\n\0":
                             what = "row ends before its third cell"
                         else:
-                            what = f"unknown symbol {chr(b)!r} in a neighbour cell"
+                            # A byte: one of a UTF-8 character's, named as such.
+                            shown = repr(chr(b)) if 32 <= b < 127 else f"byte 0x{b:02x}"
+                            what = f"unknown symbol {shown} in a neighbour cell"
                         raise _LocatedError(line, column + pos,
                                             f"{what} (symbols: {_SYMBOLS_TEXT})")
                 if rows == 0:
