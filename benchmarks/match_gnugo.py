@@ -22,16 +22,15 @@ then plays by its clock alone unless ``--playouts`` caps it, e.g.
 ``python benchmarks/match_gnugo.py --games 100 --jobs 2 --time 30`` and
 ``... --size 13 --time 60+10/5``.
 
-Screening a search setting: ``--mcts KEY=VALUE`` (repeatable; VALUE is JSON,
-e.g. ``--mcts batch=8 --mcts rave_equiv=300``) passes keyword arguments to
-:class:`fastplay.mcts.MCTS` in the fastplay engine; this script then serves
-as the engine's wrapper itself (``--serve-gtp``).
+Screening a search setting: ``--mcts NAME=VALUE`` (repeatable, e.g. ``--mcts
+batch=8 --mcts rave_equiv=300``) gives the fastplay engine that option of
+:class:`fastplay.search.SearchConfig`: ``fastplay gtp --search NAME=VALUE``,
+or the engine's own flag for ``batch`` and ``prior_table``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import subprocess
 import sys
@@ -40,32 +39,18 @@ from typing import Any
 GNUGO = "/usr/games/gnugo --mode gtp --level 10"
 
 
-def serve_gtp(options: str, gtp_args: list[str]) -> int:
-    """Run ``fastplay gtp GTP_ARGS`` with MCTS keyword overrides (a JSON object)."""
-    import fastplay.mcts
-
-    overrides = json.loads(options)
-    original = fastplay.mcts.MCTS.__init__
-
-    def init(self: fastplay.mcts.MCTS, db: object, **kwargs: Any) -> None:
-        kwargs.update(overrides)
-        original(self, db, **kwargs)
-
-    fastplay.mcts.MCTS.__init__ = init  # type: ignore[method-assign,assignment]
-    from fastplay.cli import main as cli_main
-
-    return cli_main(["gtp", *gtp_args])
+#: The options ``fastplay gtp`` takes by a flag of its own (the rest go
+#: through ``--search``).
+_FLAGS = {"batch": "--batch", "prior_table": "--prior"}
 
 
 def _option(text: str) -> tuple[str, object]:
-    key, sep, value = text.partition("=")
-    if not sep or not key.isidentifier():
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, not {text!r}")
+    from fastplay.search.config import parse_option
+
     try:
-        return key, json.loads(value)
-    except json.JSONDecodeError:
-        raise argparse.ArgumentTypeError(f"VALUE must be JSON (a number, true, null ...): "
-                                         f"{value!r}") from None
+        return parse_option(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _time_control(text: str) -> Any:
@@ -84,10 +69,12 @@ def _engine_command(args: argparse.Namespace, seed: int) -> str:
         gtp_args = f"--playouts {args.playouts} " + gtp_args
     if args.mc_patterns is not None:
         gtp_args += f" --mc-patterns {shlex.quote(args.mc_patterns)}"
-    if args.mcts:
-        options = json.dumps(dict(args.mcts), separators=(",", ":"))
-        return (f"{shlex.quote(sys.executable)} {shlex.quote(__file__)} --serve-gtp "
-                f"{shlex.quote(options)} {gtp_args}")
+    for name, value in args.mcts:
+        text = "none" if value is None else str(value).lower() if isinstance(value, bool) \
+            else str(value)
+        flag = _FLAGS.get(name)
+        gtp_args += f" {flag} {shlex.quote(text)}" if flag else \
+            f" --search {shlex.quote(f'{name}={text}')}"
     return f"{shlex.quote(sys.executable)} -m fastplay gtp {gtp_args}"
 
 
@@ -131,8 +118,6 @@ def _run_jobs(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--serve-gtp"]:
-        return serve_gtp(argv[1], argv[2:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--playouts", type=int, default=None,
@@ -149,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sgf-dir", default=None, help="save every game as SGF here")
     parser.add_argument("--move-timeout", type=float, default=120.0)
     parser.add_argument("--mcts", type=_option, action="append", default=[],
-                        metavar="KEY=VALUE", help="MCTS keyword argument (VALUE in JSON)")
+                        metavar="NAME=VALUE",
+                        help="a SearchConfig option of the fastplay engine (fastplay gtp --search)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="games played at a time (job j seeds fastplay with SEED + j)")
     args = parser.parse_args(argv)

@@ -163,6 +163,35 @@ def test_gtp_batch_reaches_the_search(monkeypatch: pytest.MonkeyPatch,
         assert "--batch" in capsys.readouterr().err
 
 
+def test_gtp_search_options_reach_the_search(monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """--search NAME=VALUE (repeatable): any SearchConfig option, typed from
+    its text; a bad name or value, or an option with a flag of its own, is a
+    usage error naming it, before any GTP command."""
+    built = _spy_on_searches(monkeypatch)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"boardsize 9\ngenmove b\n")))
+    assert main(["gtp", "--playouts", "30", "--seed", "1", "--search", "c_puct=0.7",
+                 "--search", "rave=FALSE", "--search", "resign_threshold=none",
+                 "--search", "policy=uct", "--search", "max_nodes=5"]) == 0
+    assert capsys.readouterr().out.count("=") == 2
+    config = built[0].config
+    assert (config.c_puct, config.rave, config.resign_threshold, config.policy,
+            config.max_nodes) == (0.7, False, None, "uct", 5)
+    for bad, said in (("c_puct", "NAME=VALUE"), ("c_puct=", "NAME=VALUE"),
+                      ("=1", "NAME=VALUE"), ("cpuct=1", "unknown search option 'cpuct'"),
+                      ("c_puct=x", "c_puct must be a number"),
+                      ("c_puct=-1", "c_puct must be a number in"),
+                      ("c_puct=\u0661", "c_puct must be a number"),
+                      ("max_nodes=2.5", "max_nodes must be an integer"),
+                      ("rave=1", "rave must be True or False"),
+                      ("policy=ucb", "policy must be 'puct' or 'uct'"),
+                      ("batch=2", "use --batch"), ("prior_table=none", "use --prior")):
+        assert main(["gtp", "--search", bad]) == 2, bad
+        err = capsys.readouterr().err
+        assert "--search" in err and said in err, (bad, err)
+    assert len(built) == 1
+
+
 def test_gtp_builds_its_search_at_start_up_or_says_why_not(monkeypatch, capsys):
     """`fastplay gtp` prepares the search before reading commands (the first
     genmove had spent 60-80 ms of its limit on it); a search that cannot be

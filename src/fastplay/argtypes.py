@@ -12,7 +12,7 @@ import math
 from fastplay.asciinum import ascii_float, ascii_int
 
 __all__ = ["thread_count", "playout_count", "positive_int", "non_negative_int", "finite_float", "positive_float",
-           "unit_float", "board_size"]
+           "unit_float", "board_size", "search_option"]
 
 
 def _int(text: str) -> int:
@@ -108,3 +108,24 @@ def prior_option(text: str) -> str | None:
     if word == "auto" or word in BUNDLED:
         return word
     return text
+
+
+#: Search options with a flag of their own in ``fastplay gtp``.
+FLAGGED_OPTIONS = {"batch": "--batch", "mix": "--mix", "eval_batch": "--eval-batch",
+                   "prior_table": "--prior"}
+
+
+def search_option(text: str) -> tuple[str, object]:
+    """``--search NAME=VALUE``: one :class:`fastplay.search.SearchConfig`
+    option, checked now (:func:`fastplay.search.config.parse_option`); the
+    options with a flag of their own are refused with the flag's name."""
+    from fastplay.search.config import parse_option  # only when the flag is given
+
+    try:
+        name, value = parse_option(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if name in FLAGGED_OPTIONS:
+        raise argparse.ArgumentTypeError(f"{name} has a flag of its own: use "
+                                         f"{FLAGGED_OPTIONS[name]}")
+    return name, value

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
 from fastplay.argtypes import (finite_float, non_negative_int, playout_count, positive_float,
-                               positive_int, thread_count, unit_float)
+                               positive_int, search_option, thread_count, unit_float)
 
 __all__ = ["main"]
 
@@ -130,7 +130,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_search_options(gtp)
     gtp.add_argument("--batch", type=batch_size, metavar="N",
                      help="playouts per leaf of the tree search (default: 1 per thread, "
-                          "at least 3 on 19x19: benchmarks/RESULTS.md)")
+                          "at least 2 on 13x13 and 3 on 19x19: benchmarks/RESULTS.md)")
+    gtp.add_argument("--search", type=search_option, action="append", default=[],
+                     metavar="NAME=VALUE",
+                     help="a search option of fastplay.search.SearchConfig, e.g. "
+                          "'--search c_puct=0.7 --search rave_equiv=300' (repeatable; VALUE: "
+                          "a number, true, false, none or a word)")
     gtp.add_argument("--ponder", action="store_true",
                      help="think on the opponent's time after each genmove")
     gtp.add_argument("--superko", action="store_true",
@@ -249,7 +254,7 @@ def _run_gtp(args: argparse.Namespace) -> int:
                        pattern_file=args.mc_load_patterns, ponder=args.ponder,
                        batch=args.batch, prior=prior_option(args.prior), evaluator=evaluator,
                        mix=mix, eval_batch=args.eval_batch, superko=args.superko,
-                       gfx=args.gogui_gfx)
+                       gfx=args.gogui_gfx, options=dict(args.search))
     # A database the user named must fail now, not at the first genmove where
     # a controller would only see '? ...'; and loading it there would eat the
     # first genmove's time limit.

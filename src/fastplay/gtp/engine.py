@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import fastplay
@@ -71,6 +71,12 @@ class GTPEngine:
     gfx:
         Write GoGui live graphics (``gogui-gfx:`` lines) on standard error
         during ``genmove`` and the analysis commands.
+    options:
+        Further keyword options of the default MCTS
+        (:class:`fastplay.search.SearchConfig`'s names, ``fastplay gtp
+        --search``); ``mix`` and ``eval_batch`` there win over the
+        arguments of the same names.  They are checked when the search is
+        built (:meth:`prepare`, or the first ``genmove``).
     size, komi:
         The initial game settings.
     """
@@ -84,6 +90,7 @@ class GTPEngine:
                  evaluator: Callable[[list[Board]], Any] | None = None,
                  mix: float | None = None, eval_batch: int | None = None,
                  superko: bool = False, gfx: bool = False,
+                 options: Mapping[str, Any] | None = None,
                  size: int = 19, komi: float = 7.5) -> None:
         self._search = search
         self._search_factory = search_factory
@@ -99,6 +106,7 @@ class GTPEngine:
         self.evaluator = evaluator
         self.search_options: dict[str, Any] = {name: value for name, value in (
             ("mix", mix), ("eval_batch", eval_batch)) if value is not None}
+        self.search_options.update(options or {})
         self.superko = superko
         self.gfx = gfx
         self._db: Any = None

@@ -9,13 +9,15 @@ checks the new value again.  How each default was chosen is recorded in
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 import numpy as np
 
+from fastplay.asciinum import ascii_float, ascii_int
+
 __all__ = ["SearchConfig", "C_PUCT", "C_UCT", "DEFAULT_BATCH", "DEFAULT_PLAYOUTS", "MAX_BATCH",
-           "LADDER_PRIOR", "LADDER_VISITS", "EDGE_BYTES", "option_names"]
+           "LADDER_PRIOR", "LADDER_VISITS", "EDGE_BYTES", "option_names", "parse_option"]
 
 #: Exploration constants.  Visits are counted in playouts, so the PUCT term is
 #: about ``1/sqrt(batch)`` of what it would be with visits counted in
@@ -244,3 +246,51 @@ class SearchConfig:
 def option_names() -> tuple[str, ...]:
     """The names of :class:`SearchConfig`'s options, in declaration order."""
     return tuple(f.name for f in fields(SearchConfig))
+
+
+_WORDS: dict[str, Any] = {"none": None, "null": None, "true": True, "false": False}
+
+
+def _option_value(text: str) -> Any:
+    """A command line's option value: ``none``/``null``, ``true``/``false``
+    (any case), an integer, a real number (ASCII digits:
+    :mod:`fastplay.asciinum`), or else the text itself."""
+    word = _WORDS.get(text.strip().lower(), text)
+    if word is not text:
+        return word
+    for kind in (ascii_int, ascii_float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_option(text: str) -> tuple[str, Any]:
+    """One search option given as ``NAME=VALUE`` (``fastplay gtp --search
+    c_puct=0.7``), checked as :class:`SearchConfig` checks it.
+
+    ``VALUE`` is ``none`` or ``null``, ``true`` or ``false``, an integer, a
+    real number, or a word (``policy=uct``, ``scoring=gnugo``).
+
+    Returns:
+        ``(name, value)``, ready for :class:`fastplay.search.MCTS`'s keyword
+        arguments.
+
+    Raises:
+        ValueError: not ``NAME=VALUE``, an unknown name (the message lists
+            the known ones), or a value the option refuses (its own message).
+    """
+    name, sep, value_text = text.partition("=")
+    name = name.strip()
+    if not sep or not name or not value_text.strip():
+        raise ValueError(f"expected NAME=VALUE, not {text!r}")
+    if name not in option_names():
+        raise ValueError(f"unknown search option {name!r}; the options are "
+                         f"{', '.join(option_names())}")
+    value = _option_value(value_text.strip())
+    try:
+        replace(SearchConfig(), **{name: value})
+    except (TypeError, ValueError) as exc:
+        raise ValueError(str(exc)) from None
+    return name, value

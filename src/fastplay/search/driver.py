@@ -51,7 +51,7 @@ __all__ = ["MCTS"]
 SIMS_PER_ROOT_MOVE = 4
 
 #: ... but never below ``ceil(size * size / BATCH_FLOOR_POINTS)`` playouts
-#: per leaf (1 on 9x9 and 13x13, 3 on 19x19, 5 on 25x25): a speed choice,
+#: per leaf (1 on 9x9 and 11x11, 2 on 13x13, 3 on 19x19, 5 on 25x25): a speed choice,
 #: RESULTS.md, "Where the search's constants come from".
 BATCH_FLOOR_POINTS = 128
 
