@@ -209,6 +209,13 @@ def test_load_prior_refuses_bad_files(tmp_path: Path) -> None:
     for bad in (text, empty, truncated, tmp_path / "flipped.npz", tmp_path):
         with pytest.raises(ValueError, match="not a prior"):
             load_prior(str(bad))
+    # Not numpy's advice to load a pickle: the file is simply not a prior.
+    for bad, said in ((text, "not a .npz archive"), (empty, "not a .npz archive"),
+                      (_save(tmp_path / "objects.npz", geometry=np.array([{}], dtype=object)),
+                       "holds Python objects")):
+        with pytest.raises(ValueError, match=said) as caught:
+            load_prior(str(bad))
+        assert "allow_pickle" not in str(caught.value)
     assert load_prior(_save(tmp_path / "fine.npz")).table.min() == 1000
     for name, change, message in (
             ("short", dict(geometry=np.ones(5)), "wrong shapes"),

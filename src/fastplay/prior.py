@@ -680,12 +680,21 @@ def _read(path: Path) -> LearnedPrior:
         return _read_file(path)
 
 
+class _NotArchive(Exception):
+    """A prior file that does not start as a zip archive (a ``.npz``) does."""
+
+
 def _read_file(path: Path) -> LearnedPrior:
     shapes = {"geometry": (NUM_CLASSES,), "properties": (NUM_PROPERTIES,), "line": (LINES,),
               "last": (DISTANCES,), "before": (DISTANCES,)}
     if path.is_dir():
         raise ValueError(f"{path}: a directory, not a prior saved by PriorModel.save")
     try:
+        with open(path, "rb") as file:
+            # np.load takes any file but a .npz or .npy for a pickle and,
+            # refusing it, suggests allow_pickle: advice not to follow here.
+            if file.read(2) != b"PK":
+                raise _NotArchive()
         with np.load(path, allow_pickle=False) as data:
             raw = {k: np.asarray(data[k]) for k in (*shapes, "cell_index", "cell_strength")}
             if raw["cell_index"].dtype.kind not in "iu" or any(
@@ -696,9 +705,13 @@ def _read_file(path: Path) -> LearnedPrior:
             strengths = raw["cell_strength"].astype(np.float64)
     except FileNotFoundError:
         raise
+    except _NotArchive:
+        raise ValueError(f"{path}: not a prior saved by PriorModel.save (not a .npz archive)") \
+            from None
     except Exception as exc:  # noqa: BLE001 - any unreadable file (zip, zlib, EOF, memory) is bad input
-        raise ValueError(f"{path}: not a prior saved by PriorModel.save "
-                         f"({type(exc).__name__}: {exc})") from None
+        detail = "it holds Python objects, which fastplay does not load" \
+            if "pickle" in str(exc) else f"{type(exc).__name__}: {exc}"
+        raise ValueError(f"{path}: not a prior saved by PriorModel.save ({detail})") from None
     if any(arrays[k].shape != shape for k, shape in shapes.items()) \
             or cells.shape != strengths.shape or cells.ndim != 1:
         raise ValueError(f"{path}: not a prior saved by PriorModel.save (wrong shapes)")
