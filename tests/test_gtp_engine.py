@@ -356,6 +356,9 @@ def test_time_commands_reach_the_search(engine: GTPEngine, stub: StubSearch) -> 
     # refused, and the search went on planning with its old clock).
     ok(engine, "time_left b -5 0")
     assert stub.calls[-1] == ("time_left", ("B", 0, 0))
+    # Beyond the clock's bound each command names its own arguments.
+    assert fails(engine, "time_settings 10000001 0 0").startswith("time settings above")
+    assert fails(engine, "time_left b 10000001 0").startswith("time_left values above")
 
 
 def test_pondering_starts_after_genmove_and_stops_at_next_command(stub: StubSearch) -> None:

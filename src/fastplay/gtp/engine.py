@@ -315,7 +315,7 @@ class GTPEngine:
         color = parse_color(color_text)
         # A controller may report an overdrawn clock as negative time: none left.
         values = (max(0, parse_int(seconds, "time")), parse_int(stones, "stones"))
-        check_clock(values)
+        check_clock(values, "time_left")
         self.search().time_left(color, *values)
         return ""
 

@@ -127,12 +127,14 @@ def take_args(args: Sequence[str], count: int) -> Sequence[str]:
     return args[:count]
 
 
-def check_clock(values: Sequence[int]) -> None:
-    """Clock arguments must be non-negative and at most ``MAX_CLOCK``."""
+def check_clock(values: Sequence[int], command: str = "time_settings") -> None:
+    """Clock arguments must be non-negative and at most ``MAX_CLOCK``; the
+    error names ``command``'s arguments (``time_settings`` or ``time_left``)."""
     if min(values) < 0:
         raise GTPError("syntax error: negative time")
     if max(values) > MAX_CLOCK:
-        raise GTPError(f"time settings above {MAX_CLOCK} (seconds or stones) are not supported")
+        what = "time settings" if command == "time_settings" else "time_left values"
+        raise GTPError(f"{what} above {MAX_CLOCK} (seconds or stones) are not supported")
 
 
 def gtp_move(move: str) -> str:
