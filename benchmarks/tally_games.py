@@ -2,6 +2,7 @@
 """The combined score of saved match games: one measurement from several runs.
 
     python benchmarks/tally_games.py DIR_OR_SGF [...] [--engine fastplay] [--by-color]
+        [--sprt ELO0 ELO1]
 
 A long measurement (100 clocked 13x13 games, 30 games of 19x19) outlasts one
 session of the shared machine; its runs, each with a seed of its own and
@@ -10,7 +11,12 @@ the engine is the player whose ``PB``/``PW`` contains ``--engine``, ``RE``
 gives the result (``0`` or ``Draw``: a draw; ``B+T``/``W+T``: on time).  The
 output is ``fastplay match``'s summary (Wilson interval, Elo), the games lost
 on time, and, where the records carry ``BL``/``WL`` (clocked games), the
-least time the engine had left after a move.
+least time the engine had left after a move.  ``--sprt ELO0 ELO1`` adds the
+log-likelihood ratio of all the games together (``fastplay match``'s test,
+alpha = beta = 0.05) and where it stands against Wald's bounds: the evidence
+of a screen that ran over several sessions.  Runs that stopped early at
+their own decision are pooled as they are, so read a pooled verdict near a
+bound as evidence, not as a test's exact error rates.
 
 Exit status 2 when a path holds no record, a record has no ``RE`` or the
 engine plays neither or both colours in it.
@@ -25,7 +31,7 @@ from pathlib import Path
 
 from sgfmill import sgf
 
-from fastplay.match import MatchResult
+from fastplay.match import SPRT, MatchResult
 
 
 @dataclass
@@ -78,7 +84,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engine", default="fastplay", help="substring of the engine's PB/PW")
     parser.add_argument("--by-color", action="store_true",
                         help="also the score as Black, as White")
+    parser.add_argument("--sprt", type=float, nargs=2, metavar=("ELO0", "ELO1"),
+                        help="the SPRT's log-likelihood ratio of all the games (fastplay match)")
     args = parser.parse_args(argv)
+    if args.sprt is not None and not args.sprt[0] < args.sprt[1]:
+        parser.error("--sprt needs ELO0 < ELO1")
     tally = Tally()
     files = records(args.paths)
     if not files:
@@ -90,6 +100,10 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"tally_games: {exc}", file=sys.stderr)
         return 2
+    if args.sprt is not None:
+        result = tally.result
+        result.sprt = SPRT(*args.sprt)
+        result.sprt_decision = result.sprt.decision(result.wins, result.losses, result.draws)
     print(tally.result.summary(args.engine, "opponent"))
     print(f"lost on time: {tally.on_time}")
     if tally.least_left is not None:

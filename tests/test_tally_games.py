@@ -47,3 +47,22 @@ def test_records_it_cannot_read_are_usage_errors(tmp_path: Path,
     _save(tmp_path, "a.sgf", "GNU Go", "Leela", "B+R")
     assert _script().main([str(tmp_path)]) == 2
     assert "a.sgf: needs RE and 'fastplay'" in capsys.readouterr().err
+
+
+def test_the_sprt_of_games_pooled_from_several_runs(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """--sprt ELO0 ELO1: fastplay match's log-likelihood ratio over all the
+    records, and where it stands against Wald's bounds."""
+    from fastplay.match import SPRT
+
+    for run, (wins, losses) in (("a", (30, 10)), ("b", (25, 15))):
+        for k in range(wins + losses):
+            _save(tmp_path / run, f"game-{k:04d}.sgf", "fastplay gtp", "GNU Go",
+                  "B+R" if k < wins else "W+R")
+    assert _script().main([str(tmp_path), "--sprt", "0", "50"]) == 0
+    out = capsys.readouterr().out
+    llr = SPRT(0, 50).llr(55, 25)
+    assert f"LLR {llr:.2f} in [-2.94, 2.94], H1 accepted (elo >= 50)" in out
+    with pytest.raises(SystemExit):
+        _script().main([str(tmp_path), "--sprt", "50", "0"])
+    assert "ELO0 < ELO1" in capsys.readouterr().err
