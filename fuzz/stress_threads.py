@@ -77,7 +77,11 @@ def search_round(rng: random.Random) -> None:
     board = random_position(rng)
     threads = rng.randint(1, 8)
     visits = rng.choice((50, 200, 800))
-    search = MCTS(DB, threads=threads, seed=rng.randint(0, 9), resign_threshold=None)
+    # A score in the leaf value sends simulations through the Python loop
+    # (fastplay.search.loop._simulate) instead of the core's.
+    score_weight = rng.choice((0.0, 0.0, 0.0, 0.1))
+    search = MCTS(DB, threads=threads, seed=rng.randint(0, 9), resign_threshold=None,
+                  score_weight=score_weight)
     result = search.run(board, playouts=visits)   # a visit limit: games ended in the
     if result.visits != visits:                   # tree are visits without a playout
         raise AssertionError(f"{threads} threads: {result.visits} visits, asked {visits}")

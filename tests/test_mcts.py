@@ -220,6 +220,31 @@ def test_threads_keep_parent_and_child_counts_equal(db):
         _check_consistent(search.root)
 
 
+def test_threads_on_the_python_loop_make_nodes_without_the_lock(db, monkeypatch):
+    """A search whose leaves leave the core's loop (a score in the value:
+    ``score_weight``) makes its nodes with the lock let go, as the core's
+    loop does, and keeps the tree consistent and the visit limit exact."""
+    from fastplay.search.priors import NodeMaker
+
+    released: list[bool] = []
+    expand = NodeMaker.expand
+
+    def spy(self, *args, **kwargs):
+        released.append(bool(kwargs.get("release", False)))
+        return expand(self, *args, **kwargs)
+
+    monkeypatch.setattr(NodeMaker, "expand", spy)
+    board = fp.Board.from_sgf(shared_path("gnugo-regression", "games", "cgos", "42896.sgf"),
+                              move_number=24)
+    for seed in range(2):
+        released.clear()
+        search = MCTS(db, threads=2, seed=seed, batch=1, score_weight=0.1)
+        result = search.run(board, playouts=1500)
+        _check_consistent(search.root)
+        assert search.root.n.sum() + search.root.base == 1500 == result.playouts
+        assert released.count(True) > 20 and released[0] is False    # the root: no lock
+
+
 def test_interrupted_threaded_search_leaves_a_sound_tree():
     """Ctrl-C during a 2-thread search: it raises only after both workers have
     stopped, so no virtual loss is left and the next search reuses a

@@ -267,14 +267,17 @@ class SearchLoop:
               path: list[int], virtual_loss: float = 0.0) -> tuple[TreeNode, bool]:
         """:func:`tree_simulate`'s ``grow``: the node of the descent's last edge
         (:meth:`SearchTree.grow`) and whether the tree may still grow."""
-        # Several threads: the lock is let go while the node is made (its
-        # tactical reading, most of the cost, without the GIL too) -- unless
-        # a user prior makes it, which is called one node at a time, as with
-        # one thread (a tester saw up to 8 calls at once otherwise).
-        concurrent = self.threads > 1 and self.maker.user_prior is None
+        # The lock let go while the node is made (its tactical reading, most
+        # of the cost, without the GIL too) where _concurrent allows it.
         node = self.tree.grow(root_board, board, nodes, path, self.maker, self.params,
-                              virtual_loss, self.lock if concurrent else None)
+                              virtual_loss, self.lock if self._concurrent() else None)
         return node, not self.tree.full(self.config.max_nodes, self.config.max_memory)
+
+    def _concurrent(self) -> bool:
+        """Whether new nodes are made with the lock let go: several threads,
+        and no user prior (which is called one node at a time, as with one
+        thread; a tester saw up to 8 calls at once otherwise)."""
+        return self.threads > 1 and self.maker.user_prior is None
 
     def _reserve(self, limits: Limits, deadline: float | None, batch: int
                  ) -> tuple[int, int] | None:
@@ -327,10 +330,18 @@ class SearchLoop:
             self.counter[0] += n
             # Virtual loss only for the other threads' descents.
             vl = float(n) if self.threads > 1 else 0.0
-            descent = self.tree.descend(root_board, self.maker, self.params, vl, threshold,
-                                        self.config.max_nodes, self.config.max_memory,
-                                        scratch)
+            # Pending before the descent: a new node is made with the lock
+            # let go (as in the core's loop), and the other threads' limits
+            # must count these visits meanwhile.
             self.state.pending += n
+            try:
+                descent = self.tree.descend(root_board, self.maker, self.params, vl,
+                                            threshold, self.config.max_nodes,
+                                            self.config.max_memory, scratch,
+                                            lock=self.lock if self._concurrent() else None)
+            except BaseException:
+                self.state.pending -= n
+                raise
         if descent.terminal is None:
             # As fastplay.playouts(leaf, db, n=n, seed=..., threads=1,
             # scoring=..., amaf=...) without a result to build.

@@ -150,7 +150,8 @@ class SearchTree:
 
     def descend(self, root_board: Board, maker: NodeMaker, params: TreeParams,
                 virtual_loss: float, threshold: int, max_nodes: int, max_memory: int,
-                scratch: Board | None = None, history: bool = False) -> Descent:
+                scratch: Board | None = None, history: bool = False,
+                lock: Lock | None = None) -> Descent:
         """Select from the root to a leaf, playing the moves on a copy of
         ``root_board`` (``scratch``, reloaded, when given) and expanding the
         edge where the compiled selection stops for a node.
@@ -160,6 +161,9 @@ class SearchTree:
         visits an edge needs for a node; no node is made beyond
         ``max_nodes`` nodes or ``max_memory`` bytes (:meth:`full`).  ``history``: the leaf board (when no ``scratch``)
         keeps the game's moves before the root, as an evaluator may want them.
+        ``lock``: the search's lock, held by the caller, let go while a node
+        is made (:meth:`grow`; the leaf board must then be the caller's own,
+        ``scratch``).
         """
         assert self.root is not None
         if scratch is not None:
@@ -176,7 +180,8 @@ class SearchTree:
                                   virtual_loss, threshold, not self.full(max_nodes, max_memory))
             if status != DESCEND_EXPAND:
                 break
-            node = self.grow(root_board, board, nodes, path, maker, params, virtual_loss)
+            node = self.grow(root_board, board, nodes, path, maker, params, virtual_loss,
+                             lock if scratch is not None else None)
         terminal = float(board.score()) if status == DESCEND_END else None
         return Descent(nodes, path, board, terminal, virtual_loss)
 
