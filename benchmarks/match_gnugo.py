@@ -44,13 +44,45 @@ GNUGO = "/usr/games/gnugo --mode gtp --level 10"
 _FLAGS = {"batch": "--batch", "prior_table": "--prior"}
 
 
+#: Options of the fastplay engine's evaluator, which this script does not plug in.
+_EVALUATOR_OPTIONS = ("mix", "eval_batch")
+
+
 def _option(text: str) -> tuple[str, object]:
+    """``--mcts NAME=VALUE``, checked as ``fastplay gtp`` will take it."""
     from fastplay.search.config import parse_option
 
     try:
-        return parse_option(text)
-    except ValueError as error:
+        name, value = parse_option(text)
+        if name in _EVALUATOR_OPTIONS:
+            raise ValueError(f"{name} needs an evaluator, which this script does not use")
+        if name == "prior_table" and value is not None:
+            if not isinstance(value, str):
+                raise ValueError(f"prior_table must be auto, none, a prior's name or an .npz "
+                                 f"file, not {value!r}")
+            from fastplay.argtypes import prior_option
+            from fastplay.prior import load_prior
+
+            if prior_option(value) != "auto":
+                load_prior(value)
+    except (OSError, ValueError) as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+    return name, value
+
+
+def _engine_fails(command: str) -> str | None:
+    """Why the fastplay engine ``command`` cannot play, or ``None``: it must
+    answer ``protocol_version`` (an engine that exits at start-up would
+    otherwise forfeit every game of a match that still ends with status 0)."""
+    try:
+        done = subprocess.run(shlex.split(command), input="protocol_version\nquit\n",
+                              capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return str(error)
+    if done.returncode == 0 and done.stdout.startswith("= 2"):
+        return None
+    lines = done.stderr.strip().splitlines()
+    return lines[-1] if lines else f"exit status {done.returncode}, no answer"
 
 
 def _time_control(text: str) -> Any:
@@ -70,10 +102,13 @@ def _engine_command(args: argparse.Namespace, seed: int) -> str:
     if args.mc_patterns is not None:
         gtp_args += f" --mc-patterns {shlex.quote(args.mc_patterns)}"
     for name, value in args.mcts:
+        if name == "batch" and value is None:
+            continue                                   # the engine's default
         text = "none" if value is None else str(value).lower() if isinstance(value, bool) \
             else str(value)
         flag = _FLAGS.get(name)
-        gtp_args += f" {flag} {shlex.quote(text)}" if flag else \
+        # FLAG=VALUE: a value that starts with "-" stays a value.
+        gtp_args += f" {shlex.quote(f'{flag}={text}')}" if flag else \
             f" --search {shlex.quote(f'{name}={text}')}"
     return f"{shlex.quote(sys.executable)} -m fastplay gtp {gtp_args}"
 
@@ -150,6 +185,9 @@ def main(argv: list[str] | None = None) -> int:
             PatternDatabase.builtin(args.mc_patterns)
         except ValueError as error:
             parser.error(f"--mc-patterns: {error}")
+    failure = _engine_fails(_engine_command(args, args.seed))
+    if failure is not None:
+        parser.error(f"the fastplay engine does not start: {failure}")
     if args.jobs > 1:
         return _run_jobs(args)
     fastplay = _engine_command(args, args.seed)

@@ -172,7 +172,7 @@ def test_gtp_search_options_reach_the_search(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"boardsize 9\ngenmove b\n")))
     assert main(["gtp", "--playouts", "30", "--seed", "1", "--search", "c_puct=0.7",
                  "--search", "rave=FALSE", "--search", "resign_threshold=none",
-                 "--search", "policy=uct", "--search", "max_nodes=5"]) == 0
+                 "--search", "policy=UCT", "--search", "max_nodes=5"]) == 0
     assert capsys.readouterr().out.count("=") == 2
     config = built[0].config
     assert (config.c_puct, config.rave, config.resign_threshold, config.policy,
@@ -185,10 +185,12 @@ def test_gtp_search_options_reach_the_search(monkeypatch: pytest.MonkeyPatch,
                       ("max_nodes=2.5", "max_nodes must be an integer"),
                       ("rave=1", "rave must be True or False"),
                       ("policy=ucb", "policy must be 'puct' or 'uct'"),
+                      ("c_puct=1e999", "c_puct=1e999: c_puct must be a number in"),
+                      ("policy=" + "x" * 5000, "(5,000 characters)"),
                       ("batch=2", "use --batch"), ("prior_table=none", "use --prior")):
         assert main(["gtp", "--search", bad]) == 2, bad
         err = capsys.readouterr().err
-        assert "--search" in err and said in err, (bad, err)
+        assert "--search" in err and said in err and len(err) < 1500, (bad[:20], err)
     assert len(built) == 1
 
 

@@ -299,6 +299,11 @@ def test_gnu_go_extensions(tmp_path):
         assert engine.handle(line) == "=\n\n", line
     assert engine.handle("kgs-time_settings fischer 1 2").startswith("?")
     assert engine.handle("kgs-time_settings absolute").startswith("?")
+    # Every count is checked, the byo-yomi periods too (a tester's finding).
+    assert engine.handle("kgs-time_settings byoyomi 10 10 -5").startswith(
+        "? syntax error: negative")
+    assert engine.handle("kgs-time_settings byoyomi 10 10 99999999999").startswith(
+        "? time settings above")
 
 
 def test_quit_exits_cleanly_while_the_controller_keeps_its_end_open():
@@ -354,6 +359,26 @@ def test_kata_analyze_gives_every_move_a_score_after_genmove_and_again():
 
 def _reported(response: str) -> list[str]:
     return [f["move"] for f in _scored_groups(response)]
+
+
+def test_avoid_and_allow_with_an_evaluator():
+    """A filtered analysis of a search that mixes an evaluator into its leaf
+    values keeps the evaluator (a tester's finding: every avoid/allow
+    request failed with 'mix=0.5 needs an evaluator')."""
+    db = fp.PatternDatabase.builtin("mc_montegnu_classic")
+    calls: list[int] = []
+
+    def evaluator(boards):
+        calls.append(len(boards))
+        return [0.5] * len(boards)
+
+    engine = GTPEngine(MCTS(db, seed=5, evaluator=evaluator, mix=0.5), size=9, playouts=200)
+    engine.handle("play b E5")
+    seen = _reported(engine.handle("lz-analyze w 5 avoid w c3,c7,g3 1"))
+    assert seen and not set(seen) & {"C3", "C7", "G3"}
+    assert calls, "the filtered search did not call the evaluator"
+    response = engine.handle("lz-genmove_analyze w 5 allow w g7 1")
+    assert response.rstrip("\n").endswith("play G7")
 
 
 def test_avoid_and_allow_as_lizzie_sends_them():

@@ -359,6 +359,7 @@ def test_time_commands_reach_the_search(engine: GTPEngine, stub: StubSearch) -> 
     # Beyond the clock's bound each command names its own arguments.
     assert fails(engine, "time_settings 10000001 0 0").startswith("time settings above")
     assert fails(engine, "time_left b 10000001 0").startswith("time_left values above")
+    assert fails(engine, "time_left w 0 -1") == "syntax error: negative time or stone count"
 
 
 def test_pondering_starts_after_genmove_and_stops_at_next_command(stub: StubSearch) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -216,6 +217,16 @@ def test_load_prior_refuses_bad_files(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match=said) as caught:
             load_prior(str(bad))
         assert "allow_pickle" not in str(caught.value)
+    # Only a zip's own signature makes an archive (numpy's test), not "PK".
+    for name, head in (("pk.npz", b"PK"), ("pkg.npz", b"PKG-INFO\nName: x\n")):
+        (tmp_path / name).write_bytes(head)
+        with pytest.raises(ValueError, match="not a .npz archive"):
+            load_prior(str(tmp_path / name))
+    # A FIFO would block the reading, with Ctrl-C held: refused unopened.
+    fifo = tmp_path / "fifo.npz"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="not a regular file"):
+        load_prior(str(fifo))
     assert load_prior(_save(tmp_path / "fine.npz")).table.min() == 1000
     for name, change, message in (
             ("short", dict(geometry=np.ones(5)), "wrong shapes"),

@@ -675,7 +675,12 @@ def _read(path: Path) -> LearnedPrior:
     """:func:`_read_file` with Ctrl-C held until the file is read and closed:
     a KeyboardInterrupt raised inside ``NpzFile.__del__`` (the file's
     objects freed as the reading returns) is discarded by Python, and a
-    Ctrl-C at a search's first node was lost so (a tester's finding)."""
+    Ctrl-C at a search's first node was lost so (a tester's finding).  So a
+    FIFO or a device, whose opening or reading can wait for ever, is refused
+    first: with the signals held, nothing but SIGKILL would end that wait."""
+    if path.exists() and not path.is_file() and not path.is_dir():
+        raise ValueError(f"{path}: not a regular file (a prior is a .npz file written by "
+                         "PriorModel.save)")
     with signals_blocked():
         return _read_file(path)
 
@@ -693,7 +698,7 @@ def _read_file(path: Path) -> LearnedPrior:
         with open(path, "rb") as file:
             # np.load takes any file but a .npz or .npy for a pickle and,
             # refusing it, suggests allow_pickle: advice not to follow here.
-            if file.read(2) != b"PK":
+            if file.read(4) not in (b"PK\x03\x04", b"PK\x05\x06"):   # numpy's own test
                 raise _NotArchive()
         with np.load(path, allow_pickle=False) as data:
             raw = {k: np.asarray(data[k]) for k in (*shapes, "cell_index", "cell_strength")}

@@ -118,7 +118,7 @@ from sgfmill import common, sgf, sgf_grammar, sgf_properties
 
 from fastplay.color import Color
 from fastplay.inputfile import read_input
-from fastplay.shown import escape_controls
+from fastplay.shown import quoted
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; board imports us lazily
     from fastplay.board import Board
@@ -310,29 +310,9 @@ def check_nodes(data: bytes, source: str = "SGF") -> None:
                        f"may have (fastplay.sgf.MAX_NODES)")
 
 
-#: The longest property value an error or a warning quotes in full.
-SHOWN_VALUE = 60
-
-
-def _shown(raw: bytes | str, encoding: str = "utf-8") -> str:
-    """A property value (or other text from a record) as an error or a
-    warning quotes it: decoded (bad bytes replaced), control characters
-    written as ``\\xNN`` (a carriage return in a message must not move a
-    terminal's cursor or end a GTP answer), and cut after SHOWN_VALUE
-    characters with the value's length, so that a 5,000-byte value gives a
-    readable message."""
-    text = raw.decode(encoding, "replace") if isinstance(raw, bytes) else raw
-    cut = text[:SHOWN_VALUE]
-    shown = escape_controls(cut)
-    if len(text) <= SHOWN_VALUE:
-        return shown
-    size = f"{len(raw):,} bytes" if isinstance(raw, bytes) else f"{len(raw):,} characters"
-    return f"{shown}... ({size})"
-
-
 def _shown_values(values: list[bytes], encoding: str = "utf-8") -> str:
-    """``[a][b][c]`` of up to three values (each _shown), then how many there are."""
-    text = "".join(f"[{_shown(v, encoding)}]" for v in values[:3])
+    """``[a][b][c]`` of up to three values (each :func:`quoted`), then how many there are."""
+    text = "".join(f"[{quoted(v, encoding)}]" for v in values[:3])
     return text if len(values) <= 3 else f"{text}... ({len(values):,} values)"
 
 
@@ -344,7 +324,7 @@ def _parse_size(coarse: sgf_grammar.Coarse_game_tree) -> int:
     if len(raw) != 1:
         raise SGFError(f"SZ has {len(raw)} values", node=0)
     text = raw[0].decode("ascii", "replace").strip()
-    shown = _shown(raw[0].strip(), "ascii")
+    shown = quoted(raw[0].strip(), "ascii")
     parts = [p.strip() for p in text.split(":")]
     try:
         dims = [int(p) for p in parts]
@@ -394,8 +374,8 @@ def _parse_game(data: bytes, from_str: bool = False,
         try:
             game = sgf.Sgf_game.from_coarse_game_tree(coarse, override_encoding="ISO-8859-1")
         except (ValueError, LookupError):
-            raise SGFError(f"unreadable SGF: {_shown(str(exc))}", node=0) from exc
-        warnings.warn(f"SGF charset not understood ({_shown(str(exc))}); read as ISO-8859-1",
+            raise SGFError(f"unreadable SGF: {quoted(str(exc))}", node=0) from exc
+        warnings.warn(f"SGF charset not understood ({quoted(str(exc))}); read as ISO-8859-1",
                       SGFWarning, stacklevel=3)
     return game, size
 
@@ -415,7 +395,7 @@ def _komi(root: sgf.Tree_node) -> float | None:
     except ValueError:
         komi = None
     if komi is None or not math.isfinite(komi) or abs(komi) > MAX_KOMI:
-        text = _shown(raw)
+        text = quoted(raw)
         warnings.warn(f"KM[{text}] holds no usable komi (a number within +-{MAX_KOMI:g} "
                       "points); using the board's default", SGFWarning, stacklevel=3)
         return None
@@ -431,7 +411,7 @@ def _handicap(root: sgf.Tree_node) -> int | None:
     except ValueError:
         value = None
     if value is None or value < 0:
-        text = _shown(raw)
+        text = quoted(raw)
         warnings.warn(f"HA[{text}] is not a handicap count; ignored",
                       SGFWarning, stacklevel=3)
         return None
@@ -444,7 +424,7 @@ def _colour_of_pl(raw: bytes, node: int) -> str:
         return "B"
     if text in (b"W", b"2"):
         return "W"
-    raise SGFError(f"PL[{_shown(raw)}] is not a colour", node=node)
+    raise SGFError(f"PL[{quoted(raw)}] is not a colour", node=node)
 
 
 def _gtp(point: tuple[int, int]) -> str:
@@ -470,7 +450,7 @@ def _move(node: sgf.Tree_node, ident: str, index: int, size: int) -> tuple[int, 
         point: tuple[int, int] | None = sgf_properties.interpret_go_point(values[0], size)
     except ValueError as exc:
         raise SGFError(
-            f"{ident}[{_shown(values[0])}] is not a point on a "
+            f"{ident}[{quoted(values[0])}] is not a point on a "
             f"{size}x{size} board", node=index) from exc
     return point
 

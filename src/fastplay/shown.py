@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["escape_controls"]
+__all__ = ["escape_controls", "quoted", "SHOWN_LIMIT"]
 
 #: C0, DEL and C1.
 _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
@@ -23,3 +23,22 @@ def escape_controls(text: str, keep: str = "") -> str:
     included, stay as they are (unlike ``unicode_escape``)."""
     return _CONTROLS.sub(lambda m: m.group() if m.group() in keep
                          else f"\\x{ord(m.group()):02x}", text)
+
+
+#: The longest piece of input an error or a warning quotes in full.
+SHOWN_LIMIT = 60
+
+
+def quoted(raw: bytes | str, encoding: str = "utf-8") -> str:
+    """Input text (an SGF property value, a command-line option's value) as
+    an error or a warning quotes it: decoded (bad bytes replaced), control
+    characters written as ``\\xNN`` (a carriage return in a message must
+    not move a terminal's cursor or end a GTP answer), and cut after
+    SHOWN_LIMIT characters with the text's length, so that a 5,000-byte
+    value gives a readable message."""
+    text = raw.decode(encoding, "replace") if isinstance(raw, bytes) else raw
+    shown = escape_controls(text[:SHOWN_LIMIT])
+    if len(text) <= SHOWN_LIMIT:
+        return shown
+    size = f"{len(raw):,} bytes" if isinstance(raw, bytes) else f"{len(raw):,} characters"
+    return f"{shown}... ({size})"

@@ -61,8 +61,10 @@ def filter_prior(db: Any, config: SearchConfig, root: Board, filters: list[MoveF
     user prior) with ``filters``' prohibited moves at 0.  Filters with
     ``until_depth`` 1 apply at ``root`` only.  When nothing is left, the
     pass gets everything."""
+    # The helper only makes nodes (no leaf is evaluated): rollouts alone
+    # (mix=1), whatever evaluator the search itself mixes in.
     helper = MCTS(db, config=replace(config, ladder_prior=1.0, ladder_visits=0.0,
-                                     fight_prior=1.0), seed=0)
+                                     fight_prior=1.0, mix=1.0), seed=0)
     points = root.size * root.size
     root_key = _key(root)
 

@@ -156,8 +156,10 @@ def _search_for(engine: GTPEngine, request: AnalysisRequest, board: Any) -> Any:
     db = engine.load_patterns()
     config = analysis_config(getattr(search, "config", SearchConfig()), filtered=True)
     request.excluded = excluded_moves(board, request.filters)
+    # The engine's evaluator too: its config's mix (below 1 with one) needs it.
     return MCTS(db, config=config, threads=engine.threads, seed=engine.seed,
-                prior=filter_prior(db, config, board, request.filters))
+                prior=filter_prior(db, config, board, request.filters),
+                evaluator=getattr(search, "evaluator", None))
 
 
 def lz_line(info: Any, request: AnalysisRequest) -> str:

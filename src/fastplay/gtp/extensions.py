@@ -75,6 +75,8 @@ def kgs_time_settings(engine: GTPEngine, args: Sequence[str]) -> str:
     if kind not in counts:
         raise GTPError("syntax error: kind must be none, absolute, canadian or byoyomi")
     values = [parse_int(v, "time") for v in take_args(args[1:], counts[kind])]
+    if values:
+        check_clock(values)           # the byo-yomi periods too, though only one is used
     if kind == "none":
         values = [0, 1, 0]            # byo-yomi time without stones: no limit (GTP 2, 6.3.1)
     elif kind == "absolute":

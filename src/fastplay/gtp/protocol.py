@@ -131,7 +131,7 @@ def check_clock(values: Sequence[int], command: str = "time_settings") -> None:
     """Clock arguments must be non-negative and at most ``MAX_CLOCK``; the
     error names ``command``'s arguments (``time_settings`` or ``time_left``)."""
     if min(values) < 0:
-        raise GTPError("syntax error: negative time")
+        raise GTPError("syntax error: negative time or stone count")
     if max(values) > MAX_CLOCK:
         what = "time settings" if command == "time_settings" else "time_left values"
         raise GTPError(f"{what} above {MAX_CLOCK} (seconds or stones) are not supported")

@@ -15,6 +15,7 @@ from typing import Any, Literal
 import numpy as np
 
 from fastplay.asciinum import ascii_float, ascii_int
+from fastplay.shown import quoted
 
 __all__ = ["SearchConfig", "C_PUCT", "C_UCT", "DEFAULT_BATCH", "DEFAULT_PLAYOUTS", "MAX_BATCH",
            "LADDER_PRIOR", "LADDER_VISITS", "EDGE_BYTES", "option_names", "parse_option"]
@@ -250,6 +251,12 @@ def option_names() -> tuple[str, ...]:
 
 _WORDS: dict[str, Any] = {"none": None, "null": None, "true": True, "false": False}
 
+#: Options whose words are read in any case, as the other words are.
+_WORD_OPTIONS = ("policy", "scoring")
+
+#: The longest option message quoted after the value as given.
+_MESSAGE = 160
+
 
 def _option_value(text: str) -> Any:
     """A command line's option value: ``none``/``null``, ``true``/``false``
@@ -271,7 +278,8 @@ def parse_option(text: str) -> tuple[str, Any]:
     c_puct=0.7``), checked as :class:`SearchConfig` checks it.
 
     ``VALUE`` is ``none`` or ``null``, ``true`` or ``false``, an integer, a
-    real number, or a word (``policy=uct``, ``scoring=gnugo``).
+    real number, or a word (``policy=uct``, ``scoring=gnugo``); words and
+    the words of ``policy`` and ``scoring`` are read in any case.
 
     Returns:
         ``(name, value)``, ready for :class:`fastplay.search.MCTS`'s keyword
@@ -282,15 +290,21 @@ def parse_option(text: str) -> tuple[str, Any]:
             the known ones), or a value the option refuses (its own message).
     """
     name, sep, value_text = text.partition("=")
-    name = name.strip()
-    if not sep or not name or not value_text.strip():
-        raise ValueError(f"expected NAME=VALUE, not {text!r}")
+    name, value_text = name.strip(), value_text.strip()
+    if not sep or not name or not value_text:
+        raise ValueError(f"expected NAME=VALUE, not '{quoted(text)}'")
     if name not in option_names():
-        raise ValueError(f"unknown search option {name!r}; the options are "
+        raise ValueError(f"unknown search option '{quoted(name)}'; the options are "
                          f"{', '.join(option_names())}")
-    value = _option_value(value_text.strip())
+    value = _option_value(value_text)
+    if name in _WORD_OPTIONS and isinstance(value, str):
+        value = value.lower()
     try:
         replace(SearchConfig(), **{name: value})
     except (TypeError, ValueError) as exc:
-        raise ValueError(str(exc)) from None
+        # The value as given first (1e999 is checked as inf), and the
+        # option's own message cut: it quotes the value in full.
+        message = str(exc)
+        message = message if len(message) <= _MESSAGE else message[:_MESSAGE] + "..."
+        raise ValueError(f"{name}={quoted(value_text)}: {message}") from None
     return name, value
