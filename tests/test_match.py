@@ -348,3 +348,25 @@ def test_canadian_byo_yomi_saves_a_slow_engine(stubs) -> None:
     # one after the third move, then a fresh period of two after the fourth.
     assert [stones for _, stones in game.clock_left[0::2]] == [0, 0, 1, 2]
     assert game.clock_left[6][0] == 1.0 and game.to_sgf().count(b"OB[") == 2
+
+
+def test_an_engine_that_never_ends_its_answer_fails_in_bounded_time_and_memory() -> None:
+    """A tester's engine printing '=' for ever (or one line a second) kept a
+    referee waiting for good, its memory growing: the time limit is for the
+    whole answer, and an answer has a size limit."""
+    from fastplay.match import EngineError, EngineTimeoutError, GTPClient
+
+    flood = GTPClient(["yes", "="], timeout=20)
+    started = time.monotonic()
+    with pytest.raises(EngineError, match="longer than"):
+        flood.send("name")
+    assert time.monotonic() - started < 15
+    flood.close(quit_first=False, timeout=1)
+    slow = [sys.executable, "-c", "import time\nwhile True:\n print('= x', flush=True)\n"
+            " time.sleep(0.3)"]
+    trickle = GTPClient(slow, timeout=1.0)
+    started = time.monotonic()
+    with pytest.raises(EngineTimeoutError, match="within 1 s"):
+        trickle.send("name")
+    assert time.monotonic() - started < 5
+    trickle.close(quit_first=False, timeout=1)

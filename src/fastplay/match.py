@@ -66,6 +66,13 @@ Z95 = 1.959963984540054  # two-sided 95 % normal quantile
 RESIGN, TIME, FORFEIT = "R", "T", "F"
 
 
+#: The longest answer a referee reads from an engine; beyond it the answer
+#: is an engine failure (a tester's engine printing ``=`` for ever grew the
+#: referee's memory without limit).
+MAX_ANSWER_LINES = 10_000
+MAX_ANSWER_BYTES = 1 << 20
+
+
 class EngineError(RuntimeError):
     """An engine answered ``? message`` or broke the protocol."""
 
@@ -104,13 +111,15 @@ class GTPClient:
             )
         except OSError as exc:
             raise EngineTerminatedError(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        # Bounded: an engine that writes without end waits on its pipe
+        # instead of filling this process's memory.
+        self._lines: queue.Queue[str | None] = queue.Queue(maxsize=MAX_ANSWER_LINES)
         # Set once the engine's output has ended: the process may not be
         # reaped yet, so poll() alone would let a later send() wait forever.
         self._eof = False
-        reader = threading.Thread(target=self._read, args=(self.process.stdout, self._lines),
-                                  daemon=True)
-        reader.start()
+        self._reader = threading.Thread(target=self._read,
+                                        args=(self.process.stdout, self._lines), daemon=True)
+        self._reader.start()
 
     @staticmethod
     def _read(stream: IO[str], lines: queue.Queue[str | None]) -> None:
@@ -133,9 +142,12 @@ class GTPClient:
     def send(self, command: str, timeout: float | None = None) -> str:
         """Send one command; return the response text (after ``=``).
 
-        Raises :class:`EngineError` on ``?``, :class:`EngineTimeoutError`
-        after ``timeout`` seconds (default :attr:`timeout`), and
-        :class:`EngineTerminatedError` when the engine is gone.
+        Raises :class:`EngineError` on ``?`` and on an answer longer than
+        ``MAX_ANSWER_LINES`` lines or ``MAX_ANSWER_BYTES`` characters,
+        :class:`EngineTimeoutError` when the whole answer has not come
+        within ``timeout`` seconds (default :attr:`timeout`; an engine
+        writing line after line without ending its answer times out too),
+        and :class:`EngineTerminatedError` when the engine is gone.
         """
         if not self.alive:
             raise EngineTerminatedError(f"{self.label} has exited")
@@ -146,16 +158,23 @@ class GTPClient:
         except (BrokenPipeError, OSError):
             raise EngineTerminatedError(f"{self.label} closed its input") from None
         limit = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + limit
         response: list[str] = []
+        size = 0
         while True:
             try:
-                line = self._lines.get(timeout=limit)
+                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
                 raise EngineTimeoutError(f"{self.label} did not answer {command!r} "
                                          f"within {limit:g} s") from None
             if line is None:
                 self._eof = True
                 raise EngineTerminatedError(f"{self.label} exited while answering {command!r}")
+            size += len(line)
+            if size > MAX_ANSWER_BYTES or len(response) >= MAX_ANSWER_LINES:
+                raise EngineError(f"{self.label}: the answer to {command!r} is longer than "
+                                  f"{MAX_ANSWER_LINES:,} lines or {MAX_ANSWER_BYTES:,} "
+                                  f"characters")
             line = line.replace("\r", "").rstrip("\n")
             if not response:
                 if not line.strip():
@@ -193,6 +212,17 @@ class GTPClient:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        # Lines left unread: the reader thread may wait to queue one more
+        # (the queue is bounded) and must reach the end of the output.
+        for _ in range(100):
+            try:
+                while self._lines.get_nowait() is not None:
+                    pass
+                break                        # the end of the output: the reader is done
+            except queue.Empty:
+                if not self._reader.is_alive():
+                    break
+                self._reader.join(0.02)
 
     def __enter__(self) -> GTPClient:
         return self
