@@ -32,7 +32,6 @@ tolerated.  Writing refuses values that are not finite.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import gzip
 import hashlib
@@ -45,6 +44,7 @@ from importlib import resources
 from typing import Any
 
 from fastplay.benchmark.decisions import Decision, Position
+from fastplay.outputfile import write_whole
 
 __all__ = ["Candidate", "Entry", "Benchmark", "BenchmarkError", "FORMAT", "bundled_names",
            "open_benchmark", "bundled_path"]
@@ -167,8 +167,9 @@ class Benchmark:
         return buffer.getvalue()
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the file atomically (a temporary file renamed over ``path``,
-        removed if the write or the rename fails).
+        """Write the file atomically (:func:`fastplay.outputfile.write_whole`:
+        a temporary file renamed over ``path``, removed if the write or the
+        rename fails; a symbolic link followed; a device or FIFO refused).
 
         A value that JSON cannot hold (NaN, infinite) is a
         :class:`BenchmarkError` naming the file, raised before anything is written.
@@ -178,14 +179,7 @@ class Benchmark:
             data = self.to_bytes()
         except ValueError as exc:  # BenchmarkError included; json's allow_nan=False
             raise BenchmarkError(f"{name}: not written: {exc}") from None
-        temporary = f"{name}.tmp{os.getpid()}"
-        try:
-            with open(temporary, "wb") as handle:
-                handle.write(data)
-            os.replace(temporary, name)
-        finally:
-            with contextlib.suppress(OSError):
-                os.remove(temporary)
+        write_whole(name, data)
 
     @property
     def refs(self) -> str:

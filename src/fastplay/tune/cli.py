@@ -24,8 +24,6 @@ on a decision benchmark's positions (:mod:`fastplay.tune.quality`).
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import shlex
 import sys
 import tarfile
@@ -36,6 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fastplay.argtypes import non_negative_int, positive_float, positive_int
+from fastplay.outputfile import write_whole
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; imported when a command runs
     from fastplay.patterns import PatternDatabase
@@ -128,18 +127,9 @@ def _check_shared(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
 def _write(parser: argparse.ArgumentParser, out: str, text: str) -> int:
     """Write the database's ``text`` to ``out`` (whole or not at all: through a
     temporary file in the same folder); 0, or a usage error."""
-    target = Path(out)
     try:
-        with tempfile.NamedTemporaryFile("w", encoding="ascii", dir=target.resolve().parent,
-                                         prefix=f".{target.name}.", delete=False) as tmp:
-            tmp.write(text)
-        umask = os.umask(0)   # read it: the temporary file was made 0600
-        os.umask(umask)
-        os.chmod(tmp.name, 0o666 & ~umask)
-        os.replace(tmp.name, target)
+        write_whole(out, text.encode("ascii"))
     except OSError as exc:
-        with contextlib.suppress(OSError, NameError):
-            os.unlink(tmp.name)
         parser.error(f"cannot write {out}: {exc}")
     print(f"wrote {out}: {len(text.splitlines())} lines, {len(text):,} bytes")
     return 0

@@ -1,0 +1,64 @@
+"""Result files written whole or not at all.
+
+A tuned ``.db`` or a decision benchmark is written to a temporary file in
+the target's folder and renamed over the target, so that a failed write
+leaves the old file as it was.  The rename replaces whatever the name
+points to, so two cases are handled first (a tester's findings: ``fastplay
+tune mm ... --out /dev/full`` made ``/dev/full`` a regular file, and a
+symbolic link was replaced by a file while its target stayed old):
+
+* a symbolic link is followed: its target is written, the link stays;
+* a name that exists but is not a regular file (a device, a FIFO, a
+  socket, a directory) is refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+__all__ = ["write_whole"]
+
+
+def write_whole(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write ``data`` to ``path`` through a temporary file renamed over it.
+
+    A new file gets the permissions the umask allows (``0o666 & ~umask``),
+    a replaced one keeps its own.
+
+    Returns:
+        The file written (``path`` with its symbolic links followed).
+
+    Raises:
+        OSError: the folder is missing or not writable, the disk is full, or
+            ``path`` exists and is not a regular file (the message says so);
+            nothing is left behind.
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        mode: int | None = stat.S_IMODE(target.stat().st_mode) if target.exists() else None
+    except OSError:
+        mode = None
+    if target.exists() and not target.is_file():
+        raise OSError(f"{os.fspath(path)}: not a regular file (a directory, a device, a FIFO "
+                      f"or a socket)")
+    if mode is None:
+        umask = os.umask(0)    # read it: the temporary file is made 0600
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    with tempfile.NamedTemporaryFile("wb", dir=target.parent, prefix=f".{target.name}.",
+                                     suffix=".tmp", delete=False) as handle:
+        temporary = handle.name
+    try:
+        with open(temporary, "wb") as out:
+            out.write(data)
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    return target
