@@ -215,8 +215,39 @@ def test_a_json_target_that_cannot_be_written_is_a_usage_error(tmp_path: Path,
     record.write_text(text)
     for target, problem in ((str(tmp_path / "no" / "x.jsonl"), "no such directory"),
                             (str(tmp_path), "is a directory"),
-                            (str(record), "records to analyse")):
+                            (str(record), "records to analyse"), ("", "an empty file name")):
         assert main([str(record), str(record), "--json", target]) == 2
         err = capsys.readouterr().err
         assert problem in err and "Traceback" not in err
     assert record.read_text() == text
+
+
+def test_a_json_target_that_fails_while_written_ends_the_batch(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]
+                                                               ) -> None:
+    """A full disk (/dev/full) while the lines are written: one error line
+    naming the target, exit status 1, no traceback (a tester's finding)."""
+    record = tmp_path / "game.sgf"
+    record.write_text("(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc])")
+    assert main([str(record), "--every", "2", "--playouts", "20", "--json", "/dev/full"]) == 1
+    err = capsys.readouterr().err
+    assert "error: writing /dev/full: No space left on device" in err and "Traceback" not in err
+
+
+def test_records_of_one_name_from_several_folders_keep_their_analyses(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--sgf-dir with two records called a.sgf: a.analysis.sgf and
+    a-2.analysis.sgf, in the order given (the second overwrote the first)."""
+    from fastplay.batch import sgf_targets
+
+    for folder, move in (("c1", "ee"), ("c2", "cc")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "a.sgf").write_text(f"(;GM[1]FF[4]SZ[9]KM[7.5];B[{move}])")
+    records = [str(tmp_path / "c1" / "a.sgf"), str(tmp_path / "c2" / "a.sgf")]
+    out = tmp_path / "out"
+    code, _, _ = run([*records, "--playouts", "20", "--write-sgf", "--sgf-dir", str(out)],
+                     capsys)
+    assert code == 0
+    assert {p.name for p in out.iterdir()} == {"a" + SGF_SUFFIX, "a-2" + SGF_SUFFIX}
+    assert b"B[cc]" in (out / ("a-2" + SGF_SUFFIX)).read_bytes()
+    assert sgf_targets(records, None) == {r: r[:-4] + SGF_SUFFIX for r in records}

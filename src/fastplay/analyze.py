@@ -140,6 +140,8 @@ def _json_target_problem(args: argparse.Namespace) -> str | None:
     target = args.json
     if target is None or target == "-":
         return None
+    if not target.strip():
+        return "an empty file name"
     if os.path.isdir(target):
         return "is a directory"
     folder = os.path.dirname(os.path.abspath(target))

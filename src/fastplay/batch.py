@@ -25,6 +25,7 @@ a variation below it, its moves in the record's own coordinates
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -37,7 +38,8 @@ from fastplay.inputfile import read_input
 from fastplay.sgf import SGFWarning
 
 __all__ = ["run_batch", "gtp_to_sgf", "sgf_to_gtp", "record_paths", "analysis_turns",
-           "write_analysis_sgf", "analyse_job", "Job", "SGF_SUFFIX", "BATCH_PLAYOUTS"]
+           "write_analysis_sgf", "analyse_job", "Job", "SGF_SUFFIX", "BATCH_PLAYOUTS",
+           "sgf_targets", "OutputError"]
 
 #: Suffix of the records ``--write-sgf`` writes.
 SGF_SUFFIX = ".analysis.sgf"
@@ -248,21 +250,48 @@ def _results(jobs: list[Job], processes: int) -> Iterator[dict[str, Any]]:
         yield from pool.imap(analyse_job, jobs, chunksize=1)
 
 
+class OutputError(Exception):
+    """The analysis lines cannot be written (a full disk, a closed pipe):
+    the batch stops, since every later record would fail the same way."""
+
+
+def sgf_targets(paths: Sequence[str], sgf_dir: str | None) -> dict[str, str]:
+    """Where ``--write-sgf`` writes each record's analysis: ``NAME`` +
+    :data:`SGF_SUFFIX` beside the record, or in ``sgf_dir``; records of the
+    same name (from several folders) into one ``sgf_dir`` get ``NAME-2``,
+    ``NAME-3`` ... in the order given, so that none overwrites another (a
+    tester's two ``a.sgf`` left one file)."""
+    targets: dict[str, str] = {}
+    taken: set[str] = set()
+    for path in paths:
+        stem = os.path.basename(path)
+        stem = stem[:-4] if stem.lower().endswith(".sgf") else stem
+        folder = sgf_dir if sgf_dir is not None else os.path.dirname(path)
+        target, n = os.path.join(folder, stem + SGF_SUFFIX), 1
+        while os.path.normcase(os.path.abspath(target)) in taken:
+            n += 1
+            target = os.path.join(folder, f"{stem}-{n}{SGF_SUFFIX}")
+        taken.add(os.path.normcase(os.path.abspath(target)))
+        targets[path] = target
+    return targets
+
+
 def _finish_record(path: str, answers: list[dict[str, Any]], args: argparse.Namespace,
-                   data: bytes, out: TextIO | None) -> str | None:
-    """Write a record's lines and SGF; the reason it failed, or ``None``."""
+                   data: bytes, out: TextIO | None, target: str | None) -> str | None:
+    """Write a record's lines, and its SGF to ``target`` (``None``: none);
+    the reason it failed, or ``None``."""
     errors = [a for a in answers if "error" in a]
     if errors:
         return f"move {errors[0]['turnNumber']}: {errors[0]['error']}"
     if out is not None:
-        for answer in answers:
-            out.write(json.dumps(answer, separators=(",", ":"), allow_nan=False) + "\n")
-        out.flush()
-    if args.write_sgf:
-        stem = os.path.basename(path)
-        stem = stem[:-4] if stem.lower().endswith(".sgf") else stem
-        folder = args.sgf_dir if args.sgf_dir is not None else os.path.dirname(path)
-        target = os.path.join(folder, stem + SGF_SUFFIX)
+        try:
+            for answer in answers:
+                out.write(json.dumps(answer, separators=(",", ":"), allow_nan=False) + "\n")
+            out.flush()
+        except OSError as exc:
+            where = "standard output" if args.json in (None, "-") else args.json
+            raise OutputError(f"writing {where}: {exc.strerror or exc}") from None
+    if target is not None:
         try:
             text = write_analysis_sgf(data, {a["turnNumber"]: a for a in answers})
             with open(target, "wb") as handle:
@@ -289,12 +318,19 @@ def run_batch(args: argparse.Namespace, stdout: TextIO) -> int:
     if args.json == "-" or (args.json is None and not args.write_sgf):
         out = stdout
     elif args.json is not None:
-        out = open(args.json, "w", encoding="utf-8")
+        try:
+            out = open(args.json, "w", encoding="utf-8")
+        except OSError as exc:
+            print(f"fastplay analyze: error: --json {args.json}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 1
     done = bad = 0
     try:
         pending: list[dict[str, Any]] = []
         expected = {path: len(turns) for path, _, turns in records}
         data_of = {path: data for path, data, _ in records}
+        targets = sgf_targets([path for path, _, _ in records], args.sgf_dir) \
+            if args.write_sgf else {}
         with tqdm(total=len(jobs), unit="position", file=sys.stderr, disable=None,
                   desc="analysing") as bar:
             for answer in _results(jobs, args.jobs or 1):
@@ -303,7 +339,14 @@ def run_batch(args: argparse.Namespace, stdout: TextIO) -> int:
                 path = answer["id"]
                 if len(pending) < expected[path]:
                     continue
-                why = _finish_record(path, pending, args, data_of[path], out)
+                try:
+                    why = _finish_record(path, pending, args, data_of[path], out,
+                                         targets.get(path))
+                except OutputError as exc:
+                    print(f"fastplay analyze: error: {exc}", file=sys.stderr)
+                    if out is stdout:
+                        _quiet_stdout()
+                    return 1
                 pending = []
                 if why is None:
                     done += 1
@@ -312,7 +355,17 @@ def run_batch(args: argparse.Namespace, stdout: TextIO) -> int:
                     tqdm.write(f"fastplay analyze: error: {path}: {why}", file=sys.stderr)
     finally:
         if out is not None and out is not stdout:
-            out.close()
+            with contextlib.suppress(OSError):    # its error was told above
+                out.close()
     print(f"{done} record{'s' if done != 1 else ''} analysed ({len(jobs)} positions), "
           f"{bad + len(failed)} failed", file=sys.stderr)
     return 1 if bad or failed else 0
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at the null device, so that the interpreter's
+    last flush of a stream that failed does not print a second error."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
