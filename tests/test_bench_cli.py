@@ -31,3 +31,16 @@ def test_bench_rejects_bad_arguments() -> None:
                               capture_output=True, text=True, env=subprocess_env(), timeout=60,
                               check=False)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, args
+
+
+def test_bench_with_one_thread_measures_one_against_one() -> None:
+    """--threads 1 filled the one-thread column twice and printed 0 and 0.00x
+    for the second (a tester's finding)."""
+    proc = subprocess.run([sys.executable, "-m", "fastplay", "bench", "--size", "5", "--db",
+                           "uniform", "--seconds", "0.05", "--rounds", "2", "--threads", "1"],
+                          capture_output=True, text=True, env=subprocess_env(), timeout=120,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    fields = proc.stdout.strip().splitlines()[1].split()
+    assert float(fields[4].replace(",", "")) > 0                     # the second column
+    assert float(fields[5].rstrip("x")) > 0.3 and float(fields[6]) > 0.3
