@@ -35,7 +35,7 @@ from fastplay.sgf import SGFError
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("sources", nargs="+", help="SGF files, directories or .tar.gz archives")
+    parser.add_argument("sources", nargs="+", help="SGF files, directories or tar archives (.tar, .tar.gz, .tar.bz2, .tar.xz)")
     parser.add_argument("--player", help="substring of the player's PB/PW name "
                         "(default: the moves of both players)")
     parser.add_argument("--size", type=positive_int, default=9)

@@ -496,3 +496,49 @@ def test_a_ctrl_c_while_a_prior_file_is_read_comes_out_after_the_reading(
     with pytest.raises(KeyboardInterrupt):
         prior_module.load_prior("gnugo9x9")
     assert inside == [True]
+
+
+@pytest.mark.parametrize("suffix, mode", [(".tar", "w"), (".tar.bz2", "w:bz2"),
+                                          (".tar.xz", "w:xz"), (".tgz", "w:gz")])
+def test_record_files_unpacks_every_kind_of_tar_archive(tmp_path: Path, suffix: str,
+                                                        mode: str) -> None:
+    """An uncompressed .tar was read as one SGF (one game of six, a tester's
+    finding); .tar.bz2 and .tar.xz were skipped as unreadable records."""
+    import tarfile
+
+    from fastplay.prior import record_files
+
+    games = tmp_path / "games"
+    games.mkdir()
+    for k in range(6):
+        (games / f"g{k}.sgf").write_text(f"(;GM[1]FF[4]SZ[9];B[{'abcdef'[k]}a])")
+    archive = tmp_path / f"all{suffix}"
+    with tarfile.open(archive, mode) as out:
+        out.add(games, arcname="games")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    found = record_files([archive], scratch)
+    assert sorted(p.name for p in found) == [f"g{k}.sgf" for k in range(6)]
+
+
+def test_a_record_over_the_size_limit_is_skipped_not_fatal(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """One oversized file in a collection stopped a whole fit (a tester's
+    70 MB record): it is skipped and named, as broken records are."""
+    import fastplay.prior
+    from fastplay.inputfile import read_input
+    from fastplay.prior import collect_samples
+
+    good = tmp_path / "good.sgf"
+    good.write_text("(;GM[1]FF[4]SZ[9];B[ee];W[cc])")
+    big = tmp_path / "big.sgf"
+    big.write_text("(;GM[1]FF[4]SZ[9]C[" + "x" * 5000 + "];B[ee])")
+    monkeypatch.setattr(fastplay.prior, "read_input",
+                        lambda path, what: read_input(path, what, limit=1000))
+    skipped: list[str] = []
+    samples = collect_samples([good, big], None, skipped=skipped)
+    assert len(samples.offsets) == 3                    # two moves of the good record
+    assert len(skipped) == 1 and skipped[0].startswith(f"{big}: SGF file is larger than")
+    with pytest.raises(OSError):
+        collect_samples([good, big], None)              # not asked to skip: the error

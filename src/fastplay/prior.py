@@ -232,9 +232,10 @@ def collect_samples(games: Iterable[str | os.PathLike[str]], player: str | None,
         db: the playout database whose values go into ``values`` (default
             ``mc_montegnu_classic``).
         skipped: if given, a record that is not a readable SGF game is not an
-            error: its :class:`~fastplay.sgf.SGFError` message is appended here
-            and the record skipped (collections of real records hold a few
-            broken files).
+            error: its :class:`~fastplay.sgf.SGFError` message (or, for a
+            file the reader refuses, too large or unreadable, ``"PATH:
+            REASON"``) is appended here and the record skipped (collections
+            of real records hold a few broken files).
         cut: if given, gets ``"PATH: move N and after left out: WHY"`` for
             each record cut short at an illegal move (its moves before it are
             used).
@@ -266,6 +267,14 @@ def collect_samples(games: Iterable[str | os.PathLike[str]], player: str | None,
             if skipped is None:
                 raise
             skipped.append(str(exc))
+            continue
+        except OSError as exc:
+            # A record the reader refuses (over read_input's size limit, or
+            # unreadable) is skipped like a broken one: one bad file in a
+            # collection must not stop a fit (a tester's 70 MB record did).
+            if skipped is None or isinstance(exc, FileNotFoundError):
+                raise
+            skipped.append(f"{path}: {exc.strerror or exc}")
             continue
         if isinstance(game, str):
             if left_out is not None:
@@ -304,11 +313,17 @@ def records_report(skipped: list[str], cut: list[str], left_out: list[str]) -> l
     return lines
 
 
+#: The names of the tar archives :func:`record_files` unpacks.
+TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
+
+
 def record_files(sources: Iterable[str | os.PathLike[str]], scratch: str | os.PathLike[str]
                  ) -> list[Path]:
     """The SGF files of ``sources``: files as given, folders searched
-    recursively for ``*.sgf``, ``.tar.gz``/``.tgz`` archives unpacked into
-    the folder ``scratch`` (numbered subfolders) and searched likewise.
+    recursively for ``*.sgf``, tar archives (:data:`TAR_SUFFIXES`: plain,
+    gzip, bzip2 or xz; an uncompressed ``.tar`` was read as one SGF file)
+    unpacked into the folder ``scratch`` (numbered subfolders) and searched
+    likewise.
 
     Raises:
         FileNotFoundError: a source that does not exist.
@@ -322,7 +337,7 @@ def record_files(sources: Iterable[str | os.PathLike[str]], scratch: str | os.Pa
         path = Path(source)
         if path.is_dir():
             found += sorted(path.rglob("*.sgf"))
-        elif path.name.endswith((".tar.gz", ".tgz")):
+        elif path.name.lower().endswith(TAR_SUFFIXES):
             target = Path(scratch) / str(n)
             try:
                 with tarfile.open(path) as archive:
@@ -332,7 +347,7 @@ def record_files(sources: Iterable[str | os.PathLike[str]], scratch: str | os.Pa
                         archive.extractall(target)  # noqa: S202 - older Pythons lack it
             except (tarfile.TarError, EOFError) as exc:
                 first = (str(exc).splitlines() or [type(exc).__name__])[0].rstrip(":")
-                raise tarfile.ReadError(f"{source}: not a readable .tar.gz archive ({first})"
+                raise tarfile.ReadError(f"{source}: not a readable tar archive ({first})"
                                         ) from None
             found += sorted(target.rglob("*.sgf"))
         elif path.is_file():

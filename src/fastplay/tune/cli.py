@@ -7,7 +7,7 @@
     fastplay tune quality DB... [--benchmark 9x9] [--playouts 500] [--seed 1]
 
 ``mm`` fits the values by move prediction (:mod:`fastplay.tune.mm`) to the
-moves of ``RECORDS`` (SGF files, folders, ``.tar.gz`` archives; both
+moves of ``RECORDS`` (SGF files, folders, tar archives; both
 players' moves unless ``--player`` names one), reports the held-out
 log-probability and top-1 rate of the tuned policy next to the base
 database's, and writes the ``.db`` file (:mod:`fastplay.dbwrite`), which it
@@ -59,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
         ".db language) to game records or to reference values, and measure one.")
     sub = parser.add_subparsers(dest="method", metavar="METHOD", required=True)
     mm = sub.add_parser("mm", help="fit values to game records' moves (Coulom 2007)")
-    mm.add_argument("records", nargs="+", help="SGF files, folders or .tar.gz archives")
+    mm.add_argument("records", nargs="+", help="SGF files, folders or tar archives (.tar, .tar.gz, .tar.bz2, .tar.xz)")
     mm.add_argument("--size", type=positive_int, default=9)
     mm.add_argument("--player", help="substring of the player's PB/PW name (default: both)")
     mm.add_argument("--scale", type=_scale, default=1000.0,
