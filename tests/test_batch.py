@@ -251,3 +251,36 @@ def test_records_of_one_name_from_several_folders_keep_their_analyses(
     assert {p.name for p in out.iterdir()} == {"a" + SGF_SUFFIX, "a-2" + SGF_SUFFIX}
     assert b"B[cc]" in (out / ("a-2" + SGF_SUFFIX)).read_bytes()
     assert sgf_targets(records, None) == {r: r[:-4] + SGF_SUFFIX for r in records}
+
+
+def test_no_more_worker_processes_than_positions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--jobs 100 for a few positions started a process each (a tester's
+    finding): the pool has no more workers than there are positions."""
+    import multiprocessing
+
+    import fastplay.batch as batch
+
+    sizes: list[int] = []
+
+    class Pool:
+        def __init__(self, processes: int) -> None:
+            sizes.append(processes)
+
+        def __enter__(self) -> Pool:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+        def imap(self, fn: Any, jobs: Any, chunksize: int) -> Any:
+            return map(fn, jobs)
+
+    class Context:
+        Pool = Pool
+
+    monkeypatch.setattr(multiprocessing, "get_context", lambda kind: Context)
+    monkeypatch.setattr(batch, "analyse_job", lambda job: {"id": job})
+    assert [a["id"] for a in batch._results([1, 2, 3], 100)] == [1, 2, 3]  # type: ignore[list-item]
+    assert sizes == [3]
+    assert [a["id"] for a in batch._results([1], 100)] == [1]  # type: ignore[list-item]
+    assert sizes == [3]                                         # one job: no pool at all
