@@ -275,10 +275,8 @@ def test_no_more_worker_processes_than_positions(monkeypatch: pytest.MonkeyPatch
         def imap(self, fn: Any, jobs: Any, chunksize: int) -> Any:
             return map(fn, jobs)
 
-    class Context:
-        Pool = Pool
-
-    monkeypatch.setattr(multiprocessing, "get_context", lambda kind: Context)
+    context = type("Context", (), {"Pool": Pool})
+    monkeypatch.setattr(multiprocessing, "get_context", lambda kind: context)
     monkeypatch.setattr(batch, "analyse_job", lambda job: {"id": job})
     assert [a["id"] for a in batch._results([1, 2, 3], 100)] == [1, 2, 3]  # type: ignore[list-item]
     assert sizes == [3]
