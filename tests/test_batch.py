@@ -199,7 +199,8 @@ def test_batch_to_stdout_and_sgf_dir(tmp_path: Path, capsys: Any) -> None:
                                   ["a.sgf", "--every", "2", "--plot", "x.png"],
                                   ["--every", "2"],
                                   ["a.sgf", "--write-sgf", "--sgf-dir", "/dev/null/dir"],
-                                  ["a.sgf", "--every", "0"]])
+                                  ["a.sgf", "--every", "0"],
+                                  ["a.sgf", "--sgf-dir", "out"]])
 def test_batch_usage_errors(args: list[str], capsys: Any) -> None:
     code, _, err = run(args, capsys)
     assert code == 2 and "error" in err

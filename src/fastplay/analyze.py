@@ -394,6 +394,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("fastplay analyze: error: a batch needs SGF files or directories and takes "
                   "neither --move nor --plot", file=sys.stderr)
             return EXIT_USAGE
+        if args.sgf_dir is not None and not args.write_sgf:
+            print("fastplay analyze: error: --sgf-dir says where --write-sgf writes: give "
+                  "both", file=sys.stderr)
+            return EXIT_USAGE
         if args.sgf_dir is not None:
             try:          # created, as fastplay match creates its --sgf-dir
                 os.makedirs(args.sgf_dir, exist_ok=True)
