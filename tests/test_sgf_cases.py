@@ -411,6 +411,15 @@ def test_handicap_without_pl_white_moves() -> None:
     assert load_board(sgf_text("AB[cc][gg]")).to_move == "B"
 
 
+@pytest.mark.parametrize("ha, said", [("-3", "not a handicap count"),
+                                      ("99999999999999999", "more stones than a board holds"),
+                                      ("626", "more stones than a board holds")])
+def test_unusable_handicap_warns(ha: str, said: str) -> None:
+    with pytest.warns(SGFWarning, match=said):
+        board = load_board(f"(;GM[1]SZ[9]HA[{ha}];B[ee])")
+    assert "HA" not in board.sgf_properties and board.history == [("B", "E5")]
+
+
 @pytest.mark.parametrize("km", ["", "abc", "nan", "inf"])
 def test_unusable_komi_warns(km: str) -> None:
     with pytest.warns(SGFWarning, match="KM"):

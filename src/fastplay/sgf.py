@@ -410,10 +410,11 @@ def _handicap(root: sgf.Tree_node) -> int | None:
         value = sgf_properties.interpret_number(raw)
     except ValueError:
         value = None
-    if value is None or value < 0:
+    if value is None or not 0 <= value <= MAX_SIZE * MAX_SIZE:
         text = quoted(raw)
-        warnings.warn(f"HA[{text}] is not a handicap count; ignored",
-                      SGFWarning, stacklevel=3)
+        why = "more stones than a board holds" if value is not None and value > 0 \
+            else "not a handicap count"
+        warnings.warn(f"HA[{text}] is {why}; ignored", SGFWarning, stacklevel=3)
         return None
     return int(value)
 
