@@ -50,7 +50,7 @@ def game_gtp(size: int) -> int:
     while board.move_number < limit and board.consecutive_passes < 2:
         moves = board.legal_moves()
         board.play(moves[rng.integers(len(moves))] if moves else "pass")
-    return board.move_number
+    return int(board.move_number)
 
 
 def game_index(size: int) -> int:
@@ -61,7 +61,7 @@ def game_index(size: int) -> int:
     while board.move_number < limit and board.consecutive_passes < 2:
         moves = board.legal_indices(board.to_move_code)
         board.play(int(moves[rng.integers(len(moves))]) if len(moves) else -1)
-    return board.move_number
+    return int(board.move_number)
 
 
 def game_core(size: int) -> int:

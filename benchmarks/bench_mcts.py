@@ -23,6 +23,7 @@ import sys
 import time
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,7 +56,7 @@ def position(size: int, where: str) -> Board:
 def bare_rate(board: Board, n: int, threads: int, seed: int = 1) -> float:
     stats = playouts(board, _db(), n=n, seed=seed, threads=threads, scoring="tromp-taylor",
                      amaf=True)
-    return stats.n / stats.seconds
+    return float(stats.n / stats.seconds)
 
 
 def mcts_rate(board: Board, n: int, threads: int, seed: int = 1,
@@ -71,7 +72,7 @@ CASES = [(size, where, threads) for size in (9, 19) for where in ("midgame", "em
 
 @pytest.mark.parametrize("kind", ["bare", "mcts"])
 @pytest.mark.parametrize("size, where, threads", CASES)
-def test_rate(benchmark, kind: str, size: int, where: str, threads: int) -> None:
+def test_rate(benchmark: Any, kind: str, size: int, where: str, threads: int) -> None:
     board = position(size, where)
     n = PLAYOUTS[size]
     func = bare_rate if kind == "bare" else mcts_rate

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from conftest import REPO, shared_path  # noqa: E402
+from conftest import REPO, shared_path  # type: ignore[import-not-found]  # noqa: E402
 
 from fastplay import Board  # noqa: E402
 from fastplay import patterns  # noqa: E402

@@ -38,7 +38,7 @@ CORE_PREFIX = re.compile(rf"^__pyx_[fp][fn]?_8fastplay_\d+_({_MODULES})_")
 def workload(db: str, size: int, n: int, seed: int) -> float:
     """Play the profiled playouts; returns their mean length in moves."""
     stats = playouts(Board(size), PatternDatabase.builtin(db), n, seed=seed)
-    return stats.mean_length
+    return float(stats.mean_length)
 
 
 def summarize(path: str, moves: float, top: int) -> None:

@@ -24,7 +24,7 @@ import sys
 import types
 from pathlib import Path
 
-import atheris
+import atheris  # type: ignore[import-untyped]  # no stubs on PyPI's atheris
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
