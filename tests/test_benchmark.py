@@ -27,6 +27,7 @@ from fastplay.benchmark.cli import main
 from fastplay.benchmark.decisions import Position, phase_of, propose, read_records
 from fastplay.benchmark.reference import CandidateTask, evaluate
 from fastplay.benchmark.score import PR_SCALE
+from conftest import shared_path
 
 RECORDS = str(resources.files("fastplay") / "data")
 FILTER = FilterSpec(visits=96, top=3, margin=0.02)
@@ -331,3 +332,22 @@ def test_cli_build_with_reuse_gives_the_same_file(tmp_path: Path) -> None:
     assert main(args + [str(first)]) == 0
     assert main(args + [str(second), "--reuse", str(first)]) == 0
     assert first.read_bytes() == second.read_bytes()
+
+
+def test_build_says_when_the_records_hold_fewer_decisions(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--decisions 100000 from a few records built what they held without a
+    word (a tester's finding): the count is still what they hold, with a
+    warning."""
+    records = tmp_path / "records"
+    records.mkdir()
+    (records / "one.sgf").write_bytes(
+        shared_path("gnugo-regression", "games", "cgos", "42896.sgf").read_bytes())
+    out = tmp_path / "t.jsonl.gz"
+    assert main(["build", str(records), "--size", "9", "--decisions", "100", "--seed", "5",
+                 "--out", str(out), "--visits", "48", "--filter-visits", "64", "--margin",
+                 "0.02", "--per-game", "1", "--workers", "1", "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    built = int(captured.out.split(": ")[1].split(" decisions")[0])
+    assert built <= 1
+    assert f"warning: {built} of the 100 decisions asked for" in captured.err

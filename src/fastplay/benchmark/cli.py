@@ -190,6 +190,10 @@ def _run_build(args: argparse.Namespace) -> int:
     candidates = sum(len(e.candidates) for e in bench.entries)
     print(f"{args.out}: {len(bench.entries)} decisions, {candidates} candidates, "
           f"{bench.label}")
+    if len(bench.entries) < args.decisions:
+        print(f"fastplay benchmark: warning: {len(bench.entries)} of the {args.decisions} "
+              f"decisions asked for: the records hold no more (at most --per-game "
+              f"{args.per_game} a record)", file=sys.stderr)
     return 0
 
 
