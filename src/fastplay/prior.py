@@ -322,8 +322,8 @@ def record_files(sources: Iterable[str | os.PathLike[str]], scratch: str | os.Pa
     """The SGF files of ``sources``: files as given, folders searched
     recursively for ``*.sgf``, tar archives (:data:`TAR_SUFFIXES`: plain,
     gzip, bzip2 or xz; an uncompressed ``.tar`` was read as one SGF file)
-    unpacked into the folder ``scratch`` (numbered subfolders) and searched
-    likewise.
+    unpacked into the folder ``scratch`` (numbered subfolders, each holding
+    a folder named after its archive) and searched likewise.
 
     Raises:
         FileNotFoundError: a source that does not exist.
@@ -338,7 +338,9 @@ def record_files(sources: Iterable[str | os.PathLike[str]], scratch: str | os.Pa
         if path.is_dir():
             found += sorted(path.rglob("*.sgf"))
         elif path.name.lower().endswith(TAR_SUFFIXES):
-            target = Path(scratch) / str(n)
+            # Named after the archive: a record's messages then read
+            # ".../0/games.tar.gz/member.sgf", not a bare temporary path.
+            target = Path(scratch) / str(n) / path.name
             try:
                 with tarfile.open(path) as archive:
                     if hasattr(tarfile, "data_filter"):   # Python >= 3.10.12 / 3.11.4
