@@ -49,16 +49,15 @@ def write_whole(path: str | os.PathLike[str], data: bytes) -> Path:
         umask = os.umask(0)    # read it: the temporary file is made 0600
         os.umask(umask)
         mode = 0o666 & ~umask
-    with tempfile.NamedTemporaryFile("wb", dir=target.parent, prefix=f".{target.name}.",
-                                     suffix=".tmp", delete=False) as handle:
-        temporary = handle.name
+    handle = tempfile.NamedTemporaryFile("wb", dir=target.parent, prefix=f".{target.name}.",
+                                         suffix=".tmp", delete=False)
     try:
-        with open(temporary, "wb") as out:
-            out.write(data)
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
+        with handle:
+            handle.write(data)
+        os.chmod(handle.name, mode)
+        os.replace(handle.name, target)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(temporary)
+            os.unlink(handle.name)
         raise
     return target
