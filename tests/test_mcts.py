@@ -147,6 +147,25 @@ def _check_consistent(node: Node) -> None:
             _check_consistent(child)
 
 
+@pytest.mark.parametrize("options", [{}, {"score_weight": 0.1}, {"threads": 2}])
+def test_a_descent_stopped_in_a_node_without_moves_counts_there(db, options):
+    """On 2x2 every move of some nodes is illegal or a superko repetition
+    (and the pass forbidden): the descent stops inside such a node, and the
+    playouts it evaluates there go into the node's base (they counted on
+    the edge into it, so parent.n[i] != child.base + child.n.sum() before,
+    in every 2x2 search).  The core's loop, the Python loop (a score in the
+    value) and two threads."""
+    for seed in range(3):
+        board = fp.Board(2, komi=0.5)
+        search = MCTS(db, seed=seed, resign_threshold=None, **options)
+        for _ in range(2):
+            result = search.run(board, playouts=1500)
+            _check_consistent(search.root)
+            if result.best_move in ("pass", "resign"):
+                break
+            board.play(result.best_move)
+
+
 def test_virtual_loss_removed_and_counts_consistent(db):
     board = fp.Board(9, komi=7.5)
     for threads in (1, 2):

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import fastplay as fp
-from fastplay._core import (BLACK, DESCEND_END, DESCEND_EXPAND, DESCEND_LEAF, WHITE,
-                            TreeNode, TreeParams, expansion_moves, prior_node, tree_backup,
+from fastplay._core import (BLACK, DESCEND_END, DESCEND_EXPAND, DESCEND_LEAF, DESCEND_STOP,
+                            WHITE, TreeNode, TreeParams, expansion_moves, prior_node, tree_backup,
                             tree_descend, true_eyes)
 from fastplay.mcts import LINE_PRIOR
 
@@ -191,6 +191,15 @@ def test_descend_stops_and_checks_rules():
     assert tree_descend(node3, board, {after.zobrist_hash} | seen, set(), [], [], PARAMS,
                         0.0, 0.0, False) == DESCEND_LEAF
     assert not node3.allowed[0] and board.get_index(12) == 0
+    # no move left (every one forbidden): DESCEND_STOP, nothing played
+    blocked = TreeNode(BLACK, [0, -1], [0.9, 0.1])
+    blocked.forbid(0)
+    blocked.forbid(1)
+    board5 = fp.Board(5)
+    path5: list[int] = []
+    assert tree_descend(blocked, board5, set(), set(), [], path5, PARAMS, 0.0, 0.0, True) \
+        == DESCEND_STOP
+    assert path5 == [] and board5.move_number == 0
     # two passes end the game
     board = fp.Board(5)
     board.pass_move()

@@ -34,6 +34,7 @@ from fastplay._tactics import TACTICS_BUDGET as TACTICS_BUDGET
 from fastplay._tree import DESCEND_END as DESCEND_END
 from fastplay._tree import DESCEND_EXPAND as DESCEND_EXPAND
 from fastplay._tree import DESCEND_LEAF as DESCEND_LEAF
+from fastplay._tree import DESCEND_STOP as DESCEND_STOP
 from fastplay._tree import SIMULATE_DONE as SIMULATE_DONE
 from fastplay._tree import SIMULATE_PYTHON as SIMULATE_PYTHON
 from fastplay._tree import TreeNode as TreeNode

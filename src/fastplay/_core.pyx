@@ -23,4 +23,5 @@ from fastplay._board import CoreBoard, IllegalMoveError
 from fastplay._playout import PlayoutEngine, PlayoutTally, rng_stream, seed_key
 from fastplay._tree import (TreeParams, TreeNode, prior_node, tree_descend, tree_backup,
                             tree_simulate, true_eyes, expansion_moves, make_node, DESCEND_LEAF,
-                            DESCEND_END, DESCEND_EXPAND, SIMULATE_DONE, SIMULATE_PYTHON)
+                            DESCEND_END, DESCEND_EXPAND, DESCEND_STOP, SIMULATE_DONE,
+                            SIMULATE_PYTHON)

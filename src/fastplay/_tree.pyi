@@ -12,6 +12,7 @@ from fastplay._playout import PlayoutEngine, PlayoutTally
 DESCEND_LEAF: int
 DESCEND_END: int
 DESCEND_EXPAND: int
+DESCEND_STOP: int
 SIMULATE_DONE: int
 SIMULATE_PYTHON: int
 

@@ -60,9 +60,11 @@ cdef enum:
     D_LEAF = 0        # evaluate the last position by playouts
     D_END = 1         # two passes ended the game inside the tree
     D_EXPAND = 2      # the last edge is due for a node: expand, then descend on
+    D_STOP = 3        # a node with no move left: evaluate it, counted in its base
 DESCEND_LEAF = D_LEAF
 DESCEND_END = D_END
 DESCEND_EXPAND = D_EXPAND
+DESCEND_STOP = D_STOP
 
 # tree_simulate's answers.
 SIMULATE_DONE = 0     # the simulations asked for ran, or a limit came first
@@ -605,8 +607,13 @@ def tree_descend(TreeNode node not None, CoreBoard board not None, set seen not 
     ``can_expand``.
 
     Returns ``DESCEND_LEAF`` (evaluate ``board`` by playouts),
-    ``DESCEND_END`` (the game ended) or ``DESCEND_EXPAND`` (give the last
-    edge a node, then call again from it).  Raises ``ValueError`` when a
+    ``DESCEND_END`` (the game ended), ``DESCEND_EXPAND`` (give the last
+    edge a node, then call again from it) or ``DESCEND_STOP`` (the descent
+    stopped inside a node with no move left -- every one illegal or a
+    superko repetition: evaluate ``board`` and add its playouts to that
+    node's ``base`` after the back-up, the last edge's child, or ``node``
+    itself when the path is empty, so that ``parent.n[i] == child.base +
+    child.n.sum()`` still holds).  Raises ``ValueError`` when a
     move does not fit ``board`` or ``virtual_loss`` is negative or not
     finite, ``TypeError`` for a child that is not a :class:`TreeNode`, and
     ``RuntimeError`` when a set lookup (an element's ``__eq__``) changed
@@ -628,13 +635,13 @@ cdef int _descend(TreeNode node, CoreBoard board, set seen, set path_hashes, lis
     cdef uint64_t h, before
     while True:
         if node.open <= 0:
-            return D_LEAF
+            return D_STOP
         npts = board.st.size * board.st.size
         if node.max_move >= npts or len(node.children) != node.k:
             raise ValueError("the tree does not fit this board")
         i = node._select(params)
         if i < 0:
-            return D_LEAF     # moves left open, but none allowed (set from Python)
+            return D_STOP     # moves left open, but none allowed (set from Python)
         move = node.M[i]
         color = node.color
         p = 0 if move < 0 else board.pad(<int>move)
@@ -942,6 +949,7 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
     cdef double* am = NULL
     cdef int* idx = <int*>malloc(cap * sizeof(int))
     cdef int* grown
+    cdef TreeNode stopped
     if idx == NULL:
         raise MemoryError()
     try:
@@ -977,7 +985,7 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
                     else grow(scratch, list(nodes), list(path))
                 found = _descend(<TreeNode?>child, scratch, seen, hashes, nodes, path, params,
                                  vl, threshold, can_expand)
-            if found != D_LEAF:
+            if found != D_LEAF and found != D_STOP:
                 if reserved:
                     asked += n
                     _take_back(nodes, path, vl)
@@ -1014,6 +1022,9 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
             value = <double>counts.black_wins + 0.5 * <double>counts.draws
             _backup(path_nodes, idx, depth, <double>counts.n, value, value, value,
                     am if counts.amaf != NULL else NULL, npts, vl, params)
+            if found == D_STOP:
+                stopped = _stopped(root, path_nodes, idx, depth)
+                stopped.base += <double>counts.n
             played += counts.n
             sims += 1
         if scores:
@@ -1023,6 +1034,14 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
         free(am)
         free(tallied)
     return status, sims, asked, played
+
+
+cdef TreeNode _stopped(TreeNode root, tuple nodes, const int* path, Py_ssize_t depth):
+    """The node a ``D_STOP`` descent stopped inside: the last edge's child, or
+    ``root`` for an empty path."""
+    if depth == 0:
+        return root
+    return <TreeNode?>(<TreeNode>nodes[depth - 1]).children[path[depth - 1]]
 
 
 cdef void _tally_scores(int64_t* tallied, int k, int i, const int64_t* h,

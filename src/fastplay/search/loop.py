@@ -457,6 +457,8 @@ class SearchLoop:
         state.sims += 1
         tree_backup(descent.nodes, descent.path, value.n, value.black_value, value.black_wins,
                     value.search_wins, value.amaf, descent.virtual_loss, self.params)
+        if descent.stopped is not None:
+            descent.stopped.base += value.n     # counted on the edge into it: DESCEND_STOP
 
 
 def _run_threads(worker: Callable[[], None], threads: int, state: SearchState) -> None:

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from fastplay._core import DESCEND_END, DESCEND_EXPAND, TreeNode, TreeParams, tree_descend
+from fastplay._core import (DESCEND_END, DESCEND_EXPAND, DESCEND_STOP, TreeNode, TreeParams,
+                            tree_descend)
 from fastplay.board import Board
 from fastplay.search.config import EDGE_BYTES
 from fastplay.search.priors import NodeMaker, recent_moves
@@ -38,6 +39,9 @@ class Descent:
         terminal: Black's exact Tromp-Taylor margin when two passes ended the
             game inside the tree, else ``None``.
         virtual_loss: the virtual loss the descent holds on its path.
+        stopped: the node the descent stopped inside because it had no move
+            left (``DESCEND_STOP``), whose ``base`` takes the leaf's
+            playouts after the back-up; ``None`` otherwise.
     """
 
     nodes: list[TreeNode]
@@ -45,6 +49,7 @@ class Descent:
     leaf: Board
     terminal: float | None
     virtual_loss: float
+    stopped: TreeNode | None = None
 
 
 @dataclass
@@ -183,7 +188,10 @@ class SearchTree:
             node = self.grow(root_board, board, nodes, path, maker, params, virtual_loss,
                              lock if scratch is not None else None)
         terminal = float(board.score()) if status == DESCEND_END else None
-        return Descent(nodes, path, board, terminal, virtual_loss)
+        stopped = None
+        if status == DESCEND_STOP:
+            stopped = nodes[-1].children[path[-1]] if path else self.root
+        return Descent(nodes, path, board, terminal, virtual_loss, stopped)
 
     def grow(self, root_board: Board, board: Board, nodes: list[TreeNode], path: list[int],
              maker: NodeMaker, params: TreeParams, virtual_loss: float = 0.0,
