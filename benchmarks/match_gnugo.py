@@ -36,12 +36,9 @@ import subprocess
 import sys
 from typing import Any
 
+from fastplay.argtypes import FLAGGED_OPTIONS
+
 GNUGO = "/usr/games/gnugo --mode gtp --level 10"
-
-
-#: The options ``fastplay gtp`` takes by a flag of its own (the rest go
-#: through ``--search``).
-_FLAGS = {"batch": "--batch", "prior_table": "--prior"}
 
 
 #: Options of the fastplay engine's evaluator, which this script does not plug in.
@@ -106,7 +103,7 @@ def _engine_command(args: argparse.Namespace, seed: int) -> str:
             continue                                   # the engine's default
         text = "none" if value is None else str(value).lower() if isinstance(value, bool) \
             else str(value)
-        flag = _FLAGS.get(name)
+        flag = FLAGGED_OPTIONS.get(name)     # fastplay gtp's own flags; the rest: --search
         # FLAG=VALUE: a value that starts with "-" stays a value.
         gtp_args += f" {shlex.quote(f'{flag}={text}')}" if flag else \
             f" --search {shlex.quote(f'{name}={text}')}"

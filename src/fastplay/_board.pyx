@@ -19,6 +19,7 @@ from fastplay._tactics cimport tactics_codes, races_codes, ladder_read
 
 from fastplay._rules import MIN_SIZE  # the Python name, for messages
 from fastplay.errors import InvalidVertexError
+from fastplay.shown import quoted
 from fastplay._deprecation import renamed as _renamed
 
 cnp.import_array()
@@ -96,9 +97,8 @@ def checked_komi(komi):
     except OverflowError:          # an int beyond any float
         komi = float("inf") if komi > 0 else float("-inf")
     if not -MAX_KOMI <= komi <= MAX_KOMI:
-        shown = repr(given) if len(repr(given)) <= 40 else repr(given)[:40] + "..."
         raise ValueError(f"komi must be a finite number of points within +-{MAX_KOMI:g}, "
-                         f"not {shown}")
+                         f"not {quoted(repr(given))}")
     return komi
 
 

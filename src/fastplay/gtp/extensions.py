@@ -76,14 +76,13 @@ def kgs_time_settings(engine: GTPEngine, args: Sequence[str]) -> str:
         raise GTPError("syntax error: kind must be none, absolute, canadian or byoyomi")
     values = [parse_int(v, "time") for v in take_args(args[1:], counts[kind])]
     if values:
-        check_clock(values)           # the byo-yomi periods too, though only one is used
+        check_clock(values)           # as given: the byo-yomi periods too, though unused
     if kind == "none":
         values = [0, 1, 0]            # byo-yomi time without stones: no limit (GTP 2, 6.3.1)
     elif kind == "absolute":
         values = [values[0], 0, 0]
     elif kind == "byoyomi":
         values = [values[0], values[1], 1]   # each period: one stone in its time
-    check_clock(values)
     engine.search().set_time(*values)
     return ""
 

@@ -262,9 +262,8 @@ def _option_value(text: str) -> Any:
     """A command line's option value: ``none``/``null``, ``true``/``false``
     (any case), an integer, a real number (ASCII digits:
     :mod:`fastplay.asciinum`), or else the text itself."""
-    word = _WORDS.get(text.strip().lower(), text)
-    if word is not text:
-        return word
+    if text.strip().lower() in _WORDS:
+        return _WORDS[text.strip().lower()]
     for kind in (ascii_int, ascii_float):
         try:
             return kind(text)
