@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 
 from fastplay import Board, PatternDatabase, playouts
+from fastplay.argtypes import search_option
 from fastplay.mcts import MCTS
 
 from _bench import median_seconds
@@ -60,8 +61,11 @@ def bare_rate(board: Board, n: int, threads: int, seed: int = 1) -> float:
 
 
 def mcts_rate(board: Board, n: int, threads: int, seed: int = 1,
-              batch: int | None = None) -> float:
-    search = MCTS(_db(), threads=threads, seed=seed, resign_threshold=None, batch=batch)
+              batch: int | None = None, options: dict[str, Any] | None = None) -> float:
+    """The default search's playouts per second (wall clock); ``options``:
+    more :class:`fastplay.search.SearchConfig` options."""
+    search = MCTS(_db(), threads=threads, seed=seed, resign_threshold=None, batch=batch,
+                  **(options or {}))
     result = search.run(board, playouts=n)
     return result.playouts / result.seconds
 
@@ -108,7 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--batch", type=int, default=None,
                         help="MCTS playouts per leaf (default: the search's own choice)")
+    parser.add_argument("--search", action="append", default=[], metavar="NAME=VALUE",
+                        type=search_option, help="a search option (repeatable), as "
+                        "fastplay gtp --search takes it")
     args = parser.parse_args(argv)
+    options = dict(args.search)
     rates: dict[tuple[str, int, str, int], float] = {}
     for size, where, threads in CASES:
         board = position(size, where)
@@ -117,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         for round_ in range(3):
             samples["bare"].append(bare_rate(board, n, threads, seed=round_ + 1))
             samples["mcts"].append(mcts_rate(board, n, threads, seed=round_ + 1,
-                                             batch=args.batch))
+                                             batch=args.batch, options=options))
         for kind, values in samples.items():
             rates[(kind, size, where, threads)] = sorted(values)[1]
         print(table({k: v for k, v in rates.items() if k[1:] == (size, where, threads)})

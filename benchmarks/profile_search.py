@@ -24,7 +24,9 @@ mispredicts branches far more often per instruction than a playout does
 count L1 misses and mispredictions per simulation the same way.
 
 The position is the 9x9 middle game of ``bench_mcts.py`` (``cgos/42896.sgf``
-at move 24), the search the default one with one thread and seed 1.
+at move 24), the search the default one with one thread and seed 1;
+``NAME=VALUE`` arguments after the count set search options as ``fastplay
+gtp --search`` does (``profile_search.py 3500 expand_threshold=4``).
 """
 
 from __future__ import annotations
@@ -34,16 +36,18 @@ from pathlib import Path
 
 import fastplay as fp
 from fastplay.search import MCTS
+from fastplay.search.config import parse_option
 
 GAMES = Path(__file__).resolve().parents[2] / "shared" / "gnugo-regression" / "games"
 
 
 def main(argv: list[str]) -> int:
     n = int(argv[0]) if argv else 3500
+    options = dict(parse_option(text) for text in argv[1:])
     board = fp.Board.from_sgf(GAMES / "cgos" / "42896.sgf", move_number=24)
     db = fp.PatternDatabase.builtin("mc_montegnu_classic")
     if n > 0:
-        MCTS(db, seed=1, resign_threshold=None).run(board, playouts=n)
+        MCTS(db, seed=1, resign_threshold=None, **options).run(board, playouts=n)
     return 0
 
 
