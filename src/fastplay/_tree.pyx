@@ -126,41 +126,6 @@ cdef enum:
     ROW_PRIOR = 11
     DATA_ROWS = 12
 
-cdef inline double _fpu_weight(TreeNode node, TreeParams p) noexcept:
-    """The value weight that gives a move with no data the first-play urgency
-    value in :func:`_blend`: ``TREE_EPS`` times the node's mean value minus
-    ``fpu_reduction`` (1/2 before any playout)."""
-    cdef double real = node.sum_n
-    return TREE_EPS * ((node.sum_w / real if real > 0 else 0.5) - p.fpu_reduction)
-
-
-cdef inline double _blend(const double* S, int k, int j, TreeParams p, double e1) noexcept:
-    """Edge ``j``'s blended value Q* from the rows of ``S`` (``k`` edges).
-
-    With t = 1 + rn / rave_equiv the blend (1 - beta) Q + beta Q~ is
-    (t (w + pw) + rw) / (t (n + pn) + rn): no division by n, so an unvisited
-    move needs no special case.  The TREE_EPS weights (``e1``: see
-    :func:`_fpu_weight`) give a move with no data the first-play urgency
-    value and leave every other ratio exact (a weight of 1e-9 broke ties
-    such as 1/2 against 2/4 towards the larger count and changed games).
-    """
-    cdef double dn = S[ROW_N * k + j]
-    cdef double dw = S[ROW_W * k + j]
-    cdef double t
-    if p.virtual:
-        dn = dn + S[ROW_PN * k + j]
-        dw = dw + S[ROW_PW * k + j]
-    if p.rave:
-        t = S[ROW_RN * k + j] * p.inv_equiv
-        t += 1.0
-        dn = dn * t
-        dw = dw * t
-        dn += S[ROW_RN * k + j]
-        dw += S[ROW_RW * k + j]
-    dn += TREE_EPS
-    dw += e1
-    return dw / dn
-
 
 cdef class TreeNode:
     """A position in the search tree: its moves and per-move statistics.
@@ -418,10 +383,34 @@ cdef class TreeNode:
         self._refresh(params)
 
     cdef void _refresh(self, TreeParams p) noexcept:
+        # With t = 1 + rn / rave_equiv the blend (1 - beta) Q + beta Q~ is
+        # (t (w + pw) + rw) / (t (n + pn) + rn): no division by n, so an
+        # unvisited move needs no special case.  The TREE_EPS weights give a
+        # move with no data the first-play urgency value and leave every other
+        # ratio exact (a weight of 1e-9 broke ties such as 1/2 against 2/4
+        # towards the larger count and changed games).
         cdef int j, k = self.k
-        cdef double e1 = _fpu_weight(self, p)
+        cdef double* S = self.S
+        cdef double real = self.sum_n
+        cdef double e0 = TREE_EPS
+        cdef double e1 = TREE_EPS * ((self.sum_w / real if real > 0 else 0.5) - p.fpu_reduction)
+        cdef double dn, dw, t
         for j in range(k):
-            self.Q[j] = _blend(self.S, k, j, p, e1) + self.B[j]
+            dn = S[ROW_N * k + j]
+            dw = S[ROW_W * k + j]
+            if p.virtual:
+                dn = dn + S[ROW_PN * k + j]
+                dw = dw + S[ROW_PW * k + j]
+            if p.rave:
+                t = S[ROW_RN * k + j] * p.inv_equiv
+                t += 1.0
+                dn = dn * t
+                dw = dw * t
+                dn += S[ROW_RN * k + j]
+                dw += S[ROW_RW * k + j]
+            dn += e0
+            dw += e1
+            self.Q[j] = dw / dn + self.B[j]
 
     def select(self, TreeParams params not None):
         """Index of the move to descend into: the PUCT or UCT argmax over the
@@ -779,7 +768,7 @@ cdef void _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
     cdef TreeNode node
     cdef int i, j, c, k
     cdef int64_t move, pt
-    cdef double value, g0, g1, s0, s1, mean, e1
+    cdef double value, g0, g1, s0, s1, mean
     cdef double* S
     for d in range(depth - 1, -1, -1):
         node = <TreeNode>nodes[d]
@@ -807,10 +796,8 @@ cdef void _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
             # compared with moves pulled down to their AMAF values, which
             # run below tree values in the opening, and won the empty
             # board at 1000 playouts.  It takes the mean of the others'.
-            # qs refreshed in the same pass (what node._refresh computes).
             mean = 1.0 / (k - 1) if k > 1 else 0.0
             s0 = s1 = 0.0
-            e1 = _fpu_weight(node, params)
             for j in range(k - 1):
                 pt = node.M[j]
                 g0 = am[c * npts + pt]
@@ -819,12 +806,9 @@ cdef void _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
                 S[ROW_RW * k + j] += g1
                 s0 += g0 * mean
                 s1 += g1 * mean
-                node.Q[j] = _blend(S, k, j, params, e1) + node.B[j]
             S[ROW_RN * k + k - 1] += s0
             S[ROW_RW * k + k - 1] += s1
-            node.Q[k - 1] = _blend(S, k, k - 1, params, e1) + node.B[k - 1]
-        else:
-            node._refresh(params)
+        node._refresh(params)
 
 
 cdef int _check_path(list nodes, list path) except -1:
