@@ -17,7 +17,13 @@ last leaf now gets 2 playouts); and the 13x13 and 19x19 digests of the
 "default" and "extras" sets, when ``prior_table="auto"`` took the learned
 ``gnugo13x13`` and ``gnugo19x19`` priors (issue 16; with the playout values
 as prior, ``AUTO_PRIORS`` cut to 9x9, they are the old c6ce71b7, fb04360c,
-0141fe00, 26eb3df9).  Every other digest is still the closed class's.
+0141fe00, 26eb3df9); and the 9x9 digests of the "default" and
+"uct_norave" sets when the default expansion threshold became
+``EXPAND_FLOOR`` (4) playouts instead of two batches (2 with one playout a
+leaf; RESULTS.md, "Where the search's constants come from").  The
+``*_x2`` sets give that threshold back (``expand_threshold=2``) and still
+give the closed class's 9x9 digests: the new default changed nothing else.
+Every other digest is still the closed class's.
 """
 
 from __future__ import annotations
@@ -35,23 +41,31 @@ from fastplay.search import MCTS, SearchConfig, SearchResult
 CONFIGS: dict[str, dict[str, Any]] = {
     "default": {},
     "uct_norave": {"policy": "uct", "rave": False, "prior_table": None},
+    "default_x2": {"expand_threshold": 2},
+    "uct_norave_x2": {"policy": "uct", "rave": False, "prior_table": None, "expand_threshold": 2},
     "extras": {"race_reading": True, "stake_stones": 3, "score_weight": 0.02, "even_visits": 5.0,
                "pattern_visits": 5.0, "fight_prior": 2.0, "dynamic_komi": 1.0, "batch": 2},
 }
 
 PINNED = """
-default empty9 1f5e8995885e2445 208f8ff4973f81e1
-default cgos24 bfc319b054f258d3 28c53b08201e14e5
+default empty9 407888ac8c2fcabb f2bf91c2206c90f0
+default cgos24 f2e54d634e21a77f 025c6d484107d3e2
 default cgosend a8d9862df3ebe87c 1a8b6ade8c3cb1ea
-default opening9 d08cd0c8b23050ce 6e6ad0ffeb03c5fc
+default opening9 8bd580e7aecf4d02 a0ad496131228640
 default open13 5737baa05ee9cc02 cd9e5864894c17d7
 default open19 d20fd7c53532e4a1 329695a789ab1224
-uct_norave empty9 0d4c62e92c0fd13b ed2e056df92d0e0a
-uct_norave cgos24 8e0d5ffb232619c2 5f1aaee7efffe197
+uct_norave empty9 c2927bcdce07d271 be17c3cadaa94439
+uct_norave cgos24 a5b2db45ad1dfa9e 60a2f12dfa46d171
 uct_norave cgosend a8d9862df3ebe87c 1a8b6ade8c3cb1ea
-uct_norave opening9 0ce086d497a57eb4 5f068eba648396ad
+uct_norave opening9 3031612d46753ae4 44fea2cb33a2f1ba
 uct_norave open13 7b5832663cce3de3 a6fcd9cda8375414
 uct_norave open19 f8f7fcc9b4cc0980 5da6ca1389a59f48
+default_x2 empty9 1f5e8995885e2445 208f8ff4973f81e1
+default_x2 cgos24 bfc319b054f258d3 28c53b08201e14e5
+default_x2 opening9 d08cd0c8b23050ce 6e6ad0ffeb03c5fc
+uct_norave_x2 empty9 0d4c62e92c0fd13b ed2e056df92d0e0a
+uct_norave_x2 cgos24 8e0d5ffb232619c2 5f1aaee7efffe197
+uct_norave_x2 opening9 0ce086d497a57eb4 5f068eba648396ad
 extras empty9 7d580349f5d57b04 313acb10cafea45e
 extras cgos24 e72df03e145b82a0 cbf4b6a3a4abf254
 extras cgosend 430fc11ce4bce87f 4665b77e62062fc7

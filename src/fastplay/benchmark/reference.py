@@ -114,16 +114,24 @@ class FilterTask:
 _WORKER: dict[str, Any] = {}
 
 
-def _search(spec: ReferenceSpec, seed: int) -> Any:
-    """A fastplay search with the spec's database and prior, no resignation, no book."""
+def _search(spec: ReferenceSpec, seed: int, size: int) -> Any:
+    """A fastplay search with the spec's database and prior, no resignation, no
+    book, for a board of ``size``.
+
+    Its expansion threshold is pinned to two leaf batches, the search's
+    default when the bundled benchmarks were built (the default became
+    ``EXPAND_FLOOR`` playouts on 9x9 later): a benchmark's references must
+    not move with the engine's defaults."""
     from fastplay.patterns import PatternDatabase
     from fastplay.search import MCTS, SearchConfig
+    from fastplay.search.driver import leaf_batch
 
     if _WORKER.get("patterns") != spec.patterns:
         _WORKER["db"] = PatternDatabase.builtin(spec.patterns)
         _WORKER["patterns"] = spec.patterns
     prior = None if spec.prior == "none" else spec.prior
-    config = SearchConfig(prior_table=prior, resign_threshold=None, book=False)
+    config = SearchConfig(prior_table=prior, resign_threshold=None, book=False,
+                          expand_threshold=2 * leaf_batch(None, 1, size))
     return MCTS(_WORKER["db"], config=config, seed=seed)
 
 
@@ -147,7 +155,7 @@ def evaluate(task: CandidateTask) -> Evaluation:
     values = []
     for repeat in range(task.spec.repeats):
         seed = derive_seed(task.seed, task.decision_id, task.move, repeat)
-        result = _search(task.spec, seed).run(board, visits=task.spec.visits)
+        result = _search(task.spec, seed, board.size).run(board, visits=task.spec.visits)
         values.append(1.0 - float(result.winrate))
     mean = math.fsum(values) / len(values)
     var = math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)
@@ -159,8 +167,8 @@ def filter_decision(task: FilterTask) -> list[tuple[str, float]]:
     ``[]`` when the decision is not kept (module docstring)."""
     decision, spec = task.decision, task.spec
     board = decision.position.board()
-    result = _search(task.reference, derive_seed(task.seed, "filter", decision.id)).run(
-        board, visits=spec.visits)
+    result = _search(task.reference, derive_seed(task.seed, "filter", decision.id),
+                     board.size).run(board, visits=spec.visits)
     total = max(1, sum(c.visits for c in result.children))
     values: dict[str, float] = {}
     for child in result.children[:spec.top]:

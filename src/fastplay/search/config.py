@@ -18,7 +18,8 @@ from fastplay.asciinum import ascii_float, ascii_int
 from fastplay.shown import quoted
 
 __all__ = ["SearchConfig", "C_PUCT", "C_UCT", "DEFAULT_BATCH", "DEFAULT_PLAYOUTS", "MAX_BATCH",
-           "LADDER_PRIOR", "LADDER_VISITS", "EDGE_BYTES", "option_names", "parse_option"]
+           "LADDER_PRIOR", "LADDER_VISITS", "EDGE_BYTES", "EXPAND_FLOOR", "option_names",
+           "parse_option"]
 
 #: Exploration constants.  Visits are counted in playouts, so the PUCT term is
 #: about ``1/sqrt(batch)`` of what it would be with visits counted in
@@ -29,6 +30,12 @@ C_UCT = 0.5
 #: Playouts per leaf and search thread when ``batch`` is ``None`` (the choice
 #: of 1 per leaf: RESULTS.md, "Where the search's constants come from").
 DEFAULT_BATCH = 1
+
+#: Playouts an edge needs at least before it gets a node when
+#: ``expand_threshold`` is ``None`` (the default threshold is the larger of
+#: this and two batches).  Fewer nodes make a simulation cheaper; the choice:
+#: RESULTS.md, "Where the search's constants come from".
+EXPAND_FLOOR = 4
 
 #: Playouts per move when neither a limit nor a clock is given.
 DEFAULT_PLAYOUTS = 5000
@@ -117,7 +124,8 @@ class SearchConfig:
             ``None``: ``DEFAULT_BATCH`` per thread, at least
             ``ceil(points / 128)`` (3 on 19x19).
         expand_threshold: visits an edge needs before it gets a node
-            (``None``: ``2 * batch``, a node on the third visit).
+            (``None``: ``max(EXPAND_FLOOR, 2 * batch)``: 4 playouts with one
+            playout per leaf, a node on the fifth visit).
         prior_power: exponent on the weights that form the priors; ``None``:
             1 for a learned or user prior (a probability), 0.5 for the
             playout values (keeps a capture worth 20000 from drowning a

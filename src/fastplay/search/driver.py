@@ -33,7 +33,7 @@ from fastplay._playout import MAX_PLAYOUTS, MAX_THREADS  # the core's own bounds
 from fastplay.board import Board, ColorLike
 from fastplay.montecarlo import _engine as playout_engine
 from fastplay.search.clock import Clock
-from fastplay.search.config import DEFAULT_BATCH, SearchConfig, option_names
+from fastplay.search.config import DEFAULT_BATCH, EXPAND_FLOOR, SearchConfig, option_names
 from fastplay.search.decide import (FINAL_MIN_VISITS, FINAL_PLAYOUTS, Resigner, choose,
                                     ranked_children)
 from fastplay.search.evaluation import Evaluator, ScoreTables
@@ -493,9 +493,9 @@ class MCTS:
                               self._komi.komi_for(board), self._tables, self.evaluator)
             loop.state = SearchState(board.size * board.size)
             self._live = loop
-        # Default: a node on the third visit of an edge (two batches).
+        # Default: EXPAND_FLOOR playouts, and at least two batches.
         threshold = config.expand_threshold if config.expand_threshold is not None \
-            else 2 * batch
+            else max(EXPAND_FLOOR, 2 * batch)
         return loop.run(board, limits, batch, threshold, track_scores)
 
     def final_probe(self, after: Board, seconds: float | None) -> npt.NDArray[np.float32]:
