@@ -37,6 +37,7 @@ import pytest
 
 import fastplay as fp
 from fastplay.search import MCTS, SearchConfig, SearchResult
+from fastplay.search.config import EXPAND_FLOOR
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "default": {},
@@ -116,3 +117,22 @@ def test_seeded_search_is_unchanged(db: fp.PatternDatabase, config: str, positio
     assert _digest(result) == first
     board.play(result.best_move if result.best_move != "resign" else "pass")
     assert _digest(search.run(board, visits=800)) == second   # tree reuse
+
+
+@pytest.mark.parametrize("size, threshold, fewer", [(9, EXPAND_FLOOR, EXPAND_FLOOR - 1),
+                                                     (13, 4, 2), (19, 6, 3)])
+def test_default_expansion_threshold(db: fp.PatternDatabase, size: int, threshold: int,
+                                     fewer: int) -> None:
+    """The default threshold is ``max(EXPAND_FLOOR, 2 * batch)`` (batches of
+    1, 2 and 3 playouts): the same search as that threshold given, and not
+    the same as one batch less."""
+    board = fp.Board(size, komi=7.5)
+    board.play("C3")
+
+    def digest(**options: Any) -> str:
+        return _digest(MCTS(db, SearchConfig(**options), threads=1, seed=3).run(board,
+                                                                               playouts=600))
+
+    default = digest()
+    assert default == digest(expand_threshold=threshold)
+    assert default != digest(expand_threshold=fewer)
