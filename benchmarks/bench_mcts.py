@@ -14,7 +14,11 @@ Run (about a minute)::
     pytest benchmarks/bench_mcts.py --benchmark-columns=median,rounds --benchmark-sort=name
 
 or ``python benchmarks/bench_mcts.py [--batch N]`` for the table alone
-(``--batch``: playouts per leaf instead of the search's default, to compare).
+(``--batch``: playouts per leaf instead of the search's default, to compare;
+``--search NAME=VALUE``: a search option; ``--versus NAME=VALUE``: a second
+search with these options in the same interleaved rounds, its rate in a
+column of its own; ``--cpu``: playouts per CPU second of this process, the
+one-thread cases only, which a loaded machine disturbs less than wall time).
 """
 
 from __future__ import annotations
@@ -54,20 +58,24 @@ def position(size: int, where: str) -> Board:
     return Board.from_sgf(GAMES_DIR / name, move_number=move)
 
 
-def bare_rate(board: Board, n: int, threads: int, seed: int = 1) -> float:
+def bare_rate(board: Board, n: int, threads: int, seed: int = 1, cpu: bool = False) -> float:
+    """Bare playouts per second (wall clock, or CPU time of this process)."""
+    start = time.process_time()
     stats = playouts(board, _db(), n=n, seed=seed, threads=threads, scoring="tromp-taylor",
                      amaf=True)
-    return float(stats.n / stats.seconds)
+    return float(stats.n / (time.process_time() - start if cpu else stats.seconds))
 
 
 def mcts_rate(board: Board, n: int, threads: int, seed: int = 1,
-              batch: int | None = None, options: dict[str, Any] | None = None) -> float:
-    """The default search's playouts per second (wall clock); ``options``:
-    more :class:`fastplay.search.SearchConfig` options."""
+              batch: int | None = None, options: dict[str, Any] | None = None,
+              cpu: bool = False) -> float:
+    """The default search's playouts per second (wall clock, or CPU time of
+    this process); ``options``: more :class:`fastplay.search.SearchConfig` options."""
     search = MCTS(_db(), threads=threads, seed=seed, resign_threshold=None, batch=batch,
                   **(options or {}))
+    start = time.process_time()
     result = search.run(board, playouts=n)
-    return result.playouts / result.seconds
+    return result.playouts / (time.process_time() - start if cpu else result.seconds)
 
 
 CASES = [(size, where, threads) for size in (9, 19) for where in ("midgame", "empty")
@@ -90,13 +98,18 @@ def test_rate(benchmark: Any, kind: str, size: int, where: str, threads: int) ->
 
 
 def table(rates: dict[tuple[str, int, str, int], float]) -> str:
-    lines = [f"{'size':>4} {'position':>8} {'threads':>7} {'bare/s':>9} {'mcts/s':>9} {'ratio':>6}"]
+    """The rates as a table; a ``versus`` search's columns when it was measured."""
+    versus = any(key[0] == "versus" for key in rates)
+    lines = [f"{'size':>4} {'position':>8} {'threads':>7} {'bare/s':>9} {'mcts/s':>9} {'ratio':>6}"
+             + (f" {'versus/s':>9} {'ratio':>6}" if versus else "")]
     for size, where, threads in CASES:
         bare = rates.get(("bare", size, where, threads))
         mcts = rates.get(("mcts", size, where, threads))
+        other = rates.get(("versus", size, where, threads))
         if bare and mcts:
             lines.append(f"{size:>4} {where:>8} {threads:>7} {bare:>9.0f} {mcts:>9.0f} "
-                         f"{100 * mcts / bare:>5.0f}%")
+                         f"{100 * mcts / bare:>5.0f}%"
+                         + (f" {other:>9.0f} {100 * other / bare:>5.0f}%" if other else ""))
     return "\n".join(lines)
 
 
@@ -115,17 +128,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--search", action="append", default=[], metavar="NAME=VALUE",
                         type=search_option, help="a search option (repeatable), as "
                         "fastplay gtp --search takes it")
+    parser.add_argument("--versus", action="append", default=[], metavar="NAME=VALUE",
+                        type=search_option, help="measure a second search with this option "
+                        "(repeatable) in the same rounds")
+    parser.add_argument("--cpu", action="store_true",
+                        help="playouts per CPU second; one-thread cases only")
     args = parser.parse_args(argv)
-    options = dict(args.search)
+    searches = {"mcts": dict(args.search)}
+    if args.versus:
+        searches["versus"] = {**searches["mcts"], **dict(args.versus)}
     rates: dict[tuple[str, int, str, int], float] = {}
     for size, where, threads in CASES:
+        if args.cpu and threads > 1:
+            continue
         board = position(size, where)
         n = PLAYOUTS[size]
-        samples: dict[str, list[float]] = {"bare": [], "mcts": []}
+        samples: dict[str, list[float]] = {"bare": [], **{kind: [] for kind in searches}}
         for round_ in range(3):
-            samples["bare"].append(bare_rate(board, n, threads, seed=round_ + 1))
-            samples["mcts"].append(mcts_rate(board, n, threads, seed=round_ + 1,
-                                             batch=args.batch, options=options))
+            samples["bare"].append(bare_rate(board, n, threads, seed=round_ + 1, cpu=args.cpu))
+            for kind, options in searches.items():
+                samples[kind].append(mcts_rate(board, n, threads, seed=round_ + 1,
+                                               batch=args.batch, options=options,
+                                               cpu=args.cpu))
         for kind, values in samples.items():
             rates[(kind, size, where, threads)] = sorted(values)[1]
         print(table({k: v for k, v in rates.items() if k[1:] == (size, where, threads)})
