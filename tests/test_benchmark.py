@@ -351,3 +351,19 @@ def test_build_says_when_the_records_hold_fewer_decisions(
     built = int(captured.out.split(": ")[1].split(" decisions")[0])
     assert built <= 1
     assert f"warning: {built} of the 100 decisions asked for" in captured.err
+
+
+@pytest.mark.parametrize("name", ["9x9", "13x13"])
+def test_bundled_references_are_reproduced(name: str) -> None:
+    """The reference function still gives the bundled benchmarks' stored
+    values, to the digit: a change of the search's defaults must not move
+    them (the reference searches pin what they depend on)."""
+    bench, _ = open_benchmark(name)
+    spec = ReferenceSpec(**{k: v for k, v in bench.reference.items() if k != "method"})
+    entry = bench.entries[0]
+    for candidate in entry.candidates[:2]:
+        assert candidate.version == 1
+        task = CandidateTask(entry.decision.position, entry.decision.id, candidate.move, spec,
+                             bench.seed)
+        value = evaluate(task)
+        assert (value.value, value.se) == (candidate.value, candidate.se), candidate

@@ -33,7 +33,12 @@ from fastplay.backend import derive_seed
 from fastplay.benchmark.decisions import Decision, Position
 
 __all__ = ["FilterSpec", "ReferenceSpec", "CandidateTask", "FilterTask", "Evaluation",
-           "evaluate", "filter_decision"]
+           "evaluate", "filter_decision", "REFERENCE_AUTO"]
+
+
+#: What ``ReferenceSpec.prior == "auto"`` means, per board size (absent: the
+#: playout values): fixed with the format, not the search's ``AUTO_PRIORS``.
+REFERENCE_AUTO: dict[int, str] = {9: "gnugo9x9"}
 
 
 @dataclass(frozen=True)
@@ -67,8 +72,13 @@ class ReferenceSpec:
         repeats: independent searches (seeds) per candidate; at least 2, so
             that each value has a measured standard error.
         patterns: the built-in pattern database of the playouts.
-        prior: the search's prior (``"auto"``: the learned prior where one
-            exists, the playout values elsewhere).
+        prior: the search's prior: ``"none"`` (the playout values), a name
+            :func:`fastplay.prior.load_prior` takes, or ``"auto"``, which in
+            a benchmark file means what it meant when the format was made:
+            the learned ``gnugo9x9`` on 9x9 and the playout values on every
+            other size (``REFERENCE_AUTO``), whatever the search's own
+            ``prior_table="auto"`` picks today (it took learned 13x13 and
+            19x19 priors later), so that old files keep their references.
     """
 
     visits: int = 4000
@@ -115,8 +125,8 @@ _WORKER: dict[str, Any] = {}
 
 
 def _search(spec: ReferenceSpec, seed: int, size: int) -> Any:
-    """A fastplay search with the spec's database and prior, no resignation, no
-    book, for a board of ``size``.
+    """A fastplay search with the spec's database and prior (``"auto"``:
+    ``REFERENCE_AUTO``), no resignation, no book, for a board of ``size``.
 
     Its expansion threshold is pinned to two leaf batches, the search's
     default when the bundled benchmarks were built (the default became
@@ -129,7 +139,8 @@ def _search(spec: ReferenceSpec, seed: int, size: int) -> Any:
     if _WORKER.get("patterns") != spec.patterns:
         _WORKER["db"] = PatternDatabase.builtin(spec.patterns)
         _WORKER["patterns"] = spec.patterns
-    prior = None if spec.prior == "none" else spec.prior
+    prior = REFERENCE_AUTO.get(size) if spec.prior == "auto" else \
+        None if spec.prior == "none" else spec.prior
     config = SearchConfig(prior_table=prior, resign_threshold=None, book=False,
                           expand_threshold=2 * leaf_batch(None, 1, size))
     return MCTS(_WORKER["db"], config=config, seed=seed)
