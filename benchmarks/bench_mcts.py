@@ -71,8 +71,8 @@ def mcts_rate(board: Board, n: int, threads: int, seed: int = 1,
               cpu: bool = False) -> float:
     """The default search's playouts per second (wall clock, or CPU time of
     this process); ``options``: more :class:`fastplay.search.SearchConfig` options."""
-    search = MCTS(_db(), threads=threads, seed=seed, resign_threshold=None, batch=batch,
-                  **(options or {}))
+    search = MCTS(_db(), threads=threads, seed=seed,
+                  **{"resign_threshold": None, "batch": batch, **(options or {})})
     start = time.process_time()
     result = search.run(board, playouts=n)
     return result.playouts / (time.process_time() - start if cpu else result.seconds)
@@ -118,12 +118,27 @@ def teardown_module() -> None:
         print("\n" + table(_RATES))
 
 
+def _batch(text: str) -> int:
+    """``--batch``: playouts per leaf, checked as the search checks it."""
+    import argparse
+
+    from fastplay.search.config import MAX_BATCH
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 1 <= value <= MAX_BATCH:
+        raise argparse.ArgumentTypeError(f"must be in [1, {MAX_BATCH}], not {value}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     """Interleave bare and MCTS runs (3 rounds each, median) and print the table."""
     import argparse
 
     parser = argparse.ArgumentParser(description=main.__doc__)
-    parser.add_argument("--batch", type=int, default=None,
+    parser.add_argument("--batch", type=_batch, default=None,
                         help="MCTS playouts per leaf (default: the search's own choice)")
     parser.add_argument("--search", action="append", default=[], metavar="NAME=VALUE",
                         type=search_option, help="a search option (repeatable), as "

@@ -36,18 +36,27 @@ from pathlib import Path
 
 import fastplay as fp
 from fastplay.search import MCTS
-from fastplay.search.config import parse_option
 
 GAMES = Path(__file__).resolve().parents[2] / "shared" / "gnugo-regression" / "games"
 
 
 def main(argv: list[str]) -> int:
-    n = int(argv[0]) if argv else 3500
-    options = dict(parse_option(text) for text in argv[1:])
+    import argparse
+
+    from fastplay.argtypes import search_option
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("n", type=int, nargs="?", default=3500, help="playouts (>= 0)")
+    parser.add_argument("options", nargs="*", type=search_option, metavar="NAME=VALUE",
+                        help="search options, as fastplay gtp --search takes them")
+    args = parser.parse_args(argv)
+    if args.n < 0:
+        parser.error(f"playouts must be >= 0, not {args.n}")
+    options = {"resign_threshold": None, **dict(args.options)}
     board = fp.Board.from_sgf(GAMES / "cgos" / "42896.sgf", move_number=24)
     db = fp.PatternDatabase.builtin("mc_montegnu_classic")
-    if n > 0:
-        MCTS(db, seed=1, resign_threshold=None, **options).run(board, playouts=n)
+    if args.n > 0:
+        MCTS(db, seed=1, **options).run(board, playouts=args.n)
     return 0
 
 
