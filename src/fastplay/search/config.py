@@ -270,8 +270,9 @@ def _option_value(text: str) -> Any:
     """A command line's option value: ``none``/``null``, ``true``/``false``
     (any case), an integer, a real number (ASCII digits:
     :mod:`fastplay.asciinum`), or else the text itself."""
-    if text.strip().lower() in _WORDS:
-        return _WORDS[text.strip().lower()]
+    key = text.strip().lower()
+    if key in _WORDS:
+        return _WORDS[key]
     for kind in (ascii_int, ascii_float):
         try:
             return kind(text)
