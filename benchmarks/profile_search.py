@@ -43,12 +43,13 @@ GAMES = Path(__file__).resolve().parents[2] / "shared" / "gnugo-regression" / "g
 def main(argv: list[str]) -> int:
     import argparse
 
-    from fastplay.argtypes import search_option
+    from fastplay.argtypes import any_search_option
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("n", type=int, nargs="?", default=3500, help="playouts (>= 0)")
-    parser.add_argument("options", nargs="*", type=search_option, metavar="NAME=VALUE",
-                        help="search options, as fastplay gtp --search takes them")
+    parser.add_argument("options", nargs="*", type=any_search_option, metavar="NAME=VALUE",
+                        help="search options (any SearchConfig option, batch and "
+                        "prior_table included)")
     args = parser.parse_args(argv)
     if args.n < 0:
         parser.error(f"playouts must be >= 0, not {args.n}")

@@ -161,6 +161,19 @@ def test_a_batch_with_a_failing_record(tmp_path: Path, capsys: Any) -> None:
     assert not (tmp_path / "games" / ("broken" + SGF_SUFFIX)).exists()
 
 
+def test_a_directory_without_records_is_an_error(tmp_path: Path, capsys: Any) -> None:
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes.txt").write_text("no records here")
+    a = tmp_path / "a.sgf"
+    a.write_bytes(GAME_9)
+    code, _, err = run([str(tmp_path / "empty"), "--playouts", "20"], capsys)
+    assert code == 1
+    assert f"error: {tmp_path / 'empty'}: no .sgf records in this directory" in err
+    assert "0 records analysed (0 positions), 1 failed" in err
+    code, _, err = run([str(a), str(tmp_path / "empty"), "--playouts", "20"], capsys)
+    assert code == 1 and "1 record analysed (6 positions), 1 failed" in err
+
+
 def test_jobs_do_not_change_the_answers(tmp_path: Path, capsys: Any) -> None:
     paths = []
     for name, data in (("a.sgf", GAME_9), ("b.sgf", GAME_13)):

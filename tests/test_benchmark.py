@@ -141,6 +141,9 @@ def test_score_of_a_python_chooser(bench: Benchmark) -> None:
     expected = PR_SCALE * sum(e.best.value for e in bench.entries) / len(bench.entries)
     assert summarize(scored).pr == pytest.approx(expected)
     assert {s.kind for s in scored} == {"resign"}
+    assert "PR" in summarize(scored).line("all") and "nan" not in summarize(scored).line("all")
+    empty = summarize([]).line("endgame")     # a phase without rated decisions
+    assert empty.startswith("endgame") and "none rated" in empty and "nan" not in empty
 
 
 def _id_of(bench: Benchmark, board: Board) -> str:

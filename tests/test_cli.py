@@ -191,7 +191,29 @@ def test_gtp_search_options_reach_the_search(monkeypatch: pytest.MonkeyPatch,
         assert main(["gtp", "--search", bad]) == 2, bad
         err = capsys.readouterr().err
         assert "--search" in err and said in err and len(err) < 1500, (bad[:20], err)
+    # The value is shown as given, never as converted (1e13 as 1e+13 or
+    # 10000000000000.0, true as True).
+    for bad, converted in (("rave_equiv=1e13", "10000000000000.0"), ("max_nodes=true", "True"),
+                           ("c_puct=1e999", "inf")):
+        assert main(["gtp", "--search", bad]) == 2, bad
+        err = capsys.readouterr().err
+        assert bad in err and converted not in err, err
     assert len(built) == 1
+
+
+def test_any_search_option_takes_the_flagged_ones_too() -> None:
+    """The benchmark scripts, which have no --batch or --prior, take every
+    option; fastplay gtp's --search refuses those with a flag of their own."""
+    import argparse
+
+    from fastplay.argtypes import any_search_option, search_option
+
+    assert any_search_option("batch=2") == ("batch", 2)
+    assert any_search_option("prior_table=none") == ("prior_table", None)
+    with pytest.raises(argparse.ArgumentTypeError, match="use --batch"):
+        search_option("batch=2")
+    with pytest.raises(argparse.ArgumentTypeError, match="batch must be an integer"):
+        any_search_option("batch=x")
 
 
 def test_gtp_builds_its_search_at_start_up_or_says_why_not(monkeypatch, capsys):

@@ -328,8 +328,9 @@ def test_move_number_range() -> None:
     text = sgf_text(";B[aa];W[bb];B[cc]")
     assert load_board(text, move_number=0).move_number == 0
     assert load_board(text, move_number=3).history == load_board(text).history
-    with pytest.raises(ValueError, match="only 3 moves"):
+    with pytest.raises(ValueError, match="only 3 moves") as past:
         load_board(text, move_number=4)
+    assert not isinstance(past.value, SGFError)     # readable: not "unreadable SGF"
     with pytest.raises(ValueError):
         load_board(text, move_number=-1)
     with pytest.raises(TypeError):

@@ -12,7 +12,7 @@ import math
 from fastplay.asciinum import ascii_float, ascii_int
 
 __all__ = ["thread_count", "playout_count", "positive_int", "non_negative_int", "finite_float", "positive_float",
-           "unit_float", "board_size", "search_option"]
+           "unit_float", "board_size", "search_option", "any_search_option"]
 
 
 def _int(text: str) -> int:
@@ -115,16 +115,23 @@ FLAGGED_OPTIONS = {"batch": "--batch", "mix": "--mix", "eval_batch": "--eval-bat
                    "prior_table": "--prior"}
 
 
-def search_option(text: str) -> tuple[str, object]:
-    """``--search NAME=VALUE``: one :class:`fastplay.search.SearchConfig`
-    option, checked now (:func:`fastplay.search.config.parse_option`); the
-    options with a flag of their own are refused with the flag's name."""
+def any_search_option(text: str) -> tuple[str, object]:
+    """``NAME=VALUE``: any :class:`fastplay.search.SearchConfig` option,
+    checked now (:func:`fastplay.search.config.parse_option`), for a program
+    without flags of its own for some of them (the benchmark scripts)."""
     from fastplay.search.config import parse_option  # only when the flag is given
 
     try:
-        name, value = parse_option(text)
+        return parse_option(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def search_option(text: str) -> tuple[str, object]:
+    """``fastplay gtp --search NAME=VALUE``: :func:`any_search_option`, but
+    the options with a flag of their own in ``fastplay gtp``
+    (:data:`FLAGGED_OPTIONS`) are refused with the flag's name."""
+    name, value = any_search_option(text)
     if name in FLAGGED_OPTIONS:
         raise argparse.ArgumentTypeError(f"{name} has a flag of its own: use "
                                          f"{FLAGGED_OPTIONS[name]}")

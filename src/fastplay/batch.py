@@ -311,6 +311,9 @@ def run_batch(args: argparse.Namespace, stdout: TextIO) -> int:
     from tqdm import tqdm
 
     records, failed = _jobs(record_paths(args.sgf), args)
+    # A directory without records is a mistake to report, not a quiet success.
+    failed += [(path, "no .sgf records in this directory") for path in args.sgf
+               if os.path.isdir(path) and not record_paths([path])]
     for path, reason in failed:
         print(f"fastplay analyze: error: {path}: {reason}", file=sys.stderr)
     playouts = args.playouts if args.playouts is not None or args.seconds is not None \

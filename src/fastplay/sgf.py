@@ -551,11 +551,16 @@ def load_board(
     except SGFError:
         raise
     except (ValueError, LookupError) as exc:
-        if isinstance(exc, IllegalMoveError):
+        if isinstance(exc, (IllegalMoveError, _PastTheEnd)):
             raise
         # sgfmill's own complaints about property values (e.g. "multiple
         # values") surface as SGFError like every other unreadable record.
         raise SGFError(f"unreadable SGF: {exc}") from exc
+
+
+class _PastTheEnd(ValueError):
+    """A move number past the record's end: the record is readable, so it is
+    reported as the ``ValueError`` it is, not as an unreadable SGF."""
 
 
 def _load(data: bytes, from_str: bool, encoding: str | None, move_number: int | None,
@@ -580,8 +585,8 @@ def _load(data: bytes, from_str: bool, encoding: str | None, move_number: int | 
     total_moves = sum(("B" in n.get_raw_property_map()) + ("W" in n.get_raw_property_map())
                       for n in seq)
     if move_number is not None and move_number > total_moves:
-        raise ValueError(f"move_number={move_number} but the record has only "
-                         f"{total_moves} moves")
+        raise _PastTheEnd(f"move_number={move_number} but the record has only "
+                          f"{total_moves} moves")
     limit = total_moves if move_number is None else move_number
 
     next_colour: str | None = None  # the record's move after the limit

@@ -303,6 +303,9 @@ class Summary:
     blunder_share: float
 
     def line(self, label: str) -> str:
+        """One report line; a summary of no rated decision says so, not ``nan``."""
+        if self.decisions == 0:
+            return f"{label:<12}     0 decisions  (none rated: no PR)"
         return (f"{label:<12} {self.decisions:5d} decisions  PR {self.pr:6.2f} "
                 f"[{self.low:.2f}, {self.high:.2f}]  best {100 * self.best_share:5.1f} %  "
                 f"blunders {100 * self.blunder_share:5.1f} %")

@@ -9,6 +9,7 @@ checks the new value again.  How each default was chosen is recorded in
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
@@ -281,6 +282,10 @@ def _option_value(text: str) -> Any:
     return text
 
 
+# The end of an option's refusal that quotes the converted value.
+_CONVERTED = re.compile(r", not .*\Z", re.DOTALL)
+
+
 def parse_option(text: str) -> tuple[str, Any]:
     """One search option given as ``NAME=VALUE`` (``fastplay gtp --search
     c_puct=0.7``), checked as :class:`SearchConfig` checks it.
@@ -311,8 +316,9 @@ def parse_option(text: str) -> tuple[str, Any]:
         replace(SearchConfig(), **{name: value})
     except (TypeError, ValueError) as exc:
         # The value as given first (1e999 is checked as inf), and the
-        # option's own message cut: it quotes the value in full.
-        message = str(exc)
+        # option's own message without its ", not VALUE" (the value as
+        # converted: 1e13 as 10000000000000.0, true as True), cut.
+        message = _CONVERTED.sub("", str(exc))
         message = message if len(message) <= _MESSAGE else message[:_MESSAGE] + "..."
         raise ValueError(f"{name}={quoted(value_text)}: {message}") from None
     return name, value
