@@ -868,172 +868,215 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
                   int64_t first, bint tromp_taylor, bint rave, double deadline,
                   hist=None, child_sums=None, grow=None, lock=None, reserve=None):
     """Up to ``max_sims`` simulations of a search whose leaves are worth their
-    playouts' wins, with no Python between them (but ``grow``'s and
-    ``reserve``'s calls).
+    playouts' wins, with no Python between them but ``grow`` and ``reserve``.
 
-    Each is what ``fastplay.search.loop``'s Python simulation does when the
-    descent ends at a leaf, in the same order and arithmetic, so a search
-    grows the same tree: ``root_board.copy_into(scratch)``;
-    :func:`tree_descend` from ``root`` without virtual loss (``seen``: the
-    game's position hashes); ``engine.run_into(tally, scratch, n, seed,
-    first=F, tromp_taylor=...)`` under the board's komi, ``n = min(batch,
-    budget - V)`` and ``F = first + V`` (``V``: the visits asked for so far);
-    :func:`tree_backup` of Black's wins (draws 1/2) as value, plain wins and
-    wins under the search's komi, with the AMAF tallies when ``rave``.  (So
-    no score in the value and no dynamic komi: the caller's conditions.)
+    Each does what ``fastplay.search.loop``'s Python simulation does, in the
+    same order and arithmetic (the same tree): ``root_board.copy_into(scratch)``;
+    :func:`tree_descend` from ``root`` (``seen``: the game's position hashes);
+    ``engine.run_into(tally, scratch, n, seed, first=F, tromp_taylor=...)``
+    under the board's komi, ``n = min(batch, budget - V)``, ``F = first + V``
+    (``V``: visits asked for so far); :func:`tree_backup` of Black's wins
+    (draws 1/2), with the AMAF tallies when ``rave`` (no score in the value,
+    no dynamic komi: the caller's conditions).  A descent due for a node
+    calls ``grow(scratch, nodes, path)``: the last edge's new node and
+    whether the tree may still grow; the descent goes on from that node.
 
-    A descent due for a node calls ``grow(scratch, nodes, path)``, which
-    gives the last edge of ``nodes``/``path`` its node and returns ``(node,
-    can_expand)``: the new :class:`TreeNode` and whether the tree may still
-    grow; the descent goes on from it (as ``fastplay.search.tree``'s).
+    It stops before a simulation that would make a node without ``grow`` or
+    end the game in the tree (``SIMULATE_PYTHON``: the caller runs it), after
+    ``max_sims``, once ``budget`` visits are asked for (< 0: no limit), or at
+    ``deadline`` of ``time.perf_counter()`` (``inf``/NaN: none; checked
+    before every simulation but the first).  ``lock`` (held by the caller,
+    or ``None``) is let go while the playouts run.  ``hist``
+    (``float64[2 size*size + 1]``) gains each score histogram and
+    ``child_sums`` (``float64[3, moves of root]``), in the root move's
+    column, its playouts and the sums of their margins and squares (both or
+    neither).  With ``reserve`` (threads sharing the lock), each simulation
+    takes ``(first, n)`` or ``None`` (stop) from ``reserve()`` instead of
+    ``budget`` and ``first``, holds a virtual loss of ``n`` on its path, and
+    gives ``grow`` ``n`` as a fourth argument.
 
-    It stops before a simulation whose descent would make a node without
-    ``grow``, or would end the game inside the tree (``SIMULATE_PYTHON``: the
-    caller runs that one; a node ``grow`` made for it stays, and the
-    caller's descent, the same, finds it),
-    after ``max_sims`` simulations, when ``budget`` visits are asked for
-    (``budget`` < 0: no limit), or once ``time.perf_counter()`` reaches
-    ``deadline`` (``inf`` or NaN: none; looked at before each simulation but
-    the first).
-
-    ``lock`` (held by the caller, or ``None``) is released while each
-    simulation's playouts run, and held again before its back-up.
-
-    ``hist`` (``float64[2 size*size + 1]``, or ``None``) gains each
-    simulation's score histogram (:attr:`PlayoutTally.hist`), and
-    ``child_sums`` (``float64[3, moves of root]``, or ``None``), in the
-    column of the root move the simulation took, its count of playouts and
-    the sums of their margins (Black's area minus White's) and of their
-    squares: the analysis tallies of ``fastplay.search.loop`` (all integers,
-    so exactly as numpy sums them).
-
-    With ``reserve`` (a search on several threads, each calling this with the
-    search's lock), each simulation first calls ``reserve()``, which returns
-    ``(first, n)`` -- the simulation's first playout index and its visits,
-    taken from the search's shared counters -- or ``None`` to stop; ``budget``
-    and ``first`` are then unused, the descent holds a virtual loss of ``n``
-    playouts (taken back by the back-up), ``grow`` is called as ``grow(scratch,
-    nodes, path, n)`` (the descent's own virtual loss) and "visits asked for"
-    counts every reservation, a simulation left to Python included (its
-    virtual loss is taken back first).
-
-    Returns ``(status, simulations, visits asked for, playouts played)``;
-    ``status`` is ``SIMULATE_DONE`` or ``SIMULATE_PYTHON``.  Raises as
-    :func:`tree_descend`, :meth:`PlayoutEngine.run_into` and
-    :func:`tree_backup` do (``ValueError`` for a ``batch`` < 1, a ``scratch``
-    that is not a scratch board of the root's size, a playout index past
-    ``MAX_FIRST``, score arrays of the wrong shapes, also when a callback
-    resized them; ``RuntimeError`` when Python code run by a set lookup
-    changed the tree or the board).  An exception (Ctrl-C
-    inside the playouts) may leave a simulation's path without its back-up,
-    as in the Python loop: the caller drops the tree.
+    Returns ``(status, simulations, visits asked for, playouts played)``.
+    Raises as :func:`tree_descend`, :meth:`PlayoutEngine.run_into` and
+    :func:`tree_backup` do (``ValueError``: ``batch`` < 1, a bad ``scratch``,
+    a playout index past ``MAX_FIRST``, score arrays of wrong shapes;
+    ``RuntimeError``: a set lookup's Python code changed the tree or the
+    board); after one (Ctrl-C) a path may lack its back-up: drop the tree.
     """
     if batch < 1:
         raise ValueError(f"batch must be >= 1, not {batch}")
     cdef uint64_t key = engine._check_run(batch, seed, 1, 600, first)
-    cdef double komi = run_komi(root_board, None)
-    cdef int64_t npts = root_board.st.size * root_board.st.size
+    cdef double vl = 0.0, komi = run_komi(root_board, None)
     cdef int64_t asked = 0, played = 0, n, start
     cdef bint reserved = reserve is not None
-    cdef double vl = 0.0
     cdef int sims = 0, status = SIMULATE_DONE, found
-    cdef Py_ssize_t d, depth, cap = 64
-    cdef double value
-    cdef bint timed = deadline < INFINITY
-    cdef int64_t max_first = MAX_FIRST
     cdef TallyCounts counts
-    cdef bint scores = hist is not None or child_sums is not None
-    cdef int64_t* tallied = NULL
-    if scores:
-        _add_tallies(hist, child_sums, NULL, npts, root.k)     # checks them
-    cdef double* am = NULL
-    cdef int* idx = <int*>malloc(cap * sizeof(int))
-    cdef int* grown
-    cdef TreeNode stopped
-    if idx == NULL:
-        raise MemoryError()
+    cdef SimBuffers buf
+    _buffers_start(&buf, root_board.st.size * root_board.st.size, root.k, rave,
+                   hist is not None or child_sums is not None)
     try:
-        if rave:
-            am = <double*>malloc(6 * npts * sizeof(double))
-            if am == NULL:
-                raise MemoryError()
-        if scores:
-            # Summed here, added at the end: the callbacks run Python code,
-            # which could resize or free the caller's arrays meanwhile.
-            tallied = <int64_t*>calloc(2 * npts + 1 + 3 * root.k, sizeof(int64_t))
-            if tallied == NULL:
-                raise MemoryError()
+        if buf.scores:
+            _add_tallies(hist, child_sums, NULL, buf.npts, root.k)     # checks them
+        _buffers_alloc(&buf)
         while sims < max_sims and (reserved or budget < 0 or asked < budget):
-            if timed and sims and perf_counter() >= deadline:
+            if sims and deadline < INFINITY and perf_counter() >= deadline:
                 break
-            if reserved:
-                if not _reserve(reserve, batch, max_first, &start, &n):
-                    break
-                vl = <double>n
-            else:
-                n = batch if budget < 0 else min(batch, budget - asked)
-                start = first + asked
-                if start > max_first:
-                    raise ValueError(f"playout index {start} beyond {max_first}")
-            root_board.copy_into(scratch)
-            nodes, path, hashes = [], [], set()
-            found = _descend(root, scratch, seen, hashes, nodes, path, params, vl, threshold,
-                             can_expand)
-            while found == D_EXPAND and grow is not None:
-                # Copies: a callback cannot change the descent's own lists.
-                child, can_expand = grow(scratch, list(nodes), list(path), n) if reserved \
-                    else grow(scratch, list(nodes), list(path))
-                found = _descend(<TreeNode?>child, scratch, seen, hashes, nodes, path, params,
-                                 vl, threshold, can_expand)
+            if not _sim_plan(reserve, batch, budget, first, asked, &start, &n, &vl):
+                break
+            nodes, path = [], []
+            found = _sim_descend(root, root_board, scratch, seen, nodes, path, params, vl,
+                                 threshold, &can_expand, grow, n if reserved else -1)
             if found != D_LEAF and found != D_STOP:
                 if reserved:
                     asked += n
                     _take_back(nodes, path, vl)
                 status = SIMULATE_PYTHON
                 break
-            # The path in memory of the loop's own before the lock is let go
-            # (Python code that runs meanwhile cannot reach it).
-            _check_path(nodes, path)
-            depth = len(path)
-            if depth > cap:
-                grown = <int*>realloc(idx, depth * sizeof(int))
-                if grown == NULL:
-                    raise MemoryError()
-                idx, cap = grown, depth
-            for d in range(depth):
-                idx[d] = <int>path[d]
-            path_nodes = tuple(nodes)
-            if lock is None:
-                engine.run_tally(tally, scratch, n, key, start, komi, tromp_taylor, &counts)
-            else:
-                # As the Python loop: other threads (an analysis's snapshots,
-                # the search's other workers) use the tree while the playouts run.
-                lock.release()
-                try:
-                    engine.run_tally(tally, scratch, n, key, start, komi, tromp_taylor,
-                                     &counts, reserved)
-                finally:
-                    lock.acquire()
+            _sim_evaluate(&buf, root, nodes, path, found, engine, tally, scratch, n, key, start,
+                          komi, tromp_taylor, lock, reserved, params, vl, &counts)
             asked += n
-            if am != NULL and counts.amaf != NULL:
-                _amaf_doubles(am, counts.amaf, npts)
-            if scores:
-                _tally_scores(tallied, root.k, idx[0] if depth else -1, counts.hist, npts)
-            value = <double>counts.black_wins + 0.5 * <double>counts.draws
-            _backup(path_nodes, idx, depth, <double>counts.n, value, value, value,
-                    am if counts.amaf != NULL else NULL, npts, vl, params)
-            if found == D_STOP:
-                stopped = _stopped(root, path_nodes, idx, depth)
-                stopped.base += <double>counts.n
             played += counts.n
             sims += 1
-        if scores:
-            _add_tallies(hist, child_sums, tallied, npts, root.k)
+        if buf.scores:
+            _add_tallies(hist, child_sums, buf.tallied, buf.npts, root.k)
     finally:
-        free(idx)
-        free(am)
-        free(tallied)
+        _buffers_free(&buf)
     return status, sims, asked, played
+
+
+cdef struct SimBuffers:
+    # tree_simulate's memory of its own, kept over its simulations
+    int64_t npts        # points of the board
+    int k               # moves of the root
+    bint rave           # AMAF tallies backed up
+    bint scores         # score histogram and root-move sums tallied
+    int* idx            # the path's move indices (cap of them)
+    Py_ssize_t cap
+    double* am          # the AMAF tallies as _backup reads them, or NULL
+    int64_t* tallied    # _tally_scores's sums, or NULL
+
+
+cdef void _buffers_start(SimBuffers* buf, int64_t npts, int k, bint rave,
+                         bint scores) noexcept:
+    """``buf`` with nothing allocated yet (``_buffers_free`` may follow at once)."""
+    buf.npts, buf.k, buf.rave, buf.scores = npts, k, rave, scores
+    buf.idx, buf.cap, buf.am, buf.tallied = NULL, 0, NULL, NULL
+
+
+cdef int _buffers_alloc(SimBuffers* buf) except -1:
+    """The path's indices (64 to start with), the AMAF doubles (``rave``) and
+    the score sums (``scores``: summed here, added at the end: the callbacks
+    run Python code, which could resize or free the caller's arrays
+    meanwhile)."""
+    buf.idx = <int*>malloc(64 * sizeof(int))
+    if buf.idx == NULL:
+        raise MemoryError()
+    buf.cap = 64
+    if buf.rave:
+        buf.am = <double*>malloc(6 * buf.npts * sizeof(double))
+        if buf.am == NULL:
+            raise MemoryError()
+    if buf.scores:
+        buf.tallied = <int64_t*>calloc(2 * buf.npts + 1 + 3 * buf.k, sizeof(int64_t))
+        if buf.tallied == NULL:
+            raise MemoryError()
+    return 0
+
+
+cdef void _buffers_free(SimBuffers* buf) noexcept:
+    free(buf.idx)
+    free(buf.am)
+    free(buf.tallied)
+    buf.idx, buf.am, buf.tallied = NULL, NULL, NULL
+
+
+cdef bint _sim_plan(reserve, int64_t batch, int64_t budget, int64_t first, int64_t asked,
+                    int64_t* start, int64_t* n, double* vl) except -1:
+    """The next simulation's first playout index and visits into ``start``
+    and ``n`` (and ``vl``, its virtual loss, with ``reserve``): from
+    ``reserve()``, or from the budget and the visits ``asked`` so far.
+    False: ``reserve()`` said stop."""
+    cdef int64_t max_first = MAX_FIRST
+    if reserve is not None:
+        if not _reserve(reserve, batch, max_first, start, n):
+            return False
+        vl[0] = <double>n[0]
+        return True
+    n[0] = batch if budget < 0 else min(batch, budget - asked)
+    start[0] = first + asked
+    if start[0] > max_first:
+        raise ValueError(f"playout index {start[0]} beyond {max_first}")
+    return True
+
+
+cdef int _sim_descend(TreeNode root, CoreBoard root_board, CoreBoard scratch, set seen,
+                      list nodes, list path, TreeParams params, double vl, double threshold,
+                      bint* can_expand, grow, int64_t reserved_n) except -1:
+    """One simulation's descent (tree_simulate's): ``scratch`` set to the
+    root position, then :func:`_descend` from ``root``, each node it is due
+    for made by ``grow`` (given ``reserved_n``, the descent's virtual loss,
+    when >= 0), which also updates ``can_expand``.  Returns the last
+    descent's ``D_*`` code."""
+    root_board.copy_into(scratch)
+    hashes = set()
+    cdef int found = _descend(root, scratch, seen, hashes, nodes, path, params, vl, threshold,
+                              can_expand[0])
+    while found == D_EXPAND and grow is not None:
+        # Copies: a callback cannot change the descent's own lists.
+        child, expand = grow(scratch, list(nodes), list(path), reserved_n) \
+            if reserved_n >= 0 else grow(scratch, list(nodes), list(path))
+        can_expand[0] = expand
+        found = _descend(<TreeNode?>child, scratch, seen, hashes, nodes, path, params, vl,
+                         threshold, can_expand[0])
+    return found
+
+
+cdef int _sim_evaluate(SimBuffers* buf, TreeNode root, list nodes, list path, int found,
+                       PlayoutEngine engine, tally, CoreBoard scratch, int64_t n,
+                       uint64_t key, int64_t start, double komi, bint tromp_taylor, lock,
+                       bint reserved, TreeParams params, double vl,
+                       TallyCounts* counts) except -1:
+    """One simulation's playouts from the leaf ``scratch`` and their back-up
+    along ``nodes``/``path`` (tree_simulate's; ``found``: D_LEAF or D_STOP,
+    where the playouts also count in the base of the node the descent
+    stopped in).  The lock, when given, is let go while the playouts run."""
+    cdef Py_ssize_t d, depth
+    cdef int* grown
+    cdef double value
+    cdef TreeNode stopped
+    # The path in memory of the loop's own before the lock is let go
+    # (Python code that runs meanwhile cannot reach it).
+    _check_path(nodes, path)
+    depth = len(path)
+    if depth > buf.cap:
+        grown = <int*>realloc(buf.idx, depth * sizeof(int))
+        if grown == NULL:
+            raise MemoryError()
+        buf.idx, buf.cap = grown, depth
+    for d in range(depth):
+        buf.idx[d] = <int>path[d]
+    path_nodes = tuple(nodes)
+    if lock is None:
+        engine.run_tally(tally, scratch, n, key, start, komi, tromp_taylor, counts)
+    else:
+        # As the Python loop: other threads (an analysis's snapshots, the
+        # search's other workers) use the tree while the playouts run.
+        lock.release()
+        try:
+            engine.run_tally(tally, scratch, n, key, start, komi, tromp_taylor, counts,
+                             reserved)
+        finally:
+            lock.acquire()
+    if buf.am != NULL and counts.amaf != NULL:
+        _amaf_doubles(buf.am, counts.amaf, buf.npts)
+    if buf.scores:
+        _tally_scores(buf.tallied, buf.k, buf.idx[0] if depth else -1, counts.hist, buf.npts)
+    value = <double>counts.black_wins + 0.5 * <double>counts.draws
+    _backup(path_nodes, buf.idx, depth, <double>counts.n, value, value, value,
+            buf.am if counts.amaf != NULL else NULL, buf.npts, vl, params)
+    if found == D_STOP:
+        stopped = _stopped(root, path_nodes, buf.idx, depth)
+        stopped.base += <double>counts.n
+    return 0
 
 
 cdef TreeNode _stopped(TreeNode root, tuple nodes, const int* path, Py_ssize_t depth):
