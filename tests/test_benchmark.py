@@ -7,6 +7,7 @@ bytes from 1 or 2 local workers and from a real local Ray instance.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import os
@@ -25,7 +26,7 @@ from fastplay.benchmark import (Benchmark, BenchmarkError, FilterSpec, PythonCho
                                 open_benchmark, score_choices, summarize)
 from fastplay.benchmark.cli import main
 from fastplay.benchmark.decisions import Position, phase_of, propose, read_records
-from fastplay.benchmark.reference import CandidateTask, evaluate
+from fastplay.benchmark.reference import CandidateTask, evaluate, recorded_search
 from fastplay.benchmark.score import PR_SCALE
 from conftest import shared_path
 
@@ -163,15 +164,39 @@ def test_candidate_completion_rates_new_moves_at_the_same_quality(bench: Benchma
     assert added == 1 and bench.version == 2
     candidate = next(c for c in bench.entries[0].candidates if c.move == new)
     assert (candidate.source, candidate.version) == ("completion", 2)
-    task = CandidateTask(entry.decision.position, entry.decision.id, new,
-                         ReferenceSpec(visits=64, repeats=2), bench.seed)
+    spec = ReferenceSpec(**{k: v for k, v in bench.reference.items() if k != "method"})
+    assert spec.search == recorded_search(9)     # the build recorded the search's options
+    task = CandidateTask(entry.decision.position, entry.decision.id, new, spec, bench.seed)
     assert candidate.value == evaluate(task).value  # same settings, same seed: same value
     assert Benchmark.from_bytes(bench.to_bytes()).version == 2
 
 
+def test_recorded_search_options_keep_the_references(bench: Benchmark,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A built benchmark records its reference searches' options: a later
+    change of the engine's defaults (here the expansion floor) leaves its
+    references alone, and the recorded options are the ones used."""
+    import fastplay.search.driver as driver
+
+    entry = bench.entries[0]
+    spec = ReferenceSpec(**{k: v for k, v in bench.reference.items() if k != "method"})
+    move = entry.candidates[0].move
+
+    def value(search: dict[str, Any]) -> float:
+        task = CandidateTask(entry.decision.position, entry.decision.id, move,
+                             dataclasses.replace(spec, search=search), bench.seed)
+        return evaluate(task).value
+
+    assert spec.search is not None and value(spec.search) == entry.value_of(move)
+    monkeypatch.setattr(driver, "EXPAND_FLOOR", 16)      # a new default...
+    assert value(spec.search) == entry.value_of(move)    # ...moves no reference
+    assert value({**spec.search, "expand_threshold": 16}) != entry.value_of(move)
+    assert value({**spec.search, "c_puct": 3.0}) != entry.value_of(move)
+
+
 def test_cli_build_score_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "t.jsonl.gz"
-    args = ["build", RECORDS, "--size", "9", "--decisions", "2", "--seed", "5", "--out",
+    args = ["build", RECORDS, "--size", "9", "--decisions", "2", "--seed", "7", "--out",
             str(out), "--visits", "48", "--filter-visits", "64", "--margin", "0.02",
             "--per-game", "1", "--workers", "1", "--no-progress"]
     assert main(args) == 0

@@ -37,7 +37,7 @@ RECORDS = str(resources.files("fastplay") / "data")
 @pytest.fixture(scope="module")
 def tiny_bytes() -> bytes:
     with LocalBackend(workers=1) as backend:
-        bench = build([RECORDS], 9, 2, 5, backend, per_game=1,
+        bench = build([RECORDS], 9, 2, 7, backend, per_game=1,
                       filter_spec=FilterSpec(visits=64, top=3, margin=0.02),
                       reference=ReferenceSpec(visits=48, repeats=2))
     return bench.to_bytes()
@@ -465,6 +465,9 @@ def _replayed_twice(lines: list[dict[str, Any]]) -> None:
     (_reference("repeats", 1), "line 1"),
     (_reference("patterns", "no_such_database"), "line 1"),
     (_reference("prior", 3), "line 1"),
+    (_reference("search", "fast"), "line 1: 'reference' 'search' is not a JSON object"),
+    (_reference("search", {"c_puct": -1}), "line 1: 'reference' 'search': c_puct must"),
+    (_reference("search", {"prior_table": "none"}), "line 1: 'reference' 'search': unknown"),
     (_candidate("value", float("nan")), "line 3"),
     (_candidate("value", float("inf")), "line 3"),
     (_candidate("se", float("nan")), "line 3"),
@@ -481,6 +484,18 @@ def test_a_malformed_file_is_refused_with_its_line(
     change(lines)
     with pytest.raises(BenchmarkError, match=f"^x.gz: {where}"):
         Benchmark.from_bytes(_pack(lines), "x.gz")
+
+
+def test_a_file_without_recorded_search_options_is_read(tiny_bytes: bytes) -> None:
+    """Files made before the options were recorded (the bundled ones) have no
+    ``search``: they are read, and their spec says so (``None``)."""
+    lines = _lines(tiny_bytes)
+    assert lines[0]["reference"]["search"]["expand_threshold"] == 4    # 9x9: recorded
+    del lines[0]["reference"]["search"]
+    bench = Benchmark.from_bytes(_pack(lines), "old.gz")
+    assert "search" not in bench.reference
+    assert ReferenceSpec(**{k: v for k, v in bench.reference.items()
+                            if k != "method"}).to_json() == bench.reference
 
 
 def test_a_trailing_empty_line_is_tolerated(tiny_bytes: bytes) -> None:

@@ -186,6 +186,7 @@ def build(inputs: Iterable[str], size: int, decisions: int, seed: int, backend: 
     records = read_records(inputs, size, komi)
     if not records:
         raise ValueError(f"no readable {size}x{size} game record among the inputs")
+    reference = reference.recorded(size)   # the file keeps the search's options
     state = _Selection(decisions, per_game, known=_reusable(reuse, reference, int(seed)))
     _select(propose(records, int(seed), per_record=2 * per_game), state, filter_spec,
             reference, int(seed), backend, progress)

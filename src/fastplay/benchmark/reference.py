@@ -26,14 +26,14 @@ scored exactly (area score, :meth:`Board.score`): 1, 0 or 0.5, error 0.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from fastplay.backend import derive_seed
 from fastplay.benchmark.decisions import Decision, Position
 
 __all__ = ["FilterSpec", "ReferenceSpec", "CandidateTask", "FilterTask", "Evaluation",
-           "evaluate", "filter_decision", "REFERENCE_AUTO"]
+           "evaluate", "filter_decision", "REFERENCE_AUTO", "recorded_search"]
 
 
 #: What ``ReferenceSpec.prior == "auto"`` means, per board size (absent: the
@@ -79,16 +79,50 @@ class ReferenceSpec:
             other size (``REFERENCE_AUTO``), whatever the search's own
             ``prior_table="auto"`` picks today (it took learned 13x13 and
             19x19 priors later), so that old files keep their references.
+        search: every other :class:`fastplay.search.SearchConfig` option of
+            the reference searches, as :func:`recorded_search` records them
+            when a benchmark is built, so that its references do not move
+            with the engine's defaults; ``None`` (files made before the
+            options were recorded): the defaults of that time
+            (:func:`_search`).
     """
 
     visits: int = 4000
     repeats: int = 2
     patterns: str = "mc_montegnu_classic"
     prior: str = "auto"
+    search: dict[str, Any] | None = field(default=None, hash=False)
 
     def to_json(self) -> dict[str, Any]:
-        """The spec as a JSON object (``method`` first for readers)."""
-        return {"method": "search", **asdict(self)}
+        """The spec as a JSON object (``method`` first for readers; no
+        ``search`` key when none is recorded, as in the older files)."""
+        out = {"method": "search", **asdict(self)}
+        if self.search is None:
+            del out["search"]
+        return out
+
+    def recorded(self, size: int) -> ReferenceSpec:
+        """This spec with today's search options recorded for ``size`` (as it
+        is when they already are)."""
+        return self if self.search is not None else replace(self, search=recorded_search(size))
+
+
+def recorded_search(size: int) -> dict[str, Any]:
+    """The options of a reference search on a board of ``size``, as today's
+    defaults set them: every :class:`fastplay.search.SearchConfig` option but
+    ``prior_table`` (the spec's ``prior``), no resignation, no book, and the
+    expansion threshold resolved (``max(EXPAND_FLOOR, 2 leaf batches)``), so
+    that a later change of the default rule leaves the references alone.
+    Plain JSON values."""
+    from fastplay.search import SearchConfig
+    from fastplay.search.config import EXPAND_FLOOR
+    from fastplay.search.driver import leaf_batch
+
+    config = SearchConfig(resign_threshold=None, book=False)
+    options = {f.name: getattr(config, f.name) for f in fields(SearchConfig)
+               if f.name != "prior_table"}
+    options["expand_threshold"] = max(EXPAND_FLOOR, 2 * leaf_batch(None, 1, size))
+    return options
 
 
 @dataclass(frozen=True)
@@ -128,10 +162,11 @@ def _search(spec: ReferenceSpec, seed: int, size: int) -> Any:
     """A fastplay search with the spec's database and prior (``"auto"``:
     ``REFERENCE_AUTO``), no resignation, no book, for a board of ``size``.
 
-    Its expansion threshold is pinned to two leaf batches, the search's
-    default when the bundled benchmarks were built (the default became
-    ``EXPAND_FLOOR`` playouts on 9x9 later): a benchmark's references must
-    not move with the engine's defaults."""
+    The spec's recorded ``search`` options, or for a spec without them (the
+    bundled benchmarks) the defaults of their time: the expansion threshold
+    pinned to two leaf batches (the default became ``EXPAND_FLOOR`` playouts
+    on 9x9 later).  A benchmark's references must not move with the
+    engine's defaults."""
     from fastplay.patterns import PatternDatabase
     from fastplay.search import MCTS, SearchConfig
     from fastplay.search.driver import leaf_batch
@@ -141,8 +176,11 @@ def _search(spec: ReferenceSpec, seed: int, size: int) -> Any:
         _WORKER["patterns"] = spec.patterns
     prior = REFERENCE_AUTO.get(size) if spec.prior == "auto" else \
         None if spec.prior == "none" else spec.prior
-    config = SearchConfig(prior_table=prior, resign_threshold=None, book=False,
-                          expand_threshold=2 * leaf_batch(None, 1, size))
+    if spec.search is not None:
+        config = SearchConfig(**spec.search, prior_table=prior)
+    else:
+        config = SearchConfig(prior_table=prior, resign_threshold=None, book=False,
+                              expand_threshold=2 * leaf_batch(None, 1, size))
     return MCTS(_WORKER["db"], config=config, seed=seed)
 
 

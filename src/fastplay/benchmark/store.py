@@ -24,7 +24,8 @@ gives the same bytes.
 Reading checks the file (:class:`BenchmarkError` names the file and the
 line): the header's keys and the reference settings (exactly the
 :class:`~fastplay.benchmark.reference.ReferenceSpec` fields plus
-``method``), the number of decision lines against ``decisions``, that each
+``method``; ``search``, the recorded search options, may be missing in
+files made before they were recorded), the number of decision lines against ``decisions``, that each
 position replays, that its candidates are distinct legal moves there with
 finite values in [0, 1] and standard errors >= 0.  A trailing empty line is
 tolerated.  Writing refuses values that are not finite.
@@ -273,7 +274,8 @@ def _check_reference(reference: dict[str, Any]) -> None:
     from fastplay.patterns import PatternDatabase
 
     expected = {f.name for f in dataclasses.fields(ReferenceSpec)} | {"method"}
-    missing, unknown = sorted(expected - set(reference)), sorted(set(reference) - expected)
+    missing = sorted(expected - set(reference) - {"search"})   # optional: older files
+    unknown = sorted(set(reference) - expected)
     if missing or unknown:
         raise ValueError("'reference': " + "; ".join(
             [f"missing {', '.join(map(repr, missing))}"] * bool(missing)
@@ -289,6 +291,27 @@ def _check_reference(reference: dict[str, Any]) -> None:
     for key, good, what in checks:
         if not good:
             raise ValueError(f"'reference' {key!r} is not {what}: {reference[key]!r}")
+    if "search" in reference:
+        _check_search(reference["search"])
+
+
+def _check_search(search: Any) -> None:
+    """``ValueError`` unless ``search`` is a JSON object of search options that
+    :class:`fastplay.search.SearchConfig` accepts (``prior_table`` aside: the
+    spec's ``prior`` says it)."""
+    from fastplay.search import SearchConfig
+
+    if not isinstance(search, dict):
+        raise ValueError(f"'reference' 'search' is not a JSON object: {search!r}")
+    known = {f.name for f in dataclasses.fields(SearchConfig)} - {"prior_table"}
+    unknown = sorted(set(search) - known)
+    if unknown:
+        raise ValueError(f"'reference' 'search': unknown search options "
+                         f"{', '.join(map(repr, unknown))}")
+    try:
+        SearchConfig(**search)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"'reference' 'search': {exc}") from None
 
 
 def _check_entry(entry: Entry, size: int) -> None:
