@@ -50,6 +50,9 @@ cdef class Position:
     # ``color`` as a colour code; ValueError unless WHITE (1) or BLACK (2).
     cdef int check_color(self, color) except -1
     cdef int _check_move_args(self, int p, int color) except -1
+    # This position into the scratch board ``target`` (Board.copy_into; the
+    # tree search's descents call it from C).
+    cpdef copy_into(self, Position target)
 
     # -- CoreBoard's own ----------------------------------------------------------
     cdef _reset(self, int size)

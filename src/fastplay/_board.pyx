@@ -450,7 +450,7 @@ cdef class Position:
         other_b._copy_extra(self)
         return other_b
 
-    def copy_into(self, Position target not None):
+    cpdef copy_into(self, Position target):
         """Make ``target`` what :meth:`copy` with ``history=False`` returns,
         in ``target``'s own memory (a tree search reuses one scratch board
         per thread instead of allocating one per descent): the position,
@@ -461,6 +461,8 @@ cdef class Position:
         Raises ``ValueError`` when ``target`` is not a scratch board (its
         history would be lost) or has another size, or is this board.
         """
+        if target is None:
+            raise TypeError("copy_into needs a board as target, not None")
         if not target._scratch:
             raise ValueError("copy_into needs a scratch board (copy(history=False)) as target")
         if target.st.size != self.st.size:

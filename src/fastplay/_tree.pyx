@@ -753,7 +753,10 @@ cdef void _amaf_doubles(double* am, const cnp.int32_t* tallies, int64_t npts) no
     from draws), and White's row of wins counting White's wins, so that one
     gather serves a node of either colour."""
     cdef int64_t j
-    for j in range(6 * npts):
+    # The rows of the two colours only (the EMPTY rows are never read).
+    for j in range(WHITE_C * npts, 3 * npts):
+        am[j] = <double>tallies[j]
+    for j in range((3 + WHITE_C) * npts, 6 * npts):
         am[j] = <double>tallies[j]
     for j in range(npts):
         am[(3 + WHITE_C) * npts + j] = am[WHITE_C * npts + j] - am[(3 + WHITE_C) * npts + j]

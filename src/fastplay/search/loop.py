@@ -252,7 +252,8 @@ class SearchLoop:
             batch, budget, COMPILED_CHUNK - state.sims % COMPILED_CHUNK, self.seed_base,
             self.counter[0], config.scoring == "tromp-taylor", config.rave,
             math.inf if deadline is None else deadline, state.hist,
-            None if state.child_scores is None else state.child_scores.sums, grow, self.lock,
+            None if state.child_scores is None else state.child_scores.sums, grow,
+            None if self.threads == 1 else self.lock,
             reserve)
         if reserve is None:
             self.counter[0] += asked
