@@ -25,6 +25,7 @@ engine plays neither or both colours in it.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,14 +105,24 @@ def main(argv: list[str] | None = None) -> int:
         result = tally.result
         result.sprt = SPRT(*args.sprt)
         result.sprt_decision = result.sprt.decision(result.wins, result.losses, result.draws)
-    print(tally.result.summary(args.engine, "opponent"))
+    try:
+        _report(tally, args.engine, args.by_color)
+    except BrokenPipeError:
+        # The reader went away (``tally_games.py DIR | head -2``): stop
+        # quietly, and keep Python from complaining again when it flushes.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+def _report(tally: Tally, engine: str, by_color: bool) -> None:
+    """Print the tally: the score, its SPRT if asked, time losses, by colour."""
+    print(tally.result.summary(engine, "opponent"))
     print(f"lost on time: {tally.on_time}")
     if tally.least_left is not None:
-        print(f"least time {args.engine} had left after a move: {tally.least_left:.2f} s")
-    if args.by_color:
+        print(f"least time {engine} had left after a move: {tally.least_left:.2f} s")
+    if by_color:
         for color, (won, drawn, lost) in tally.by_color.items():
             print(f"as {'Black' if color == 'B' else 'White'}: +{won} -{lost} ={drawn}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -66,3 +66,19 @@ def test_the_sprt_of_games_pooled_from_several_runs(tmp_path: Path,
     with pytest.raises(SystemExit):
         _script().main([str(tmp_path), "--sprt", "50", "0"])
     assert "ELO0 < ELO1" in capsys.readouterr().err
+
+
+def test_a_reader_that_goes_away_is_no_error(tmp_path: Path) -> None:
+    """``tally_games.py DIR | head -1``: no BrokenPipeError traceback."""
+    import subprocess
+    import sys
+
+    _save(tmp_path, "game-0001.sgf", "fastplay gtp", "GNU Go", "B+3.5")
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "tally_games.py"
+    proc = subprocess.Popen([sys.executable, str(script), str(tmp_path), "--by-color"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()             # the reader is gone before the first line
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 0, err
+    assert b"Traceback" not in err and b"BrokenPipe" not in err
