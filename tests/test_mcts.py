@@ -1076,3 +1076,27 @@ def test_a_search_that_is_not_a_move_leaves_the_game_state() -> None:
     assert search.run(board, playouts=200).best_move != "resign", "the first low search"
     assert search.clock.left != before
     assert search.run(board, playouts=200).best_move == "resign", "the second"
+
+
+def test_opponent_prior_applies_to_the_opponent_s_nodes_only(db):
+    """``opponent_prior``: the nodes where the searching side's opponent
+    moves take that prior, the searching side's keep ``prior_table``; a root
+    of the other colour drops the tree (its nodes were made the other way)."""
+    board = fp.Board(9)
+    board.play("E5")                        # White to search
+    search = MCTS(db, seed=3, resign_threshold=None, prior_table=None,
+                  opponent_prior="gnugo9x9")
+    search.run(board, playouts=400)
+    root = search.tree.root
+    own = MCTS(db, prior_table=None).expand(board)
+    assert np.array_equal(root.moves, own.moves) and np.array_equal(root.prior, own.prior)
+    i = int(np.argmax([c is not None for c in root.children]))
+    child = root.children[i]
+    after = board.copy()
+    after.play_index(int(root.moves[i]), after.to_move_code)  # Black to move: theirs
+    theirs = MCTS(db, prior_table="gnugo9x9").expand(after)
+    assert np.array_equal(child.moves, theirs.moves)
+    assert np.allclose(child.prior, theirs.prior, rtol=0, atol=1e-15)
+    assert not np.allclose(child.prior, MCTS(db, prior_table=None).expand(after).prior)
+    search.run(after, playouts=50)          # Black searches now: a new tree, not child
+    assert search.tree.root is not child and search.tree.nodes >= 1

@@ -172,6 +172,11 @@ class SearchConfig:
             ``gnugo13x13`` or ``gnugo19x19``, the playout values on other
             sizes), ``None`` (the playout values), or anything
             :func:`fastplay.prior.load_prior` takes.
+        opponent_prior: the prior table of the nodes where the opponent of
+            the searching side (the root's mover) is to move, in any form
+            ``prior_table`` takes (a prior fitted to an opponent's moves
+            models that opponent); ``None`` (the default): ``prior_table``
+            everywhere.
         mix: ``lambda`` in the leaf value ``(1 - lambda) v + lambda z``
             (Silver et al., Nature 2016, who used 0.5): ``v`` the
             evaluator's value, ``z`` the rollouts'.  1 (the default, and the
@@ -212,6 +217,7 @@ class SearchConfig:
     stake_stones: int = 0
     dynamic_komi: float = 0.0
     prior_table: Any = "auto"
+    opponent_prior: Any = None
     mix: float = 1.0
     eval_batch: int = 8
 

@@ -486,6 +486,11 @@ class MCTS:
         config = self.config
         with self._lock:
             params = self._tree_params()   # the options as they are now
+            if config.opponent_prior is not None and self._tree.root is not None \
+                    and self._tree.root.color != board.to_move_code:
+                # Its nodes took the other side's priors for the opponent's.
+                self._tree.drop()
+            self._maker.root_color = board.to_move_code    # whose nodes are whose
             root = self._tree.prepare(board, self._maker, params, track_scores)
             batch = self.leaf_batch(board.size, limits.visits, len(root.moves))
             loop = SearchLoop(config, params, self._tree, self._maker, self._engine, self._lock,

@@ -132,13 +132,19 @@ class NodeMaker:
                  prior: PriorFunction | None = None) -> None:
         self.engine = engine
         self.user_prior = prior
+        #: The searching side's colour code (the root's mover), which tells
+        #: the opponent's nodes (``opponent_prior``); ``None``: every node is
+        #: the searching side's.
+        self.root_color: int | None = None
         self.configure(config)
 
     def configure(self, config: SearchConfig) -> None:
-        """Take a new config (the learned prior is loaded again only if it changed)."""
+        """Take a new config (a learned prior is loaded again only if it changed)."""
         old = getattr(self, "config", None)
         if old is None or old.prior_table is not config.prior_table:
             self.learned = learned_prior(config.prior_table)
+        if old is None or old.opponent_prior is not config.opponent_prior:
+            self.opponent_learned = learned_prior(config.opponent_prior)
         self.config = config
 
     def expand(self, board: Board, base: float, params: TreeParams,
@@ -214,8 +220,11 @@ class NodeMaker:
         they are, the line factors, the learned prior's factor rows and the
         prior power."""
         config = self.config
-        learned = self.learned
-        if isinstance(config.prior_table, str) and config.prior_table == "auto":
+        table, learned = config.prior_table, self.learned
+        if config.opponent_prior is not None and self.root_color is not None \
+                and board.to_move_code != self.root_color:
+            table, learned = config.opponent_prior, self.opponent_learned
+        if isinstance(table, str) and table == "auto":
             learned = auto_prior(board.size)
         power = config.prior_power if config.prior_power is not None else \
             (0.5 if learned is None else 1.0)
