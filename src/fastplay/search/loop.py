@@ -237,8 +237,12 @@ class SearchLoop:
         """Simulations in the core's loop, up to the next multiple of 16 (where
         :meth:`_finished` looks at ``early_stop``), the visit limit or the
         deadline, new nodes made through ``grow`` (:meth:`_grow`); under the
-        lock, which is let go while playouts run (as in :meth:`_simulate`).  True
-        when the next simulation needs Python (a game end in the tree)."""
+        lock, which with several threads is let go while playouts run (as in
+        :meth:`_simulate`), and with one is kept through the chunk: nothing
+        else changes the tree, and a snapshot waits at most 16 simulations
+        (two Python calls a simulation saved: RESULTS.md, "Small cuts in the
+        one-thread loop").  True when the next simulation needs Python (a
+        game end in the tree)."""
         state, config, root = self.state, self.config, self.tree.root
         assert root is not None
         budget = -1 if limits.visits is None else limits.visits - state.done - state.pending
