@@ -23,6 +23,7 @@ one-thread cases only, which a loaded machine disturbs less than wall time).
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from functools import cache
@@ -37,7 +38,9 @@ from fastplay.mcts import MCTS
 
 from _bench import median_seconds
 
-GAMES_DIR = Path(__file__).resolve().parents[2] / "shared" / "gnugo-regression" / "games"
+# ../shared beside the checkout, or FASTPLAY_SHARED (as the tests find it).
+SHARED = Path(os.environ.get("FASTPLAY_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+GAMES_DIR = SHARED / "gnugo-regression" / "games"
 MIDGAME = {9: ("cgos/42896.sgf", 24), 19: ("strategy38.sgf", 120)}
 # Playouts per round: ~0.3-1 s at 1 thread.
 PLAYOUTS = {9: 5000, 19: 1000}

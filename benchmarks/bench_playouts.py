@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
+import os
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,9 @@ from fastplay import Board, PatternDatabase, PlayoutStats, playouts
 from _bench import median_seconds
 
 # The regression games live beside the repository in the shared folder.
-GAMES_DIR = Path(__file__).resolve().parents[2] / "shared" / "gnugo-regression" / "games"
+# ../shared beside the checkout, or FASTPLAY_SHARED (as the tests find it).
+SHARED = Path(os.environ.get("FASTPLAY_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+GAMES_DIR = SHARED / "gnugo-regression" / "games"
 
 DATABASES = ("mc_montegnu_classic", "mc_mogo_classic", "mc_uniform")
 

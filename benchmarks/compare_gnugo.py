@@ -68,7 +68,9 @@ DATABASES: dict[str, str] = {
     "mc_uniform": "uniform",
 }
 
-GAMES_DIR = Path(__file__).resolve().parents[2] / "shared" / "gnugo-regression" / "games"
+# ../shared beside the checkout, or FASTPLAY_SHARED (as the tests find it).
+SHARED = Path(os.environ.get("FASTPLAY_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+GAMES_DIR = SHARED / "gnugo-regression" / "games"
 
 # 9x9 records without setup stones (GNU Go's GTP cannot place arbitrary
 # stones), each with a mid-game move number: far enough in that the opening

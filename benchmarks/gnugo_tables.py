@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import subprocess
+import os
 import sys
 import tempfile
 import warnings
@@ -44,7 +45,9 @@ import numpy.typing as npt
 from fastplay.dbwrite import MAX_VALUE, DbLayout, write_db
 from fastplay.patterns import PatternDatabase, PatternWarning
 
-ORACLE = Path(__file__).resolve().parents[2] / "shared" / "oracle" / "tables"
+# ../shared beside the checkout, or FASTPLAY_SHARED (as the tests find it).
+SHARED = Path(os.environ.get("FASTPLAY_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+ORACLE = SHARED / "oracle" / "tables"
 BUILTINS = ("mc_uniform", "mc_mogo_classic", "mc_montegnu_classic")
 
 # Calls GNU Go's loader and writes the table, uint32 in native order, to stdout.

@@ -31,13 +31,16 @@ gtp --search`` does (``profile_search.py 3500 expand_threshold=4``).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import fastplay as fp
 from fastplay.search import MCTS
 
-GAMES = Path(__file__).resolve().parents[2] / "shared" / "gnugo-regression" / "games"
+# ../shared beside the checkout, or FASTPLAY_SHARED (as the tests find it).
+SHARED = Path(os.environ.get("FASTPLAY_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+GAMES = SHARED / "gnugo-regression" / "games"
 
 
 def main(argv: list[str]) -> int:
@@ -56,8 +59,12 @@ def main(argv: list[str]) -> int:
     options = {"resign_threshold": None, **dict(args.options)}
     board = fp.Board.from_sgf(GAMES / "cgos" / "42896.sgf", move_number=24)
     db = fp.PatternDatabase.builtin("mc_montegnu_classic")
+    try:
+        search = MCTS(db, seed=1, **options)
+    except (OSError, ValueError) as exc:    # a prior that cannot be read, mix without evaluator
+        parser.error(str(exc))
     if args.n > 0:
-        MCTS(db, seed=1, **options).run(board, playouts=args.n)
+        search.run(board, playouts=args.n)
     return 0
 
 

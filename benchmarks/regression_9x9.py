@@ -21,12 +21,15 @@ import argparse
 import re
 import shlex
 import subprocess
+import os
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-SUITE_DIR = Path(__file__).resolve().parents[2] / "shared" / "gnugo-regression"
+# ../shared beside the checkout, or FASTPLAY_SHARED (as the tests find it).
+SHARED = Path(os.environ.get("FASTPLAY_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+SUITE_DIR = SHARED / "gnugo-regression"
 
 
 @dataclass

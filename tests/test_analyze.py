@@ -52,7 +52,7 @@ def test_analyze_is_reproducible_and_takes_a_file(tmp_path: Path):
 
 @pytest.mark.parametrize("args, message", [
     (["no-such-file.sgf"], "No such file"),
-    (["--move", "500"], "only 73 moves"),
+    (["--move", "500"], "error: --move 500: the record has only 73 moves"),
     (["--playouts", "0"], "1..9007199254740992"),
     (["--playouts", str(2 ** 63)], "1..9007199254740992"),
     (["--plot", "/tmp"], "--plot"),
@@ -77,6 +77,15 @@ def test_a_bad_record_is_named_in_its_error(tmp_path: Path, capsys, text: str,
     record.write_text(text, encoding="utf-8")
     assert main([str(record), "--playouts", "50"]) == 2
     assert f"error: {record}: {message}" in capsys.readouterr().err
+
+
+def test_a_move_past_the_end_names_the_record_and_the_flag(tmp_path: Path, capsys) -> None:
+    record = tmp_path / "short.sgf"
+    record.write_text("(;GM[1]SZ[9];B[ee];W[cc])", encoding="utf-8")
+    assert main([str(record), "--move", "9", "--playouts", "50"]) == 2
+    err = capsys.readouterr().err
+    assert f"error: {record}: --move 9: the record has only 2 moves" in err
+    assert "move_number" not in err and "unreadable" not in err
 
 
 def test_plot(tmp_path: Path, capsys):

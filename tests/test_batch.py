@@ -174,6 +174,16 @@ def test_a_directory_without_records_is_an_error(tmp_path: Path, capsys: Any) ->
     assert code == 1 and "1 record analysed (6 positions), 1 failed" in err
 
 
+def test_records_may_follow_the_options(tmp_path: Path, capsys: Any) -> None:
+    """``fastplay analyze A.sgf --every 2 B.sgf``: a record after the options
+    is one more record, not an unrecognised argument."""
+    (tmp_path / "a.sgf").write_bytes(GAME_9)
+    (tmp_path / "b.sgf").write_bytes(GAME_13)
+    code, _, err = run([str(tmp_path / "a.sgf"), "--every", "2", "--playouts", "20",
+                        str(tmp_path / "b.sgf")], capsys)
+    assert code == 0 and "2 records analysed (5 positions), 0 failed" in err
+
+
 def test_jobs_do_not_change_the_answers(tmp_path: Path, capsys: Any) -> None:
     paths = []
     for name, data in (("a.sgf", GAME_9), ("b.sgf", GAME_13)):

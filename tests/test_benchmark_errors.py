@@ -172,6 +172,8 @@ def test_a_chooser_that_always_fails_exits_1_with_its_report(
     assert main(["score", str(tiny), "--python", spec, "--no-progress"]) == 1
     captured = capsys.readouterr()
     assert "unanswered 2" in captured.out and _calls(tmp_path) == 2
+    assert "PR nan" not in captured.out    # nothing rated: said so, on the last line too
+    assert captured.out.strip().splitlines()[-1].endswith("0 decisions  (none rated: no PR)")
     assert ("RuntimeError: boom" if "Runtime" in body else "SystemExit: 3") in \
         captured.out + captured.err
 
@@ -439,6 +441,18 @@ def _candidate(key: str, value: Any) -> Callable[[list[dict[str, Any]]], None]:
     return change
 
 
+def _search_without(key: str) -> Callable[[list[dict[str, Any]]], None]:
+    def change(lines: list[dict[str, Any]]) -> None:
+        del lines[0]["reference"]["search"][key]
+    return change
+
+
+def _search_with(key: str, value: Any) -> Callable[[list[dict[str, Any]]], None]:
+    def change(lines: list[dict[str, Any]]) -> None:
+        lines[0]["reference"]["search"][key] = value
+    return change
+
+
 def _drop_last(lines: list[dict[str, Any]]) -> None:
     del lines[-1]
 
@@ -466,8 +480,14 @@ def _replayed_twice(lines: list[dict[str, Any]]) -> None:
     (_reference("patterns", "no_such_database"), "line 1"),
     (_reference("prior", 3), "line 1"),
     (_reference("search", "fast"), "line 1: 'reference' 'search' is not a JSON object"),
-    (_reference("search", {"c_puct": -1}), "line 1: 'reference' 'search': c_puct must"),
+    (_search_with("c_puct", -1), "line 1: 'reference' 'search': c_puct must"),
     (_reference("search", {"prior_table": "none"}), "line 1: 'reference' 'search': unknown"),
+    (_search_without("c_puct"), "line 1: 'reference' 'search': missing search options 'c_puct'"),
+    (_reference("search", {}), "line 1: 'reference' 'search': missing"),
+    (_search_with("mix", 0.5), "line 1: 'reference' 'search': 'mix' must be 1"),
+    (_reference("prior", "nosuch"), "line 1: 'reference' 'prior': unknown prior 'nosuch'"),
+    (_reference("prior", "/nonexistent.npz"), "line 1: 'reference' 'prior'"),
+    (_reference("method", "magic"), "line 1: 'reference' 'method' is not \"search\""),
     (_candidate("value", float("nan")), "line 3"),
     (_candidate("value", float("inf")), "line 3"),
     (_candidate("se", float("nan")), "line 3"),

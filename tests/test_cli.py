@@ -187,10 +187,14 @@ def test_gtp_search_options_reach_the_search(monkeypatch: pytest.MonkeyPatch,
                       ("policy=ucb", "policy must be 'puct' or 'uct'"),
                       ("c_puct=1e999", "c_puct=1e999: c_puct must be a number in"),
                       ("policy=" + "x" * 5000, "(5,000 characters)"),
-                      ("batch=2", "use --batch"), ("prior_table=none", "use --prior")):
+                      ("batch=2", "use --batch"), ("prior_table=none", "use --prior"),
+                      ("mix=2", "use --mix"), ("batch", "use --batch")):
         assert main(["gtp", "--search", bad]) == 2, bad
         err = capsys.readouterr().err
         assert "--search" in err and said in err and len(err) < 1500, (bad[:20], err)
+    assert main(["gtp", "--search", "cpuct=1"]) == 2     # the list leaves out the flagged
+    listed = capsys.readouterr().err.split("the options are ")[1]
+    assert "c_puct" in listed and "batch" not in listed and "prior_table" not in listed
     # The value is shown as given, never as converted (1e13 as 1e+13 or
     # 10000000000000.0, true as True).
     for bad, converted in (("rave_equiv=1e13", "10000000000000.0"), ("max_nodes=true", "True"),
@@ -287,3 +291,28 @@ def test_command_line_numbers_are_ascii_and_an_empty_database_name_is_refused(
         assert "error" in capsys.readouterr().err
     assert main(["gtp", "--mc-patterns="]) == 2
     assert "unknown pattern database ''" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args", [["gtp"], ["analysis"]])
+def test_a_closed_standard_input_is_an_empty_one(args: list[str]) -> None:
+    """``fastplay gtp <&-``: Python gives a closed descriptor 0 as
+    ``sys.stdin = None``; the engine reads no command and ends, no traceback."""
+    import os
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-m", "fastplay", *args], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, preexec_fn=lambda: os.close(0), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert b"Traceback" not in proc.stderr and b"Exception" not in proc.stderr
+
+
+@pytest.mark.parametrize("args", [["gtp"], ["analysis"], ["analyze", "--playouts", "10"]])
+def test_a_closed_standard_output_is_an_error(args: list[str]) -> None:
+    """``fastplay gtp >&-``: an error on standard error and status 2."""
+    import os
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-m", "fastplay", *args], input=b"boardsize 9\n",
+                          stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1), timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == b"fastplay: error: standard output is closed"

@@ -17,7 +17,7 @@ from sgfmill import sgf
 
 import fastplay
 from fastplay.board import Board, IllegalMoveError
-from fastplay.sgf import SGFError, SGFWarning, board_to_sgf, load_board
+from fastplay.sgf import MoveNumberError, SGFError, SGFWarning, board_to_sgf, load_board
 
 
 def case(number: str) -> Path:
@@ -328,9 +328,11 @@ def test_move_number_range() -> None:
     text = sgf_text(";B[aa];W[bb];B[cc]")
     assert load_board(text, move_number=0).move_number == 0
     assert load_board(text, move_number=3).history == load_board(text).history
-    with pytest.raises(ValueError, match="only 3 moves") as past:
+    with pytest.raises(MoveNumberError, match="only 3 moves") as past:
         load_board(text, move_number=4)
     assert not isinstance(past.value, SGFError)     # readable: not "unreadable SGF"
+    assert isinstance(past.value, ValueError) and (past.value.move_number,
+                                                   past.value.moves) == (4, 3)
     with pytest.raises(ValueError):
         load_board(text, move_number=-1)
     with pytest.raises(TypeError):

@@ -382,10 +382,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``fastplay analyze`` with ``argv`` (the arguments after ``analyze``); returns the exit status."""
     parser = build_parser()
     try:
-        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        args = parser.parse_intermixed_args(list(sys.argv[1:] if argv is None else argv))
     except SystemExit as exc:  # --help or a usage error, already printed
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
-    from fastplay.sgf import SGFError
+    from fastplay.sgf import MoveNumberError, SGFError
 
     if _is_batch(args):
         from fastplay.batch import run_batch
@@ -421,7 +421,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, SGFError, ValueError, ImportError) as exc:
         message = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and \
             exc.filename else str(exc)
-        if isinstance(exc, SGFError) and args.sgf is not None:
+        if isinstance(exc, MoveNumberError):        # said in the command's own terms
+            message = f"--move {exc.move_number}: the record has only {exc.moves} moves"
+        if isinstance(exc, (SGFError, MoveNumberError)) and args.sgf is not None:
             message = f"{args.sgf}: {message}"      # as a batch names each file
         print(f"fastplay analyze: error: {message}", file=sys.stderr)
         return EXIT_USAGE

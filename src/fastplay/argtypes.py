@@ -130,9 +130,15 @@ def any_search_option(text: str) -> tuple[str, object]:
 def search_option(text: str) -> tuple[str, object]:
     """``fastplay gtp --search NAME=VALUE``: :func:`any_search_option`, but
     the options with a flag of their own in ``fastplay gtp``
-    (:data:`FLAGGED_OPTIONS`) are refused with the flag's name."""
-    name, value = any_search_option(text)
+    (:data:`FLAGGED_OPTIONS`) are refused with the flag's name, whatever
+    their value, and left out of the list of known options."""
+    from fastplay.search.config import parse_option  # only when the flag is given
+
+    name = text.partition("=")[0].strip()
     if name in FLAGGED_OPTIONS:
         raise argparse.ArgumentTypeError(f"{name} has a flag of its own: use "
                                          f"{FLAGGED_OPTIONS[name]}")
-    return name, value
+    try:
+        return parse_option(text, hidden=FLAGGED_OPTIONS)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -190,6 +191,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if not _standard_streams():
+        return EXIT_USAGE
     try:
         with command_line_warnings():
             return _dispatch(args_list)
@@ -198,6 +201,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+
+
+def _standard_streams() -> bool:
+    """Whether the command can talk: a closed standard input (``<&-``, which
+    Python gives as ``None``) reads as an empty one; a closed standard
+    output is an error (said on standard error when it is open)."""
+    if sys.stdout is None:
+        if sys.stderr is not None:
+            print("fastplay: error: standard output is closed", file=sys.stderr)
+        return False
+    if sys.stdin is None:
+        sys.stdin = open(os.devnull, encoding="utf-8")   # noqa: SIM115 - for the process
+    return True
 
 
 def _dispatch(args_list: list[str]) -> int:

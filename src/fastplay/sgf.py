@@ -123,8 +123,8 @@ from fastplay.shown import quoted
 if TYPE_CHECKING:  # pragma: no cover - typing only; board imports us lazily
     from fastplay.board import Board
 
-__all__ = ["SGFError", "SGFWarning", "board_to_sgf", "load_board", "TEXT_PROPERTIES",
-           "MAX_NODES", "check_nodes", "escape_text", "unescape_text"]
+__all__ = ["SGFError", "SGFWarning", "MoveNumberError", "board_to_sgf", "load_board",
+           "TEXT_PROPERTIES", "MAX_NODES", "check_nodes", "escape_text", "unescape_text"]
 
 MIN_SIZE = 2
 MAX_SIZE = 25
@@ -551,16 +551,23 @@ def load_board(
     except SGFError:
         raise
     except (ValueError, LookupError) as exc:
-        if isinstance(exc, (IllegalMoveError, _PastTheEnd)):
+        if isinstance(exc, (IllegalMoveError, MoveNumberError)):
             raise
         # sgfmill's own complaints about property values (e.g. "multiple
         # values") surface as SGFError like every other unreadable record.
         raise SGFError(f"unreadable SGF: {exc}") from exc
 
 
-class _PastTheEnd(ValueError):
-    """A move number past the record's end: the record is readable, so it is
-    reported as the ``ValueError`` it is, not as an unreadable SGF."""
+class MoveNumberError(ValueError):
+    """A move number past the record's end (:func:`load_board`'s
+    ``move_number``): the record is readable, so this is a ``ValueError``,
+    not an :class:`SGFError`.  ``move_number`` is the number asked for,
+    ``moves`` the record's count."""
+
+    def __init__(self, move_number: int, moves: int) -> None:
+        super().__init__(f"move_number={move_number} but the record has only {moves} moves")
+        self.move_number = move_number
+        self.moves = moves
 
 
 def _load(data: bytes, from_str: bool, encoding: str | None, move_number: int | None,
@@ -585,8 +592,7 @@ def _load(data: bytes, from_str: bool, encoding: str | None, move_number: int | 
     total_moves = sum(("B" in n.get_raw_property_map()) + ("W" in n.get_raw_property_map())
                       for n in seq)
     if move_number is not None and move_number > total_moves:
-        raise _PastTheEnd(f"move_number={move_number} but the record has only "
-                          f"{total_moves} moves")
+        raise MoveNumberError(move_number, total_moves)
     limit = total_moves if move_number is None else move_number
 
     next_colour: str | None = None  # the record's move after the limit

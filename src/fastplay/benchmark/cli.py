@@ -422,7 +422,8 @@ def _run_score(args: argparse.Namespace) -> int:
         with open(args.json, "w", encoding="utf-8") as handle:
             handle.write("".join(line + "\n" for _, _, lines in results for line in lines))
     total = summarize([s for _, scored, _ in results for s in scored])
-    print(f"{chooser.name}: {total.decisions} decisions  PR {total.pr:.2f}")
+    print(f"{chooser.name}: {total.decisions} decisions  "
+          + (f"PR {total.pr:.2f}" if total.decisions else "(none rated: no PR)"))
     choices = [c for found, _, _ in results for c in found]
     if choices and all(c.move is None for c in choices):
         print(f"fastplay benchmark: {chooser.name} answered no decision (first failure: "

@@ -287,12 +287,26 @@ def _check_reference(reference: dict[str, Any]) -> None:
               ("patterns", reference["patterns"] in PatternDatabase.names(),
                f"a built-in database ({', '.join(PatternDatabase.names())})"),
               ("prior", _is(reference["prior"], str), "a string"),
-              ("method", _is(reference["method"], str), "a string")]
+              ("method", reference["method"] == "search", "\"search\"")]
     for key, good, what in checks:
         if not good:
             raise ValueError(f"'reference' {key!r} is not {what}: {reference[key]!r}")
+    _check_prior(reference["prior"])
     if "search" in reference:
         _check_search(reference["search"])
+
+
+def _check_prior(prior: str) -> None:
+    """``ValueError`` unless ``prior`` is ``"auto"``, ``"none"`` or a prior
+    :func:`fastplay.prior.load_prior` reads (a bundled name, an ``.npz``)."""
+    from fastplay.prior import load_prior
+
+    if prior in ("auto", "none"):
+        return
+    try:
+        load_prior(prior)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"'reference' 'prior': {exc}") from None
 
 
 def _check_search(search: Any) -> None:
@@ -304,14 +318,20 @@ def _check_search(search: Any) -> None:
     if not isinstance(search, dict):
         raise ValueError(f"'reference' 'search' is not a JSON object: {search!r}")
     known = {f.name for f in dataclasses.fields(SearchConfig)} - {"prior_table"}
-    unknown = sorted(set(search) - known)
-    if unknown:
-        raise ValueError(f"'reference' 'search': unknown search options "
-                         f"{', '.join(map(repr, unknown))}")
+    unknown, missing = sorted(set(search) - known), sorted(known - set(search))
+    if unknown or missing:
+        # Every option, as recorded: a missing one would take whatever
+        # default the reading fastplay has, which is what the record prevents.
+        raise ValueError("'reference' 'search': " + "; ".join(
+            [f"unknown search options {', '.join(map(repr, unknown))}"] * bool(unknown)
+            + [f"missing search options {', '.join(map(repr, missing))}"] * bool(missing)))
     try:
-        SearchConfig(**search)
+        config = SearchConfig(**search)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"'reference' 'search': {exc}") from None
+    if config.mix != 1.0:
+        raise ValueError(f"'reference' 'search': 'mix' must be 1 (reference searches have "
+                         f"no evaluator), not {search['mix']!r}")
 
 
 def _check_entry(entry: Entry, size: int) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, replace
+from collections.abc import Collection
 from typing import Any, Literal
 
 import numpy as np
@@ -292,7 +293,7 @@ def _option_value(text: str) -> Any:
 _CONVERTED = re.compile(r", not .*\Z", re.DOTALL)
 
 
-def parse_option(text: str) -> tuple[str, Any]:
+def parse_option(text: str, hidden: Collection[str] = ()) -> tuple[str, Any]:
     """One search option given as ``NAME=VALUE`` (``fastplay gtp --search
     c_puct=0.7``), checked as :class:`SearchConfig` checks it.
 
@@ -306,7 +307,9 @@ def parse_option(text: str) -> tuple[str, Any]:
 
     Raises:
         ValueError: not ``NAME=VALUE``, an unknown name (the message lists
-            the known ones), or a value the option refuses (its own message).
+            the known ones but those in ``hidden``: options a caller takes
+            through flags of its own), or a value the option refuses (its
+            own message).
     """
     name, sep, value_text = text.partition("=")
     name, value_text = name.strip(), value_text.strip()
@@ -314,7 +317,7 @@ def parse_option(text: str) -> tuple[str, Any]:
         raise ValueError(f"expected NAME=VALUE, not '{quoted(text)}'")
     if name not in option_names():
         raise ValueError(f"unknown search option '{quoted(name)}'; the options are "
-                         f"{', '.join(option_names())}")
+                         f"{', '.join(n for n in option_names() if n not in hidden)}")
     value = _option_value(value_text)
     if name in _WORD_OPTIONS and isinstance(value, str):
         value = value.lower()
