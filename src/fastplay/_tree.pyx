@@ -51,6 +51,39 @@ cnp.import_array()
 import operator
 from time import perf_counter
 
+# The refresh of a RAVE node with prior virtual playouts (the default: the
+# ladder knowledge's), in C with restrict pointers: the rows are parts of one block, which keeps
+# gcc from vectorising the Cython loop; each element's operations are the
+# loop's, in its order (no FMA is contracted: the baseline ISA has none), so
+# the values are the same to the bit.
+cdef extern from *:
+    """
+    static void fp_refresh_rave(int k, const double* __restrict n, const double* __restrict w,
+                                const double* __restrict pn, const double* __restrict pw,
+                                const double* __restrict rn, const double* __restrict rw,
+                                const double* __restrict block, double* __restrict q,
+                                double inv_equiv, double e0, double e1) {
+        for (int j = 0; j < k; j++) {
+            double dn = n[j] + pn[j];
+            double dw = w[j] + pw[j];
+            double t = rn[j] * inv_equiv;
+            t += 1.0;
+            dn = dn * t;
+            dw = dw * t;
+            dn += rn[j];
+            dw += rw[j];
+            dn += e0;
+            dw += e1;
+            q[j] = dw / dn + block[j];
+        }
+    }
+    """
+    void fp_refresh_rave(int k, const double* n, const double* w, const double* pn,
+                         const double* pw, const double* rn, const double* rw,
+                         const double* block, double* q, double inv_equiv, double e0,
+                         double e1) noexcept nogil
+
+
 # A move with neither visits nor RAVE tallies takes the first-play urgency
 # value through weights this small: far below the rounding of any real count.
 cdef double TREE_EPS = 1e-300
@@ -395,6 +428,10 @@ cdef class TreeNode:
         cdef double e0 = TREE_EPS
         cdef double e1 = TREE_EPS * ((self.sum_w / real if real > 0 else 0.5) - p.fpu_reduction)
         cdef double dn, dw, t
+        if p.rave and p.virtual:
+            fp_refresh_rave(k, S + ROW_N * k, S + ROW_W * k, S + ROW_PN * k, S + ROW_PW * k,
+                            S + ROW_RN * k, S + ROW_RW * k, self.B, self.Q, p.inv_equiv, e0, e1)
+            return
         for j in range(k):
             dn = S[ROW_N * k + j]
             dw = S[ROW_W * k + j]
