@@ -57,7 +57,11 @@ def main(argv: list[str]) -> int:
     if args.n < 0:
         parser.error(f"playouts must be >= 0, not {args.n}")
     options = {"resign_threshold": None, **dict(args.options)}
-    board = fp.Board.from_sgf(GAMES / "cgos" / "42896.sgf", move_number=24)
+    record = GAMES / "cgos" / "42896.sgf"
+    if not record.is_file():
+        parser.error(f"{record}: no such file (the shared data: ../shared beside the "
+                     f"checkout, or FASTPLAY_SHARED)")
+    board = fp.Board.from_sgf(record, move_number=24)
     db = fp.PatternDatabase.builtin("mc_montegnu_classic")
     try:
         search = MCTS(db, seed=1, **options)

@@ -1100,3 +1100,44 @@ def test_opponent_prior_applies_to_the_opponent_s_nodes_only(db):
     assert not np.allclose(child.prior, MCTS(db, prior_table=None).expand(after).prior)
     search.run(after, playouts=50)          # Black searches now: a new tree, not child
     assert search.tree.root is not child and search.tree.nodes >= 1
+
+
+def test_opponent_prior_when_pondering(db):
+    """A ponder searches for the side that just moved: its tree keeps the
+    engine's side as its own (the priors are not swapped), so the next
+    search reuses it."""
+    board = fp.Board(9)
+    board.play("E5")
+    search = MCTS(db, seed=2, resign_threshold=None, prior_table=None,
+                  opponent_prior="gnugo9x9")
+    search.run(board, playouts=300)                 # White searches
+    after = board.copy()
+    after.play("C3")                                # White's move: Black to move
+    search.ponder_start(after)
+    time.sleep(0.3)
+    search.ponder_stop()
+    root = search.root
+    assert root is not None and root.visits > 0
+    ours = MCTS(db, prior_table=None).expand(after)     # Black's node: the opponent's
+    theirs = MCTS(db, prior_table="gnugo9x9").expand(after)
+    assert np.allclose(root.prior, theirs.prior, rtol=0, atol=1e-15)
+    assert not np.allclose(root.prior, ours.prior)
+    best = int(np.argmax(root.n))
+    assert root.children[best] is not None and root.children[best].visits > 10
+    again = after.copy()
+    again.play_index(int(root.moves[best]), again.to_move_code)
+    result = search.run(again, playouts=100)        # White again: the subtree is reused
+    assert result.root_visits > 110
+
+
+def test_a_refused_prior_leaves_the_options_as_they_were(db):
+    search = MCTS(db, seed=1)
+    for bad in ("nosuch", "/nonexistent.npz", 3):
+        with pytest.raises(ValueError, match="opponent_prior"):
+            search.opponent_prior = bad
+        assert search.opponent_prior is None and search.config.opponent_prior is None
+    search.c_puct = 0.5                              # later changes still work
+    assert search.config.c_puct == 0.5
+    with pytest.raises(ValueError):
+        search.prior_table = "nosuch"
+    assert search.config.prior_table == "auto"

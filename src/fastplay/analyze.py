@@ -430,4 +430,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Through the command line's entry, which checks the standard streams.
+    from fastplay.cli import main as command_line
+
+    sys.exit(command_line(["analyze", *sys.argv[1:]]))

@@ -112,4 +112,7 @@ def _load() -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Through the command line's entry, which checks the standard streams.
+    from fastplay.cli import main as command_line
+
+    sys.exit(command_line(["bench", *sys.argv[1:]]))

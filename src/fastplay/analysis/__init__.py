@@ -78,7 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    """Run the engine described by parsed ``args`` until ``stdin`` ends; 0."""
+    """Run the engine described by parsed ``args`` until ``stdin`` ends; 0,
+    or 2 when its answers could not be written (a reader that went away is
+    no error)."""
     from fastplay.analysis.engine import AnalysisEngine
     from fastplay.analysis.query import Defaults
     from fastplay.patterns import PatternDatabase
@@ -100,6 +102,11 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
         # The end of input finishes the queue (KataGo's behaviour) unless
         # told otherwise; a Ctrl-C, or any error, stops every position now.
         engine.close(wait=ended and not args.quit_without_waiting)
+    error = engine.write_error
+    if error is not None:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        print(f"fastplay analysis: error: cannot write the answers: {reason}", file=sys.stderr)
+        return EXIT_USAGE
     return 0
 
 
@@ -134,4 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Through the command line's entry, which checks the standard streams.
+    from fastplay.cli import main as command_line
+
+    sys.exit(command_line(["analysis", *sys.argv[1:]]))

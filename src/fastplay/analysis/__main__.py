@@ -1,7 +1,8 @@
-"""``python -m fastplay.analysis``: the same as ``fastplay analysis``."""
+"""``python -m fastplay.analysis``: the same as ``fastplay analysis`` (through
+the command line's entry, which checks the standard streams)."""
 
 import sys
 
-from fastplay.analysis import main
+from fastplay.cli import main
 
-sys.exit(main())
+sys.exit(main(["analysis", *sys.argv[1:]]))

@@ -77,6 +77,8 @@ class AnalysisEngine:
         self._closed = False
         #: The output failed: answers are dropped and positions stopped.
         self.broken = False
+        #: Why, unless the reader went away (a closed pipe is no error).
+        self.write_error: OSError | ValueError | None = None
         self._cond = threading.Condition()
         self._write_lock = threading.Lock()
         self._workers = [Worker(self._work, f"fastplay-analysis-{i}")
@@ -100,8 +102,11 @@ class AnalysisEngine:
                 self.out.write(text + "\n")
                 self.out.flush()
                 return
-            except (OSError, ValueError):
+            except BrokenPipeError:
                 self.broken = True
+            except (OSError, ValueError) as exc:
+                self.broken = True
+                self.write_error = exc
         self.terminate(None)
 
     def _error(self, query_id: Any, field_name: str | None, message: str) -> None:

@@ -296,17 +296,19 @@ def _check_reference(reference: dict[str, Any]) -> None:
         _check_search(reference["search"])
 
 
-def _check_prior(prior: str) -> None:
-    """``ValueError`` unless ``prior`` is ``"auto"``, ``"none"`` or a prior
-    :func:`fastplay.prior.load_prior` reads (a bundled name, an ``.npz``)."""
+def _check_prior(prior: str, key: str = "'prior'", words: tuple[str, ...] = ("auto", "none")
+                 ) -> None:
+    """``ValueError`` unless ``prior`` is one of ``words`` or a prior
+    :func:`fastplay.prior.load_prior` reads (a bundled name, an ``.npz``);
+    ``key`` names it in the message."""
     from fastplay.prior import load_prior
 
-    if prior in ("auto", "none"):
+    if prior in words:
         return
     try:
         load_prior(prior)
     except (OSError, ValueError) as exc:
-        raise ValueError(f"'reference' 'prior': {exc}") from None
+        raise ValueError(f"'reference' {key}: {exc}") from None
 
 
 def _check_search(search: Any) -> None:
@@ -332,6 +334,12 @@ def _check_search(search: Any) -> None:
     if config.mix != 1.0:
         raise ValueError(f"'reference' 'search': 'mix' must be 1 (reference searches have "
                          f"no evaluator), not {search['mix']!r}")
+    opponent = search["opponent_prior"]
+    if opponent is not None:
+        if not isinstance(opponent, str):
+            raise ValueError(f"'reference' 'search': 'opponent_prior' is not a string or "
+                             f"null: {opponent!r}")
+        _check_prior(opponent, "'search' 'opponent_prior'", ("auto",))
 
 
 def _check_entry(entry: Entry, size: int) -> None:

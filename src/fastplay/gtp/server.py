@@ -103,6 +103,7 @@ def run(stdin: IO[Any] | Iterable[bytes] | None = None, stdout: IO[str] | None =
     lock = threading.Lock()
     threading.Thread(target=_reader, args=(_source_lines(source), lines, engine, lock),
                      daemon=True, name="fastplay-gtp-input").start()
+    status = 0
     try:
         _serve(engine, lines, lock, out)
     except BrokenPipeError:
@@ -110,8 +111,16 @@ def run(stdin: IO[Any] | Iterable[bytes] | None = None, stdout: IO[str] | None =
         # so the session ends as at the end of input (Python's "Note on
         # SIGPIPE": point the output at devnull so the final flush is quiet).
         _silence(out)
+    except OSError as exc:
+        # Any other failing write (a full disk, a descriptor not open for
+        # writing): the answers are lost, so the session ends with an error.
+        _silence(out)
+        if sys.stderr is not None:
+            print(f"fastplay: error: cannot write the answers: {exc.strerror or exc}",
+                  file=sys.stderr)
+        status = 2
     engine.stop_pondering()
-    return 0
+    return status
 
 
 def _serve(engine: GTPEngine, lines: queue.Queue[bytes | None], lock: threading.Lock,

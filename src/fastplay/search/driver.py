@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from fastplay import _threads
 from fastplay._core import BLACK as BLACK_CODE
+from fastplay._core import WHITE as WHITE_CODE
 from fastplay._core import PlayoutEngine, TreeNode, TreeParams
 from fastplay._playout import MAX_PLAYOUTS, MAX_THREADS  # the core's own bounds
 from fastplay.board import Board, ColorLike
@@ -197,6 +198,7 @@ class MCTS:
         self._live: SearchLoop | None = None
         self._probing = False                  # a final probe does not probe again
         self._ponderer = Ponderer()
+        self._tree_own = 0                     # the searching side the tree was grown for
 
     # -- options ---------------------------------------------------------------
 
@@ -213,11 +215,12 @@ class MCTS:
         if config.mix < 1 and self.evaluator is None:
             raise ValueError(f"mix={config.mix:g} needs an evaluator (mix is the rollouts' "
                              f"share of the leaf value)")
-        self._config = config
+        # The node maker first: a prior it cannot load leaves the config as it was.
         if self._maker is None:
             self._maker = NodeMaker(self._engine, config, self.prior)
         else:
             self._maker.configure(config)
+        self._config = config
         if hasattr(self, "_komi"):
             self._komi.step = config.dynamic_komi
 
@@ -480,17 +483,22 @@ class MCTS:
         return TreeParams(c.policy == "puct", c.rave, c.virtual, c.c_puct, c.c_uct,
                           c.fpu_reduction, c.rave_equiv)
 
-    def _search(self, board: Board, limits: Limits, track_scores: bool = False) -> SearchState:
-        """Prepare the root for ``board`` and run simulations until ``limits``."""
+    def _search(self, board: Board, limits: Limits, track_scores: bool = False,
+                own: int | None = None) -> SearchState:
+        """Prepare the root for ``board`` and run simulations until ``limits``;
+        ``own``: the searching side's colour code (``None``: the mover's; a
+        ponder searches for the side that is not to move)."""
         assert self._maker is not None
         config = self.config
+        own = board.to_move_code if own is None else own
         with self._lock:
             params = self._tree_params()   # the options as they are now
             if config.opponent_prior is not None and self._tree.root is not None \
-                    and self._tree.root.color != board.to_move_code:
+                    and self._tree_own != own:
                 # Its nodes took the other side's priors for the opponent's.
                 self._tree.drop()
-            self._maker.root_color = board.to_move_code    # whose nodes are whose
+            self._tree_own = own
+            self._maker.own_color = own    # whose nodes are whose
             root = self._tree.prepare(board, self._maker, params, track_scores)
             batch = self.leaf_batch(board.size, limits.visits, len(root.moves))
             loop = SearchLoop(config, params, self._tree, self._maker, self._engine, self._lock,
@@ -554,7 +562,10 @@ class MCTS:
             position = board.copy()
 
             def work(stop: threading.Event) -> None:
-                self._search(position, Limits(stop=stop))
+                # For the side that just moved: the engine's (opponent_prior).
+                mover = position.to_move_code
+                self._search(position, Limits(stop=stop),
+                             own=WHITE_CODE if mover == BLACK_CODE else BLACK_CODE)
 
             self._ponderer.start(work)
         finally:

@@ -132,20 +132,30 @@ class NodeMaker:
                  prior: PriorFunction | None = None) -> None:
         self.engine = engine
         self.user_prior = prior
-        #: The searching side's colour code (the root's mover), which tells
-        #: the opponent's nodes (``opponent_prior``); ``None``: every node is
-        #: the searching side's.
-        self.root_color: int | None = None
+        #: The searching side's colour code (the engine's: the root's mover,
+        #: or its opponent when pondering), which tells the opponent's nodes
+        #: (``opponent_prior``); ``None``: every node is the searching side's.
+        self.own_color: int | None = None
+        self.learned: Learned | None = None
+        self.opponent_learned: Learned | None = None
         self.configure(config)
 
     def configure(self, config: SearchConfig) -> None:
-        """Take a new config (a learned prior is loaded again only if it changed)."""
+        """Take a new config (a learned prior is loaded again only if it
+        changed); a prior that cannot be loaded raises and changes nothing."""
         old = getattr(self, "config", None)
-        if old is None or old.prior_table is not config.prior_table:
-            self.learned = learned_prior(config.prior_table)
-        if old is None or old.opponent_prior is not config.opponent_prior:
-            self.opponent_learned = learned_prior(config.opponent_prior)
-        self.config = config
+        learned = self.learned if old is not None and old.prior_table is config.prior_table \
+            else learned_prior(config.prior_table)
+        if old is not None and old.opponent_prior is config.opponent_prior:
+            opponent = self.opponent_learned
+        else:
+            try:
+                opponent = learned_prior(config.opponent_prior)
+            except (OSError, ValueError) as exc:
+                reason = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) \
+                    and exc.filename else str(exc)
+                raise ValueError(f"opponent_prior: {reason}") from None
+        self.learned, self.opponent_learned, self.config = learned, opponent, config
 
     def expand(self, board: Board, base: float, params: TreeParams,
                recent: tuple[int, int] | None = None, release: bool = False) -> TreeNode:
@@ -221,8 +231,8 @@ class NodeMaker:
         prior power."""
         config = self.config
         table, learned = config.prior_table, self.learned
-        if config.opponent_prior is not None and self.root_color is not None \
-                and board.to_move_code != self.root_color:
+        if config.opponent_prior is not None and self.own_color is not None \
+                and board.to_move_code != self.own_color:
             table, learned = config.opponent_prior, self.opponent_learned
         if isinstance(table, str) and table == "auto":
             learned = auto_prior(board.size)

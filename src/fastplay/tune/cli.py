@@ -272,4 +272,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Through the command line's entry, which checks the standard streams.
+    from fastplay.cli import main as command_line
+
+    sys.exit(command_line(["tune", *sys.argv[1:]]))
