@@ -635,8 +635,10 @@ def tree_descend(TreeNode node not None, CoreBoard board not None, set seen not 
     """Select from ``node`` down the tree, playing each move on ``board``.
 
     Each step selects a move (:meth:`TreeNode.select`), forbids it for good
-    if it is illegal on ``board`` or repeats a position of ``seen`` (the
-    game's) or ``path_hashes`` (this descent's; positional superko), else
+    if the rules other than superko forbid it on ``board`` or it repeats a
+    position of ``seen`` (the game's, the root's included: the board's own
+    superko list is not read) or ``path_hashes`` (this descent's;
+    positional superko), else
     plays it, adds ``virtual_loss`` playouts to its edge and appends the node
     and move index to ``nodes`` and ``path``.  It stops at a node with no
     move left, after a second pass in a row, at an edge without a node, or
@@ -682,7 +684,10 @@ cdef int _descend(TreeNode node, CoreBoard board, set seen, set path_hashes, lis
         move = node.M[i]
         color = node.color
         p = 0 if move < 0 else board.pad(<int>move)
-        if board.legal_code(p, color) != LEGAL:
+        # The rules without superko (legal_code would look the position up
+        # among the board's own, all of them in ``seen``): the superko test
+        # is the one below, on the game's positions and the path's.
+        if p and board_legality(&board.st, p, color, board.allows_suicide()) != LEGAL:
             node._forbid(i)
             continue
         if p:
