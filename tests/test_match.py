@@ -370,3 +370,28 @@ def test_an_engine_that_never_ends_its_answer_fails_in_bounded_time_and_memory()
         trickle.send("name")
     assert time.monotonic() - started < 5
     trickle.close(quit_first=False, timeout=1)
+
+
+def test_an_engine_that_exits_is_quoted_and_its_stderr_never_blocks() -> None:
+    """An engine that refuses its command line says why on standard error:
+    the error about its exit quotes its last lines; an engine that writes
+    a lot there is drained and still answers."""
+    from fastplay.match import EngineTerminatedError, GTPClient
+
+    refuses = GTPClient([sys.executable, "-c", "import sys; sys.stderr.write('noise\\n"
+                         "fastplay: error: unknown prior x\\n'); sys.exit(2)"], name="engine")
+    with pytest.raises(EngineTerminatedError,
+                       match=r"engine exited while answering 'name' \(it said: noise / "
+                             r"fastplay: error: unknown prior x\)"):
+        refuses.send("name")
+    refuses.close()
+    chatty = GTPClient([sys.executable, "-c", "import sys\n"
+                        "for _ in range(20000): sys.stderr.write('chatter ' * 20 + '\\n')\n"
+                        "sys.stderr.flush()\n"
+                        "for line in sys.stdin:\n"
+                        "    print('= chatty\\n', flush=True)\n"
+                        "    if line.strip() == 'quit': break\n"], name="chatty", timeout=30)
+    assert chatty.send("name") == "chatty"
+    chatty.close()
+    with pytest.raises(ValueError, match="stderr must be"):
+        GTPClient(["true"], stderr="everything")

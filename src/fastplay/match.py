@@ -30,6 +30,7 @@ The :class:`GTPClient` talks to one engine; its errors follow python-chess's
 
 from __future__ import annotations
 
+import collections
 import math
 import queue
 import shlex
@@ -85,29 +86,43 @@ class EngineTimeoutError(EngineError):
     """The engine did not answer in time."""
 
 
+#: ``GTPClient(stderr=TAIL)`` (the default): the engine's standard error is
+#: read and dropped but for its last :data:`TAIL_LINES` lines, which an error
+#: about its exit quotes (an engine that refuses its command line says why).
+TAIL = "tail"
+TAIL_LINES = 3
+
+
 class GTPClient:
     """One GTP engine in a subprocess.
 
     ``command`` is a shell-like string (split with :func:`shlex.split`) or an
     argument list.  Responses are read by a background thread, so a stuck
     engine costs at most ``timeout`` seconds instead of hanging the referee.
+    ``stderr``: where the engine's standard error goes (``Popen``'s values),
+    or :data:`TAIL`.
     """
 
     def __init__(self, command: str | Sequence[str], *, name: str | None = None,
-                 timeout: float = 30.0, stderr: IO[Any] | int | None = subprocess.DEVNULL) -> None:
+                 timeout: float = 30.0, stderr: IO[Any] | int | str | None = TAIL) -> None:
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise ValueError("empty engine command")
         self.label = name or Path(self.argv[0]).name
         self.timeout = timeout
+        if isinstance(stderr, str) and stderr != TAIL:
+            raise ValueError(f"stderr must be a file, a descriptor, None or {TAIL!r}, "
+                             f"not {stderr!r}")
         self._stderr = stderr
         self._start()
 
     def _start(self) -> None:
+        tail = isinstance(self._stderr, str)      # TAIL (checked in __init__)
+        stream = subprocess.PIPE if isinstance(self._stderr, str) else self._stderr
         try:
             self.process = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=self._stderr, text=True, encoding="utf-8", errors="replace", bufsize=1,
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stream,
+                text=True, encoding="utf-8", errors="replace", bufsize=1,
             )
         except OSError as exc:
             raise EngineTerminatedError(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
@@ -120,6 +135,28 @@ class GTPClient:
         self._reader = threading.Thread(target=self._read,
                                         args=(self.process.stdout, self._lines), daemon=True)
         self._reader.start()
+        self._tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
+        self._tail_reader: threading.Thread | None = None
+        if tail:
+            self._tail_reader = threading.Thread(
+                target=self._keep_tail, args=(self.process.stderr, self._tail), daemon=True)
+            self._tail_reader.start()
+
+    @staticmethod
+    def _keep_tail(stream: IO[str], tail: collections.deque[str]) -> None:
+        block_signals()
+        for line in stream:
+            if line.strip():
+                tail.append(line.strip()[:500])
+
+    def _gone(self, what: str) -> EngineTerminatedError:
+        """The error for an engine that is gone, with its last words on
+        standard error when they are kept (:data:`TAIL`)."""
+        if self._tail_reader is not None:
+            self._tail_reader.join(timeout=0.5)     # what it wrote as it went
+        words = " / ".join(self._tail)
+        return EngineTerminatedError(f"{self.label} {what}" + (f" (it said: {words})"
+                                                               if words else ""))
 
     @staticmethod
     def _read(stream: IO[str], lines: queue.Queue[str | None]) -> None:
@@ -150,13 +187,13 @@ class GTPClient:
         and :class:`EngineTerminatedError` when the engine is gone.
         """
         if not self.alive:
-            raise EngineTerminatedError(f"{self.label} has exited")
+            raise self._gone("has exited")
         try:
             assert self.process.stdin is not None
             self.process.stdin.write(command + "\n")
             self.process.stdin.flush()
         except (BrokenPipeError, OSError):
-            raise EngineTerminatedError(f"{self.label} closed its input") from None
+            raise self._gone("closed its input") from None
         limit = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + limit
         response: list[str] = []
@@ -169,7 +206,7 @@ class GTPClient:
                                          f"within {limit:g} s") from None
             if line is None:
                 self._eof = True
-                raise EngineTerminatedError(f"{self.label} exited while answering {command!r}")
+                raise self._gone(f"exited while answering {command!r}")
             size += len(line)
             if size > MAX_ANSWER_BYTES or len(response) >= MAX_ANSWER_LINES:
                 raise EngineError(f"{self.label}: the answer to {command!r} is longer than "
