@@ -182,6 +182,10 @@ def test_records_may_follow_the_options(tmp_path: Path, capsys: Any) -> None:
     code, _, err = run([str(tmp_path / "a.sgf"), "--every", "2", "--playouts", "20",
                         str(tmp_path / "b.sgf")], capsys)
     assert code == 0 and "2 records analysed (5 positions), 0 failed" in err
+    # After "--" every word is a record, "--playouts" too (argparse's
+    # intermixed parsing alone would take it for the option).
+    code, _, err = run(["--playouts", "20", "--", str(tmp_path / "a.sgf"), "--every"], capsys)
+    assert code == 1 and "--every: No such file" in err
 
 
 def test_jobs_do_not_change_the_answers(tmp_path: Path, capsys: Any) -> None:

@@ -382,7 +382,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``fastplay analyze`` with ``argv`` (the arguments after ``analyze``); returns the exit status."""
     parser = build_parser()
     try:
-        args = parser.parse_intermixed_args(list(sys.argv[1:] if argv is None else argv))
+        words = list(sys.argv[1:] if argv is None else argv)
+        # Records may follow options (intermixed), but argparse's intermixed
+        # parsing reads options after "--" too: there, the plain parser.
+        args = parser.parse_args(words) if "--" in words else \
+            parser.parse_intermixed_args(words)
     except SystemExit as exc:  # --help or a usage error, already printed
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     from fastplay.sgf import MoveNumberError, SGFError
