@@ -146,7 +146,8 @@ def _json_target_problem(args: argparse.Namespace) -> str | None:
         return "is a directory"
     folder = os.path.dirname(os.path.abspath(target))
     if not os.path.isdir(folder):
-        return f"no such directory {folder}"
+        return f"{folder} is a file, not a directory" if os.path.exists(folder) else \
+            f"no such directory {folder}"
     inputs = {os.path.realpath(p) for p in args.sgf if os.path.isfile(p)}
     if os.path.realpath(target) in inputs:
         return "is one of the records to analyse (it would be overwritten)"
