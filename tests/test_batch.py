@@ -233,6 +233,14 @@ def test_batch_usage_errors(args: list[str], capsys: Any) -> None:
     assert code == 2 and "error" in err
 
 
+def test_an_sgf_dir_that_is_a_file_is_said_so(tmp_path: Path, capsys: Any) -> None:
+    (tmp_path / "a.sgf").write_bytes(GAME_9)
+    (tmp_path / "out").write_text("a file")
+    code, _, err = run([str(tmp_path / "a.sgf"), "--write-sgf", "--sgf-dir",
+                        str(tmp_path / "out")], capsys)
+    assert code == 2 and "out: is a file, not a directory" in err
+
+
 def test_a_json_target_that_cannot_be_written_is_a_usage_error(tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]
                                                               ) -> None:

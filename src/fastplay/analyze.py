@@ -407,8 +407,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:          # created, as fastplay match creates its --sgf-dir
                 os.makedirs(args.sgf_dir, exist_ok=True)
             except OSError as exc:
-                print(f"fastplay analyze: error: --sgf-dir {args.sgf_dir}: "
-                      f"{exc.strerror or exc}", file=sys.stderr)
+                why = "is a file, not a directory" if os.path.isfile(args.sgf_dir) else \
+                    exc.strerror or exc
+                print(f"fastplay analyze: error: --sgf-dir {args.sgf_dir}: {why}",
+                      file=sys.stderr)
                 return EXIT_USAGE
         problem = _json_target_problem(args)
         if problem is not None:
