@@ -337,3 +337,16 @@ def test_answers_that_cannot_be_written_are_an_error(args: list[str], line: byte
     assert proc.returncode == 2, proc.stderr
     assert b"cannot write the answers: No space left on device" in proc.stderr
     assert b"Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("module, args", [("fastplay.analysis", []),
+                                          ("fastplay.analyze", ["--playouts", "10"])])
+def test_the_modules_run_directly_check_the_streams_too(module: str, args: list[str]) -> None:
+    """``python -m fastplay.analysis >&-``: the same check as ``fastplay analysis``."""
+    import os
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-m", module, *args], input=b"",
+                          stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1), timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == b"fastplay: error: standard output is closed"
