@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -31,12 +32,16 @@ from fastplay._core import TreeNode
 from fastplay.board import Board, format_vertex
 from fastplay.life import seki_mask
 from fastplay.search.config import SearchConfig
-from fastplay.search.results import ChildStats, lower_bound
+from fastplay.search.results import ChildStats, SearchResult, lower_bound
+
+if TYPE_CHECKING:  # pragma: no cover - typing only: the loop imports this module
+    from fastplay.search.loop import SearchState
+    from fastplay.search.tree import SearchTree
 
 __all__ = ["ranked_children", "ChildScores", "settled", "dead_enemy", "is_final", "book_move", "Resigner",
            "wins_by_passing",
            "choose", "SETTLED", "FINAL_PLAYOUTS", "FINAL_MIN_SECONDS", "FINAL_MIN_VISITS",
-           "Probe"]
+           "Probe", "answer"]
 
 #: Ownership beyond which a point counts as settled (:func:`settled`).
 SETTLED = 0.5
@@ -260,3 +265,27 @@ def choose(board: Board, children: list[ChildStats], own: npt.NDArray[np.float32
         booked = next((c for c in children if c.move == book and c.visits), None)
         winrate = booked.winrate if booked is not None else winrate
     return move, winrate
+
+
+def answer(board: Board, tree: SearchTree, state: SearchState, config: SearchConfig,
+           probe: Probe | None, resigner: Resigner, start: float, deadline: float | None
+           ) -> SearchResult:
+    """A finished search's answer: its root's moves ranked, the ownership of
+    its playouts, the move :func:`choose` picks (``probe``: the final-position
+    probe, or ``None``) unless ``resigner`` resigns, and the counts.
+    ``start`` and ``deadline``: ``time.perf_counter()`` values (the deadline
+    bounds the final probe)."""
+    root = tree.root
+    assert root is not None
+    size = board.size
+    children = ranked_children(root, size)
+    done = state.done
+    own = (state.own / done if done else np.zeros(size * size)).astype(np.float32)
+    own = own.reshape(size, size)
+    move, winrate = choose(board, children, own, config, probe, deadline)
+    move = resigner(board, move, winrate, int(root.n.sum()), config)
+    return SearchResult(best_move=move, winrate=winrate, children=children,
+                        ownership=own, playouts=state.playouts,
+                        seconds=time.perf_counter() - start, simulations=state.sims,
+                        root_visits=int(root.visits), nodes=tree.nodes,
+                        visits=state.done, position=board.copy())

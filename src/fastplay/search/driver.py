@@ -35,8 +35,7 @@ from fastplay.board import Board, ColorLike
 from fastplay.montecarlo import _engine as playout_engine
 from fastplay.search.clock import Clock
 from fastplay.search.config import DEFAULT_BATCH, EXPAND_FLOOR, SearchConfig, option_names
-from fastplay.search.decide import (FINAL_MIN_VISITS, FINAL_PLAYOUTS, Resigner, choose,
-                                    ranked_children)
+from fastplay.search.decide import FINAL_MIN_VISITS, FINAL_PLAYOUTS, Resigner, answer
 from fastplay.search.evaluation import Evaluator, ScoreTables
 from fastplay.search.komi import DynamicKomi
 from fastplay.search.loop import Limits, SearchLoop, SearchState
@@ -198,7 +197,6 @@ class MCTS:
         self._live: SearchLoop | None = None
         self._probing = False                  # a final probe does not probe again
         self._ponderer = Ponderer()
-        self._tree_own = 0                     # the searching side the tree was grown for
 
     # -- options ---------------------------------------------------------------
 
@@ -493,11 +491,7 @@ class MCTS:
         own = board.to_move_code if own is None else own
         with self._lock:
             params = self._tree_params()   # the options as they are now
-            if config.opponent_prior is not None and self._tree.root is not None \
-                    and self._tree_own != own:
-                # Its nodes took the other side's priors for the opponent's.
-                self._tree.drop()
-            self._tree_own = own
+            self._tree.claim(own, config.opponent_prior is not None)
             self._maker.own_color = own    # whose nodes are whose
             root = self._tree.prepare(board, self._maker, params, track_scores)
             batch = self.leaf_batch(board.size, limits.visits, len(root.moves))
@@ -530,24 +524,11 @@ class MCTS:
 
     def _result(self, board: Board, state: SearchState, start: float,
                 deadline: float | None, resigner: Resigner | None = None) -> SearchResult:
-        """The search's answer; ``start`` and ``deadline``: ``time.perf_counter()``
-        values (the deadline bounds the final probe); ``resigner``: the
-        resignation count to use (the game's by default)."""
-        root = self._tree.root
-        assert root is not None
-        size = board.size
-        children = ranked_children(root, size)
-        done = state.done
-        own = (state.own / done if done else np.zeros(size * size)).astype(np.float32)
-        own = own.reshape(size, size)
-        probe = None if self._probing else self.final_probe
-        move, winrate = choose(board, children, own, self.config, probe, deadline)
-        move = (resigner or self._resigner)(board, move, winrate, int(root.n.sum()), self.config)
-        return SearchResult(best_move=move, winrate=winrate, children=children,
-                            ownership=own, playouts=state.playouts,
-                            seconds=time.perf_counter() - start, simulations=state.sims,
-                            root_visits=int(root.visits), nodes=self._tree.nodes,
-                            visits=state.done, position=board.copy())
+        """The search's answer (:func:`fastplay.search.decide.answer`);
+        ``resigner``: the resignation count to use (the game's by default)."""
+        return answer(board, self._tree, state, self.config,
+                      None if self._probing else self.final_probe, resigner or self._resigner,
+                      start, deadline)
 
     # -- pondering ---------------------------------------------------------------
 

@@ -67,6 +67,9 @@ class SearchTree:
         scores: the score tallies of an analysis (:class:`SearchState`'s
             ``hist`` and ``child_scores``) and the root they cover, while
             every visit of that root was tallied; ``None`` otherwise.
+        own: the colour code of the side the tree was grown for (0: none
+            yet), whose nodes took ``prior_table`` and the opponent's
+            ``opponent_prior``.
     """
 
     root: TreeNode | None = None
@@ -76,6 +79,15 @@ class SearchTree:
     nodes: int = 0
     edges: int = 0
     scores: tuple[TreeNode, Any, Any] | None = None
+    own: int = 0
+
+    def claim(self, own: int, split: bool) -> None:
+        """Grow the tree for side ``own`` from now on; when the two sides'
+        nodes take different priors (``split``), a tree grown for the other
+        side is dropped (its nodes took the other side's priors)."""
+        if split and self.root is not None and self.own != own:
+            self.drop()
+        self.own = own
 
     def full(self, max_nodes: int, max_memory: int) -> bool:
         """Whether the tree has reached ``max_nodes`` or, at ``EDGE_BYTES`` per
