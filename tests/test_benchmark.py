@@ -176,7 +176,7 @@ def test_recorded_search_options_keep_the_references(bench: Benchmark,
     """A built benchmark records its reference searches' options: a later
     change of the engine's defaults (here the expansion floor) leaves its
     references alone, and the recorded options are the ones used."""
-    import fastplay.search.driver as driver
+    import fastplay.search.config as search_config
 
     entry = bench.entries[0]
     spec = ReferenceSpec(**{k: v for k, v in bench.reference.items() if k != "method"})
@@ -188,7 +188,8 @@ def test_recorded_search_options_keep_the_references(bench: Benchmark,
         return evaluate(task).value
 
     assert spec.search is not None and value(spec.search) == entry.value_of(move)
-    monkeypatch.setattr(driver, "EXPAND_FLOOR", 16)      # a new default...
+    monkeypatch.setattr(search_config, "EXPAND_FLOOR", 16)    # a new default...
+    assert search_config.default_expand_threshold(1) == 16
     assert value(spec.search) == entry.value_of(move)    # ...moves no reference
     assert value({**spec.search, "expand_threshold": 16}) != entry.value_of(move)
     assert value({**spec.search, "c_puct": 3.0}) != entry.value_of(move)

@@ -573,3 +573,36 @@ def test_edge_reads_the_rows() -> None:
         node.edge(3)
     with pytest.raises(RuntimeError):
         TreeNode.__new__(TreeNode).edge(0)
+
+
+@pytest.mark.parametrize("rave, virtual", [(True, True), (True, False), (False, True),
+                                           (False, False)])
+def test_refresh_is_the_formula_to_the_bit(rave: bool, virtual: bool) -> None:
+    """``qs`` after a refresh equals ``(t (w + pw) + rw) / (t (n + pn) + rn) +
+    block`` (t = 1 + rn / rave_equiv; the prior and RAVE terms only where
+    switched on; the first-play weights), operation for operation, exactly:
+    the compiled refresh passes zeros for the terms it leaves out."""
+    rng = np.random.default_rng(7)
+    k = 82
+    moves = np.append(rng.permutation(81)[:k - 1], -1)
+    node = TreeNode(BLACK, moves, np.full(k, 1.0 / k))
+    counts = rng.integers(0, 50, size=(4, k)).astype(np.float64)
+    node.n[:], node.rn[:] = counts[0], counts[1]
+    node.w[:] = np.floor(counts[0] * rng.random(k) * 2) / 2
+    node.rw[:] = np.floor(counts[1] * rng.random(k))
+    node.pn[:], node.pw[:] = counts[2], np.floor(counts[2] * rng.random(k))
+    node.n[3] = node.w[3] = node.rn[3] = node.rw[3] = node.pn[3] = node.pw[3] = 0.0
+    node.forbid(5)
+    node.sum_n, node.sum_w = float(node.n.sum()), float(node.w.sum())
+    params = TreeParams(True, rave, virtual, 1.0, 0.5, 0.1, 300.0)
+    node.refresh(params)
+    dn, dw = node.n.copy(), node.w.copy()
+    if virtual:
+        dn, dw = dn + node.pn, dw + node.pw
+    if rave:
+        t = node.rn * (1.0 / 300.0) + 1.0
+        dn, dw = dn * t + node.rn, dw * t + node.rw
+    eps = 1e-300
+    dn, dw = dn + eps, dw + eps * (node.sum_w / node.sum_n - 0.1)
+    assert np.array_equal(node.qs, dw / dn + node.block)
+    assert node.qs[5] == -np.inf and node.qs[3] == pytest.approx(node.sum_w / node.sum_n - 0.1)

@@ -51,18 +51,20 @@ cnp.import_array()
 import operator
 from time import perf_counter
 
-# The refresh of a RAVE node with prior virtual playouts (the default: the
-# ladder knowledge's), in C with restrict pointers: the rows are parts of one block, which keeps
-# gcc from vectorising the Cython loop; each element's operations are the
-# loop's, in its order (no FMA is contracted: the baseline ISA has none), so
-# the values are the same to the bit.
+# A node's refresh (TreeNode._refresh), in C with restrict pointers: the
+# rows are parts of one block, which kept gcc from vectorising a Cython loop.
+# No FMA is contracted (the baseline ISA has none), so each value is the
+# same to the bit as the scalar arithmetic's.  Without prior virtual playouts
+# or without RAVE the caller passes _ZERO_ROW for those rows: adding 0 and
+# multiplying by 1 (0 / rave_equiv + 1) leave every value exactly as the
+# formula without those terms gives it (the statistics are >= 0).
 cdef extern from *:
     """
-    static void fp_refresh_rave(int k, const double* __restrict n, const double* __restrict w,
-                                const double* __restrict pn, const double* __restrict pw,
-                                const double* __restrict rn, const double* __restrict rw,
-                                const double* __restrict block, double* __restrict q,
-                                double inv_equiv, double e0, double e1) {
+    static void fp_refresh(int k, const double* __restrict n, const double* __restrict w,
+                           const double* __restrict pn, const double* __restrict pw,
+                           const double* __restrict rn, const double* __restrict rw,
+                           const double* __restrict block, double* __restrict q,
+                           double inv_equiv, double e0, double e1) {
         for (int j = 0; j < k; j++) {
             double dn = n[j] + pn[j];
             double dw = w[j] + pw[j];
@@ -78,10 +80,14 @@ cdef extern from *:
         }
     }
     """
-    void fp_refresh_rave(int k, const double* n, const double* w, const double* pn,
-                         const double* pw, const double* rn, const double* rw,
-                         const double* block, double* q, double inv_equiv, double e0,
-                         double e1) noexcept nogil
+    void fp_refresh(int k, const double* n, const double* w, const double* pn,
+                    const double* pw, const double* rn, const double* rw, const double* block,
+                    double* q, double inv_equiv, double e0, double e1) noexcept nogil
+
+
+# Zeros for the rows a refresh leaves out (a node has at most one move a point
+# and the pass); a static array, zero from the start.
+cdef double _ZERO_ROW[MAX_SIZE_C * MAX_SIZE_C + 1]
 
 
 # A move with neither visits nor RAVE tallies takes the first-play urgency
@@ -422,32 +428,16 @@ cdef class TreeNode:
         # move with no data the first-play urgency value and leave every other
         # ratio exact (a weight of 1e-9 broke ties such as 1/2 against 2/4
         # towards the larger count and changed games).
-        cdef int j, k = self.k
+        cdef int k = self.k
         cdef double* S = self.S
         cdef double real = self.sum_n
         cdef double e0 = TREE_EPS
         cdef double e1 = TREE_EPS * ((self.sum_w / real if real > 0 else 0.5) - p.fpu_reduction)
-        cdef double dn, dw, t
-        if p.rave and p.virtual:
-            fp_refresh_rave(k, S + ROW_N * k, S + ROW_W * k, S + ROW_PN * k, S + ROW_PW * k,
-                            S + ROW_RN * k, S + ROW_RW * k, self.B, self.Q, p.inv_equiv, e0, e1)
-            return
-        for j in range(k):
-            dn = S[ROW_N * k + j]
-            dw = S[ROW_W * k + j]
-            if p.virtual:
-                dn = dn + S[ROW_PN * k + j]
-                dw = dw + S[ROW_PW * k + j]
-            if p.rave:
-                t = S[ROW_RN * k + j] * p.inv_equiv
-                t += 1.0
-                dn = dn * t
-                dw = dw * t
-                dn += S[ROW_RN * k + j]
-                dw += S[ROW_RW * k + j]
-            dn += e0
-            dw += e1
-            self.Q[j] = dw / dn + self.B[j]
+        cdef const double* zero = _ZERO_ROW
+        fp_refresh(k, S + ROW_N * k, S + ROW_W * k,
+                   S + ROW_PN * k if p.virtual else zero, S + ROW_PW * k if p.virtual else zero,
+                   S + ROW_RN * k if p.rave else zero, S + ROW_RW * k if p.rave else zero,
+                   self.B, self.Q, p.inv_equiv, e0, e1)
 
     def select(self, TreeParams params not None):
         """Index of the move to descend into: the PUCT or UCT argmax over the

@@ -115,13 +115,13 @@ def recorded_search(size: int) -> dict[str, Any]:
     that a later change of the default rule leaves the references alone.
     Plain JSON values."""
     from fastplay.search import SearchConfig
-    from fastplay.search.config import EXPAND_FLOOR
+    from fastplay.search.config import default_expand_threshold
     from fastplay.search.driver import leaf_batch
 
     config = SearchConfig(resign_threshold=None, book=False)
     options = {f.name: getattr(config, f.name) for f in fields(SearchConfig)
                if f.name != "prior_table"}
-    options["expand_threshold"] = max(EXPAND_FLOOR, 2 * leaf_batch(None, 1, size))
+    options["expand_threshold"] = default_expand_threshold(leaf_batch(None, 1, size))
     return options
 
 

@@ -20,7 +20,8 @@ from fastplay.asciinum import ascii_float, ascii_int
 from fastplay.shown import quoted
 
 __all__ = ["SearchConfig", "C_PUCT", "C_UCT", "DEFAULT_BATCH", "DEFAULT_PLAYOUTS", "MAX_BATCH",
-           "LADDER_PRIOR", "LADDER_VISITS", "EDGE_BYTES", "EXPAND_FLOOR", "option_names",
+           "LADDER_PRIOR", "LADDER_VISITS", "EDGE_BYTES", "EXPAND_FLOOR", "default_expand_threshold",
+           "option_names",
            "parse_option"]
 
 #: Exploration constants.  Visits are counted in playouts, so the PUCT term is
@@ -38,6 +39,12 @@ DEFAULT_BATCH = 1
 #: this and two batches).  Fewer nodes make a simulation cheaper; the choice:
 #: RESULTS.md, "Where the search's constants come from".
 EXPAND_FLOOR = 4
+
+
+def default_expand_threshold(batch: int) -> int:
+    """The expansion threshold when ``expand_threshold`` is ``None``, for
+    ``batch`` playouts a leaf: ``max(EXPAND_FLOOR, 2 * batch)``."""
+    return max(EXPAND_FLOOR, 2 * batch)
 
 #: Playouts per move when neither a limit nor a clock is given.
 DEFAULT_PLAYOUTS = 5000

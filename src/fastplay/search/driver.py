@@ -34,7 +34,8 @@ from fastplay._playout import MAX_PLAYOUTS, MAX_THREADS  # the core's own bounds
 from fastplay.board import Board, ColorLike
 from fastplay.montecarlo import _engine as playout_engine
 from fastplay.search.clock import Clock
-from fastplay.search.config import DEFAULT_BATCH, EXPAND_FLOOR, SearchConfig, option_names
+from fastplay.search.config import (DEFAULT_BATCH, SearchConfig, default_expand_threshold,
+                                    option_names)
 from fastplay.search.decide import FINAL_MIN_VISITS, FINAL_PLAYOUTS, Resigner, answer
 from fastplay.search.evaluation import Evaluator, ScoreTables
 from fastplay.search.komi import DynamicKomi
@@ -502,7 +503,7 @@ class MCTS:
             self._live = loop
         # Default: EXPAND_FLOOR playouts, and at least two batches.
         threshold = config.expand_threshold if config.expand_threshold is not None \
-            else max(EXPAND_FLOOR, 2 * batch)
+            else default_expand_threshold(batch)
         return loop.run(board, limits, batch, threshold, track_scores)
 
     def final_probe(self, after: Board, seconds: float | None) -> npt.NDArray[np.float32]:
