@@ -393,5 +393,11 @@ def test_an_engine_that_exits_is_quoted_and_its_stderr_never_blocks() -> None:
                         "    if line.strip() == 'quit': break\n"], name="chatty", timeout=30)
     assert chatty.send("name") == "chatty"
     chatty.close()
+    endless = GTPClient([sys.executable, "-c", "import sys; sys.stderr.write('x' * 2_000_000)"],
+                        name="endless")
+    with pytest.raises(EngineTerminatedError) as gone:   # one 2 MB line: 500 characters kept
+        endless.send("name")
+    assert "(it said: xxx" in str(gone.value) and len(str(gone.value)) < 1000
+    endless.close()
     with pytest.raises(ValueError, match="stderr must be"):
         GTPClient(["true"], stderr="everything")

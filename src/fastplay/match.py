@@ -144,10 +144,17 @@ class GTPClient:
 
     @staticmethod
     def _keep_tail(stream: IO[str], tail: collections.deque[str]) -> None:
+        """Drain ``stream`` in blocks (an engine writing without a line end
+        costs no memory), keeping its last non-empty lines, 500 characters
+        each at most."""
         block_signals()
-        for line in stream:
-            if line.strip():
-                tail.append(line.strip()[:500])
+        pending = ""
+        while chunk := stream.read(8192):
+            *lines, pending = (pending + chunk).split("\n")
+            pending = pending[-500:]
+            tail.extend(line.strip()[:500] for line in lines if line.strip())
+        if pending.strip():
+            tail.append(pending.strip())
 
     def _gone(self, what: str) -> EngineTerminatedError:
         """The error for an engine that is gone, with its last words on
