@@ -237,12 +237,11 @@ class SearchLoop:
         """Simulations in the core's loop, up to the next multiple of 16 (where
         :meth:`_finished` looks at ``early_stop``), the visit limit or the
         deadline, new nodes made through ``grow`` (:meth:`_grow`); under the
-        lock, which with several threads is let go while playouts run (as in
-        :meth:`_simulate`), and with one is kept through the chunk: nothing
-        else changes the tree, and a snapshot waits at most 16 simulations
-        (two Python calls a simulation saved: RESULTS.md, "Small cuts in the
-        one-thread loop").  True when the next simulation needs Python (a
-        game end in the tree)."""
+        lock, which is let go while playouts run (as in :meth:`_simulate`),
+        with one thread too: a lock kept through a chunk starved an analysis's
+        reports, as the worker took it back at once (RESULTS.md, "Small cuts
+        in the one-thread loop").  True when the next simulation needs Python
+        (a game end in the tree)."""
         state, config, root = self.state, self.config, self.tree.root
         assert root is not None
         budget = -1 if limits.visits is None else limits.visits - state.done - state.pending
@@ -256,8 +255,7 @@ class SearchLoop:
             batch, budget, COMPILED_CHUNK - state.sims % COMPILED_CHUNK, self.seed_base,
             self.counter[0], config.scoring == "tromp-taylor", config.rave,
             math.inf if deadline is None else deadline, state.hist,
-            None if state.child_scores is None else state.child_scores.sums, grow,
-            None if self.threads == 1 else self.lock,
+            None if state.child_scores is None else state.child_scores.sums, grow, self.lock,
             reserve)
         if reserve is None:
             self.counter[0] += asked
