@@ -1141,3 +1141,34 @@ def test_a_refused_prior_leaves_the_options_as_they_were(db):
     with pytest.raises(ValueError):
         search.prior_table = "nosuch"
     assert search.config.prior_table == "auto"
+
+
+def test_lean_node_path_makes_the_same_nodes(db, monkeypatch):
+    """NodeMaker.expand's one-call path (make_node with the opening rule and
+    the refresh) gives the nodes of its step-by-step path to the bit: moves,
+    priors, every statistics row, the allowed flags; on empty, sparse and
+    full boards (the opening rule on and off), for both colours, and with
+    the opponent's prior."""
+    rng = np.random.default_rng(11)
+    boards = []
+    for size, moves in ((9, 0), (9, 6), (9, 19), (9, 21), (9, 60), (13, 30), (19, 20)):
+        for _ in range(4):
+            board = fp.Board(size)
+            for _ in range(moves):
+                legal = board.legal_indices(board.to_move_code)
+                if len(legal):
+                    board.play_index(int(rng.choice(legal)), board.to_move_code)
+            boards.append(board)
+    makers = [MCTS(db, seed=1, **options)._maker for options in
+              ({}, {"prior_table": None}, {"opponent_prior": "gnugo9x9"})]
+    params = MCTS(db)._tree_params()
+    for maker in makers:
+        maker.own_color = fp.BLACK if maker.config.opponent_prior else None
+        for board in boards:
+            lean = maker.expand(board, 3.0, params)
+            with monkeypatch.context() as m:
+                m.setattr(NodeMaker, "_lean", lambda self: False)
+                slow = maker.expand(board, 3.0, params)
+            assert np.array_equal(lean.moves, slow.moves)
+            assert np.array_equal(lean.data, slow.data, equal_nan=True)
+            assert np.array_equal(lean.allowed, slow.allowed) and lean.base == slow.base

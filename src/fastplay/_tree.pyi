@@ -73,7 +73,8 @@ def prior_node(color: int, points: npt.ArrayLike, raw: npt.ArrayLike,
 def make_node(board: CoreBoard, engine: PlayoutEngine, line1: float, line2: float,
               factors: tuple[npt.ArrayLike, ...], tactical: bool, ladder_prior: float,
               ladder_visits: float, prior_power: float, pass_prior: float,
-              base: float, release: bool = False) -> TreeNode: ...
+              base: float, release: bool = False, params: TreeParams | None = None,
+              opening_pass: bool = False) -> TreeNode: ...
 def tree_descend(node: TreeNode, board: CoreBoard, seen: set[int], path_hashes: set[int],
                  nodes: list[TreeNode], path: list[int], params: TreeParams,
                  virtual_loss: float, threshold: float, can_expand: bool) -> int: ...

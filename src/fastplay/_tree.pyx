@@ -1321,7 +1321,8 @@ cdef int _candidates(CoreBoard board, int color, const uint32_t* v, double line1
 
 def make_node(CoreBoard board not None, PlayoutEngine engine not None, double line1,
               double line2, factors, bint tactical, double ladder_prior, double ladder_visits,
-              double prior_power, double pass_prior, double base, bint release=False):
+              double prior_power, double pass_prior, double base, bint release=False,
+              TreeParams params=None, bint opening_pass=False):
     """A new node for ``board``'s side to move, as ``prior_node(color,
     *expansion_moves(board, color, engine.move_values(board), line1, line2,
     factors), tactics, weight, ...)`` makes it, where (when ``tactical``)
@@ -1331,7 +1332,11 @@ def make_node(CoreBoard board not None, PlayoutEngine engine not None, double li
 
     ``release``: the tactical reading runs on a copy of the board with the
     GIL let go, so that a search's other threads go on meanwhile (the same
-    node either way).
+    node either way).  ``opening_pass``: forbid the pass (``forbid(-1)``)
+    when there are other moves, the last move was not a pass and fewer than
+    a quarter of the points hold stones (the search's opening rule,
+    :meth:`fastplay.search.priors.NodeMaker.expand`).  ``params``: refresh
+    ``qs`` with them last, as :meth:`TreeNode.refresh` does.
 
     Raises as those functions do, and ``RuntimeError`` when reading a factor
     row re-initialises the board.
@@ -1364,7 +1369,19 @@ def make_node(CoreBoard board not None, PlayoutEngine engine not None, double li
     node._fill(color, pt, pr, m + 1, base)
     if tactical and ladder_visits > 0:
         _ladder_visits(node, tc, wt, ladder_visits, m)
+    if opening_pass and m and board.st.passes == 0 and _stones(&board.st) < npts // 4:
+        node._forbid(m)
+    if params is not None:
+        node._refresh(params)
     return node
+
+
+cdef int _stones(const BoardState* b) noexcept:
+    """Stones on the board."""
+    cdef int p, n = 0
+    for p in range(b.npts):
+        n += b.color[p] == WHITE_C or b.color[p] == BLACK_C
+    return n
 
 
 cdef object _FLOAT64 = np.dtype(np.float64)

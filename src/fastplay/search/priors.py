@@ -156,6 +156,7 @@ class NodeMaker:
                     and exc.filename else str(exc)
                 raise ValueError(f"opponent_prior: {reason}") from None
         self.learned, self.opponent_learned, self.config = learned, opponent, config
+        self._source_cache: dict[tuple[int, bool], tuple[Learned | None, float]] = {}
 
     def expand(self, board: Board, base: float, params: TreeParams,
                recent: tuple[int, int] | None = None, release: bool = False) -> TreeNode:
@@ -169,6 +170,13 @@ class NodeMaker:
         Raises :class:`PriorError` when a user prior fails or is malformed.
         """
         config = self.config
+        if board.consecutive_passes == 0 and self._lean():
+            # The common case in one compiled call, the opening rule below
+            # and the refresh included: the same node (tests/test_mcts.py).
+            engine, line1, line2, factors, power = self._sources(board, recent)
+            return make_node(board, engine, line1, line2, factors, self._tactical(),
+                             config.ladder_prior, config.ladder_visits, power,
+                             config.pass_prior, base, release, params, True)
         node = self._compiled(board, base, recent, release)
         if node is None:
             node = self._assembled(board, base, recent)
@@ -191,6 +199,19 @@ class NodeMaker:
         node.refresh(params)
         return node
 
+    def _lean(self) -> bool:
+        """Whether a node is :func:`make_node`'s alone: the built-in weights
+        (no user prior, fight factor, race reading or stakes) and no virtual
+        playouts but the tactical ones."""
+        config = self.config
+        return self.user_prior is None and config.fight_prior == 1.0 \
+            and not config.race_reading and config.stake_stones <= 0 \
+            and config.even_visits <= 0 and config.pattern_visits <= 0
+
+    def _tactical(self) -> bool:
+        """Whether new nodes get the ladder reader's codes."""
+        return self.config.ladder_prior != 1.0 or self.config.ladder_visits > 0
+
     def _compiled(self, board: Board, base: float, recent: tuple[int, int] | None,
                   release: bool = False) -> TreeNode | None:
         """The node from the core's :func:`make_node` in one call, where the
@@ -201,8 +222,7 @@ class NodeMaker:
                 or config.stake_stones > 0:
             return None
         points_engine, line1, line2, factors, power = self._sources(board, recent)
-        tactical = config.ladder_prior != 1.0 or config.ladder_visits > 0
-        return make_node(board, points_engine, line1, line2, factors, tactical,
+        return make_node(board, points_engine, line1, line2, factors, self._tactical(),
                          config.ladder_prior, config.ladder_visits, power, config.pass_prior,
                          base, release)
 
@@ -230,14 +250,19 @@ class NodeMaker:
         they are, the line factors, the learned prior's factor rows and the
         prior power."""
         config = self.config
-        table, learned = config.prior_table, self.learned
-        if config.opponent_prior is not None and self.own_color is not None \
-                and board.to_move_code != self.own_color:
-            table, learned = config.opponent_prior, self.opponent_learned
-        if isinstance(table, str) and table == "auto":
-            learned = auto_prior(board.size)
-        power = config.prior_power if config.prior_power is not None else \
-            (0.5 if learned is None else 1.0)
+        theirs = config.opponent_prior is not None and self.own_color is not None \
+            and board.to_move_code != self.own_color
+        key = (board.size, theirs)
+        known = self._source_cache.get(key)
+        if known is None:
+            table, learned = (config.opponent_prior, self.opponent_learned) if theirs \
+                else (config.prior_table, self.learned)
+            if isinstance(table, str) and table == "auto":
+                learned = auto_prior(board.size)
+            known = self._source_cache[key] = (learned, config.prior_power
+                                               if config.prior_power is not None else
+                                               (0.5 if learned is None else 1.0))
+        learned, power = known
         if learned is None:
             return self.engine, LINE_PRIOR[1], LINE_PRIOR[2], (), power
         # The learned prior has its own line factors: no bare-edge malus.
