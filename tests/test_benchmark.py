@@ -26,7 +26,7 @@ from fastplay.benchmark import (Benchmark, BenchmarkError, FilterSpec, PythonCho
                                 open_benchmark, score_choices, summarize)
 from fastplay.benchmark.cli import main
 from fastplay.benchmark.decisions import Position, phase_of, propose, read_records
-from fastplay.benchmark.reference import CandidateTask, evaluate, recorded_search
+from fastplay.benchmark.reference import OPTIONS_SINCE, CandidateTask, evaluate, recorded_search
 from fastplay.benchmark.score import PR_SCALE
 from conftest import shared_path
 
@@ -193,6 +193,18 @@ def test_recorded_search_options_keep_the_references(bench: Benchmark,
     assert value(spec.search) == entry.value_of(move)    # ...moves no reference
     assert value({**spec.search, "expand_threshold": 16}) != entry.value_of(move)
     assert value({**spec.search, "c_puct": 3.0}) != entry.value_of(move)
+    # A record made before an option existed searches with its old value,
+    # and loads: the benchmark's header without it is still valid.
+    older = {k: v for k, v in spec.search.items() if k not in OPTIONS_SINCE}
+    assert value(older) == entry.value_of(move)
+    assert value({**spec.search, "ancestor_amaf": 20.0}) != entry.value_of(move)
+    data = bench.to_bytes()
+    lines = gzip.decompress(data).decode().splitlines()
+    header = json.loads(lines[0])
+    header["reference"]["search"] = older
+    again = Benchmark.from_bytes(gzip.compress("\n".join([json.dumps(header)] + lines[1:])
+                                               .encode() + b"\n"))
+    assert again.reference["search"] == older
 
 
 def test_cli_build_score_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1172,3 +1172,36 @@ def test_lean_node_path_makes_the_same_nodes(db, monkeypatch):
             assert np.array_equal(lean.moves, slow.moves)
             assert np.array_equal(lean.data, slow.data, equal_nan=True)
             assert np.array_equal(lean.allowed, slow.allowed) and lean.base == slow.base
+
+
+def test_ancestor_amaf_seeds_each_new_node_from_two_plies_up(db, monkeypatch):
+    """``ancestor_amaf``: every node made below the root's children starts
+    with its grandparent's first-play tallies (at most the option's count a
+    move); the root's children, which have no grandparent in the tree, and
+    searches without the option or without RAVE are left alone."""
+    seeded: list[tuple[object, object, np.ndarray]] = []
+    inherit = NodeMaker.inherit_amaf
+
+    def spy(self, node, ancestor, params):          # type: ignore[no-untyped-def]
+        before = node.rn.copy()
+        inherit(self, node, ancestor, params)
+        seeded.append((node, ancestor, node.rn - before))
+
+    monkeypatch.setattr(NodeMaker, "inherit_amaf", spy)
+    board = fp.Board(9)
+    search = MCTS(db, seed=4, resign_threshold=None, ancestor_amaf=7.0)
+    search.run(board, playouts=1500)
+    root = search.tree.root
+    assert seeded, "nodes two plies down were made"
+    grandchildren = {id(g) for c in root.children if c is not None
+                     for g in c.children if g is not None}
+    assert {id(node) for node, _, _ in seeded} >= grandchildren
+    children = {id(c) for c in root.children if c is not None}
+    assert not children & {id(node) for node, _, _ in seeded}
+    for node, ancestor, added in seeded:
+        assert node.color == ancestor.color
+        assert added.max() <= 7.0 and added.sum() > 0
+    for options in ({}, {"ancestor_amaf": 7.0, "rave": False}):
+        seeded.clear()
+        MCTS(db, seed=4, resign_threshold=None, **options).run(board, playouts=300)
+        assert seeded and all(not added.any() for _, _, added in seeded), options

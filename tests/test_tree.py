@@ -606,3 +606,56 @@ def test_refresh_is_the_formula_to_the_bit(rave: bool, virtual: bool) -> None:
     dn, dw = dn + eps, dw + eps * (node.sum_w / node.sum_n - 0.1)
     assert np.array_equal(node.qs, dw / dn + node.block)
     assert node.qs[5] == -np.inf and node.qs[3] == pytest.approx(node.sum_w / node.sum_n - 0.1)
+
+
+def _amaf_node(rng: np.random.Generator, color: int, npts: int) -> TreeNode:
+    """A node with a random subset of the points (board order, the pass last)
+    and random first-play tallies (some moves never played first)."""
+    points = np.flatnonzero(rng.random(npts) < 0.6)
+    moves = np.append(points, -1)
+    node = TreeNode(color, moves, np.full(len(moves), 1.0 / len(moves)))
+    node.rn[:] = rng.integers(0, 60, len(moves)) * (rng.random(len(moves)) < 0.8)
+    node.rw[:] = np.floor(node.rn * rng.random(len(moves)) * 2) / 2
+    return node
+
+
+def test_inherit_amaf_against_a_python_reference():
+    """inherit_amaf: each move the two nodes share (the pass too) gets
+    min(rn, cap) first plays at the ancestor's rate; the others keep theirs;
+    qs is refreshed (as refresh() computes it)."""
+    from fastplay._core import inherit_amaf
+    rng = np.random.default_rng(5)
+    for trial in range(200):
+        npts = int(rng.integers(1, 82))
+        cap = float(rng.choice([0.0, 0.5, 3.0, 20.0, 1e12]))
+        node, ancestor = _amaf_node(rng, BLACK, npts), _amaf_node(rng, BLACK, npts)
+        node.n[:] = rng.integers(0, 5, len(node.moves))
+        node.w[:] = node.n / 2
+        rn, rw = node.rn.copy(), node.rw.copy()
+        where = {int(m): j for j, m in enumerate(ancestor.moves)}
+        for i, m in enumerate(node.moves):
+            j = where.get(int(m))
+            if j is not None and ancestor.rn[j] > 0:
+                take = min(ancestor.rn[j], cap)
+                rn[i] += take
+                rw[i] += take * (ancestor.rw[j] / ancestor.rn[j])
+        inherit_amaf(node, ancestor, cap, PARAMS)
+        assert np.array_equal(node.rn, rn) and np.array_equal(node.rw, rw), trial
+        qs = node.qs.copy()
+        node.refresh(PARAMS)
+        assert np.array_equal(node.qs, qs), trial
+
+
+def test_inherit_amaf_refuses_bad_arguments():
+    from fastplay._core import inherit_amaf
+    rng = np.random.default_rng(6)
+    node, ancestor = _amaf_node(rng, BLACK, 25), _amaf_node(rng, WHITE, 25)
+    with pytest.raises(ValueError, match="same side to move"):
+        inherit_amaf(node, ancestor, 5.0, PARAMS)
+    for cap in (-1.0, float("nan"), float("inf"), 1e13):
+        with pytest.raises(ValueError, match="cap must be in"):
+            inherit_amaf(node, node, cap, PARAMS)
+    with pytest.raises(RuntimeError, match="not initialised"):
+        inherit_amaf(TreeNode.__new__(TreeNode), node, 5.0, PARAMS)
+    with pytest.raises(TypeError):
+        inherit_amaf(node, None, 5.0, PARAMS)   # type: ignore[arg-type]

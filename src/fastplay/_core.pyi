@@ -40,6 +40,7 @@ from fastplay._tree import SIMULATE_PYTHON as SIMULATE_PYTHON
 from fastplay._tree import TreeNode as TreeNode
 from fastplay._tree import TreeParams as TreeParams
 from fastplay._tree import expansion_moves as expansion_moves
+from fastplay._tree import inherit_amaf as inherit_amaf
 from fastplay._tree import make_node as make_node
 from fastplay._tree import prior_node as prior_node
 from fastplay._tree import tree_backup as tree_backup

@@ -70,6 +70,8 @@ def prior_node(color: int, points: npt.ArrayLike, raw: npt.ArrayLike,
                tactics: npt.ArrayLike | None, weight: npt.ArrayLike | None,
                ladder_prior: float, ladder_visits: float, prior_power: float,
                pass_prior: float, base: float) -> TreeNode: ...
+def inherit_amaf(node: TreeNode, ancestor: TreeNode, cap: float,
+                 params: TreeParams) -> None: ...
 def make_node(board: CoreBoard, engine: PlayoutEngine, line1: float, line2: float,
               factors: tuple[npt.ArrayLike, ...], tactical: bool, ladder_prior: float,
               ladder_visits: float, prior_power: float, pass_prior: float,

@@ -555,6 +555,53 @@ def prior_node(int color, points, raw, tactics, weight, double ladder_prior,
     return node
 
 
+def inherit_amaf(TreeNode node not None, TreeNode ancestor not None, double cap,
+                 TreeParams params not None):
+    """Seed ``node``'s first-play (AMAF) tallies from ``ancestor``'s, the
+    node two plies up where the same side moves: each move both have gets
+    ``min(ancestor.rn, cap)`` first plays at the ancestor's win rate for it
+    (``rw / rn``); moves the ancestor lacks, or never saw played first, get
+    none.  Then ``qs`` is refreshed.  A new node's first visits are guided
+    by what the playouts said two plies up instead of first-play urgency
+    alone (the search option ``ancestor_amaf``; RESULTS.md, "AMAF from
+    two plies up").
+
+    Raises ``ValueError`` for a ``cap`` outside [0, 1e12] or nodes whose
+    colours to move differ.
+    """
+    node._check_ready()
+    ancestor._check_ready()
+    if not 0.0 <= cap <= 1e12:
+        raise ValueError(f"cap must be in [0, 1e12], not {cap}")
+    if node.color != ancestor.color:
+        raise ValueError("the ancestor must have the same side to move as the node")
+    _inherit(node, ancestor, cap)
+    node._refresh(params)
+
+
+cdef void _inherit(TreeNode node, TreeNode anc, double cap) noexcept:
+    """inherit_amaf's merge: both move lists are in board order, the pass last."""
+    cdef int k = node.k, ka = anc.k, i = 0, j = 0
+    while i < k - 1 and j < ka - 1:
+        if node.M[i] < anc.M[j]:
+            i += 1
+        elif node.M[i] > anc.M[j]:
+            j += 1
+        else:
+            _inherit_one(node, anc, i, j, cap)
+            i += 1
+            j += 1
+    _inherit_one(node, anc, k - 1, ka - 1, cap)      # the two passes
+
+
+cdef inline void _inherit_one(TreeNode node, TreeNode anc, int i, int j, double cap) noexcept:
+    cdef double arn = anc.S[ROW_RN * anc.k + j], take
+    if arn > 0:
+        take = arn if arn < cap else cap
+        node.S[ROW_RN * node.k + i] += take
+        node.S[ROW_RW * node.k + i] += take * (anc.S[ROW_RW * anc.k + j] / arn)
+
+
 cdef int _priors(const int64_t* pt, const double* rw, const cnp.int8_t* tc, const double* wt,
                  Py_ssize_t m, double ladder_prior, double prior_power, double pass_prior,
                  int64_t* mv, double* pr) except -1:

@@ -33,7 +33,8 @@ from fastplay.backend import derive_seed
 from fastplay.benchmark.decisions import Decision, Position
 
 __all__ = ["FilterSpec", "ReferenceSpec", "CandidateTask", "FilterTask", "Evaluation",
-           "evaluate", "filter_decision", "REFERENCE_AUTO", "recorded_search"]
+           "evaluate", "filter_decision", "REFERENCE_AUTO", "recorded_search",
+           "OPTIONS_SINCE"]
 
 
 #: What ``ReferenceSpec.prior == "auto"`` means, per board size (absent: the
@@ -107,6 +108,12 @@ class ReferenceSpec:
         return self if self.search is not None else replace(self, search=recorded_search(size))
 
 
+#: Search options added after reference specs began to record theirs, with
+#: the value that gives the searches of before: a record without one of
+#: them (or a bundled benchmark, which records none) searches with that.
+OPTIONS_SINCE: dict[str, Any] = {"ancestor_amaf": 0.0}
+
+
 def recorded_search(size: int) -> dict[str, Any]:
     """The options of a reference search on a board of ``size``, as today's
     defaults set them: every :class:`fastplay.search.SearchConfig` option but
@@ -177,10 +184,10 @@ def _search(spec: ReferenceSpec, seed: int, size: int) -> Any:
     prior = REFERENCE_AUTO.get(size) if spec.prior == "auto" else \
         None if spec.prior == "none" else spec.prior
     if spec.search is not None:
-        config = SearchConfig(**spec.search, prior_table=prior)
+        config = SearchConfig(**{**OPTIONS_SINCE, **spec.search}, prior_table=prior)
     else:
         config = SearchConfig(prior_table=prior, resign_threshold=None, book=False,
-                              expand_threshold=2 * leaf_batch(None, 1, size))
+                              expand_threshold=2 * leaf_batch(None, 1, size), **OPTIONS_SINCE)
     return MCTS(_WORKER["db"], config=config, seed=seed)
 
 

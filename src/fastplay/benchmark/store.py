@@ -319,8 +319,12 @@ def _check_search(search: Any) -> None:
 
     if not isinstance(search, dict):
         raise ValueError(f"'reference' 'search' is not a JSON object: {search!r}")
+    from fastplay.benchmark.reference import OPTIONS_SINCE
+
     known = {f.name for f in dataclasses.fields(SearchConfig)} - {"prior_table"}
-    unknown, missing = sorted(set(search) - known), sorted(known - set(search))
+    # Options newer than the record take the value of before (OPTIONS_SINCE).
+    unknown = sorted(set(search) - known)
+    missing = sorted(known - set(search) - set(OPTIONS_SINCE))
     if unknown or missing:
         # Every option, as recorded: a missing one would take whatever
         # default the reading fastplay has, which is what the record prevents.
@@ -328,7 +332,7 @@ def _check_search(search: Any) -> None:
             [f"unknown search options {', '.join(map(repr, unknown))}"] * bool(unknown)
             + [f"missing search options {', '.join(map(repr, missing))}"] * bool(missing)))
     try:
-        config = SearchConfig(**search)
+        config = SearchConfig(**{**OPTIONS_SINCE, **search})
     except (TypeError, ValueError) as exc:
         raise ValueError(f"'reference' 'search': {exc}") from None
     if config.mix != 1.0:

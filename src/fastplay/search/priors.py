@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fastplay._core import TACTIC_NONE, PlayoutEngine, TreeNode, TreeParams
-from fastplay._core import expansion_moves, make_node, prior_node
+from fastplay._core import expansion_moves, inherit_amaf, make_node, prior_node
 from fastplay.board import Board
 from fastplay.patterns import geometry_table
 from fastplay.prior import LearnedPrior, load_prior
@@ -211,6 +211,13 @@ class NodeMaker:
     def _tactical(self) -> bool:
         """Whether new nodes get the ladder reader's codes."""
         return self.config.ladder_prior != 1.0 or self.config.ladder_visits > 0
+
+    def inherit_amaf(self, node: TreeNode, ancestor: TreeNode, params: TreeParams) -> None:
+        """Seed ``node``'s first-play tallies from ``ancestor``'s, the node two
+        plies up (the option ``ancestor_amaf``, :func:`fastplay._core.inherit_amaf`);
+        nothing when the option is 0 or RAVE is off."""
+        if self.config.ancestor_amaf > 0 and self.config.rave:
+            inherit_amaf(node, ancestor, self.config.ancestor_amaf, params)
 
     def _compiled(self, board: Board, base: float, recent: tuple[int, int] | None,
                   release: bool = False) -> TreeNode | None:

@@ -241,6 +241,8 @@ class SearchTree:
                 return made
             _, visits, vl = parent.edge(i)      # as they are now
             node.base = _base(visits, vl, virtual_loss)
+        if len(nodes) > 1:
+            maker.inherit_amaf(node, nodes[-2], params)
         parent.children[i] = node
         self.nodes += 1
         self.edges += len(node.moves)
