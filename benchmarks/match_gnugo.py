@@ -98,6 +98,8 @@ def _engine_command(args: argparse.Namespace, seed: int) -> str:
         gtp_args = f"--playouts {args.playouts} " + gtp_args
     if args.mc_patterns is not None:
         gtp_args += f" --mc-patterns {shlex.quote(args.mc_patterns)}"
+    if args.mc_load_patterns is not None:
+        gtp_args += f" --mc-load-patterns {shlex.quote(args.mc_load_patterns)}"
     for name, value in args.mcts:
         if name == "batch" and value is None:
             continue                                   # the engine's default
@@ -161,6 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--mc-patterns", default=None, metavar="NAME",
                         help="fastplay's pattern database (default: the engine's, montegnu_classic)")
+    parser.add_argument("--mc-load-patterns", default=None, metavar="FILE",
+                        help="fastplay's pattern database from a .db file (fastplay gtp "
+                             "--mc-load-patterns)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--gnugo", default=GNUGO, help="GNU Go command line")
     parser.add_argument("--sgf-dir", default=None, help="save every game as SGF here")
@@ -182,6 +187,15 @@ def main(argv: list[str] | None = None) -> int:
             PatternDatabase.builtin(args.mc_patterns)
         except ValueError as error:
             parser.error(f"--mc-patterns: {error}")
+    if args.mc_load_patterns is not None:
+        if args.mc_patterns is not None:
+            parser.error("--mc-patterns and --mc-load-patterns exclude each other")
+        from fastplay.patterns import PatternDatabase
+
+        try:
+            PatternDatabase.from_file(args.mc_load_patterns)
+        except (OSError, ValueError) as error:
+            parser.error(f"--mc-load-patterns: {error}")
     failure = _engine_fails(_engine_command(args, args.seed))
     if failure is not None:
         parser.error(f"the fastplay engine does not start: {failure}")
