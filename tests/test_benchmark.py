@@ -24,6 +24,7 @@ from fastplay.backend import LocalBackend, get_backend
 from fastplay.benchmark import (Benchmark, BenchmarkError, FilterSpec, PythonChooser,
                                 ReferenceSpec, build, bundled_names, choose_all, complete,
                                 open_benchmark, score_choices, summarize)
+from fastplay.benchmark.builder import reuse_mismatch
 from fastplay.benchmark.cli import main
 from fastplay.benchmark.decisions import Position, phase_of, propose, read_records
 from fastplay.benchmark.reference import OPTIONS_SINCE, CandidateTask, evaluate, recorded_search
@@ -198,13 +199,29 @@ def test_recorded_search_options_keep_the_references(bench: Benchmark,
     older = {k: v for k, v in spec.search.items() if k not in OPTIONS_SINCE}
     assert value(older) == entry.value_of(move)
     assert value({**spec.search, "ancestor_amaf": 20.0}) != entry.value_of(move)
-    data = bench.to_bytes()
-    lines = gzip.decompress(data).decode().splitlines()
-    header = json.loads(lines[0])
-    header["reference"]["search"] = older
-    again = Benchmark.from_bytes(gzip.compress("\n".join([json.dumps(header)] + lines[1:])
-                                               .encode() + b"\n"))
+    # A file recorded then (its base the digest of its own header) loads,
+    # and a build may reuse its references; one edited by hand is refused.
+    made_then = Benchmark(bench.name, bench.size, bench.seed, bench.filter,
+                          {**bench.reference, "search": older}, bench.entries, bench.version)
+    again = Benchmark.from_bytes(made_then.to_bytes())
     assert again.reference["search"] == older
+    assert reuse_mismatch(again, spec, bench.seed) is None
+    assert reuse_mismatch(again, spec, bench.seed + 1) == \
+        f"another seed ({bench.seed}, not {bench.seed + 1})"
+    other = dataclasses.replace(spec, search={**spec.search, "c_puct": 3.0})
+    why = reuse_mismatch(again, other, bench.seed)
+    assert why is not None and "search.c_puct" in why
+    lines = gzip.decompress(made_then.to_bytes()).decode().splitlines()
+    header = json.loads(lines[0])
+    header["reference"]["search"]["c_puct"] = 3.0        # the base left as it was
+    edited = gzip.compress("\n".join([json.dumps(header)] + lines[1:]).encode())
+    with pytest.raises(BenchmarkError, match="'base' .* does not match .*edited by hand"):
+        Benchmark.from_bytes(edited)
+    changed = Benchmark(bench.name, bench.size, bench.seed, bench.filter,
+                        {**bench.reference, "search": {**older, "c_puct": 3.0}},
+                        bench.entries, bench.version)
+    with pytest.raises(ValueError, match="another build"):
+        again.merge(changed)             # references of other settings stay out
 
 
 def test_cli_build_score_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -229,6 +229,8 @@ def test_config_is_frozen_validated_and_replaced(db):
     with pytest.raises(ValueError, match="c_puct"):
         search.c_puct = -1.0
     assert search.config.c_puct == 1.5
+    zero = SearchConfig(ancestor_amaf=-0.0, fpu_reduction=-0.0).ancestor_amaf
+    assert str(zero) == "0.0" and str(SearchConfig(fpu_reduction=-0.0).fpu_reduction) == "0.0"
 
 
 def test_playouts_and_visits_are_one_limit(db):

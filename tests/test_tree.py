@@ -612,6 +612,8 @@ def _amaf_node(rng: np.random.Generator, color: int, npts: int) -> TreeNode:
     """A node with a random subset of the points (board order, the pass last)
     and random first-play tallies (some moves never played first)."""
     points = np.flatnonzero(rng.random(npts) < 0.6)
+    if rng.random() < 0.5:
+        points = rng.permutation(points)     # a node's moves may come in any order
     moves = np.append(points, -1)
     node = TreeNode(color, moves, np.full(len(moves), 1.0 / len(moves)))
     node.rn[:] = rng.integers(0, 60, len(moves)) * (rng.random(len(moves)) < 0.8)
@@ -657,5 +659,24 @@ def test_inherit_amaf_refuses_bad_arguments():
             inherit_amaf(node, node, cap, PARAMS)
     with pytest.raises(RuntimeError, match="not initialised"):
         inherit_amaf(TreeNode.__new__(TreeNode), node, 5.0, PARAMS)
+    with pytest.raises(RuntimeError, match="TreeParams was not initialised"):
+        inherit_amaf(node, node, 5.0, TreeParams.__new__(TreeParams))
     with pytest.raises(TypeError):
         inherit_amaf(node, None, 5.0, PARAMS)   # type: ignore[arg-type]
+
+
+def test_make_node_refuses_what_was_not_initialised():
+    """make_node: a board or TreeParams made without __init__ is an error, not
+    a node of colour 0 (a tester's finding)."""
+    from fastplay._core import CoreBoard, make_node
+    from fastplay.montecarlo import playout_engine
+    engine = playout_engine(fp.PatternDatabase.builtin("mc_montegnu_classic"))
+    for board in (CoreBoard.__new__(CoreBoard), fp.Board.__new__(fp.Board)):
+        with pytest.raises(RuntimeError, match="board was not initialised"):
+            make_node(board, engine, 1.0, 1.0, (), True, 10.0, 50.0, 1.0, 0.01, 0.0)
+    with pytest.raises(RuntimeError, match="TreeParams was not initialised"):
+        make_node(fp.Board(9), engine, 1.0, 1.0, (), True, 10.0, 50.0, 1.0, 0.01, 0.0,
+                  params=TreeParams.__new__(TreeParams), opening_pass=True)
+    node = make_node(fp.Board(9), engine, 1.0, 1.0, (), True, 10.0, 50.0, 1.0, 0.01, 0.0,
+                     params=PARAMS, opening_pass=True)
+    assert not node.allowed[-1] and node.allowed[:-1].all()   # the empty board: no pass

@@ -130,6 +130,7 @@ cdef class TreeParams:
     cdef readonly bint puct, rave, virtual
     cdef readonly double c_puct, c_uct, fpu_reduction, rave_equiv
     cdef double inv_equiv
+    cdef bint ready
 
     def __init__(self, bint puct, bint rave, bint virtual, double c_puct, double c_uct,
                  double fpu_reduction, double rave_equiv):
@@ -145,6 +146,12 @@ cdef class TreeParams:
         self.fpu_reduction = fpu_reduction
         self.rave_equiv = rave_equiv
         self.inv_equiv = 1.0 / rave_equiv
+        self.ready = True
+
+    cdef int _check_ready(self) except -1:
+        if not self.ready:
+            raise RuntimeError("the TreeParams was not initialised")
+        return 0
 
 
 # Rows of TreeNode's data block: the statistics (``stats``, rows 0-7) and
@@ -566,11 +573,14 @@ def inherit_amaf(TreeNode node not None, TreeNode ancestor not None, double cap,
     alone (the search option ``ancestor_amaf``; RESULTS.md, "AMAF from
     two plies up").
 
-    Raises ``ValueError`` for a ``cap`` outside [0, 1e12] or nodes whose
-    colours to move differ.
+    Both nodes must be of the same board size (a flat index names a
+    point); their moves may come in any order.  Raises ``ValueError`` for a
+    ``cap`` outside [0, 1e12] or nodes whose colours to move differ,
+    ``RuntimeError`` for a node or ``params`` not initialised.
     """
     node._check_ready()
     ancestor._check_ready()
+    params._check_ready()
     if not 0.0 <= cap <= 1e12:
         raise ValueError(f"cap must be in [0, 1e12], not {cap}")
     if node.color != ancestor.color:
@@ -580,17 +590,19 @@ def inherit_amaf(TreeNode node not None, TreeNode ancestor not None, double cap,
 
 
 cdef void _inherit(TreeNode node, TreeNode anc, double cap) noexcept:
-    """inherit_amaf's merge: both move lists are in board order, the pass last."""
-    cdef int k = node.k, ka = anc.k, i = 0, j = 0
-    while i < k - 1 and j < ka - 1:
-        if node.M[i] < anc.M[j]:
-            i += 1
-        elif node.M[i] > anc.M[j]:
-            j += 1
-        else:
+    """inherit_amaf's work: the ancestor's edge of each point through a map
+    (moves in any order; each is a flat index below MAX_SIZE_C ** 2, as
+    ``_fill`` checks), the two passes last."""
+    cdef int16_t where[MAX_SIZE_C * MAX_SIZE_C]
+    cdef int k = node.k, ka = anc.k, i, j
+    for i in range(MAX_SIZE_C * MAX_SIZE_C):
+        where[i] = -1
+    for j in range(ka - 1):
+        where[anc.M[j]] = <int16_t>j
+    for i in range(k - 1):
+        j = where[node.M[i]]
+        if j >= 0:
             _inherit_one(node, anc, i, j, cap)
-            i += 1
-            j += 1
     _inherit_one(node, anc, k - 1, ka - 1, cap)      # the two passes
 
 
@@ -1385,10 +1397,15 @@ def make_node(CoreBoard board not None, PlayoutEngine engine not None, double li
     :meth:`fastplay.search.priors.NodeMaker.expand`).  ``params``: refresh
     ``qs`` with them last, as :meth:`TreeNode.refresh` does.
 
-    Raises as those functions do, and ``RuntimeError`` when reading a factor
-    row re-initialises the board.
+    Raises as those functions do, and ``RuntimeError`` for a board or
+    ``params`` not initialised, or when reading a factor row re-initialises
+    the board.
     """
     _check_prior_constants(ladder_prior, ladder_visits, prior_power, pass_prior, base)
+    if board.st.block == NULL:
+        raise RuntimeError("the board was not initialised")
+    if params is not None:
+        params._check_ready()
     cdef int size = board.st.size, npts = size * size, color, m, j
     if not (0.0 < line1 < INFINITY and 0.0 < line2 < INFINITY):
         raise ValueError("line1 and line2 must be positive and finite")

@@ -30,15 +30,16 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from fastplay.backend import Backend
 from fastplay.benchmark.decisions import Decision, propose, read_records
-from fastplay.benchmark.reference import (CandidateTask, Evaluation, FilterSpec, FilterTask,
-                                          ReferenceSpec, evaluate, filter_decision)
+from fastplay.benchmark.reference import (OPTIONS_SINCE, CandidateTask, Evaluation, FilterSpec,
+                                          FilterTask, ReferenceSpec, evaluate, filter_decision)
 from fastplay.benchmark.store import Benchmark, Candidate, Entry
 
-__all__ = ["build", "complete", "rerate", "position_key", "significant", "FILTER_CHUNK"]
+__all__ = ["build", "complete", "rerate", "position_key", "significant", "reuse_mismatch",
+           "FILTER_CHUNK"]
 
 #: Least positions filtered per round of tasks (4 per worker when that is more).
 FILTER_CHUNK = 64
@@ -152,10 +153,36 @@ def _select(proposals: Sequence[Decision], state: _Selection, spec: FilterSpec,
             return
 
 
+def reuse_mismatch(reuse: Benchmark, reference: ReferenceSpec, seed: int) -> str | None:
+    """Why ``reuse``'s references cannot serve a build with ``reference`` and
+    ``seed`` (another seed, other reference settings), or ``None`` when they
+    can.  Search options newer than ``reuse``'s record count at the value they
+    had before (:data:`fastplay.benchmark.reference.OPTIONS_SINCE`)."""
+    if reuse.seed != seed:
+        return f"another seed ({reuse.seed}, not {seed})"
+    mine, theirs = _settings(reference.to_json()), _settings(reuse.reference)
+    differ = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+    if differ:
+        return "other reference settings: " + ", ".join(
+            f"{k} {theirs.get(k, 'absent')!r}, not {mine.get(k, 'absent')!r}" for k in differ)
+    return None
+
+
+def _settings(reference: dict[str, Any]) -> dict[str, Any]:
+    """A reference spec's JSON, its search options flattened and completed
+    with :data:`OPTIONS_SINCE` (so that a record older than an option compares
+    equal to one that records its old value)."""
+    flat = {k: v for k, v in reference.items() if k != "search"}
+    if "search" in reference and isinstance(reference["search"], dict):
+        flat.update({f"search.{k}": v for k, v in {**OPTIONS_SINCE,
+                                                   **reference["search"]}.items()})
+    return flat
+
+
 def _reusable(reuse: Benchmark | None, reference: ReferenceSpec, seed: int
               ) -> dict[tuple[str, str], Evaluation]:
     """The evaluations of ``reuse`` made with the same reference settings and seed."""
-    if reuse is None or reuse.seed != seed or reuse.reference != reference.to_json():
+    if reuse is None or reuse_mismatch(reuse, reference, seed) is not None:
         return {}
     return {(e.decision.id, c.move): Evaluation(c.move, c.value, c.se)
             for e in reuse.entries for c in e.candidates}

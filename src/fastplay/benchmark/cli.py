@@ -180,7 +180,13 @@ def _run_build(args: argparse.Namespace) -> int:
     if args.reuse is not None:
         from fastplay.benchmark.store import open_benchmark
 
+        from fastplay.benchmark.builder import reuse_mismatch
+
         reuse = open_benchmark(args.reuse)[0]
+        why = reuse_mismatch(reuse, reference.recorded(args.size), args.seed)
+        if why is not None:
+            print(f"fastplay benchmark: warning: --reuse {args.reuse}: not reused: {why}",
+                  file=sys.stderr)
     with get_backend(args.backend, workers=args.workers, address=args.address) as backend:
         bench = build(args.records, args.size, args.decisions, args.seed, backend,
                       name=args.name, per_game=args.per_game, komi=args.komi,

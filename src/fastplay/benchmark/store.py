@@ -199,7 +199,8 @@ class Benchmark:
         """Add every candidate of ``other`` (the same build: same ``base``) that
         this benchmark lacks, tagged with version ``self.version + 1``; the
         version is raised when some were added.  Returns how many were."""
-        if other.base != self.base or len(other.entries) != len(self.entries):
+        if other.base != self.base or len(other.entries) != len(self.entries) \
+                or other.base != other._base_digest() or self.base != self._base_digest():
             raise ValueError(f"cannot merge {other.label} into {self.label}: another build")
         version, added = self.version + 1, 0
         for mine, theirs in zip(self.entries, other.entries):
@@ -240,8 +241,16 @@ class Benchmark:
                 raise ValueError(f"'decisions' is {head['decisions']} but the file has "
                                  f"{len(entries)} decision line{'s' * (len(entries) != 1)}"
                                  " (a truncated file?)")
-            return cls(head["name"], head["size"], head["seed"], dict(head["filter"]),
-                       dict(head["reference"]), entries, head["version"], head["base"])
+            bench = cls(head["name"], head["size"], head["seed"], dict(head["filter"]),
+                        dict(head["reference"]), entries, head["version"], head["base"])
+            if bench.base != bench._base_digest():
+                # The build's digest of its settings and decisions: a header
+                # edited by hand would pass for the build it was (and merge
+                # references of other settings into it).
+                raise ValueError(f"'base' {bench.base!r} does not match the header's name, "
+                                 "size, seed, filter and reference and the decisions "
+                                 "(edited by hand?)")
+            return bench
         except BenchmarkError:
             raise
         except (ValueError, KeyError, TypeError, AttributeError) as exc:

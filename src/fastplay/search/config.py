@@ -94,7 +94,7 @@ def _bounded(name: str, value: Any, low: float, high: float) -> float:
     number = _number(name, value)
     if not low <= number <= high:
         raise ValueError(f"{name} must be a number in [{low:g}, {high:g}], not {value!r}")
-    return number
+    return number + 0.0      # -0.0 becomes 0.0 (a tester saw "-0.0" written out)
 
 
 # name -> (low, high): real options and their bounds.  Bounded because an
