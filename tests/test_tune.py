@@ -322,3 +322,83 @@ def test_balance_gradient_is_a_pure_function_of_its_seed(tmp_path: Path,
     text = capsys.readouterr().out
     assert "per line" in text and "sweep 0: squared error" in text
     assert "policy gradient" in out.read_text()
+
+
+def _reference_lines(path: Path, values: list[float], gz: bool = False) -> list[str]:
+    """Decision lines of the bundled 9x9 benchmark's first positions, each
+    with one candidate: its best move at the given value (source "pachi"),
+    plus a key decision lines lack."""
+    import gzip
+    import json
+
+    from fastplay.benchmark.store import open_benchmark
+
+    lines = []
+    for entry, value in zip(open_benchmark("9x9")[0].entries, values):
+        data = entry.to_json()
+        data["candidates"] = [{"move": entry.best.move, "value": value, "se": 0.0,
+                               "source": "pachi", "version": 1}]
+        data["pachi"] = {"games": 100}
+        lines.append(json.dumps(data))
+    text = "\n".join(lines) + "\n\n"
+    if gz:
+        path.write_bytes(gzip.compress(text.encode()))
+    else:
+        path.write_text(text)
+    return lines
+
+
+def test_references_replace_the_benchmarks_positions_and_values(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from fastplay.benchmark.store import open_benchmark, read_entries
+
+    values = [0.0, 1.0, 0.25, 0.5, 0.75, 0.125]
+    plain, packed = tmp_path / "refs.jsonl", tmp_path / "refs.jsonl.gz"
+    _reference_lines(plain, values)
+    _reference_lines(packed, values, gz=True)
+    entries = read_entries(plain)
+    assert [e.best.value for e in entries] == values
+    assert [e.best.source for e in entries] == ["pachi"] * 6
+    assert [e.decision.id for e in read_entries(packed)] == \
+        [e.decision.id for e in open_benchmark("9x9")[0].entries[:6]]
+    db = PatternDatabase.builtin("mc_montegnu_classic")
+    assert playout_quality(db, entries, 4).reference.tolist() == values
+    assert tune_main(["quality", "mc_montegnu_classic", "--references", str(packed),
+                      "--playouts", "4"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{packed} (6 positions, refs ") and "6 positions, 4 playouts" in out
+    db_out = tmp_path / "r.db"
+    assert tune_main(["balance", "--references", str(plain), "--iterations", "1",
+                      "--playouts", "2", "--report-playouts", "4", "--holdout", "3",
+                      "--out", str(db_out)]) == 0
+    assert "4 positions to balance on, 2 held out" in capsys.readouterr().out
+    assert str(plain) in db_out.read_text()
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda lines: lines + [lines[0]], "appears twice"),
+    (lambda lines: ['{"format": "fastplay-benchmark"}'] + lines, "line 1: a benchmark header"),
+    (lambda lines: lines[:1] + ["[1, 2]"], "line 2: not a JSON object"),
+    (lambda lines: lines[:1] + [lines[1].replace('"value": 1.0', '"value": 1.5')],
+     "line 2: candidate"),
+    (lambda lines: [lines[0].replace('"B F3"', '"B F33"')], "line 1"),
+    (lambda lines: [], "no positions"),
+])
+def test_references_file_errors_name_the_file_and_line(tmp_path: Path, change: object,
+                                                       message: str,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    from fastplay.benchmark.store import BenchmarkError, read_entries
+
+    path = tmp_path / "refs.jsonl"
+    lines = _reference_lines(path, [0.5, 1.0])
+    path.write_text("\n".join(change(lines)) + "\n")  # type: ignore[operator]
+    with pytest.raises(BenchmarkError, match=message) as error:
+        read_entries(path)
+    assert str(path) in str(error.value)
+    with pytest.raises(SystemExit) as stop:
+        tune_main(["quality", "mc_uniform", "--references", str(path)])
+    assert stop.value.code == 2 and message in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        tune_main(["quality", "mc_uniform", "--references", str(tmp_path / "none")])
+    assert "No such file" in capsys.readouterr().err

@@ -48,7 +48,7 @@ from fastplay.benchmark.decisions import Decision, Position
 from fastplay.outputfile import write_whole
 
 __all__ = ["Candidate", "Entry", "Benchmark", "BenchmarkError", "FORMAT", "bundled_names",
-           "open_benchmark", "bundled_path"]
+           "open_benchmark", "bundled_path", "read_entries", "entries_digest"]
 
 FORMAT = "fastplay-benchmark"
 FORMAT_VERSION = 1
@@ -185,9 +185,7 @@ class Benchmark:
     @property
     def refs(self) -> str:
         """A short digest of every candidate's move, value and standard error."""
-        text = json.dumps([[[c.move, c.value, c.se] for c in e.candidates]
-                           for e in self.entries])
-        return hashlib.sha256(text.encode()).hexdigest()[:8]
+        return entries_digest(self.entries)
 
     @property
     def label(self) -> str:
@@ -384,6 +382,61 @@ def _check_entry(entry: Entry, size: int) -> None:
             legal = False
         if not legal:
             raise ValueError(f"candidate {c.move!r} is not a legal move in this position")
+
+
+def entries_digest(entries: list[Entry]) -> str:
+    """A short digest of every candidate's move, value and standard error."""
+    text = json.dumps([[[c.move, c.value, c.se] for c in e.candidates] for e in entries])
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def read_entries(path: str | os.PathLike[str]) -> list[Entry]:
+    """Positions with reference values from a file of decision lines alone.
+
+    The file (gzipped or not) holds one JSON object a line in the format of
+    a benchmark's decision lines, without the header: references that no
+    fastplay search made (``benchmarks/pachi_references.py`` writes Pachi's,
+    one candidate a position, its source ``"pachi"``), which the header's
+    ``reference`` could not describe.  Keys a decision line does not have are
+    ignored.  Each line is checked as a benchmark's are (the position
+    replays, the candidates are distinct legal moves with values in [0, 1]);
+    ids must be distinct.  Empty lines are skipped.
+
+    Raises:
+        BenchmarkError: naming the file and line, or a file with no position.
+        OSError: the file cannot be read.
+    """
+    name = os.fspath(path)
+    with open(name, "rb") as handle:
+        data = handle.read()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise BenchmarkError(f"{name}: not a readable gzip file: {exc}") from None
+    entries: list[Entry] = []
+    seen: set[str] = set()
+    number = 0
+    try:
+        for number, line in enumerate(data.decode("utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            item = json.loads(line)
+            if not isinstance(item, dict):
+                raise ValueError("not a JSON object")
+            if item.get("format") == FORMAT:
+                raise ValueError("a benchmark header: give the file to --benchmark")
+            entry = Entry.from_json(item)
+            _check_entry(entry, entry.decision.position.size)
+            if entry.decision.id in seen:
+                raise ValueError(f"decision {entry.decision.id!r} appears twice")
+            seen.add(entry.decision.id)
+            entries.append(entry)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise BenchmarkError(f"{name}: line {number}: {exc}") from None
+    if not entries:
+        raise BenchmarkError(f"{name}: no positions")
+    return entries
 
 
 def bundled_names() -> list[str]:

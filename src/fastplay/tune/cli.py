@@ -2,9 +2,10 @@
 
     fastplay tune mm RECORDS... --size 9 [--player NAME] [--base DB] \\
         [--iterations 60] [--scale 1000] [--holdout 5] --out FILE.db
-    fastplay tune balance [--base DB] [--benchmark 9x9] [--iterations 40] \
-        [--playouts 64] [--seed 1] --out FILE.db
-    fastplay tune quality DB... [--benchmark 9x9] [--playouts 500] [--seed 1]
+    fastplay tune balance [--base DB] [--benchmark 9x9 | --references FILE] \\
+        [--iterations 40] [--playouts 64] [--seed 1] --out FILE.db
+    fastplay tune quality DB... [--benchmark 9x9 | --references FILE] [--playouts 500] \\
+        [--seed 1]
 
 ``mm`` fits the values by move prediction (:mod:`fastplay.tune.mm`) to the
 moves of ``RECORDS`` (SGF files, folders, tar archives; both
@@ -19,6 +20,10 @@ holding every N-th position out for the report; a pure function of the
 options and seed.  ``quality`` measures
 databases (built-in names or files) by the playouts' mean squared error
 on a decision benchmark's positions (:mod:`fastplay.tune.quality`).
+``--references FILE`` gives both other positions and references instead of
+the benchmark's: decision lines without a benchmark header
+(:func:`fastplay.benchmark.store.read_entries`), such as another engine's
+values that no fastplay search made.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from fastplay.argtypes import non_negative_int, positive_float, positive_int
 from fastplay.outputfile import write_whole
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; imported when a command runs
+    from fastplay.benchmark.store import Entry
     from fastplay.patterns import PatternDatabase
     from fastplay.prior import MoveSamples
 
@@ -51,6 +57,31 @@ def _shared(p: argparse.ArgumentParser, base_help: str, iterations: int, held: s
     p.add_argument("--holdout", type=positive_int, default=5,
                    help=f"every N-th {held} is held out for the report (default 5)")
     p.add_argument("--out", required=True, help="the .db file to write")
+
+
+def _references_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--references", metavar="FILE",
+                   help="positions with reference values from another source, used instead "
+                   "of --benchmark's: a benchmark's decision lines without the header "
+                   "(gzipped or not), as benchmarks/pachi_references.py writes")
+
+
+def _positions(parser: argparse.ArgumentParser, args: argparse.Namespace
+               ) -> tuple[str, list[Entry]]:
+    """The label and entries of ``--references`` when given, else of ``--benchmark``;
+    a usage error for a file that cannot be read."""
+    from fastplay.benchmark.store import (BenchmarkError, entries_digest, open_benchmark,
+                                          read_entries)
+
+    try:
+        if args.references is not None:
+            entries = read_entries(args.references)
+            return (f"{args.references} ({len(entries)} positions, refs "
+                    f"{entries_digest(entries)})", entries)
+        benchmark, _ = open_benchmark(args.benchmark)
+    except (OSError, BenchmarkError) as exc:
+        parser.error(str(exc) or type(exc).__name__)
+    return benchmark.label, benchmark.entries
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -69,6 +100,7 @@ def _parser() -> argparse.ArgumentParser:
                              "playouts match reference values (simulation balancing)")
     balance.add_argument("--benchmark", default="9x9",
                          help="positions with reference values: bundled name or file")
+    _references_option(balance)
     balance.add_argument("--estimator", choices=("gradient", "spsa"), default="gradient",
                          help="the policy gradient (Silver and Tesauro 2009; default) or SPSA")
     balance.add_argument("--playouts", type=positive_int, default=64,
@@ -81,6 +113,7 @@ def _parser() -> argparse.ArgumentParser:
     quality = sub.add_parser("quality", help="playouts' squared error on benchmark positions")
     quality.add_argument("databases", nargs="+", help="built-in names or .db files")
     quality.add_argument("--benchmark", default="9x9", help="bundled name or file (default 9x9)")
+    _references_option(quality)
     quality.add_argument("--playouts", type=positive_int, default=500,
                          help="playouts per position (default 500)")
     quality.add_argument("--positions", type=non_negative_int, default=0,
@@ -190,16 +223,12 @@ def _run_mm(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: lis
 
 
 def _run_quality(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    from fastplay.benchmark.store import BenchmarkError, open_benchmark
     from fastplay.tune.quality import playout_quality
 
     databases = [_database(parser, name, "database") for name in args.databases]
-    try:
-        benchmark, _ = open_benchmark(args.benchmark)
-    except (OSError, BenchmarkError) as exc:
-        parser.error(str(exc) or type(exc).__name__)
-    entries = benchmark.entries[:args.positions] if args.positions else benchmark.entries
-    print(f"{benchmark.label}: {len(entries)} positions, {args.playouts} playouts each, "
+    label, entries = _positions(parser, args)
+    entries = entries[:args.positions] if args.positions else entries
+    print(f"{label}: {len(entries)} positions, {args.playouts} playouts each, "
           f"seed {args.seed}")
     for name, db in zip(args.databases, databases):
         q = playout_quality(db, entries, args.playouts, args.seed)
@@ -209,7 +238,6 @@ def _run_quality(parser: argparse.ArgumentParser, args: argparse.Namespace) -> i
 
 def _run_balance(parser: argparse.ArgumentParser, args: argparse.Namespace,
                  argv: list[str]) -> int:
-    from fastplay.benchmark.store import BenchmarkError, open_benchmark
     from fastplay.patterns import PatternDatabase
     from fastplay.dbwrite import MAX_VALUE
     from fastplay.tune.balance import (FEATURES, balance_gradient, balance_spsa,
@@ -218,15 +246,12 @@ def _run_balance(parser: argparse.ArgumentParser, args: argparse.Namespace,
 
     _check_shared(parser, args)
     base = _database(parser, args.base, "--base")
-    try:
-        benchmark, _ = open_benchmark(args.benchmark)
-    except (OSError, BenchmarkError) as exc:
-        parser.error(str(exc) or type(exc).__name__)
-    train = [e for j, e in enumerate(benchmark.entries) if j % args.holdout]
-    held = [e for j, e in enumerate(benchmark.entries) if j % args.holdout == 0]
+    label, entries = _positions(parser, args)
+    train = [e for j, e in enumerate(entries) if j % args.holdout]
+    held = [e for j, e in enumerate(entries) if j % args.holdout == 0]
     if not train or not held:
         parser.error("the benchmark has too few positions to hold some out")
-    print(f"{benchmark.label}: {len(train)} positions to balance on, {len(held)} held out")
+    print(f"{label}: {len(train)} positions to balance on, {len(held)} held out")
     if args.estimator == "spsa":
         run = balance_spsa(base, train, args.iterations, args.playouts, args.seed)
         how, row = "SPSA, Spall 1992", "step {}: squared error {:.4f} / {:.4f}"
@@ -244,7 +269,7 @@ def _run_balance(parser: argparse.ArgumentParser, args: argparse.Namespace,
               f"{base.name}'s patterns, values times 100, reweighted per property feature\n"
               "and per pattern line so that playouts match reference values (simulation\n"
               f"balancing, Huang et al. 2010, by {how}) on {len(train)} positions of\n"
-              f"{benchmark.label}.  Log-multipliers: {weights}"
+              f"{label}.  Log-multipliers: {weights}"
               + (f"; per line: {lines}" if lines else "") + ".\n"
               "Made by: fastplay tune " + shlex.join(argv))
     capped = capped_cells(base, run.theta)
