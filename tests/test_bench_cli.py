@@ -43,4 +43,6 @@ def test_bench_with_one_thread_measures_one_against_one() -> None:
     assert proc.returncode == 0, proc.stderr
     fields = proc.stdout.strip().splitlines()[1].split()
     assert float(fields[4].replace(",", "")) > 0                     # the second column
-    assert float(fields[5].rstrip("x")) > 0.3 and float(fields[6]) > 0.3
+    # Not zero (the bug); no floor: on a loaded machine a 0.05 s window can
+    # get a tenth of a core (CPU use 0.11 beside two matches and the tests).
+    assert float(fields[5].rstrip("x")) > 0 and float(fields[6]) > 0

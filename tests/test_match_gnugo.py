@@ -6,6 +6,7 @@ import argparse
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import benchmark_script
@@ -18,7 +19,8 @@ def test_screened_options_become_the_engine_s_flags() -> None:
     script = benchmark_script("match_gnugo")
     options = [script._option(text) for text in (
         "batch=2", "rave=false", "c_puct=0.7", "resign_threshold=none", "prior_table=none")]
-    args = argparse.Namespace(threads=1, playouts=20, mc_patterns=None, mcts=options)
+    args = argparse.Namespace(threads=1, playouts=20, mc_patterns=None, mc_load_patterns=None,
+                              mcts=options)
     command = shlex.split(script._engine_command(args, 3))
     assert command[:3] == [sys.executable, "-m", "fastplay"]
     assert "--batch=2" in command and "--prior=none" in command
@@ -31,6 +33,11 @@ def test_screened_options_become_the_engine_s_flags() -> None:
     # batch=none: the engine's default, no flag at all.
     args.mcts = [script._option("batch=none")]
     assert "--batch" not in script._engine_command(args, 3)
+    # --mc-load-patterns FILE: the engine's playouts from a .db file.
+    args.mc_load_patterns = str(Path(__file__).resolve().parents[1] / "patterns" / "mc_uniform.db")
+    command = shlex.split(script._engine_command(args, 3))
+    assert command[command.index("--mc-load-patterns") + 1] == args.mc_load_patterns
+    assert script._engine_fails(script._engine_command(args, 3)) is None
 
 
 @pytest.mark.parametrize("bad, said", [
