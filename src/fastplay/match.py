@@ -267,6 +267,14 @@ class GTPClient:
                 if not self._reader.is_alive():
                     break
                 self._reader.join(0.02)
+        # The pipes' file objects, once their readers are done (an open one
+        # left to the garbage collector is a ResourceWarning).
+        if self._tail_reader is not None:
+            self._tail_reader.join(0.5)
+        for stream, reader in ((self.process.stdout, self._reader),
+                               (self.process.stderr, self._tail_reader)):
+            if stream is not None and reader is not None and not reader.is_alive():
+                stream.close()
 
     def __enter__(self) -> GTPClient:
         return self
