@@ -34,8 +34,9 @@ from typing import Any, TypeVar
 
 from fastplay.backend import Backend
 from fastplay.benchmark.decisions import Decision, propose, read_records
-from fastplay.benchmark.reference import (OPTIONS_SINCE, CandidateTask, Evaluation, FilterSpec,
-                                          FilterTask, ReferenceSpec, evaluate, filter_decision)
+from fastplay.benchmark.reference import (CandidateTask, Evaluation, FilterSpec, FilterTask,
+                                          ReferenceSpec, completed_search, evaluate,
+                                          filter_decision)
 from fastplay.benchmark.store import Benchmark, Candidate, Entry
 
 __all__ = ["build", "complete", "rerate", "position_key", "significant", "reuse_mismatch",
@@ -170,12 +171,11 @@ def reuse_mismatch(reuse: Benchmark, reference: ReferenceSpec, seed: int) -> str
 
 def _settings(reference: dict[str, Any]) -> dict[str, Any]:
     """A reference spec's JSON, its search options flattened and completed
-    with :data:`OPTIONS_SINCE` (so that a record older than an option compares
+    by :func:`~fastplay.benchmark.reference.completed_search` (so that a record older than an option compares
     equal to one that records its old value)."""
     flat = {k: v for k, v in reference.items() if k != "search"}
     if "search" in reference and isinstance(reference["search"], dict):
-        flat.update({f"search.{k}": v for k, v in {**OPTIONS_SINCE,
-                                                   **reference["search"]}.items()})
+        flat.update({f"search.{k}": v for k, v in completed_search(reference["search"]).items()})
     return flat
 
 

@@ -34,7 +34,7 @@ from fastplay.benchmark.decisions import Decision, Position
 
 __all__ = ["FilterSpec", "ReferenceSpec", "CandidateTask", "FilterTask", "Evaluation",
            "evaluate", "filter_decision", "REFERENCE_AUTO", "recorded_search",
-           "OPTIONS_SINCE"]
+           "OPTIONS_SINCE", "completed_search"]
 
 
 #: What ``ReferenceSpec.prior == "auto"`` means, per board size (absent: the
@@ -114,6 +114,12 @@ class ReferenceSpec:
 OPTIONS_SINCE: dict[str, Any] = {"ancestor_amaf": 0.0}
 
 
+def completed_search(search: dict[str, Any]) -> dict[str, Any]:
+    """Recorded search options completed with :data:`OPTIONS_SINCE` (those
+    newer than the record, at the value that gives its searches)."""
+    return {**OPTIONS_SINCE, **search}
+
+
 def recorded_search(size: int) -> dict[str, Any]:
     """The options of a reference search on a board of ``size``, as today's
     defaults set them: every :class:`fastplay.search.SearchConfig` option but
@@ -184,7 +190,7 @@ def _search(spec: ReferenceSpec, seed: int, size: int) -> Any:
     prior = REFERENCE_AUTO.get(size) if spec.prior == "auto" else \
         None if spec.prior == "none" else spec.prior
     if spec.search is not None:
-        config = SearchConfig(**{**OPTIONS_SINCE, **spec.search}, prior_table=prior)
+        config = SearchConfig(**completed_search(spec.search), prior_table=prior)
     else:
         config = SearchConfig(prior_table=prior, resign_threshold=None, book=False,
                               expand_threshold=2 * leaf_batch(None, 1, size), **OPTIONS_SINCE)

@@ -194,11 +194,11 @@ class Benchmark:
         return f"{self.name} v{self.version} (base {self.base}, refs {self.refs})"
 
     def merge(self, other: Benchmark) -> int:
-        """Add every candidate of ``other`` (the same build: same ``base``) that
+        """Add every candidate of ``other`` (the same build: same ``base``, which
+        a loaded file's header must match) that
         this benchmark lacks, tagged with version ``self.version + 1``; the
         version is raised when some were added.  Returns how many were."""
-        if other.base != self.base or len(other.entries) != len(self.entries) \
-                or other.base != other._base_digest() or self.base != self._base_digest():
+        if other.base != self.base or len(other.entries) != len(self.entries):
             raise ValueError(f"cannot merge {other.label} into {self.label}: another build")
         version, added = self.version + 1, 0
         for mine, theirs in zip(self.entries, other.entries):
@@ -326,7 +326,7 @@ def _check_search(search: Any) -> None:
 
     if not isinstance(search, dict):
         raise ValueError(f"'reference' 'search' is not a JSON object: {search!r}")
-    from fastplay.benchmark.reference import OPTIONS_SINCE
+    from fastplay.benchmark.reference import OPTIONS_SINCE, completed_search
 
     known = {f.name for f in dataclasses.fields(SearchConfig)} - {"prior_table"}
     # Options newer than the record take the value of before (OPTIONS_SINCE).
@@ -339,7 +339,7 @@ def _check_search(search: Any) -> None:
             [f"unknown search options {', '.join(map(repr, unknown))}"] * bool(unknown)
             + [f"missing search options {', '.join(map(repr, missing))}"] * bool(missing)))
     try:
-        config = SearchConfig(**{**OPTIONS_SINCE, **search})
+        config = SearchConfig(**completed_search(search))
     except (TypeError, ValueError) as exc:
         raise ValueError(f"'reference' 'search': {exc}") from None
     if config.mix != 1.0:

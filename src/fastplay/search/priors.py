@@ -199,14 +199,18 @@ class NodeMaker:
         node.refresh(params)
         return node
 
-    def _lean(self) -> bool:
-        """Whether a node is :func:`make_node`'s alone: the built-in weights
-        (no user prior, fight factor, race reading or stakes) and no virtual
-        playouts but the tactical ones."""
+    def _builtin_weights(self) -> bool:
+        """Whether :func:`make_node` makes the node's priors: no user prior,
+        fight factor, race reading or stakes."""
         config = self.config
         return self.user_prior is None and config.fight_prior == 1.0 \
-            and not config.race_reading and config.stake_stones <= 0 \
-            and config.even_visits <= 0 and config.pattern_visits <= 0
+            and not config.race_reading and config.stake_stones <= 0
+
+    def _lean(self) -> bool:
+        """Whether a node is :func:`make_node`'s alone: the built-in weights
+        and no virtual playouts but the tactical ones."""
+        return self._builtin_weights() and self.config.even_visits <= 0 \
+            and self.config.pattern_visits <= 0
 
     def _tactical(self) -> bool:
         """Whether new nodes get the ladder reader's codes."""
@@ -224,10 +228,9 @@ class NodeMaker:
         """The node from the core's :func:`make_node` in one call, where the
         options ask for nothing else (no user prior, fight factor, race
         reading or stakes); ``None`` otherwise."""
-        config = self.config
-        if self.user_prior is not None or config.fight_prior != 1.0 or config.race_reading \
-                or config.stake_stones > 0:
+        if not self._builtin_weights():
             return None
+        config = self.config
         points_engine, line1, line2, factors, power = self._sources(board, recent)
         return make_node(board, points_engine, line1, line2, factors, self._tactical(),
                          config.ladder_prior, config.ladder_visits, power, config.pass_prior,
