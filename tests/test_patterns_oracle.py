@@ -25,7 +25,7 @@ import pytest
 
 from conftest import shared_path
 from fastplay import Board, Color, diagram
-from fastplay.patterns import PatternDatabase, PatternWarning, local_contexts
+from fastplay.patterns import GNUGO_BUILTINS, PatternDatabase, PatternWarning, local_contexts
 
 SIZES = (9, 13, 19)
 EXPECTED_POSITIONS = {9: 3005, 13: 445, 19: 515}
@@ -230,7 +230,7 @@ def test_spec_8_2_near_beyond_the_3x3() -> None:
     ctx = monte.context(b, "B4")
     assert (ctx.geometry, ctx.xcap, ctx.near, ctx.value) == (250, 3, True, 6000)
     totals = {n: int(PatternDatabase.builtin(n).move_values(b).sum())
-              for n in PatternDatabase.names()}
+              for n in GNUGO_BUILTINS}
     assert totals == {"mc_uniform": 39, "mc_mogo_classic": 10236, "mc_montegnu_classic": 6242}
     assert int(monte.move_values(b, near=False).sum()) == 39  # all far values are 1
 
@@ -255,7 +255,7 @@ def test_spec_8_3_ko() -> None:
     near = {f"{'ABCDE'[j]}{5 - i}" for i, j in zip(*np.nonzero(local_contexts(b).near))}
     assert near == {"B5", "C5", "A4", "D4", "B3", "A2", "D2", "B1", "C1"}
     totals = {n: int(PatternDatabase.builtin(n).move_values(b).sum())
-              for n in PatternDatabase.names()}
+              for n in GNUGO_BUILTINS}
     assert totals == {"mc_uniform": 17, "mc_mogo_classic": 611, "mc_montegnu_classic": 29}
     b.play("pass")
     b.play("pass")  # a pass lifts the ban for the move after

@@ -259,9 +259,10 @@ def test_our_files_are_ours(name: str) -> None:
 
 
 def test_names_default_and_aliases() -> None:
-    assert PatternDatabase.names() == ["mc_montegnu_classic", "mc_mogo_classic", "mc_uniform"]
+    assert PatternDatabase.names() == ["mc_montegnu_classic", "mc_mogo_classic", "mc_uniform",
+                                       "mc_fastplay_9x9"]
     assert PatternDatabase.default() is PatternDatabase.builtin("mc_montegnu_classic")
-    for short in ("montegnu_classic", "mogo_classic", "uniform"):
+    for short in ("montegnu_classic", "mogo_classic", "uniform", "fastplay_9x9"):
         db = PatternDatabase.builtin(short)
         assert db is PatternDatabase.builtin("mc_" + short)
         assert db.name == "mc_" + short

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import fastplay
+from conftest import REPO
 from fastplay.dbwrite import MAX_VALUE, DbLayout, class_diagram, property_keywords, write_db
 from fastplay.patterns import PatternDatabase, compile_db, geometry_table
 from fastplay.prior import collect_samples
@@ -402,3 +403,32 @@ def test_references_file_errors_name_the_file_and_line(tmp_path: Path, change: o
     with pytest.raises(SystemExit):
         tune_main(["quality", "mc_uniform", "--references", str(tmp_path / "none")])
     assert "No such file" in capsys.readouterr().err
+
+
+def test_the_shipped_tuned_database_is_made_again_byte_for_byte(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    """``mc_fastplay_9x9`` is the output of the command in its header, run
+    from the repository's root (issue 19: the tuner reproduces what is
+    shipped); both of fastplay's loaders take it to the same table."""
+    from fastplay.patterns import TUNED_BUILTINS, _builtin_source
+
+    assert TUNED_BUILTINS == ("mc_fastplay_9x9",)
+    shipped, _ = _builtin_source("mc_fastplay_9x9")
+    command = " ".join(line[2:] for line in shipped.decode("ascii").splitlines()
+                       if line.startswith("# ")).split("Made by: fastplay tune ")[1].split()
+    assert command == ["balance", "--references", "benchmarks/data/pachi9_refs.jsonl.gz",
+                       "--iterations", "4", "--playouts", "64", "--seed", "1",
+                       "--out", "patterns/mc_fastplay_9x9.db"]
+    (tmp_path / "benchmarks" / "data").mkdir(parents=True)
+    (tmp_path / "patterns").mkdir()
+    (tmp_path / "benchmarks" / "data" / "pachi9_refs.jsonl.gz").symlink_to(
+        REPO / "benchmarks" / "data" / "pachi9_refs.jsonl.gz")
+    monkeypatch.chdir(tmp_path)
+    assert tune_main(command) == 0
+    assert "held out, balanced" in capsys.readouterr().out
+    made = (tmp_path / "patterns" / "mc_fastplay_9x9.db").read_bytes()
+    assert made == shipped
+    table = _compile_both(made.decode("ascii"))
+    assert np.array_equal(table, PatternDatabase.builtin("fastplay_9x9").table)
+    assert not np.array_equal(table, PatternDatabase.default().table)

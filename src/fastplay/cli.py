@@ -91,7 +91,9 @@ def batch_size(text: str) -> int:
 
 def _add_search_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mc-patterns", metavar="NAME",
-                        help="built-in Monte Carlo pattern database (GNU Go's flag)")
+                        help="built-in Monte Carlo pattern database (GNU Go's flag): "
+                             "montegnu_classic (default), mogo_classic, uniform, or "
+                             "fastplay's tuned fastplay_9x9; 'fastplay patterns list'")
     parser.add_argument("--mc-load-patterns", metavar="FILE",
                         help="load a pattern database file; wins over --mc-patterns, as in GNU Go")
     parser.add_argument("--prior", default="auto", metavar="NAME|FILE|none",

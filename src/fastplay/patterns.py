@@ -5,8 +5,9 @@ compiled table ``uint32[1108, 256]`` indexed by the move's *geometry class*
 (its 3x3 neighbourhood up to the 8 symmetries of the square, 1..1107) and its
 *property byte* (near the previous move, capture counts, self-atari and
 opponent suicide).  This module reads GNU Go's ``.db`` language, compiles it to
-that table exactly as GNU Go 3.8 does, ships fastplay's three built-in
-databases, and evaluates the table on a :class:`fastplay.Board`.
+that table exactly as GNU Go 3.8 does, ships GNU Go's three built-in
+databases and one tuned by fastplay (``mc_fastplay_9x9``, issue 19), and
+evaluates the table on a :class:`fastplay.Board`.
 
 Source of truth: ``shared/spec/mc-patterns.md`` (§2 the language, §3 symmetry,
 §4 the local context, §5 the table, §9 the built-ins, §11 the defects).
@@ -129,6 +130,8 @@ __all__ = [
     "geometry_table",
     "compile_db",
     "local_contexts",
+    "GNUGO_BUILTINS",
+    "TUNED_BUILTINS",
 ]
 
 NUM_GEOMETRIES: Final = 1107
@@ -873,7 +876,16 @@ class MoveContext:
 # PatternDatabase
 # ---------------------------------------------------------------------------
 
-_BUILTINS: Final = ("mc_montegnu_classic", "mc_mogo_classic", "mc_uniform")
+#: GNU Go 3.8's own databases (spec section 9), bit for bit.
+GNUGO_BUILTINS: Final = ("mc_montegnu_classic", "mc_mogo_classic", "mc_uniform")
+#: Databases made by ``fastplay tune`` and shipped (``patterns/``, where each
+#: file's header names the command that makes it again, byte for byte).
+#: ``mc_fastplay_9x9``: montegnu reweighted by simulation balancing against
+#: Pachi 12.90's values of 1,360 9x9 positions; +51 Elo over montegnu in
+#: fastplay's search, no measured gain inside GNU Go or against other
+#: engines (benchmarks/RESULTS.md, "Balanced against Pachi's values").
+TUNED_BUILTINS: Final = ("mc_fastplay_9x9",)
+_BUILTINS: Final = GNUGO_BUILTINS + TUNED_BUILTINS
 
 
 def _builtin_source(name: str) -> tuple[bytes, Path | None]:
@@ -937,7 +949,9 @@ class PatternDatabase:
 
     @staticmethod
     def names() -> list[str]:
-        """Names of the built-in databases, the default (``mc_montegnu_classic``) first."""
+        """Names of the built-in databases: the default (``mc_montegnu_classic``)
+        first, GNU Go's three (:data:`GNUGO_BUILTINS`), then fastplay's tuned
+        ones (:data:`TUNED_BUILTINS`)."""
         return list(_BUILTINS)
 
     @classmethod
@@ -945,8 +959,10 @@ class PatternDatabase:
         """One of the built-in databases of spec §9.
 
         Args:
-            name: ``mc_montegnu_classic``, ``mc_mogo_classic`` or ``mc_uniform``;
-                GNU Go's command-line names without ``mc_`` are accepted too.
+            name: ``mc_montegnu_classic``, ``mc_mogo_classic``, ``mc_uniform``
+                (GNU Go's) or ``mc_fastplay_9x9`` (tuned by fastplay); the
+                names without ``mc_`` (GNU Go's command-line spelling) are
+                accepted too.
 
         Returns:
             The database (the same object on every call: it is immutable and
