@@ -461,3 +461,26 @@ def test_an_analysis_stop_event_stops_its_search_without_the_caller(db):
     assert root.visits == visits
     assert list(infos) == []
     assert search.run(fp.Board(9), visits=20).playouts > 0     # not busy, tree usable
+
+
+def test_a_snapshot_before_any_root_visit_is_no_report() -> None:
+    """A CI failure (the full suite on a loaded machine): a ``kata-analyze``
+    report came before the fresh tree's first playout and showed one
+    unvisited move with no score.  Until a root move has a visit there is
+    nothing to report, unless ``min_moves`` asks for unvisited moves."""
+    from types import SimpleNamespace
+
+    from fastplay.search.loop import SearchState
+    from fastplay.search.snapshot import snapshot
+
+    search = MCTS(fp.PatternDatabase.default(), seed=1)
+    board = fp.Board(9)
+    tree = search._tree
+    tree.prepare(board, search._maker, search._tree_params())
+    loop = SimpleNamespace(state=SearchState(81))
+    assert snapshot(loop, tree, board, time.perf_counter()) is None  # type: ignore[arg-type]
+    shown = snapshot(loop, tree, board, time.perf_counter(), min_moves=3)  # type: ignore[arg-type]
+    assert shown is not None and [c.visits for c in shown.children] == [0, 0, 0]
+    search.run(board, visits=50)
+    shown = snapshot(search._live, tree, board, time.perf_counter())
+    assert shown is not None and shown.children[0].visits > 0

@@ -49,12 +49,18 @@ def snapshot(loop: SearchLoop | None, tree: SearchTree, board: Board,
              start: float, min_moves: int = 0) -> SearchInfo | None:
     """The running search's state (call under the search's lock); ``None``
     before its root exists.  ``min_moves``: report at least that many moves,
-    unvisited ones in prior order."""
+    unvisited ones in prior order.  ``None`` too while no root move has a
+    visit and ``min_moves`` asks for none: such a report would show one
+    unvisited move (the fallback of :func:`ranked_children`) with no win rate
+    or score, where KataGo's and Leela Zero's reports show only moves with
+    visits (a loaded machine's first report of a fresh tree came too soon)."""
     root = tree.root
     if loop is None or root is None or not hasattr(loop, "state"):
         return None
     state = loop.state
     children = ranked_children(root, board.size, state.child_scores, min_moves)
+    if not min_moves and not any(child.visits for child in children):
+        return None
     best = children[0] if children else None
     mean, stdev = score_moments(state.hist, board)
     winrate = best.winrate if best is not None and best.visits else 0.5
