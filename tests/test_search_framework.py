@@ -484,3 +484,22 @@ def test_a_snapshot_before_any_root_visit_is_no_report() -> None:
     search.run(board, visits=50)
     shown = snapshot(search._live, tree, board, time.perf_counter())
     assert shown is not None and shown.children[0].visits > 0
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_live_snapshots_agree_with_the_tree_mid_chunk(threads: int) -> None:
+    """A tester's finding: the compiled loop backed each simulation up at
+    once but added its scores and counts only after its chunk of 16, so a
+    snapshot showed moves with visits and no score (197 on an empty 19x19
+    board), a visit count below the moves' visits, and (dividing by that
+    count) ownership beyond 1."""
+    search = MCTS(fp.PatternDatabase.default(), threads=threads, seed=1)
+    shown = 0
+    for info in search.analyze(fp.Board(19), visits=1200, interval=0.002):
+        visited = [c for c in info.children if c.visits]
+        assert all(np.isfinite(c.score_mean) and c.score_stdev >= 0 for c in visited), \
+            [c.move for c in visited if not np.isfinite(c.score_mean)]
+        assert sum(c.visits for c in visited) <= info.visits
+        assert np.abs(info.ownership).max() <= 1.0
+        shown += 1
+    assert shown > 3

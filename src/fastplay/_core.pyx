@@ -21,7 +21,7 @@ from fastplay._tactics import (TACTIC_NONE, TACTIC_BAD, TACTIC_SAVE, TACTIC_CAPT
                                RACE_TOTAL)
 from fastplay._board import CoreBoard, IllegalMoveError
 from fastplay._playout import PlayoutEngine, PlayoutTally, rng_stream, seed_key
-from fastplay._tree import (TreeParams, TreeNode, prior_node, tree_descend, tree_backup,
+from fastplay._tree import (TreeParams, TreeNode, SearchCounts, prior_node, tree_descend, tree_backup,
                             tree_simulate, true_eyes, expansion_moves, make_node, inherit_amaf,
                             DESCEND_LEAF,
                             DESCEND_END, DESCEND_EXPAND, DESCEND_STOP, SIMULATE_DONE,

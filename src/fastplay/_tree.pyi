@@ -28,6 +28,14 @@ class TreeParams:
     def __init__(self, puct: bool, rave: bool, virtual: bool, c_puct: float, c_uct: float,
                  fpu_reduction: float, rave_equiv: float) -> None: ...
 
+class SearchCounts:
+    """A search's counts, kept by :func:`tree_simulate` at each back-up."""
+    done: int
+    playouts: int
+    sims: int
+    pending: int
+    def __init__(self) -> None: ...
+
 class TreeNode:
     """A position in the search tree; statistics are ``float64[8, k]`` rows."""
     color: int
@@ -93,7 +101,8 @@ def tree_simulate(root: TreeNode, root_board: CoreBoard, scratch: CoreBoard, see
                   child_sums: npt.NDArray[np.float64] | None = None,
                   grow: Callable[..., tuple[TreeNode, bool]] | None = None,
                   lock: Any = None,
-                  reserve: Callable[[], tuple[int, int] | None] | None = None
+                  reserve: Callable[[], tuple[int, int] | None] | None = None,
+                  progress: SearchCounts | None = None
                   ) -> tuple[int, int, int, int]: ...
 def true_eyes(grid: npt.ArrayLike, sign: int) -> npt.NDArray[np.bool_]: ...
 def expansion_moves(board: CoreBoard, color: int, values: npt.ArrayLike, line1: float,

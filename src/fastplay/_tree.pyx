@@ -955,12 +955,22 @@ cdef int _take_back(list nodes, list path, double vl) except -1:
     return 0
 
 
+cdef class SearchCounts:
+    """A search's counts, which :func:`tree_simulate` keeps at each
+    simulation's back-up: ``done`` (visits backed up), ``playouts``,
+    ``sims`` (simulations backed up) and ``pending`` (visits reserved by a
+    simulation and not yet backed up); integers, read and written from
+    Python under the search's lock."""
+    cdef public int64_t done, playouts, sims, pending
+
+
 def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
                   CoreBoard scratch not None, set seen not None, PlayoutEngine engine not None,
                   tally not None, TreeParams params not None, double threshold,
                   bint can_expand, int64_t batch, int64_t budget, int max_sims, seed,
                   int64_t first, bint tromp_taylor, bint rave, double deadline,
-                  hist=None, child_sums=None, grow=None, lock=None, reserve=None):
+                  hist=None, child_sums=None, grow=None, lock=None, reserve=None,
+                  SearchCounts progress=None):
     """Up to ``max_sims`` simulations of a search whose leaves are worth their
     playouts' wins, with no Python between them but ``grow`` and ``reserve``.
 
@@ -984,7 +994,11 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
     (``float64[2 size*size + 1]``) gains each score histogram and
     ``child_sums`` (``float64[3, moves of root]``), in the root move's
     column, its playouts and the sums of their margins and squares (both or
-    neither).  With ``reserve`` (threads sharing the lock), each simulation
+    neither), and ``progress`` (or ``None``) its visits, playouts and one
+    simulation, and with ``reserve`` loses the visits the simulation
+    reserved from ``pending``: each at the simulation's back-up, under the
+    lock, so that a snapshot or another thread sees visits, scores and
+    counts that agree.  With ``reserve`` (threads sharing the lock), each simulation
     takes ``(first, n)`` or ``None`` (stop) from ``reserve()`` instead of
     ``budget`` and ``first``, holds a virtual loss of ``n`` on its path, and
     gives ``grow`` ``n`` as a fourth argument.
@@ -1022,16 +1036,28 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
             if found != D_LEAF and found != D_STOP:
                 if reserved:
                     asked += n
+                    if progress is not None:
+                        progress.pending -= n
                     _take_back(nodes, path, vl)
                 status = SIMULATE_PYTHON
                 break
             _sim_evaluate(&buf, root, nodes, path, found, engine, tally, scratch, n, key, start,
                           komi, tromp_taylor, lock, reserved, params, vl, &counts)
+            # With the back-up, before the lock is let go again.  The score
+            # arrays are looked up afresh each time: Python code in the
+            # callbacks and set lookups could have resized or freed them.
+            if buf.scores:
+                _add_tallies(hist, child_sums, buf.tallied, buf.npts, root.k)
+                memset(buf.tallied, 0, (2 * buf.npts + 1 + 3 * buf.k) * sizeof(int64_t))
+            if progress is not None:
+                progress.done += counts.n
+                progress.playouts += counts.n
+                progress.sims += 1
+                if reserved:
+                    progress.pending -= n
             asked += n
             played += counts.n
             sims += 1
-        if buf.scores:
-            _add_tallies(hist, child_sums, buf.tallied, buf.npts, root.k)
     finally:
         _buffers_free(&buf)
     return status, sims, asked, played
@@ -1058,9 +1084,9 @@ cdef void _buffers_start(SimBuffers* buf, int64_t npts, int k, bint rave,
 
 cdef int _buffers_alloc(SimBuffers* buf) except -1:
     """The path's indices (64 to start with), the AMAF doubles (``rave``) and
-    the score sums (``scores``: summed here, added at the end: the callbacks
-    run Python code, which could resize or free the caller's arrays
-    meanwhile)."""
+    the score sums (``scores``: summed here, added after each back-up
+    through views taken then: the callbacks run Python code, which could
+    resize or free the caller's arrays meanwhile)."""
     buf.idx = <int*>malloc(64 * sizeof(int))
     if buf.idx == NULL:
         raise MemoryError()

@@ -32,7 +32,7 @@ import numpy.typing as npt
 from fastplay._threads import run_all
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import SIMULATE_PYTHON, PlayoutEngine, PlayoutTally, TreeParams
-from fastplay._core import TreeNode, tree_backup, tree_simulate
+from fastplay._core import SearchCounts, TreeNode, tree_backup, tree_simulate
 from fastplay.board import Board
 from fastplay.search.config import SearchConfig
 from fastplay.search.decide import ChildScores
@@ -82,6 +82,9 @@ class SearchState:
         done: visits backed up; ``pending``: visits gathered but not yet
             backed up (an evaluator batch).
         playouts: playouts run; ``sims``: descents backed up.
+        counts: where those four live (:class:`fastplay._core.SearchCounts`),
+            so that the compiled loop counts each simulation at its back-up
+            (:func:`tree_simulate`'s ``progress``).
         own: ``float64[points]``, ownership (Black +) summed over the exact
             endings; the playouts' sit in ``tallies`` until the end.
         hist: ``float64[2 points + 1]`` Black-minus-White areas of the
@@ -91,10 +94,7 @@ class SearchState:
     """
 
     points: int
-    done: int = 0
-    pending: int = 0
-    playouts: int = 0
-    sims: int = 0
+    counts: SearchCounts = field(init=False)
     own: npt.NDArray[np.float64] = field(init=False)
     hist: npt.NDArray[np.float64] | None = None
     child_scores: ChildScores | None = None
@@ -105,6 +105,39 @@ class SearchState:
 
     def __post_init__(self) -> None:
         self.own = np.zeros(self.points)
+        self.counts = SearchCounts()
+
+    @property
+    def done(self) -> int:
+        return self.counts.done
+
+    @done.setter
+    def done(self, value: int) -> None:
+        self.counts.done = value
+
+    @property
+    def playouts(self) -> int:
+        return self.counts.playouts
+
+    @playouts.setter
+    def playouts(self, value: int) -> None:
+        self.counts.playouts = value
+
+    @property
+    def sims(self) -> int:
+        return self.counts.sims
+
+    @sims.setter
+    def sims(self, value: int) -> None:
+        self.counts.sims = value
+
+    @property
+    def pending(self) -> int:
+        return self.counts.pending
+
+    @pending.setter
+    def pending(self, value: int) -> None:
+        self.counts.pending = value
 
     def ownership(self) -> npt.NDArray[np.float64]:
         """Black's ownership summed so far, exact endings and playouts."""
@@ -249,21 +282,17 @@ class SearchLoop:
         # reserves its visits (and holds their virtual loss) as _simulate does.
         reserve = functools.partial(self._reserve, limits, deadline, batch) \
             if self.threads > 1 else None
-        status, sims, asked, played = tree_simulate(
+        status, _, asked, _ = tree_simulate(
             root, root_board, scratch, self.tree.seen, self.engine, tally,
             self.params, threshold, not self.tree.full(config.max_nodes, config.max_memory),
             batch, budget, COMPILED_CHUNK - state.sims % COMPILED_CHUNK, self.seed_base,
             self.counter[0], config.scoring == "tromp-taylor", config.rave,
             math.inf if deadline is None else deadline, state.hist,
             None if state.child_scores is None else state.child_scores.sums, grow, self.lock,
-            reserve)
+            reserve, state.counts)
+        # The counts (done, playouts, sims, pending) were kept at each back-up.
         if reserve is None:
             self.counter[0] += asked
-        else:
-            state.pending -= asked
-        state.playouts += played
-        state.done += played
-        state.sims += sims
         return bool(status == SIMULATE_PYTHON)
 
     def _grow(self, root_board: Board, board: Board, nodes: list[TreeNode],

@@ -39,10 +39,14 @@ def score_moments(hist: npt.NDArray[np.float64] | None, board: Board) -> tuple[f
 
 
 def _ownership(state: SearchState, size: int) -> npt.NDArray[np.float32]:
+    """The mean ownership so far.  A thread's playouts add to its tally's
+    ownership while they run, before their back-up counts them in ``done``,
+    so the mean may pass 1 by up to a leaf's playouts over ``done``: it is
+    clipped to [-1, 1]."""
     own = state.ownership()
     done = state.done
-    out = (own / done if done else np.zeros(size * size)).astype(np.float32)
-    return out.reshape(size, size)
+    out = np.clip(own / done, -1.0, 1.0) if done else np.zeros(size * size)
+    return out.astype(np.float32).reshape(size, size)
 
 
 def snapshot(loop: SearchLoop | None, tree: SearchTree, board: Board,
