@@ -1,7 +1,7 @@
 """Build the Cython core and ship the pattern databases inside the package.
 
-The ``patterns/`` folder at the top of the repository holds fastplay's three
-built-in ``.db`` files; they are copied into ``fastplay/patterns/`` in the
+The ``patterns/`` folder at the top of the repository holds fastplay's
+built-in ``.db`` files (GNU Go's three and fastplay's tuned ones); they are copied into ``fastplay/patterns/`` in the
 build so that an installed wheel finds them with ``importlib.resources``.
 """
 import os

@@ -432,3 +432,22 @@ def test_the_shipped_tuned_database_is_made_again_byte_for_byte(
     table = _compile_both(made.decode("ascii"))
     assert np.array_equal(table, PatternDatabase.builtin("fastplay_9x9").table)
     assert not np.array_equal(table, PatternDatabase.default().table)
+
+
+def test_tune_takes_every_spelling_of_a_built_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A tester's finding: ``--base fastplay_9x9`` and ``tune quality
+    montegnu_classic`` were refused, though ``--mc-patterns`` takes them;
+    a file of such a name is still read as the file."""
+    from fastplay.tune.cli import _database, _parser
+
+    parser = _parser()
+    for name in ("fastplay_9x9", "montegnu_classic", "mc_uniform.db", "mc_mogo_classic"):
+        assert _database(parser, name, "--base") is PatternDatabase.builtin(name)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "uniform.db").write_text("# mine\n\n...\n.*.\n...\n\n:7\n")
+    mine = _database(parser, "uniform.db", "--base")
+    assert mine.source == Path("uniform.db") and 7 in mine.table
+    with pytest.raises(SystemExit):
+        _database(parser, "montegnu", "--base")
+    assert "neither a built-in" in capsys.readouterr().err

@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--size", type=board_size, action="append", metavar="N",
                         help="board size (repeatable; default 9, 13 and 19)")
     parser.add_argument("--db", action="append", metavar="NAME",
-                        help="built-in database (repeatable; default all three)")
+                        help="built-in database (repeatable; default every built-in)")
     parser.add_argument("--seconds", type=positive_float, default=1.0, metavar="S",
                         help="approximate time per measurement (default 1)")
     parser.add_argument("--threads", type=thread_count, default=2, metavar="T",

@@ -29,6 +29,7 @@ values that no fastplay search made.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 import tarfile
@@ -128,6 +129,14 @@ def _database(parser: argparse.ArgumentParser, name: str, what: str) -> PatternD
 
     if name in PatternDatabase.names():
         return PatternDatabase.builtin(name)
+    if not os.path.isfile(name):
+        try:
+            # The other spellings PatternDatabase.builtin takes (GNU Go's
+            # without "mc_", a ".db" suffix), as --mc-patterns does; a file
+            # of that name wins.
+            return PatternDatabase.builtin(name)
+        except ValueError:
+            pass
     try:
         return PatternDatabase.from_file(name)
     except PatternSyntaxError as exc:
