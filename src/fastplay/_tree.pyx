@@ -1047,8 +1047,7 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
             # arrays are looked up afresh each time: Python code in the
             # callbacks and set lookups could have resized or freed them.
             if buf.scores:
-                _add_tallies(hist, child_sums, buf.tallied, buf.npts, root.k)
-                memset(buf.tallied, 0, (2 * buf.npts + 1 + 3 * buf.k) * sizeof(int64_t))
+                _flush_tallies(&buf, hist, child_sums)
             if progress is not None:
                 progress.done += counts.n
                 progress.playouts += counts.n
@@ -1224,6 +1223,40 @@ cdef void _tally_scores(int64_t* tallied, int k, int i, const int64_t* h,
         sums[i] += count
         sums[k + i] += total
         sums[2 * k + i] += squares
+
+
+cdef inline double* _plain_doubles(object a, Py_ssize_t size) noexcept:
+    """The data of ``a`` if it is a plain ndarray of ``size`` writable,
+    C-contiguous float64 values, else NULL (numpy's C API: no buffer export)."""
+    if not cnp.PyArray_CheckExact(a):
+        return NULL
+    cdef cnp.ndarray arr = <cnp.ndarray>a
+    if cnp.PyArray_TYPE(arr) != cnp.NPY_DOUBLE or cnp.PyArray_SIZE(arr) != size \
+            or not cnp.PyArray_IS_C_CONTIGUOUS(arr) or not cnp.PyArray_ISWRITEABLE(arr):
+        return NULL
+    return <double*>cnp.PyArray_DATA(arr)
+
+
+cdef int _flush_tallies(SimBuffers* buf, object hist, object child_sums) except -1:
+    """Add a simulation's buffered score tallies to the caller's arrays and
+    zero them.  The arrays are looked at afresh each time (Python code in
+    the callbacks could have resized or freed them): plain ones straight
+    through their data, any other (or a wrong shape) through
+    :func:`_add_tallies`, which checks and refuses."""
+    cdef int64_t b, nh = 2 * buf.npts + 1
+    cdef int j, k = buf.k
+    cdef double* h = _plain_doubles(hist, nh)
+    cdef double* sums = _plain_doubles(child_sums, 3 * k)
+    if h == NULL or sums == NULL or cnp.PyArray_NDIM(<cnp.ndarray>child_sums) != 2 \
+            or cnp.PyArray_DIM(<cnp.ndarray>child_sums, 0) != 3:
+        _add_tallies(hist, child_sums, buf.tallied, buf.npts, k)
+    else:
+        for b in range(nh):
+            h[b] += <double>buf.tallied[b]
+        for j in range(3 * k):
+            sums[j] += <double>buf.tallied[nh + j]
+    memset(buf.tallied, 0, (nh + 3 * k) * sizeof(int64_t))
+    return 0
 
 
 cdef int _add_tallies(object hist, object child_sums, const int64_t* tallied, int64_t npts,
