@@ -1083,9 +1083,10 @@ cdef void _buffers_start(SimBuffers* buf, int64_t npts, int k, bint rave,
 
 cdef int _buffers_alloc(SimBuffers* buf) except -1:
     """The path's indices (64 to start with), the AMAF doubles (``rave``) and
-    the score sums (``scores``: summed here, added after each back-up
-    through views taken then: the callbacks run Python code, which could
-    resize or free the caller's arrays meanwhile)."""
+    the score sums (``scores``: summed here and added to the caller's
+    arrays after each back-up by :func:`_flush_tallies`, which looks at them
+    afresh: the callbacks run Python code, which could resize or free them
+    meanwhile)."""
     buf.idx = <int*>malloc(64 * sizeof(int))
     if buf.idx == NULL:
         raise MemoryError()
