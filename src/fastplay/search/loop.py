@@ -75,16 +75,17 @@ class Limits:
 
 
 @dataclass
-class SearchState:
+class SearchState(SearchCounts):
     """A running search's counts (read under the search's lock).
+
+    The first four are the fields of :class:`fastplay._core.SearchCounts`,
+    so that the compiled loop counts each simulation at its back-up
+    (:func:`tree_simulate`'s ``progress`` is the state itself).
 
     Attributes:
         done: visits backed up; ``pending``: visits gathered but not yet
             backed up (an evaluator batch).
         playouts: playouts run; ``sims``: descents backed up.
-        counts: where those four live (:class:`fastplay._core.SearchCounts`),
-            so that the compiled loop counts each simulation at its back-up
-            (:func:`tree_simulate`'s ``progress``).
         own: ``float64[points]``, ownership (Black +) summed over the exact
             endings; the playouts' sit in ``tallies`` until the end.
         hist: ``float64[2 points + 1]`` Black-minus-White areas of the
@@ -94,7 +95,6 @@ class SearchState:
     """
 
     points: int
-    counts: SearchCounts = field(init=False)
     own: npt.NDArray[np.float64] = field(init=False)
     hist: npt.NDArray[np.float64] | None = None
     child_scores: ChildScores | None = None
@@ -105,39 +105,6 @@ class SearchState:
 
     def __post_init__(self) -> None:
         self.own = np.zeros(self.points)
-        self.counts = SearchCounts()
-
-    @property
-    def done(self) -> int:
-        return self.counts.done
-
-    @done.setter
-    def done(self, value: int) -> None:
-        self.counts.done = value
-
-    @property
-    def playouts(self) -> int:
-        return self.counts.playouts
-
-    @playouts.setter
-    def playouts(self, value: int) -> None:
-        self.counts.playouts = value
-
-    @property
-    def sims(self) -> int:
-        return self.counts.sims
-
-    @sims.setter
-    def sims(self, value: int) -> None:
-        self.counts.sims = value
-
-    @property
-    def pending(self) -> int:
-        return self.counts.pending
-
-    @pending.setter
-    def pending(self, value: int) -> None:
-        self.counts.pending = value
 
     def ownership(self) -> npt.NDArray[np.float64]:
         """Black's ownership summed so far, exact endings and playouts."""
@@ -289,7 +256,7 @@ class SearchLoop:
             self.counter[0], config.scoring == "tromp-taylor", config.rave,
             math.inf if deadline is None else deadline, state.hist,
             None if state.child_scores is None else state.child_scores.sums, grow, self.lock,
-            reserve, state.counts)
+            reserve, state)
         # The counts (done, playouts, sims, pending) were kept at each back-up.
         if reserve is None:
             self.counter[0] += asked
