@@ -503,3 +503,23 @@ def test_live_snapshots_agree_with_the_tree_mid_chunk(threads: int) -> None:
         assert np.abs(info.ownership).max() <= 1.0
         shown += 1
     assert shown > 3
+
+
+def test_snapshots_leave_the_search_most_of_the_time() -> None:
+    """A tester's finding: with ``interval=0.0001`` snapshots ran back to
+    back, each holding the lock for 1-6 ms, and a 200-visit search took
+    10-22 s (38,000 snapshots).  The next snapshot now waits at least
+    SNAPSHOT_GAP times as long as the last took."""
+    from fastplay.search.snapshot import SNAPSHOT_GAP, next_due
+
+    assert SNAPSHOT_GAP >= 1
+    assert next_due(10.0, 0.5, 10.1, 0.001) == 10.5                  # the interval rules
+    assert next_due(10.0, 0.0001, 10.1, 0.002) == pytest.approx(10.1 + SNAPSHOT_GAP * 0.002)
+    assert next_due(10.0, 0.0001, 12.0, 0.0) == 12.0                 # never in the past
+    search = MCTS(fp.PatternDatabase.default(), seed=1)
+    infos = list(search.analyze(fp.Board(9), visits=400, interval=0.0001))
+    assert infos[-1].final and infos[-1].visits == 400
+    # Each snapshot costs at least ~1 ms here, so snapshots come at most
+    # one per (1 + SNAPSHOT_GAP) ms of search: far fewer than the old
+    # tens of thousands however slow the machine.
+    assert len(infos) < 2000, len(infos)

@@ -388,6 +388,10 @@ class MCTS:
                 ) -> Iterator[SearchInfo]:
         """Search ``board`` and yield a :class:`SearchInfo` every ``interval``
         seconds, then a final one (``final=True``, the answer of :meth:`run`).
+        A snapshot holds the search's lock, so the next waits at least
+        ``SNAPSHOT_GAP`` (4) times as long as the last took
+        (:func:`fastplay.search.snapshot.next_due`): a tiny interval cannot
+        starve the search.
 
         Limits as :meth:`run` (no clock and no default: without a limit the
         search runs until the loop is left, as ``lz-analyze`` does).  Leaving
@@ -419,7 +423,7 @@ class MCTS:
     def _analysis(self, board: Board, visits: int | None, seconds: float | None,
                   interval: float, until: threading.Event | None,
                   min_moves: int) -> Iterator[SearchInfo]:
-        from fastplay.search.snapshot import final_info, snapshot
+        from fastplay.search.snapshot import final_info, next_due, snapshot
 
         stop = threading.Event()
         outcome = _Outcome()
@@ -457,9 +461,11 @@ class MCTS:
                     break
                 if time.perf_counter() < due:
                     continue
-                due = max(due + interval, time.perf_counter())
+                taken = time.perf_counter()
                 with self._lock:
                     info = snapshot(self._live, self._tree, board, start, min_moves)
+                now = time.perf_counter()
+                due = next_due(due, interval, now, now - taken)
                 if info is not None:
                     yield info
             if outcome.error is not None:
