@@ -124,6 +124,29 @@ def test_answer_has_every_field_of_the_docs(engine: Any) -> None:
     assert policy[81] > 0  # the pass, last
 
 
+def test_pv_visits_and_ownership_stdev(engine: Any) -> None:
+    """KataGo's ``includePVVisits`` (``pvVisits``, ``pvEdgeVisits``: one count
+    per PV move, the move's visits first, never growing along the line) and
+    ``includeOwnershipStdev`` (a deviation per point, in [0, 1], with
+    ``mean^2 + stdev^2 <= 1`` since each evaluation's ownership is -1, 0 or
+    +1), without a warning."""
+    eng, sink = engine
+    (answer,) = ask(eng, sink, query(includePVVisits=True, includeOwnershipStdev=True,
+                                     includeOwnership=True, maxVisits=300))
+    assert not [a for a in sink.answers if "warning" in a]
+    for m in answer["moveInfos"]:
+        assert len(m["pvVisits"]) == len(m["pv"]) and m["pvVisits"][0] == m["visits"]
+        assert m["pvEdgeVisits"] == m["pvVisits"]
+        assert all(a >= b >= 1 for a, b in zip(m["pvVisits"], m["pvVisits"][1:]))
+    assert any(len(m["pv"]) > 1 for m in answer["moveInfos"])
+    stdev, own = answer["ownershipStdev"], answer["ownership"]
+    assert len(stdev) == 81 and all(0 <= v <= 1 for v in stdev)
+    assert all(o * o + d * d <= 1 + 1e-5 for o, d in zip(own, stdev))
+    assert max(stdev) > 0.5      # the open points of a 2-move position are in doubt
+    (plain,) = ask(eng, sink, query(id="p"))
+    assert "ownershipStdev" not in plain and "pvVisits" not in plain["moveInfos"][0]
+
+
 def test_ownership_is_row_major_from_the_top_left_in_the_asked_view(engine: Any) -> None:
     eng, sink = engine
     base = dict(moves=[], initialStones=BLACK_WALL, includeOwnership=True, maxVisits=300)
@@ -313,12 +336,11 @@ def test_malformed_queries_answer_an_error_and_the_engine_goes_on(
 
 def test_warnings_and_the_query_still_answered(engine: Any) -> None:
     eng, sink = engine
-    (answer,) = ask(eng, sink, query(rules="japanese", maxVisits=30, includePVVisits=True,
-                                     colour="blue",
+    (answer,) = ask(eng, sink, query(rules="japanese", maxVisits=30, colour="blue",
                                      overrideSettings={"wideRootNoise": 0.04, "maxTime": 5}))
     assert answer["moveInfos"]
     warnings = {a["field"]: a["warning"] for a in sink.answers if "warning" in a}
-    assert set(warnings) == {"rules", "overrideSettings", "includePVVisits", "colour"}
+    assert set(warnings) == {"rules", "overrideSettings", "colour"}
     assert "scoreAREA" in warnings["rules"] and "wideRootNoise" in warnings["overrideSettings"]
     assert all(a["id"] == "q" for a in sink.answers)
 

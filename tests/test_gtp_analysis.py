@@ -157,6 +157,71 @@ def test_kata_analyze_floats_scores_and_ownership(engine):
             assert f["scoreLead"] == f["scoreMean"]
 
 
+def _kata_report(command: str) -> str:
+    """One ``kata-analyze`` report of a 400-playout search after ``play b E5`` on 9x9."""
+    db = fp.PatternDatabase.builtin("mc_montegnu_classic")
+    gtp = GTPEngine(MCTS(db, seed=3), size=9)
+    gtp.handle("play b E5")
+    response = gtp.handle(command)
+    assert response is not None and response.startswith("=\n"), response
+    return response.split("\n")[1]
+
+
+def _board_field(line: str, name: str) -> list[float]:
+    """The 81 numbers after `` NAME `` in a report."""
+    words = line.split(f" {name} ", 1)[1].split()[:81]
+    return [float(v) for v in words]
+
+
+def test_kata_analyze_pv_visits_root_info_and_ownership_stdev():
+    """KataGo's ``pvVisits``, ``pvEdgeVisits``, ``rootInfo`` and
+    ``ownershipStdev`` keys, in KataGo's order: the moves (each with its PV's
+    visits, the move's own first, never growing along the line), then
+    ``rootInfo``, ``ownership`` and ``ownershipStdev``."""
+    line = _kata_report("kata-analyze w 5 pvVisits true pvEdgeVisits true rootInfo true "
+                        "ownership true ownershipStdev true")
+    moves, _, rest = line.partition(" rootInfo ")
+    assert rest.index(" ownership ") < rest.index(" ownershipStdev ")
+    root = dict(zip(rest.split()[0:18:2], rest.split()[1:18:2]))
+    assert list(root) == ["visits", "utility", "winrate", "scoreMean", "scoreStdev",
+                          "scoreLead", "scoreSelfplay", "weight", "ownership"][:len(root)]
+    total = 0
+    for group in ("info " + g.strip() for g in moves.split("info ") if g.strip()):
+        head, _, tail = group.partition(" pv ")
+        f = dict(zip(head.split()[1::2], head.split()[2::2]))
+        pv, _, counts = tail.partition(" pvVisits ")
+        visits, _, edges = counts.partition(" pvEdgeVisits ")
+        seen = [int(v) for v in visits.split()]
+        assert len(seen) == len(pv.split()) and seen[0] == int(f["visits"]) == int(f["weight"])
+        assert all(a >= b for a, b in zip(seen, seen[1:])) and edges.split() == visits.split()
+        assert f["scoreSelfplay"] == f["scoreLead"] == f["scoreMean"]
+        total += int(f["visits"])
+    assert int(root["visits"]) >= total > 0
+    assert 0 <= float(root["winrate"]) <= 1
+    own, stdev = _board_field(line, "ownership"), _board_field(line, "ownershipStdev")
+    assert all(0 <= d <= 1 and o * o + d * d <= 1 + 1e-5 for o, d in zip(own, stdev))
+    # Every point has an owner at a playout's end but for a rare dame, so the
+    # surest point (Black's E5 stone) varies least.
+    sure = max(range(81), key=lambda i: abs(own[i]))
+    assert sure == 4 * 9 + 4 and stdev[sure] == min(stdev) < max(stdev)
+    plain = _kata_report("kata-analyze w 5")
+    assert not any(key in plain for key in ("pvVisits", "rootInfo", "ownership", "weight 0"))
+
+
+def test_moves_without_visits_show_the_root_value_not_a_loss():
+    """``minmoves`` pads the report with unvisited moves: they show the
+    root's win rate (KataGo gives them their parent's first-play value), not 0."""
+    line = _kata_report("kata-analyze w 5 minmoves 80 rootInfo true")
+    moves, _, rest = line.partition(" rootInfo ")
+    root = float(rest.split()[5])
+    groups = [dict(zip(g.split(" pv ")[0].split()[::2], g.split(" pv ")[0].split()[1::2]))
+              for g in moves.split("info ") if g.strip()]
+    unvisited = [g for g in groups if g["move"] and int(g["visits"]) == 0]
+    assert len(groups) == 80 and unvisited
+    assert all(float(g["winrate"]) == pytest.approx(root, abs=1e-5) for g in unvisited)
+    assert all("scoreMean" in g for g in unvisited)
+
+
 def test_genmove_analyze_reports_then_plays(engine):
     engine.answer("boardsize 9")
     engine.answer("clear_board")
@@ -211,6 +276,8 @@ def test_gogui_live_graphics_and_both_spellings():
     ("10 avoid b z99 1", "off the 19x19 board", False), ("10 avoid b d4,,e5 1", "bad vertex", True),
     ("10 avoid x d4 1", "invalid color", True), ("10 avoid b d4 0", "at least 1", False),
     ("10 allow b d4 1 allow b e5 1", "at most one allow", True),
+    ("10 movesOwnership true", "not supported", True), ("10 pvVisits true", "unknown key", False),
+    ("10 rootInfo yes", "true or false", True),
 ])
 def test_bad_analysis_arguments_answer_an_error(args, message, kata):
     with pytest.raises(GTPError, match=message):

@@ -23,7 +23,7 @@ A tour:
 Differences from KataGo: visits are playouts (leaf evaluations), far
 cheaper and weaker than a network's; rectangular boards are refused;
 territory scoring, taxes and the button are analysed as area scoring
-(warned); ``pvVisits`` is not reported.  When stdin closes, the queued
+(warned); ``pvEdgeVisits`` equals ``pvVisits`` (a tree, not a graph).  When stdin closes, the queued
 positions are finished before the engine exits (``--quit-without-waiting``
 stops them), as in KataGo.
 """

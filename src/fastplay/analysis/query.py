@@ -42,7 +42,7 @@ _XY = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)")
 KNOWN_FIELDS = frozenset({
     "id", "moves", "initialStones", "initialPlayer", "rules", "komi", "boardXSize",
     "boardYSize", "analyzeTurns", "maxVisits", "includeOwnership", "includeMovesOwnership",
-    "includePolicy", "includePVVisits", "reportDuringSearchEvery",
+    "includePolicy", "includePVVisits", "includeOwnershipStdev", "reportDuringSearchEvery",
     "firstReportDuringSearchAfter", "priority", "priorities", "avoidMoves", "allowMoves",
     "overrideSettings", "analysisPVLen", "whiteHandicapBonus", "action",
 })
@@ -102,6 +102,8 @@ class Query:
     include_ownership: bool = False
     include_moves_ownership: bool = False
     include_policy: bool = False
+    include_pv_visits: bool = False
+    include_ownership_stdev: bool = False
     report_every: float | None = None
     first_report_after: float | None = None
     pv_len: int = 15
@@ -359,8 +361,8 @@ def parse_query(query: dict[str, Any], defaults: Defaults) -> Query:
     out.include_ownership = _boolean(query, "includeOwnership")
     out.include_moves_ownership = _boolean(query, "includeMovesOwnership")
     out.include_policy = _boolean(query, "includePolicy")
-    if _boolean(query, "includePVVisits"):
-        warnings.append(("includePVVisits", "fastplay does not report pvVisits"))
+    out.include_pv_visits = _boolean(query, "includePVVisits")
+    out.include_ownership_stdev = _boolean(query, "includeOwnershipStdev")
     for name in ("reportDuringSearchEvery", "firstReportDuringSearchAfter"):
         if name in query:
             value = _number(query[name], name, 1e-3 if name[0] == "r" else 0.0, 1e9)

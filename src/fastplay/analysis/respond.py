@@ -88,7 +88,8 @@ def _array(values: npt.NDArray[Any], sign: float) -> list[float]:
 
 
 def _move_info(child: ChildStats, info: SearchInfo, flip: bool, pv_len: int,
-               ownership: npt.NDArray[Any] | None, own_sign: float) -> dict[str, Any]:
+               ownership: npt.NDArray[Any] | None, own_sign: float,
+               pv_visits: bool = False) -> dict[str, Any]:
     winrate = _finite(child.winrate, 0.5)
     mean = float(getattr(child, "score_mean", math.nan))
     if not math.isfinite(mean):
@@ -106,6 +107,10 @@ def _move_info(child: ChildStats, info: SearchInfo, flip: bool, pv_len: int,
         "utility": 2 * winrate - 1, "utilityLcb": 2 * lcb - 1, "order": int(child.order),
         "pv": [gtp_name(m) for m in child.pv[:pv_len + 1]],
     }
+    if pv_visits:
+        # A tree without transpositions: each edge's visits are its child's.
+        out["pvVisits"] = [int(v) for v in child.pv_visits[:pv_len + 1]]
+        out["pvEdgeVisits"] = list(out["pvVisits"])
     if ownership is not None:
         out["ownership"] = _array(ownership, own_sign)
     return out
@@ -121,14 +126,17 @@ def build_response(query_id: str, turn: int, info: SearchInfo, board: Board, *,
                    ownership: bool = False,
                    moves_ownership: Mapping[str, npt.NDArray[Any]] | None = None,
                    policy: list[float] | None = None,
-                   excluded: frozenset[str] = frozenset()) -> dict[str, Any]:
+                   excluded: frozenset[str] = frozenset(), ownership_stdev: bool = False,
+                   pv_visits: bool = False) -> dict[str, Any]:
     """The answer for ``board`` (turn ``turn`` of query ``query_id``) from a
     snapshot ``info``: the visited moves (none of ``excluded``, upper-case
     GTP vertices) best first, the root's values, and the ownership (when
-    ``ownership``), per-move ownership (``moves_ownership``: vertex ->
-    ``float[size, size]``, +1 Black) and ``policy`` when given; ``order``
-    numbers the reported moves from 0.  Values are
-    from ``perspective``'s point of view; no NaN or infinity is written."""
+    ``ownership``), its standard deviation (``ownership_stdev``), each
+    move's ``pvVisits``/``pvEdgeVisits`` (``pv_visits``), per-move ownership
+    (``moves_ownership``: vertex -> ``float[size, size]``, +1 Black) and
+    ``policy`` when given; ``order`` numbers the reported moves from 0.
+    Values are from ``perspective``'s point of view; no NaN or infinity is
+    written."""
     to_move = Color.parse(info.to_move).letter
     flip = flips(perspective, to_move)
     own_sign = ownership_sign(perspective, to_move)
@@ -137,13 +145,11 @@ def build_response(query_id: str, turn: int, info: SearchInfo, board: Board, *,
         if child.visits <= 0 or gtp_name(child.move) in excluded:
             continue
         own = moves_ownership.get(gtp_name(child.move)) if moves_ownership is not None else None
-        infos.append(_move_info(child, info, flip, pv_len, own, own_sign))
+        infos.append(_move_info(child, info, flip, pv_len, own, own_sign, pv_visits))
         infos[-1]["order"] = len(infos) - 1  # 0, 1, 2... over the moves reported
     # The root's value, as KataGo reports it: over every visit through the
     # root's moves (the search's final choice may be another move).
-    visited = [c for c in info.children if c.visits > 0 and math.isfinite(c.winrate)]
-    total = sum(c.visits for c in visited)
-    winrate = sum(c.visits * c.winrate for c in visited) / total if total else 0.5
+    winrate = info.root_winrate
     score = _finite(info.score_mean)
     sign = -1.0 if flip else 1.0
     this_hash, sym_hash = position_hashes(board)
@@ -158,6 +164,10 @@ def build_response(query_id: str, turn: int, info: SearchInfo, board: Board, *,
                            "moveInfos": infos, "rootInfo": root}
     if ownership:
         out["ownership"] = _array(info.ownership, own_sign)
+    if ownership_stdev:
+        stdev = info.ownership_stdev
+        out["ownershipStdev"] = _array(np.zeros_like(info.ownership) if stdev is None
+                                       else stdev, 1.0)
     if policy is not None:
         out["policy"] = policy
     return out

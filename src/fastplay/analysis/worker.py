@@ -156,7 +156,9 @@ def analyse_position(query: Query, index: int, db: Any, config: SearchConfig,
         return build_response(query.id, turn, info, board, perspective=query.perspective,
                               pv_len=query.pv_len, during=during,
                               ownership=query.include_ownership, moves_ownership=per_move,
-                              policy=policy, excluded=excluded)
+                              policy=policy, excluded=excluded,
+                              ownership_stdev=query.include_ownership_stdev,
+                              pv_visits=query.include_pv_visits)
 
     every = query.report_every
     first = query.first_report_after if query.first_report_after is not None else every

@@ -11,17 +11,23 @@ VERTICES UNTILDEPTH`` (at most one), as KataGo and Leela Zero take them
 (vertices comma-separated; Lizzie sends them): the search then runs with the
 analysis protocol's filtered prior (:func:`fastplay.analysis.worker.filter_prior`,
 no RAVE, a tree of its own) and the prohibited root moves are not reported;
-``kata-analyze`` also takes ``ownership true|false``.  A line holds one
-``info`` group per root move, best first::
+``kata-analyze`` also takes ``ownership``, ``ownershipStdev``,
+``pvVisits``, ``pvEdgeVisits`` and ``rootInfo`` (``true|false``; the edge
+visits of a tree are its visits), and ``movesOwnership`` and
+``movesOwnershipStdev`` only as ``false`` (the search keeps no ownership per
+move).  A line holds one ``info`` group per root move, best first::
 
     info move E4 visits 1178 winrate 4802 prior 2211 lcb 4781 order 0 pv E4 E3 ...
 
 (``lz-analyze``: win rate, prior and lcb times 10000, rounded, in [0,
 10000]; ``kata-analyze``: floats, with ``utility`` = 2 winrate - 1,
-``scoreMean``/``scoreLead``/``scoreStdev`` from this search's playouts
-through the move, ``utilityLcb``, and ``ownership`` of every point, row
-major from the top-left, appended after the moves).  Every value is from the
-point of view of the side to move.  ``lz-genmove_analyze`` and
+``scoreMean``/``scoreLead``/``scoreSelfplay``/``scoreStdev`` from this
+search's playouts through the move, ``utilityLcb``, ``weight`` (the visits),
+then ``rootInfo`` and ``ownership``/``ownershipStdev`` of every point, row
+major from the top-left, appended after the moves, in KataGo's order).  A
+move without visits (``minmoves``) shows the root's values, as KataGo's
+first-play values stand in for them.  Every value is from the point of view
+of the side to move.  ``lz-genmove_analyze`` and
 ``kata-genmove_analyze`` search as ``genmove`` does, stream the same lines,
 are not cut short by input, and end with ``play <vertex|pass|resign>``,
 which is played.
@@ -61,8 +67,18 @@ class AnalysisRequest:
     min_moves: int = 0
     max_moves: int | None = None
     ownership: bool = False
+    ownership_stdev: bool = False
+    pv_visits: bool = False
+    pv_edge_visits: bool = False
+    root_info: bool = False
     filters: list[MoveFilter] = field(default_factory=list)
     excluded: frozenset[str] = frozenset()   # GTP names the filters keep out of the reports
+
+
+#: ``kata-analyze``'s true/false keys: KataGo's spelling -> the request's field.
+KATA_FLAGS = {"ownership": "ownership", "ownershipStdev": "ownership_stdev",
+              "pvVisits": "pv_visits", "pvEdgeVisits": "pv_edge_visits",
+              "rootInfo": "root_info", "movesOwnership": "", "movesOwnershipStdev": ""}
 
 
 def _boolean(text: str) -> bool:
@@ -109,7 +125,7 @@ def parse_request(args: Sequence[str], to_move: Color, kata: bool,
         request.color = parse_color(words.pop(0))
     if words and words[0].lstrip("-").isdigit():
         request.interval = parse_int(words.pop(0), "interval")
-    keys = {"interval", "minmoves", "maxmoves"} | ({"ownership"} if kata else set())
+    keys = {"interval", "minmoves", "maxmoves"} | (set(KATA_FLAGS) if kata else set())
     while words:
         key = words.pop(0)
         wanted = 3 if key in ("avoid", "allow") else 1
@@ -119,8 +135,8 @@ def parse_request(args: Sequence[str], to_move: Color, kata: bool,
             raise GTPError(f"syntax error: {key!r} has no value" if wanted == 1 else
                            f"syntax error: {key} takes a player, vertices and a depth")
         values, words = words[:wanted], words[wanted:]
-        if key == "ownership":
-            request.ownership = _boolean(values[0])
+        if key in KATA_FLAGS:
+            _flag(request, key, _boolean(values[0]))
         elif wanted == 3:
             if key == "allow" and any(f.allow for f in request.filters):
                 raise GTPError("syntax error: at most one allow")
@@ -130,6 +146,16 @@ def parse_request(args: Sequence[str], to_move: Color, kata: bool,
     if request.interval < 1:
         raise GTPError("syntax error: interval must be at least 1 centisecond")
     return request
+
+
+def _flag(request: AnalysisRequest, key: str, value: bool) -> None:
+    """Set a ``kata-analyze`` true/false key (:data:`KATA_FLAGS`)."""
+    if not KATA_FLAGS[key]:
+        if value:
+            raise GTPError(f"{key} true is not supported: fastplay's search keeps no "
+                           "ownership per move")
+        return
+    setattr(request, KATA_FLAGS[key], value)
 
 
 def _per10000(value: float) -> int:
@@ -162,11 +188,19 @@ def _search_for(engine: GTPEngine, request: AnalysisRequest, board: Any) -> Any:
                 evaluator=getattr(search, "evaluator", None))
 
 
+def _winrate(child: Any, info: Any) -> float:
+    """A move's win rate, or the root's for a move without visits (KataGo
+    gives such a move its parent's first-play value)."""
+    if child.visits > 0 and math.isfinite(child.winrate):
+        return float(child.winrate)
+    return float(info.root_winrate)
+
+
 def lz_line(info: Any, request: AnalysisRequest) -> str:
     """One ``lz-analyze`` report of a :class:`fastplay.search.SearchInfo`."""
     parts = []
     for child in _moves(info, request):
-        winrate = _per10000(child.winrate)
+        winrate = _per10000(_winrate(child, info))
         lcb = min(_per10000(child.lcb), winrate)
         parts.append(f"info move {gtp_name(child.move)} "
                      f"visits {child.visits} winrate {winrate} prior {_per10000(child.prior)} "
@@ -179,29 +213,64 @@ def _float(value: float) -> str:
     return f"{value + 0.0:.6g}"   # + 0.0: no "-0"
 
 
+def _scores(mean: float, stdev: float) -> list[str]:
+    """KataGo's score fields (``scoreMean`` is the lead, as KataGo writes it)."""
+    return [f"scoreMean {_float(mean)}", f"scoreStdev {_float(stdev)}",
+            f"scoreLead {_float(mean)}", f"scoreSelfplay {_float(mean)}"]
+
+
+def _kata_move(child: Any, info: Any, request: AnalysisRequest) -> str:
+    """One move's ``info`` group of a ``kata-analyze`` line."""
+    winrate = _winrate(child, info)
+    fields = [f"info move {gtp_name(child.move)}",
+              f"visits {child.visits}", f"utility {_float(2 * winrate - 1)}",
+              f"winrate {_float(winrate)}"]
+    mean, stdev = child.score_mean, child.score_stdev
+    if child.visits <= 0:
+        mean, stdev = info.score_mean, info.score_stdev
+    if math.isfinite(mean):
+        fields += _scores(mean, stdev)
+    lcb = min(child.lcb, winrate)
+    fields += [f"prior {_float(child.prior)}", f"lcb {_float(lcb)}",
+               f"utilityLcb {_float(2 * lcb - 1)}", f"weight {child.visits}",
+               f"order {child.order}", "pv " + " ".join(gtp_name(m) for m in child.pv)]
+    visits = " ".join(str(v) for v in child.pv_visits)
+    if request.pv_visits:
+        fields.append(f"pvVisits {visits}")
+    if request.pv_edge_visits:
+        fields.append(f"pvEdgeVisits {visits}")
+    return " ".join(fields)
+
+
+def _kata_root(info: Any) -> str:
+    """``rootInfo``: the root's visits (reused ones included) and values."""
+    visits = max(int(info.visits), sum(int(c.visits) for c in info.children))
+    winrate = float(info.root_winrate)
+    fields = [f"rootInfo visits {visits}", f"utility {_float(2 * winrate - 1)}",
+              f"winrate {_float(winrate)}"]
+    fields += _scores(info.score_mean, info.score_stdev) + [f"weight {visits}"]
+    return " ".join(fields)
+
+
+def _kata_board(name: str, values: Any, sign: float) -> str:
+    """A per-point field (``ownership``, ``ownershipStdev``), row major from the top-left."""
+    flat = np.asarray(values, dtype=np.float64).ravel() * sign
+    return name + " " + " ".join(_float(v) for v in flat)
+
+
 def kata_line(info: Any, request: AnalysisRequest, black_to_move: bool) -> str:
     """One ``kata-analyze`` report of a :class:`fastplay.search.SearchInfo`."""
-    parts = []
-    for child in _moves(info, request):
-        winrate = child.winrate if math.isfinite(child.winrate) else 0.0
-        fields = [f"info move {gtp_name(child.move)}",
-                  f"visits {child.visits}", f"utility {_float(2 * winrate - 1)}",
-                  f"winrate {_float(winrate)}"]
-        if math.isfinite(child.score_mean):
-            fields += [f"scoreMean {_float(child.score_mean)}",
-                       f"scoreStdev {_float(child.score_stdev)}",
-                       f"scoreLead {_float(child.score_mean)}"]
-        lcb = min(child.lcb, winrate)
-        fields += [f"prior {_float(child.prior)}", f"lcb {_float(lcb)}",
-                   f"utilityLcb {_float(2 * lcb - 1)}", f"order {child.order}",
-                   "pv " + " ".join(gtp_name(m) for m in child.pv)]
-        parts.append(" ".join(fields))
-    line = " ".join(parts)
+    parts = [_kata_move(child, info, request) for child in _moves(info, request)]
+    if request.root_info:
+        parts.append(_kata_root(info))
     if request.ownership:
-        own = np.asarray(info.ownership, dtype=np.float64).ravel()
-        own = own if black_to_move else -own
-        line += (" " if line else "") + "ownership " + " ".join(_float(v) for v in own)
-    return line
+        parts.append(_kata_board("ownership", info.ownership, 1.0 if black_to_move else -1.0))
+    if request.ownership_stdev:
+        stdev = info.ownership_stdev
+        if stdev is None:
+            stdev = np.zeros_like(np.asarray(info.ownership, dtype=np.float64))
+        parts.append(_kata_board("ownershipStdev", stdev, 1.0))
+    return " ".join(parts)
 
 
 def _formatter(kata: bool, request: AnalysisRequest) -> Callable[[Any], str]:

@@ -63,15 +63,20 @@ FINAL_MIN_VISITS = 100
 Probe = Callable[[Board, "float | None"], npt.NDArray[np.float32]]
 
 
-def principal_variation(node: TreeNode, i: int, size: int, limit: int = 12) -> list[str]:
-    """The most-visited line from ``node``'s move ``i``, at most ``limit`` moves."""
+def pv_with_visits(node: TreeNode, i: int, size: int, limit: int = 12
+                   ) -> tuple[list[str], list[int]]:
+    """The most-visited line from ``node``'s move ``i``, at most ``limit``
+    moves, and the visits of each of its moves (the playouts through the
+    edge that plays it: KataGo's ``pvVisits``)."""
     pv = [format_vertex(int(node.moves[i]), size)]
+    visits = [int(node.n[i])]
     child = node.children[i]
     while child is not None and len(pv) < limit and child.n.sum() > 0:
         j = int(np.argmax(child.n))
         pv.append(format_vertex(int(child.moves[j]), size))
+        visits.append(int(child.n[j]))
         child = child.children[j]
-    return pv
+    return pv, visits
 
 
 def ranked_children(root: TreeNode, size: int, scores: ChildScores | None = None,
@@ -93,9 +98,10 @@ def ranked_children(root: TreeNode, size: int, scores: ChildScores | None = None
             continue
         winrate = float(root.wins[i] / root.n[i]) if visits else float("nan")
         mean, stdev = scores.moments(int(i)) if scores is not None else (math.nan, math.nan)
+        pv, pv_visits = pv_with_visits(root, int(i), size)
         children.append(ChildStats(format_vertex(int(root.moves[i]), size), visits, winrate,
-                                   float(root.prior[i]), principal_variation(root, int(i), size),
-                                   lower_bound(winrate, visits), len(children), mean, stdev))
+                                   float(root.prior[i]), pv, lower_bound(winrate, visits),
+                                   len(children), mean, stdev, pv_visits))
     return children
 
 

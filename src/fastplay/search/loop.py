@@ -88,6 +88,8 @@ class SearchState(SearchCounts):
         playouts: playouts run; ``sims``: descents backed up.
         own: ``float64[points]``, ownership (Black +) summed over the exact
             endings; the playouts' sit in ``tallies`` until the end.
+            ``owned``: the same sums of its absolute value (how often each
+            point had an owner), for the ownership's deviation.
         hist: ``float64[2 points + 1]`` Black-minus-White areas of the
             evaluations, when scores are tracked (analysis), else ``None``;
             ``child_scores``: the same per root move.
@@ -96,6 +98,7 @@ class SearchState(SearchCounts):
 
     points: int
     own: npt.NDArray[np.float64] = field(init=False)
+    owned: npt.NDArray[np.float64] = field(init=False)
     hist: npt.NDArray[np.float64] | None = None
     child_scores: ChildScores | None = None
     error: BaseException | None = None
@@ -105,6 +108,7 @@ class SearchState(SearchCounts):
 
     def __post_init__(self) -> None:
         self.own = np.zeros(self.points)
+        self.owned = np.zeros(self.points)
 
     def ownership(self) -> npt.NDArray[np.float64]:
         """Black's ownership summed so far, exact endings and playouts."""
@@ -112,6 +116,13 @@ class SearchState(SearchCounts):
         for tally in self.tallies:
             own += tally.own_black - tally.own_white
         return own
+
+    def ownership_owned(self) -> npt.NDArray[np.float64]:
+        """``owned`` so far, exact endings and playouts."""
+        owned: npt.NDArray[np.float64] = self.owned.copy()
+        for tally in self.tallies:
+            owned += tally.own_black + tally.own_white
+        return owned
 
 
 @dataclass
@@ -178,6 +189,7 @@ class SearchLoop:
             raise state.error
         for tally in state.tallies:
             state.own += tally.own_black - tally.own_white
+            state.owned += tally.own_black + tally.own_white
         state.tallies = []
         if limits.callback is not None:
             limits.callback(state.done)
@@ -425,7 +437,9 @@ class SearchLoop:
         npts = leaf.size * leaf.size
         value = terminal_value(descent.terminal, batch, self.search_komi - leaf.komi, npts,
                                self.config.score_weight)
-        self.state.own += leaf.area_owner().ravel() * value.n
+        owner = leaf.area_owner().ravel()
+        self.state.own += owner * value.n
+        self.state.owned += np.abs(owner) * value.n
         if self.state.hist is not None:
             margin = round(descent.terminal + leaf.komi)
             self.state.hist[int(margin) + npts] += value.n

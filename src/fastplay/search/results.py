@@ -62,6 +62,9 @@ class ChildStats:
             root after this move (area points, komi included), mean and
             standard deviation over this search's evaluations through it;
             NaN where not tracked (:meth:`MCTS.run` does not; analysis does).
+        pv_visits: the visits of each move of ``pv`` (KataGo's ``pvVisits``:
+            ``visits`` first, then each following move's), as long as ``pv``;
+            empty where not given.
     """
 
     move: str
@@ -73,6 +76,7 @@ class ChildStats:
     order: int = 0
     score_mean: float = float("nan")
     score_stdev: float = float("nan")
+    pv_visits: list[int] = field(default_factory=list)
 
 
 class _TopMoves:
@@ -164,6 +168,10 @@ class SearchInfo(_TopMoves):
         to_move: the :class:`~fastplay.Color` whose view the values take (it
             equals ``"B"``/``"W"``).
         position: the position searched, for pictures; not compared.
+        ownership_stdev: ``float32[size, size]``, the standard deviation of
+            each point's ownership over the same playouts and endings (a
+            point's ownership is +1, -1 or 0 in each), or ``None``; not
+            compared.
     """
 
     children: list[ChildStats]
@@ -178,3 +186,15 @@ class SearchInfo(_TopMoves):
     best_move: str = "pass"
     to_move: Color = Color.BLACK
     position: Board | None = field(default=None, compare=False, repr=False)
+    ownership_stdev: npt.NDArray[np.float32] | None = field(default=None, compare=False,
+                                                             repr=False)
+
+    @property
+    def root_winrate(self) -> float:
+        """The root's win rate for the side to move, as KataGo's ``rootInfo``
+        reports it: over every visit through the root's moves (the mean of
+        the visited moves' win rates weighted by their visits); 0.5 before
+        any visit."""
+        visited = [c for c in self.children if c.visits > 0 and math.isfinite(c.winrate)]
+        total = sum(c.visits for c in visited)
+        return sum(c.visits * c.winrate for c in visited) / total if total else 0.5

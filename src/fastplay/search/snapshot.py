@@ -17,7 +17,8 @@ from fastplay.search.loop import SearchLoop, SearchState
 from fastplay.search.results import SearchInfo, SearchResult
 from fastplay.search.tree import SearchTree
 
-__all__ = ["snapshot", "final_info", "score_moments", "next_due", "SNAPSHOT_GAP"]
+__all__ = ["snapshot", "final_info", "score_moments", "ownership_moments", "next_due",
+           "SNAPSHOT_GAP"]
 
 #: A snapshot holds the search's lock (1-6 ms on 9x9 to 19x19 trees); the
 #: next one waits at least this many times as long as the last took, so that
@@ -53,15 +54,26 @@ def score_moments(hist: npt.NDArray[np.float64] | None, board: Board) -> tuple[f
     return mean, math.sqrt(var)
 
 
-def _ownership(state: SearchState, size: int) -> npt.NDArray[np.float32]:
-    """The mean ownership so far.  A thread's playouts add to its tally's
-    ownership while they run, before their back-up counts them in ``done``,
-    so the mean may pass 1 by up to a leaf's playouts over ``done``: it is
-    clipped to [-1, 1]."""
-    own = state.ownership()
-    done = state.done
-    out = np.clip(own / done, -1.0, 1.0) if done else np.zeros(size * size)
-    return out.astype(np.float32).reshape(size, size)
+def ownership_moments(own: npt.NDArray[np.float64], owned: npt.NDArray[np.float64],
+                      count: float, size: int
+                      ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Mean and standard deviation of each point's ownership (+1 Black, -1
+    White, 0 neither in each evaluation), ``float32[size, size]`` each, from
+    the sums ``own`` of the ownership and ``owned`` of its absolute value
+    over ``count`` evaluations (``float64[size * size]``); zeros when
+    ``count`` is 0.  The deviation is ``sqrt(E[o^2] - E[o]^2)`` with
+    ``E[o^2] = owned / count``.  A thread's playouts add to its tally while
+    they run, before their back-up counts them, so a live mean may pass 1 by
+    up to a leaf's playouts over ``count``: both means are clipped (to [-1,
+    1] and [0, 1])."""
+    if count <= 0:
+        zeros = np.zeros((size, size), dtype=np.float32)
+        return zeros, zeros.copy()
+    mean = np.clip(own / count, -1.0, 1.0)
+    square = np.clip(owned / count, 0.0, 1.0)
+    stdev = np.sqrt(np.maximum(square - mean * mean, 0.0))
+    return (mean.astype(np.float32).reshape(size, size),
+            stdev.astype(np.float32).reshape(size, size))
 
 
 def snapshot(loop: SearchLoop | None, tree: SearchTree, board: Board,
@@ -83,11 +95,14 @@ def snapshot(loop: SearchLoop | None, tree: SearchTree, board: Board,
     best = children[0] if children else None
     mean, stdev = score_moments(state.hist, board)
     winrate = best.winrate if best is not None and best.visits else 0.5
-    return SearchInfo(children=children, ownership=_ownership(state, board.size),
+    own, own_stdev = ownership_moments(state.ownership(), state.ownership_owned(),
+                                       state.done, board.size)
+    return SearchInfo(children=children, ownership=own,
                       score_mean=mean, score_stdev=stdev, winrate=winrate, visits=state.done,
                       playouts=state.playouts, seconds=time.perf_counter() - start,
                       final=False, best_move=best.move if best is not None else "pass",
-                      to_move=Color(board.to_move_code), position=board)
+                      to_move=Color(board.to_move_code), position=board,
+                      ownership_stdev=own_stdev)
 
 
 def final_info(result: SearchResult, state: SearchState, board: Board,
@@ -98,8 +113,10 @@ def final_info(result: SearchResult, state: SearchState, board: Board,
     children = result.children
     if tree.root is not None and (state.child_scores is not None or min_moves):
         children = ranked_children(tree.root, board.size, state.child_scores, min_moves)
+    _, own_stdev = ownership_moments(state.own, state.owned, state.done, board.size)
     return SearchInfo(children=children, ownership=result.ownership, score_mean=mean,
                       score_stdev=stdev, winrate=result.winrate, visits=state.done,
                       playouts=result.playouts, seconds=result.seconds, final=True,
                       best_move=result.best_move,
-                      to_move=Color(board.to_move_code), position=board)
+                      to_move=Color(board.to_move_code), position=board,
+                      ownership_stdev=own_stdev)
