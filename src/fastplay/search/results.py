@@ -60,8 +60,10 @@ class ChildStats:
             :mod:`fastplay.search.decide`) may make another move.
         score_mean, score_stdev: the final margin of the side to move at the
             root after this move (area points, komi included), mean and
-            standard deviation over this search's evaluations through it;
-            NaN where not tracked (:meth:`MCTS.run` does not; analysis does).
+            standard deviation over the analyses' evaluations through it
+            (an analysis of the root the last one analysed adds to its
+            tallies; any other search starts them again); NaN where not
+            tracked (:meth:`MCTS.run` does not; analysis does).
         pv_visits: the visits of each move of ``pv`` (KataGo's ``pvVisits``:
             ``visits`` first, then each following move's), as long as ``pv``;
             empty where not given.
@@ -155,7 +157,8 @@ class SearchInfo(_TopMoves):
         ownership: ``float32[size, size]`` in [-1, 1], +1 Black, row 0 the top.
         score_mean, score_stdev: the final margin of the side to move at the
             root (area points, komi included), mean and standard deviation
-            over this search's playouts and exact endings (0 before any).
+            over the playouts and exact endings of the analyses of this root
+            (as :attr:`ChildStats.score_mean`; 0 before any).
         winrate: win rate of the side to move (of the first child; 0.5
             before any visit).
         visits: leaf evaluations of this search so far; ``playouts``: the
