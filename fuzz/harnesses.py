@@ -139,6 +139,7 @@ def check_sgf(data: bytes) -> None:
 
 _GTP_WORDS = ("B", "W", "b", "white", "pass", "PASS", "A1", "T19", "Z25", "J9", "I5", "a0",
               "ownership", "true", "false", "minmoves", "maxmoves", "interval", "avoid",
+              "ownershipStdev", "pvVisits", "pvEdgeVisits", "rootInfo", "movesOwnership",
               "allow", "0", "1", "-1", "5", "9", "19", "25", "26", "7.5", "nan", "inf",
               "1e400", "0x10", "seki", "dead", "alive", "\t", "#", "=", "?")
 
@@ -151,6 +152,7 @@ _GTP_TEMPLATES = ("play {c} {v}", "play {c} {v}", "genmove {c}", "genmove {c}", 
                   "boardsize {n}", "clear_board", "komi {x}", "fixed_handicap {n}",
                   "place_free_handicap {n}", "set_free_handicap {v} {v}", "loadsgf game.sgf {n}",
                   "time_settings {n} {n} {n}", "time_left {c} {n} {n}", "kata-analyze {n}",
+                  "kata-analyze {c} {n} rootInfo true pvVisits true ownershipStdev true",
                   "lz-analyze {c} {n}", "kata-genmove_analyze {c} {n}", "final_score",
                   "final_status_list dead", "is_legal {c} {v}", "captures {c}", "printsgf",
                   "reg_genmove {c}", "kgs-genmove_cleanup {c}", "showboard", "list_stones {c}")
@@ -229,10 +231,10 @@ def check_gtp(data: bytes) -> None:
 
 _QUERY_KEYS = ("id", "moves", "initialStones", "initialPlayer", "rules", "komi", "boardXSize",
                "boardYSize", "analyzeTurns", "maxVisits", "includeOwnership",
-               "includeMovesOwnership", "includePolicy", "includePVVisits", "priority",
-               "priorities", "avoidMoves", "allowMoves", "overrideSettings",
-               "reportDuringSearchEvery", "whiteHandicapBonus", "action", "terminateId",
-               "turnNumbers", "maxTime", "analysisPVLen")
+               "includeMovesOwnership", "includePolicy", "includePVVisits",
+               "includeOwnershipStdev", "priority", "priorities", "avoidMoves", "allowMoves",
+               "overrideSettings", "reportDuringSearchEvery", "whiteHandicapBonus", "action",
+               "terminateId", "turnNumbers", "maxTime", "analysisPVLen")
 
 
 def _json_value(p: Provider, depth: int = 0) -> object:
