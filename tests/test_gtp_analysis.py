@@ -244,6 +244,71 @@ def test_genmove_analyze_reports_then_plays(engine):
     assert re.fullmatch(f"play {VERTEX}|play resign", line)
 
 
+# Black to move and lost: White owns the bottom three rows and the rest is open
+# to it (Black's win rate about 1 %); a tester's position.
+LOST = ("(;GM[1]FF[4]SZ[9]KM[7.5]AW[ag][ah][ai][bg][bi][cg][ch][ci][dg][dh][di][eg][eh][ei]"
+        "[fg][fh][fi][gg][gi][hg][hh][hi][ig][ih][ii]PL[B])")
+
+
+def _lost_engine(tmp_path) -> GTPEngine:
+    (tmp_path / "lost.sgf").write_text(LOST)
+    db = fp.PatternDatabase.builtin("mc_montegnu_classic")
+    gtp = GTPEngine(MCTS(db, seed=1), size=9)
+    gtp.playouts = 500
+    assert gtp.handle(f"loadsgf {tmp_path / 'lost.sgf'}") == "=\n\n"
+    return gtp
+
+
+def _played(response: str | None) -> str:
+    assert response is not None
+    return response.strip().split("\n")[-1]
+
+
+@pytest.mark.parametrize("command", ["genmove b", "kata-genmove_analyze b 1000",
+                                     "lz-genmove_analyze b 1000"])
+def test_genmove_analyze_resigns_as_genmove_does(tmp_path, command):
+    """``genmove_analyze`` searches the game's move: the resignation count
+    goes on from search to search (two searches below ``resign_threshold``
+    resign), as with ``genmove`` (a tester found it never resigned)."""
+    gtp = _lost_engine(tmp_path)
+    first = _played(gtp.handle(command))
+    assert "resign" not in first
+    gtp.handle("undo")
+    assert _played(gtp.handle(command)) in ("= resign", "play resign")
+
+
+def test_analysis_commands_are_not_game_moves(tmp_path):
+    """GoGui's analysis commands and ``kata-analyze`` leave the resignation
+    count and the clock alone: after them the first ``genmove`` does not
+    resign, and the clock's time left is the main time."""
+    gtp = _lost_engine(tmp_path)
+    gtp.handle("time_settings 600 0 0")
+    gtp.playouts = None
+    gtp.seconds = 0.05
+    for command in ("fastplay-best_moves", "fastplay-ownership", "fastplay-best_moves",
+                    "kata-analyze b 5"):
+        assert gtp.handle(command).startswith("=")
+    assert gtp.search().clock.left == {}
+    assert _played(gtp.handle("genmove b")) != "= resign"
+    assert list(gtp.search().clock.left) == [int(fp.Color.BLACK)]
+
+
+def test_genmove_analyze_spends_the_clock(tmp_path):
+    """With ``time_settings`` and no other limit ``kata-genmove_analyze``
+    thinks for the clock's budget and charges it, as ``genmove``."""
+    gtp = _lost_engine(tmp_path)
+    gtp.playouts = None
+    gtp.handle("time_settings 4 0 0")
+    budget = gtp.search().time_budget(gtp.board)
+    assert budget is not None and budget < 1
+    start = time.perf_counter()
+    gtp.handle("kata-genmove_analyze b 10")
+    took = time.perf_counter() - start
+    left, _ = gtp.search().clock.left[int(fp.Color.BLACK)]
+    assert took >= 0.5 * budget and left < 4
+    assert left == pytest.approx(4 - took, abs=0.2)     # the time it took, charged
+
+
 def test_a_new_line_ends_the_stream_even_when_empty(engine):
     engine.answer("boardsize 9")
     engine.send("lz-analyze b 5")

@@ -313,13 +313,12 @@ def _genmove_analyze(engine: GTPEngine, args: Sequence[str], kata: bool) -> Stre
     color = request.color
     board = engine.search_position(color)
     search = _search_for(engine, request, board)
-    visits, seconds = engine.playouts, engine.seconds
-    if visits is None and seconds is None:
-        seconds = search.time_budget(board)
-        visits = search.config.default_playouts if seconds is None else None
     line = _formatter(kata, request)
-    infos = search.analyze(board, visits=visits, seconds=seconds,
-                           interval=request.interval / 100, min_moves=request.min_moves)
+    # The game's move, as genmove searches it: its clock, resignation count
+    # and dynamic komi (a filtered search of its own has its own count).
+    infos = search.analyze(board, visits=engine.playouts, seconds=engine.seconds,
+                           interval=request.interval / 100, min_moves=request.min_moves,
+                           move=True)
 
     def lines() -> Iterator[str]:
         final = None

@@ -74,7 +74,9 @@ def show_result(engine: GTPEngine, result: Any, to_move: str | Color | None = No
 
 
 def _analysis(engine: GTPEngine) -> Any:
-    return engine.run_search(engine.board.copy())
+    """A search for GoGui's analysis commands: not the game's move, so no
+    resignation count and no clock (as ``final_score``)."""
+    return engine.run_search(engine.board.copy(), move=False)
 
 
 def _ownership(engine: GTPEngine, args: Sequence[str]) -> str:

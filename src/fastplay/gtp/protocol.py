@@ -44,10 +44,11 @@ class Search(Protocol):
     ``"resign"``), ``winrate`` (for the side to move), ``children`` (objects
     with ``move``, ``visits``, ``winrate``, ``prior``, ``pv``) and
     ``ownership`` (``float32[size, size]``, +1 Black, row 0 the top row).
-    The analysis commands also need ``analyze`` (:meth:`MCTS.analyze`).
-    ``move=False`` asks for a search that is not the game's next move
-    (``reg_genmove``, ``final_score``, ``final_status_list``): it must not
-    count towards resignation nor spend the clock.
+    The analysis commands also need ``analyze`` (:meth:`MCTS.analyze`;
+    ``genmove_analyze`` passes it ``move=True``).  ``move=False`` asks for a
+    search that is not the game's next move (``reg_genmove``,
+    ``final_score``, ``final_status_list``, the analysis commands): it must
+    not count towards resignation nor spend the clock.
     """
 
     def run(self, board: Board, playouts: int | None = None,

@@ -361,30 +361,29 @@ class MCTS:
         clock) is not changed, and the clock sets no limit."""
         start = time.perf_counter()
         explicit = visits is not None or seconds is not None
-        budget = self._clock.budget(board) if move else None
-        clocked = budget is not None
-        if budget is not None and (seconds is None or budget < seconds):
-            # The clock caps an explicit limit too.
-            seconds = budget
-        if visits is None and seconds is None:
-            visits = self.config.default_playouts
+        visits, seconds, searching, clocked = _move_limits(
+            self._clock.budget(board) if move else None, self.config.default_playouts,
+            visits, seconds)
         deadline = None if seconds is None else start + seconds
-        searching = None if seconds is None else seconds - min(
-            seconds / 4, max(FINAL_RESERVE * seconds, FINAL_RESERVE_MIN))
         state = self._search(board.copy(), Limits(visits, searching, clocked and not explicit,
                                                   None, callback))
         result = self._result(board, state, start, deadline,
                               None if move else copy.copy(self._resigner))
+        self._moved(board, start, move, clocked)
+        return result
+
+    def _moved(self, board: Board, start: float, move: bool, clocked: bool) -> None:
+        """After a search of the game's move (``move``): dynamic komi, and the
+        clock's time spent since ``start`` (all of it: the answer may add a
+        probe search) when the clock set the limit (``clocked``)."""
         if move and self.config.dynamic_komi > 0:
             self._komi.adjust(board, self._tree.root)
         if clocked:
-            # All of it: the answer may add a probe search.
             self._clock.spend(board.to_move_code, time.perf_counter() - start)
-        return result
 
     def analyze(self, board: Board, visits: int | None = None, seconds: float | None = None, *,
                 playouts: int | None = None, interval: float = 0.1,
-                stop: threading.Event | None = None, min_moves: int = 0
+                stop: threading.Event | None = None, min_moves: int = 0, move: bool = False
                 ) -> Iterator[SearchInfo]:
         """Search ``board`` and yield a :class:`SearchInfo` every ``interval``
         seconds, then a final one (``final=True``, the answer of :meth:`run`).
@@ -399,8 +398,11 @@ class MCTS:
         and stops the search within milliseconds, as ``close()`` does; a
         generator kept in a variable stays open after a ``break`` until it is
         closed (``close()``, ``contextlib.closing``) or collected.  The tree
-        is kept for reuse.  Dynamic komi and the clock
-        are not changed by an analysis.  ``stop``: an event that, once set
+        is kept for reuse.  Dynamic komi, the resignation count and the clock
+        are not changed by an analysis, unless ``move`` says that it searches
+        the game's next move (GTP's ``genmove_analyze``): then they are as
+        in :meth:`run` (the clock caps the limits; with neither limit nor
+        clock, ``default_playouts``).  ``stop``: an event that, once set
         (from any thread), stops the search at its next look at its
         limits (every 16 simulations) and ends the analysis without a
         final snapshot (GTP's ``lz-analyze`` ends so on new input).
@@ -418,65 +420,8 @@ class MCTS:
             raise ValueError(f"interval must be a positive number of seconds, not {interval!r}")
         if isinstance(min_moves, bool) or not isinstance(min_moves, int) or min_moves < 0:
             raise ValueError(f"min_moves must be a non-negative integer, not {min_moves!r}")
-        return self._analysis(board.copy(), count, seconds, float(interval), stop, min_moves)
-
-    def _analysis(self, board: Board, visits: int | None, seconds: float | None,
-                  interval: float, until: threading.Event | None,
-                  min_moves: int) -> Iterator[SearchInfo]:
-        from fastplay.search.snapshot import final_info, next_due, snapshot
-
-        stop = threading.Event()
-        outcome = _Outcome()
-        start = time.perf_counter()
-
-        def work() -> None:
-            try:
-                limits = Limits(visits, seconds, False, stop, None, until_full=False,
-                                until=until)
-                state = self._search(board.copy(), limits, track_scores=True)
-                if not (stop.is_set() or (until is not None and until.is_set())):
-                    # The game's resignation count is not an analysis's to change.
-                    outcome.result = self._result(board, state, start,
-                                                  None if seconds is None else start + seconds,
-                                                  copy.copy(self._resigner))
-                    outcome.state = state
-            except BaseException as exc:  # noqa: BLE001 - re-raised in the generator
-                outcome.error = exc
-
-        if not self._in_use.acquire(blocking=False):
-            raise RuntimeError(BUSY)
-        worker = _threads.Worker(work, "fastplay-analyze")
-        try:
-            self.ponder_stop()
-            worker.start()
-            due = time.perf_counter() + interval
-            while True:
-                wait = due - time.perf_counter()
-                # New input (``until``) stops the search itself: its end
-                # wakes this wait at once.
-                worker.wait(max(0.0, wait))
-                if until is not None and until.is_set():
-                    return
-                if not worker.running:
-                    break
-                if time.perf_counter() < due:
-                    continue
-                taken = time.perf_counter()
-                with self._lock:
-                    info = snapshot(self._live, self._tree, board, start, min_moves)
-                now = time.perf_counter()
-                due = next_due(due, interval, now, now - taken)
-                if info is not None:
-                    yield info
-            if outcome.error is not None:
-                raise outcome.error
-            assert outcome.result is not None and outcome.state is not None
-            yield final_info(outcome.result, outcome.state, board, self._tree, min_moves)
-        finally:
-            stop.set()
-            worker.wait(finish=True)     # a Ctrl-C waits until the search has let go
-            self._live = None
-            self._in_use.release()
+        return _analysis(self, board.copy(), count, seconds, float(interval), stop, min_moves,
+                         move)
 
     def leaf_batch(self, size: int, visits: int | None = None, moves: int = 1) -> int:
         """Visits per leaf on a board of ``size`` (:func:`leaf_batch`)."""
@@ -567,6 +512,87 @@ class MCTS:
             self._tree.drop()
             if not isinstance(error, Exception):
                 raise error
+
+
+def _move_limits(budget: float | None, default_playouts: int, visits: int | None,
+                 seconds: float | None) -> tuple[int | None, float | None, float | None, bool]:
+    """A game move's limits: ``(visits, seconds, searching, clocked)`` from
+    the asked ones and the clock's ``budget`` (``None``: no clock), which caps
+    an explicit limit too; ``default_playouts`` without either; ``searching``
+    the seconds left to the search after the final choice's reserve;
+    ``clocked``: the clock set the limit."""
+    clocked = budget is not None
+    if budget is not None and (seconds is None or budget < seconds):
+        seconds = budget
+    if visits is None and seconds is None:
+        visits = default_playouts
+    searching = None if seconds is None else seconds - min(
+        seconds / 4, max(FINAL_RESERVE * seconds, FINAL_RESERVE_MIN))
+    return visits, seconds, searching, clocked
+
+
+def _analysis(search: MCTS, board: Board, visits: int | None, seconds: float | None,
+              interval: float, until: threading.Event | None, min_moves: int,
+              move: bool) -> Iterator[SearchInfo]:
+    """:meth:`MCTS.analyze`'s generator (its arguments checked; ``board`` a copy)."""
+    from fastplay.search.snapshot import final_info, next_due, snapshot
+
+    stop = threading.Event()
+    outcome = _Outcome()
+    start = time.perf_counter()
+    searching, clocked, explicit = seconds, False, visits is not None or seconds is not None
+    if move:
+        visits, seconds, searching, clocked = _move_limits(
+            search._clock.budget(board), search.config.default_playouts, visits, seconds)
+
+    def work() -> None:
+        try:
+            limits = Limits(visits, searching, clocked and not explicit, stop, None,
+                            until_full=False, until=until)
+            state = search._search(board.copy(), limits, track_scores=True)
+            if not (stop.is_set() or (until is not None and until.is_set())):
+                # An analysis leaves the game's resignation count alone.
+                outcome.result = search._result(
+                    board, state, start, None if seconds is None else start + seconds,
+                    None if move else copy.copy(search._resigner))
+                outcome.state = state
+                search._moved(board, start, move, clocked)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the generator
+            outcome.error = exc
+
+    if not search._in_use.acquire(blocking=False):
+        raise RuntimeError(BUSY)
+    worker = _threads.Worker(work, "fastplay-analyze")
+    try:
+        search.ponder_stop()
+        worker.start()
+        due = time.perf_counter() + interval
+        while True:
+            # New input (``until``) stops the search itself: its end wakes
+            # this wait at once.
+            worker.wait(max(0.0, due - time.perf_counter()))
+            if until is not None and until.is_set():
+                return
+            if not worker.running:
+                break
+            if time.perf_counter() < due:
+                continue
+            taken = time.perf_counter()
+            with search._lock:
+                info = snapshot(search._live, search._tree, board, start, min_moves)
+            now = time.perf_counter()
+            due = next_due(due, interval, now, now - taken)
+            if info is not None:
+                yield info
+        if outcome.error is not None:
+            raise outcome.error
+        assert outcome.result is not None and outcome.state is not None
+        yield final_info(outcome.result, outcome.state, board, search._tree, min_moves)
+    finally:
+        stop.set()
+        worker.wait(finish=True)     # a Ctrl-C waits until the search has let go
+        search._live = None
+        search._in_use.release()
 
 
 def _option_property(name: str) -> property:
