@@ -366,6 +366,19 @@ def test_avoid_and_allow_moves(engine: Any) -> None:
     (deep,) = ask(eng, sink, query(id="deep", maxVisits=200, avoidMoves=[
         {"player": "W", "moves": ["D5", "F5"], "untilDepth": 3}]))
     assert all(m["pv"][1:2] not in (["D5"], ["F5"]) for m in deep["moveInfos"])
+    # Every visit goes to the allowed moves: none is lost on a hidden move.
+    assert sum(m["visits"] for m in avoided["moveInfos"]) == avoided["rootInfo"]["visits"]
+
+
+def test_allowing_only_the_pass_reports_the_pass(engine: Any) -> None:
+    """``allowMoves`` of the pass alone, in the opening where the search
+    forbids the pass itself: the answer is the pass with every visit (a
+    tester's finding: no move was reported and the visits went to
+    prohibited moves)."""
+    eng, sink = engine
+    (answer,) = ask(eng, sink, query(moves=[["B", "E5"]], allowMoves=[
+        {"player": "W", "moves": ["pass"], "untilDepth": 1}]))
+    assert [(m["move"], m["visits"]) for m in answer["moveInfos"]] == [("pass", 200)]
 
 
 def test_positions_initial_stones_player_and_xy_locations() -> None:

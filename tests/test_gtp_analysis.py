@@ -527,6 +527,8 @@ def test_avoid_and_allow_as_lizzie_sends_them():
     assert seen and set(seen) <= {"C3", "C7", "G3"}
     # A rule for the other side at depth 1 prohibits nothing: the usual search.
     assert _reported(engine.handle("kata-analyze w 5 avoid b c3 1"))
+    # The pass alone, in the opening (where the search forbids it itself).
+    assert _reported(engine.handle("kata-analyze w 5 allow w pass 1")) == ["pass"]
     response = engine.handle("kata-genmove_analyze w 5 allow w g7 1")
     assert response.rstrip("\n").endswith("play G7")
     assert engine.handle("list_stones white") == "= G7\n\n"

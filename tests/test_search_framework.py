@@ -144,6 +144,54 @@ def test_a_broken_prior_stops_the_search_with_a_named_error(db, bad, problem):
     assert isinstance(info.value, PluginError) and "prior" in str(info.value)
 
 
+def _visited(node) -> set[int]:
+    """Flat indices of the moves visited anywhere below ``node`` (its own included)."""
+    out: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        out |= {int(m) for m, n in zip(current.moves, current.n) if n > 0}
+        stack.extend(c for c in current.children if c is not None)
+    return out
+
+
+def test_forbid_keeps_moves_out_of_every_node(db):
+    """``forbid``: the named moves are never searched, at any depth, with
+    RAVE on (a prior of 0 did not keep them out), and the rest of the search
+    is a search as usual."""
+    board = opening()
+    banned = {board.size * r + c for r in range(2, 7) for c in range(2, 7)}   # C3-G7
+    search = MCTS(db, seed=1, forbid=lambda b: banned)
+    result = search.run(board, visits=1500)
+    assert result.visits == 1500 and search.root is not None
+    assert not _visited(search.root) & banned
+    assert fp.board.parse_vertex(result.best_move, 9) not in banned
+
+
+def test_forbid_leaves_the_pass_when_it_names_every_move(db):
+    """Every move named, or every move but the pass: the pass is searched,
+    in the opening too (where the search forbids it itself otherwise)."""
+    board = opening()
+    everything = set(range(-1, 81))
+    for banned in (everything, everything - {-1}):
+        search = MCTS(db, seed=1, forbid=lambda b, banned=banned: banned)
+        result = search.run(board, visits=200)
+        assert result.best_move == "pass" and [c.move for c in result.children] == ["pass"]
+        assert result.children[0].visits == 200
+
+
+@pytest.mark.parametrize("bad, problem", [
+    (lambda board: [81], "outside -1..80"), (lambda board: [1.5], "raised TypeError"),
+    (lambda board: 7, "raised TypeError"), (lambda board: {}["x"], "KeyError"),
+])
+def test_a_broken_forbid_stops_the_search_with_a_named_error(db, bad, problem):
+    with pytest.raises(PriorError, match=problem) as info:
+        MCTS(db, seed=1, forbid=bad).run(opening(), visits=50)
+    assert "forbid" in str(info.value)
+    with pytest.raises(TypeError, match="forbid must be callable"):
+        MCTS(db, forbid=3)   # type: ignore[arg-type]
+
+
 def test_the_gtp_engine_answers_a_plugin_error_and_keeps_running(db):
     def nan(boards: list[fp.Board]) -> list[float]:
         return [float("nan")] * len(boards)

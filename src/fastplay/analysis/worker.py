@@ -1,15 +1,15 @@
 """Search one position of a query and answer it (:func:`analyse_position`).
 
-``avoidMoves``/``allowMoves``: fastplay's search has no such option, so a
-filtered query searches with a user prior (:func:`filter_prior`): the
-built-in prior of each new node with the prohibited moves set to 0.  A
-zero prior alone does not keep a move out: RAVE's all-moves-as-first value
-of an unvisited move can still win the selection (a move with prior 0 took
-a third of 3000 visits in a test position), so a filtered search runs
-without RAVE, and the root's prohibited moves are also left out of the
-answer.  The prior callable sees positions, not depths: ``untilDepth`` 1
-(what KaTrain sends) prohibits the moves at the root exactly; a larger
-``untilDepth`` prohibits them for that player at every depth.
+``avoidMoves``/``allowMoves``: a filtered query searches with the search's
+``forbid`` plug-in (:func:`filter_forbid`): each new node never searches
+its prohibited moves (a prior of 0 did not keep them out: RAVE's
+all-moves-as-first value, or the first-play value when the allowed moves
+look lost, still chose them; a pass-only ``allowMoves`` in the opening gave
+every visit to prohibited moves).  When a rule prohibits every move, the
+pass stays, as in KataGo.  The plug-in sees positions, not depths:
+``untilDepth`` 1 (what KaTrain sends) prohibits the moves at the root
+exactly; a larger ``untilDepth`` prohibits them for that player at every
+depth.
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ from fastplay.analysis.respond import gtp_name, build_response, no_results, poli
 from fastplay.board import Board, format_vertex
 from fastplay.search import MCTS, SearchConfig, SearchInfo
 
-__all__ = ["analyse_position", "filter_prior", "analysis_config", "moves_ownership",
-           "excluded_moves", "filters_apply", "SNAPSHOT_INTERVAL", "MOVE_OWNERSHIP_PLAYOUTS"]
+__all__ = ["analyse_position", "filter_forbid", "prohibited_moves", "analysis_config",
+           "moves_ownership", "excluded_moves", "filters_apply", "SNAPSHOT_INTERVAL",
+           "MOVE_OWNERSHIP_PLAYOUTS"]
 
 #: Seconds between two looks at a running search: how soon a terminate
 #: takes effect and how finely ``reportDuringSearchEvery`` is kept.
@@ -42,63 +43,46 @@ MOVE_OWNERSHIP_PLAYOUTS = (16, 128)
 Emit = Callable[[dict[str, Any]], None]
 
 
-def analysis_config(base: SearchConfig, filtered: bool) -> SearchConfig:
+def analysis_config(base: SearchConfig) -> SearchConfig:
     """The search options of an analysis: no resignation and no opening
-    book (the answer is the moves' statistics, not a move to play); no RAVE
-    when moves are filtered (see the module's docstring)."""
-    config = replace(base, resign_threshold=None, book=False)
-    return replace(config, rave=False) if filtered else config
+    book (the answer is the moves' statistics, not a move to play)."""
+    return replace(base, resign_threshold=None, book=False)
 
 
 def _key(board: Board) -> tuple[int, int, int]:
     return board.zobrist_hash, board.to_move_code, board.ko_index
 
 
-def filter_prior(db: Any, config: SearchConfig, root: Board, filters: list[MoveFilter]
-                 ) -> Callable[[Board], npt.NDArray[np.float64]]:
-    """A prior for ``MCTS(prior=...)``: the built-in prior of ``config``
-    (without the tactical factors, which the search applies again to a
-    user prior) with ``filters``' prohibited moves at 0.  Filters with
-    ``until_depth`` 1 apply at ``root`` only.  When nothing is left, the
-    pass gets everything."""
-    # The helper only makes nodes (no leaf is evaluated): rollouts alone
-    # (mix=1), whatever evaluator the search itself mixes in.
-    helper = MCTS(db, config=replace(config, ladder_prior=1.0, ladder_visits=0.0,
-                                     fight_prior=1.0, mix=1.0), seed=0)
-    points = root.size * root.size
+def prohibited_moves(board: Board, filters: list[MoveFilter], at_root: bool) -> frozenset[int]:
+    """The moves ``filters`` prohibit at ``board`` (flat indices, -1 the pass),
+    which is the root when ``at_root`` (``untilDepth`` 1 rules apply only
+    there); never the pass when they would prohibit every legal move."""
+    everything = {-1, *(int(i) for i in board.legal_indices(board.to_move_code))}
+    out: set[int] = set()
+    for rule in filters:
+        if rule.player != board.to_move or (rule.until_depth <= 1 and not at_root):
+            continue
+        out |= (everything - rule.moves) if rule.allow else (set(rule.moves) & everything)
+    if out >= everything:
+        out.discard(-1)
+    return frozenset(out)
+
+
+def filter_forbid(root: Board, filters: list[MoveFilter]) -> Callable[[Board], frozenset[int]]:
+    """The ``forbid`` plug-in of :class:`fastplay.search.MCTS` for ``filters``
+    in a search of ``root`` (:func:`prohibited_moves` at every new node)."""
     root_key = _key(root)
 
-    def prior(board: Board) -> npt.NDArray[np.float64]:
-        node = helper.expand(board)
-        values = np.zeros(points + 1)
-        values[np.where(node.moves < 0, points, node.moves)] = node.prior
-        at_root = _key(board) == root_key
-        for rule in filters:
-            if rule.player != board.to_move or (rule.until_depth <= 1 and not at_root):
-                continue
-            named = np.array([points if m < 0 else m for m in rule.moves], dtype=np.int64)
-            if rule.allow:
-                keep = np.zeros(points + 1, dtype=bool)
-                keep[named] = True
-                values[~keep] = 0.0
-            else:
-                values[named] = 0.0
-        if not values.sum() > 0:
-            values[points] = 1.0
-        return values
+    def forbid(board: Board) -> frozenset[int]:
+        return prohibited_moves(board, filters, _key(board) == root_key)
 
-    return prior
+    return forbid
 
 
 def excluded_moves(board: Board, filters: list[MoveFilter]) -> frozenset[str]:
     """GTP names of the moves ``filters`` prohibit at ``board`` (the root)."""
-    size = board.size
-    everything = {-1, *(int(i) for i in board.legal_indices(board.to_move_code))}
-    out: set[int] = set()
-    for rule in filters:
-        if rule.player == board.to_move:
-            out |= (everything - rule.moves) if rule.allow else set(rule.moves)
-    return frozenset(gtp_name(format_vertex(m, size)) for m in out)
+    return frozenset(gtp_name(format_vertex(m, board.size))
+                     for m in prohibited_moves(board, filters, True))
 
 
 def moves_ownership(board: Board, info: SearchInfo, db: Any, config: SearchConfig,
@@ -140,9 +124,9 @@ def analyse_position(query: Query, index: int, db: Any, config: SearchConfig,
     the search propagate."""
     board, turn = query.positions[index], query.turns[index]
     filtered = filters_apply(query.filters, board)
-    config = analysis_config(config, filtered)
-    prior = filter_prior(db, config, board, query.filters) if filtered else None
-    search = MCTS(db, config=config, threads=query.threads, seed=seed, prior=prior)
+    config = analysis_config(config)
+    forbid = filter_forbid(board, query.filters) if filtered else None
+    search = MCTS(db, config=config, threads=query.threads, seed=seed, forbid=forbid)
     policy = None
     if query.include_policy:
         node = MCTS(db, config=config, seed=0).expand(board)

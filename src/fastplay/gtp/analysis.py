@@ -9,8 +9,8 @@ is answered.  Keys: ``interval N``, ``minmoves N``, ``maxmoves N``,
 ``avoid PLAYER VERTICES UNTILDEPTH`` (any number) and ``allow PLAYER
 VERTICES UNTILDEPTH`` (at most one), as KataGo and Leela Zero take them
 (vertices comma-separated; Lizzie sends them): the search then runs with the
-analysis protocol's filtered prior (:func:`fastplay.analysis.worker.filter_prior`,
-no RAVE, a tree of its own) and the prohibited root moves are not reported;
+analysis protocol's restriction (:func:`fastplay.analysis.worker.filter_forbid`,
+a tree of its own) and the prohibited root moves are not reported;
 ``kata-analyze`` also takes ``ownership``, ``ownershipStdev``,
 ``pvVisits``, ``pvEdgeVisits`` and ``rootInfo`` (``true|false``; the edge
 visits of a tree are its visits), and ``movesOwnership`` and
@@ -173,19 +173,21 @@ def _search_for(engine: GTPEngine, request: AnalysisRequest, board: Any) -> Any:
     search: Any = engine.search()
     if not hasattr(search, "analyze"):
         raise GTPError("this search cannot analyse")
-    from fastplay.analysis.worker import analysis_config, excluded_moves, filter_prior
+    from fastplay.analysis.worker import analysis_config, excluded_moves, filter_forbid
     from fastplay.analysis.worker import filters_apply
     from fastplay.search import MCTS, SearchConfig
 
     if not filters_apply(request.filters, board):
         return search
     db = engine.load_patterns()
-    config = analysis_config(getattr(search, "config", SearchConfig()), filtered=True)
+    config = analysis_config(getattr(search, "config", SearchConfig()))
     request.excluded = excluded_moves(board, request.filters)
-    # The engine's evaluator too: its config's mix (below 1 with one) needs it.
+    # The engine's evaluator and prior too: its config's mix (below 1 with
+    # an evaluator) needs the evaluator.
     return MCTS(db, config=config, threads=engine.threads, seed=engine.seed,
-                prior=filter_prior(db, config, board, request.filters),
-                evaluator=getattr(search, "evaluator", None))
+                forbid=filter_forbid(board, request.filters),
+                evaluator=getattr(search, "evaluator", None),
+                prior=getattr(search, "prior", None))
 
 
 def _winrate(child: Any, info: Any) -> float:

@@ -41,7 +41,7 @@ from fastplay.search.evaluation import Evaluator, ScoreTables
 from fastplay.search.komi import DynamicKomi
 from fastplay.search.loop import Limits, SearchLoop, SearchState
 from fastplay.search.ponder import Ponderer
-from fastplay.search.priors import NodeMaker, PriorFunction
+from fastplay.search.priors import ForbidFunction, NodeMaker, PriorFunction
 from fastplay.search.results import SearchInfo, SearchResult
 from fastplay.search.tree import SearchTree
 
@@ -138,6 +138,10 @@ class MCTS:
             + col``, pass last), non-negative: the prior of new nodes,
             normalised over their legal moves.  Called one node at a time,
             whatever ``threads``.
+        forbid: ``forbid(board) -> iterable of int``: the moves a new node
+            for ``board`` never searches (flat indices, -1 the pass; the
+            pass stays when every move is named), as KataGo's
+            ``avoidMoves``.  Called as ``prior`` is.
         **options: :class:`SearchConfig` fields, applied to ``config`` (the
             older way to pass them).
 
@@ -152,7 +156,8 @@ class MCTS:
 
     def __init__(self, db: Any, config: SearchConfig | None = None, *, threads: int = 1,
                  seed: int | None = None, evaluator: Evaluator | None = None,
-                 prior: PriorFunction | None = None, **options: Any) -> None:
+                 prior: PriorFunction | None = None, forbid: ForbidFunction | None = None,
+                 **options: Any) -> None:
         from fastplay.patterns import PatternDatabase
 
         if not isinstance(db, PatternDatabase):
@@ -165,7 +170,7 @@ class MCTS:
             raise ValueError(f"seed must be a non-negative integer or None, not {seed!r}")
         threads = int(threads)
         seed = None if seed is None else int(seed)
-        for name, plug in (("evaluator", evaluator), ("prior", prior)):
+        for name, plug in (("evaluator", evaluator), ("prior", prior), ("forbid", forbid)):
             if plug is not None and not callable(plug):
                 raise TypeError(f"{name} must be callable, not {type(plug).__name__}")
         if config is not None and not isinstance(config, SearchConfig):
@@ -178,6 +183,7 @@ class MCTS:
         self.seed = seed
         self._evaluator = evaluator
         self._prior = prior
+        self._forbid = forbid
         # The core's playout engine, called directly (fastplay.playouts()
         # adds checks and summaries the search does not use); the one
         # fastplay.playouts() caches for this database.
@@ -216,7 +222,7 @@ class MCTS:
                              f"share of the leaf value)")
         # The node maker first: a prior it cannot load leaves the config as it was.
         if self._maker is None:
-            self._maker = NodeMaker(self._engine, config, self.prior)
+            self._maker = NodeMaker(self._engine, config, self.prior, self._forbid)
         else:
             self._maker.configure(config)
         self._config = config

@@ -25,7 +25,8 @@ section 5) follow; the pass is forbidden in the opening.  The arithmetic is the 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import operator
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import numpy.typing as npt
@@ -39,11 +40,15 @@ from fastplay.search.config import SearchConfig
 from fastplay.search.decide import wins_by_passing
 from fastplay.search.errors import PriorError
 
-__all__ = ["NodeMaker", "PriorFunction", "LINE_PRIOR", "AUTO_PRIORS", "fight_points",
-           "recent_moves"]
+__all__ = ["NodeMaker", "PriorFunction", "ForbidFunction", "forbid_moves", "LINE_PRIOR",
+           "AUTO_PRIORS", "fight_points", "recent_moves"]
 
 #: A user prior: the position -> ``float[size*size + 1]``, pass last.
 PriorFunction = Callable[[Board], npt.ArrayLike]
+
+#: A user's restriction: ``forbid(board)`` -> the moves a new node for
+#: ``board`` never searches (flat indices ``row * size + col``, -1 the pass).
+ForbidFunction = Callable[[Board], Iterable[int]]
 
 #: Prior factors of first- and second-line moves with no stone within two
 #: lines (a 5x5 window): patterns see nothing there, so every empty point has
@@ -126,12 +131,15 @@ class NodeMaker:
         engine: the playout engine (its ``move_values`` are the playout values).
         config: the search's options.
         prior: a user prior, replacing the built-in weights, or ``None``.
+        forbid: the moves each new node never searches, or ``None``.
     """
 
     def __init__(self, engine: PlayoutEngine, config: SearchConfig,
-                 prior: PriorFunction | None = None) -> None:
+                 prior: PriorFunction | None = None,
+                 forbid: ForbidFunction | None = None) -> None:
         self.engine = engine
         self.user_prior = prior
+        self.forbid = forbid
         #: The searching side's colour code (the engine's: the root's mover,
         #: or its opponent when pondering), which tells the opponent's nodes
         #: (``opponent_prior``); ``None``: every node is the searching side's.
@@ -170,7 +178,7 @@ class NodeMaker:
         Raises :class:`PriorError` when a user prior fails or is malformed.
         """
         config = self.config
-        if board.consecutive_passes == 0 and self._lean():
+        if board.consecutive_passes == 0 and self._lean() and self.forbid is None:
             # The common case in one compiled call, the opening rule below
             # and the refresh included: the same node (tests/test_mcts.py).
             engine, line1, line2, factors, power = self._sources(board, recent)
@@ -182,15 +190,17 @@ class NodeMaker:
             node = self._assembled(board, base, recent)
         if config.even_visits > 0 or config.pattern_visits > 0:
             self._virtual_playouts(node, len(node.moves) - 1)
+        if self.forbid is not None:
+            forbid_moves(self.forbid, board, node)
         # No pass in the opening: playouts hardly punish the lost tempo, so a
         # pass with a lucky start could win the final choice on an empty
         # board.  It stays a candidate after the opponent's pass and when
-        # nothing else is legal.
-        moves = len(node.moves) - 1
-        if moves and board.consecutive_passes == 0 \
+        # nothing else is legal (or allowed).
+        others = node.open - int(node.allowed[-1]) > 0     # moves besides the pass
+        if others and board.consecutive_passes == 0 \
                 and int(np.count_nonzero(board.to_numpy())) < board.size * board.size // 4:
             node.forbid(-1)
-        if moves and board.consecutive_passes >= 1 and not wins_by_passing(board):
+        if others and board.consecutive_passes >= 1 and not wins_by_passing(board):
             # A pass that ends the game with a loss on the count: playing on
             # cannot be worse.  Allowed, its exact 0 beat the unvisited moves'
             # first-play urgency (the parent's value, 0, minus the reduction)
@@ -365,6 +375,29 @@ class NodeMaker:
 def _name(function: object) -> str:
     """How an error names a user's callable."""
     return getattr(function, "__qualname__", None) or repr(function)
+
+
+def forbid_moves(forbid: ForbidFunction, board: Board, node: TreeNode) -> None:
+    """Forbid in ``node`` (new, for ``board``) the moves ``forbid(board.copy())``
+    names; the pass stays when they name every move.  Raises
+    :class:`PriorError` when ``forbid`` raises or names something that is
+    not a move index (an integer from -1 to ``size * size - 1``)."""
+    name = _name(forbid)
+    try:
+        named = [operator.index(m) for m in forbid(board.copy())]
+    except (PriorError, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - reported as the plug-in's failure
+        raise PriorError(f"forbid {name} raised {type(exc).__name__}: {exc}") from exc
+    if any(not -1 <= m < board.size * board.size for m in named):
+        raise PriorError(f"forbid {name} named a move outside -1..{board.size ** 2 - 1}")
+    banned = set(named)
+    moves = [int(m) for m in node.moves]
+    if banned >= set(moves):
+        banned.discard(-1)
+    for j, move in enumerate(moves):
+        if move in banned:
+            node.forbid(j)
 
 
 def call_prior(prior: PriorFunction, board: Board, length: int) -> npt.NDArray[np.float64]:
