@@ -33,7 +33,10 @@ Plugging in
         print(info.children[0].move, info.children[0].winrate)
 
 ``my_value(boards) -> float[n]``: for each position the probability that
-its side to move wins; ``my_policy(board) -> float[size*size + 1]``.
+its side to move wins; ``my_policy(board) -> float[size*size + 1]``; and
+``MCTS(db, forbid=rule)`` with ``rule(board) -> iterable of int`` keeps the
+moves it names (flat indices, -1 the pass) out of every node, as KataGo's
+``avoidMoves``.
 
 Formulas and their sources
 --------------------------
