@@ -155,3 +155,23 @@ def test_a_reader_that_goes_away_is_no_error() -> None:
     proc.stdout.close()
     assert proc.wait(timeout=60) == 0
     assert proc.stderr.read().decode() == ""
+
+
+def test_a_console_that_cannot_show_the_names_gets_escapes(tmp_path: Path) -> None:
+    """Player names a console cannot encode (a cp1252 pipe, as Windows gives
+    one) come out as ``\\u`` escapes and the analysis is printed (a tester's
+    finding: the command failed); control characters in them never reach
+    the terminal raw (ESC sequences cleared and recoloured it)."""
+    from conftest import subprocess_env
+
+    record = tmp_path / "names.sgf"
+    record.write_text("(;GM[1]FF[4]CA[UTF-8]SZ[9]PB[\u67ef\u6d01]PW[\x1b[2J\x1b[31mEvil];B[ee])",
+                      encoding="utf-8")
+    env = dict(subprocess_env(), PYTHONIOENCODING="cp1252")
+    proc = subprocess.run([sys.executable, "-m", "fastplay", "analyze", str(record),
+                           "--playouts", "100"], capture_output=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    head = proc.stdout.decode("cp1252").splitlines()[0]
+    assert "(\\u67ef\\u6d01 vs \\x1b[2J\\x1b[31mEvil), after move 1" in head
+    assert b"\x1b" not in proc.stdout and "win rate" in proc.stdout.decode("cp1252")
+    assert record.name in head

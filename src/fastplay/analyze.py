@@ -27,6 +27,7 @@ import numpy.typing as npt
 from fastplay.argtypes import (non_negative_int, playout_count, positive_float, positive_int,
                                prior_option, thread_count)
 from fastplay.batch import BATCH_PLAYOUTS
+from fastplay.shown import escape_controls
 
 __all__ = ["main", "build_parser", "bundled_game", "BUNDLED_GAME", "format_ownership",
            "check_plot_path", "OWNERSHIP_LEGEND", "plot_figure", "PLOT_BEST"]
@@ -349,7 +350,8 @@ def analyze(args: argparse.Namespace, out: TextIO) -> int:
     players = ""
     if "PB" in props or "PW" in props:
         players = f" ({props.get('PB', '?')} vs {props.get('PW', '?')})"
-    print(f"{source}{players}, after move {board.move_number}", file=out)
+    # A record's names reach the terminal: no escape sequence of theirs does.
+    print(escape_controls(f"{source}{players}, after move {board.move_number}"), file=out)
     print(board, file=out)
     print(file=out)
     print(f"{side} to play: best {result.best_move.upper()}, win rate "

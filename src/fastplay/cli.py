@@ -215,6 +215,15 @@ def _standard_streams() -> bool:
         return False
     if sys.stdin is None:
         sys.stdin = open(os.devnull, encoding="utf-8")   # noqa: SIM115 - for the process
+    # A console that cannot show a record's names (a cp1252 pipe on Windows,
+    # PYTHONIOENCODING=ascii) gets \uXXXX escapes, not a failed command, as
+    # Python's standard error already does.
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="backslashreplace")
+        except (OSError, ValueError):
+            pass   # a stream that cannot change its error handler keeps its own
     return True
 
 
@@ -340,6 +349,11 @@ def _run_patterns(args: argparse.Namespace) -> int:
     except _pattern_errors() as exc:
         raise UserError(_describe(exc)) from None
     print(f"{args.file}: OK: {len(db.rules)} patterns compiled, table sha256 {db.sha256()}")
+    if not db.rules:
+        # GNU Go's loader skips lines it does not know, so any text file
+        # loads; one with no pattern is more likely the wrong file.
+        print(f"fastplay: warning: {args.file} has no pattern: every move gets the "
+              "default value (is it a .db file?)", file=sys.stderr)
     return 0
 
 
