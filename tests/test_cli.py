@@ -61,6 +61,21 @@ def test_patterns_check_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "missing.db" in capsys.readouterr().err
 
 
+def test_patterns_check_warns_of_a_file_without_patterns(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """GNU Go's loader skips lines it does not know, so a game record loads
+    as an empty database: accepted, with a warning (a tester's surprise)."""
+    record = tmp_path / "game.sgf"
+    record.write_text("(;GM[1]FF[4]SZ[9];B[ee])")
+    assert main(["patterns", "check", str(record)]) == 0
+    out, err = capsys.readouterr()
+    assert "OK: 0 patterns" in out and "has no pattern" in err
+    db = PatternDatabase.builtin("mc_montegnu_classic")
+    assert db.source is not None
+    assert main(["patterns", "check", str(db.source)]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
 def test_gtp_subcommand_serves_stdin(monkeypatch: pytest.MonkeyPatch,
                                      capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"1 name\n2 protocol_version\n")))

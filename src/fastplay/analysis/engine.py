@@ -140,6 +140,13 @@ class AnalysisEngine:
             self._error(None, None, 'Request must have a string "id" field')
             return
         try:
+            query_id.encode("utf-8")
+        except UnicodeEncodeError:
+            # A lone surrogate (JSON's "\ud800"): refused now, not after a
+            # search that could not name its answer.
+            self._error(None, "id", 'The "id" field must be Unicode text (no lone surrogate)')
+            return
+        try:
             if "action" in request:
                 self._action(request)
             else:
