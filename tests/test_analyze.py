@@ -175,3 +175,17 @@ def test_a_console_that_cannot_show_the_names_gets_escapes(tmp_path: Path) -> No
     assert "(\\u67ef\\u6d01 vs \\x1b[2J\\x1b[31mEvil), after move 1" in head
     assert b"\x1b" not in proc.stdout and "win rate" in proc.stdout.decode("cp1252")
     assert record.name in head
+
+
+def test_the_best_move_is_the_search_s_not_the_opening_book(tmp_path: Path) -> None:
+    """An analysis reports the search's most visited move: the opening book
+    (E5 on the empty 9x9 board, which ``genmove`` plays) is a game rule, not
+    an analysis (a tester: "best E5" above a more visited F5)."""
+    record = tmp_path / "empty.sgf"
+    record.write_text("(;GM[1]FF[4]SZ[9]KM[7.5])")
+    proc = run_cli(str(record), "--playouts", "1000", "--seed", "1")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    best = next(line for line in lines if "to play: best" in line).split("best ")[1].split(",")[0]
+    table = lines[lines.index(next(line for line in lines if line.strip().startswith("move"))) + 1]
+    assert best == table.split()[0]
