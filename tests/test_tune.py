@@ -247,6 +247,17 @@ def test_balanced_database_text_compiles_to_its_table() -> None:
     assert capped_cells(base, np.zeros(8)) == 0
     big = PatternDatabase.from_string("%%%\n%*%\n%%%\n:200000\n", name="big")
     assert capped_cells(big, np.zeros(8)) == 1107 * 256
+    # The scale of a base: 100 for GNU Go's built-ins (the shipped file's),
+    # less for an already scaled base, so that nothing is capped where the
+    # largest multiplier allows it (a tester saw a tuned base capped).
+    from fastplay.tune.balance import THETA_LIMIT, balance_scale
+    for name in ("mc_montegnu_classic", "mc_mogo_classic", "mc_uniform"):
+        assert balance_scale(PatternDatabase.builtin(name)) == 100
+    assert balance_scale(big) == 11      # 200,000 * e**1.5 * 11 <= 10**7 < ... * 12
+    assert capped_cells(big, np.r_[THETA_LIMIT, np.zeros(7)], 11) == 0   # one multiplier
+    tuned = PatternDatabase.builtin("mc_fastplay_9x9")
+    assert balance_scale(tuned) == 1
+    assert capped_cells(tuned, np.zeros(8), 1) == 0 < capped_cells(tuned, np.zeros(8))
     from fastplay.patterns import property_mask
     assert property_mask(("near", "ocap2")).sum() == 32
     with pytest.raises(ValueError, match="unknown"):

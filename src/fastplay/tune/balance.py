@@ -23,6 +23,7 @@ move traces.  A run is a pure function of its positions and seed.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -36,7 +37,8 @@ from fastplay.patterns import PatternDatabase, Rule, compile_db, property_mask
 from fastplay.tune.quality import playout_quality
 
 __all__ = ["FEATURES", "feature_matrix", "parameter_count", "balanced_table", "balanced_db_text",
-           "capped_cells", "BalanceRun", "balance_spsa", "balance_gradient"]
+           "capped_cells", "balance_scale", "DEFAULT_SCALE", "BalanceRun", "balance_spsa",
+           "balance_gradient"]
 
 #: The property features whose weights are balanced (spec §4.2).
 FEATURES = ("near", "xcap1+", "ocap1", "ocap2", "ocap3+", "xunsafe", "ounsafe", "xsuicide")
@@ -44,6 +46,24 @@ FEATURES = ("near", "xcap1+", "ocap1", "ocap2", "ocap3+", "xunsafe", "ounsafe", 
 #: Largest log-multiplier: with scale 100 and GNU Go's largest built-in value
 #: (20,000) a value stays within :data:`MAX_VALUE`.
 THETA_LIMIT = 1.5
+
+
+#: The scale of a base whose values allow it (all of GNU Go's built-ins).
+DEFAULT_SCALE = 100.0
+
+
+def balance_scale(base: PatternDatabase) -> float:
+    """The scale for ``base``: :data:`DEFAULT_SCALE`, or less for a base
+    whose largest value times the scale and ``e**THETA_LIMIT`` (one
+    multiplier at its limit; several add up) would pass :data:`MAX_VALUE`
+    (a tuned base, ``mc_fastplay_9x9``, is already scaled), the largest
+    integer that keeps it within; at least 1.  The
+    playouts' policy does not depend on a common factor, but for rounding
+    and the floor of 1."""
+    top = float(base.table.max())
+    if top <= 0:
+        return DEFAULT_SCALE
+    return max(1.0, min(DEFAULT_SCALE, math.floor(MAX_VALUE / (top * math.exp(THETA_LIMIT)))))
 
 
 def feature_matrix() -> npt.NDArray[np.float64]:

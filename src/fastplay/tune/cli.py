@@ -249,8 +249,8 @@ def _run_balance(parser: argparse.ArgumentParser, args: argparse.Namespace,
                  argv: list[str]) -> int:
     from fastplay.patterns import PatternDatabase
     from fastplay.dbwrite import MAX_VALUE
-    from fastplay.tune.balance import (FEATURES, balance_gradient, balance_spsa,
-                                       balanced_db_text, capped_cells)
+    from fastplay.tune.balance import (FEATURES, balance_gradient, balance_scale,
+                                       balance_spsa, balanced_db_text, capped_cells)
     from fastplay.tune.quality import playout_quality
 
     _check_shared(parser, args)
@@ -261,12 +261,13 @@ def _run_balance(parser: argparse.ArgumentParser, args: argparse.Namespace,
     if not train or not held:
         parser.error("the benchmark has too few positions to hold some out")
     print(f"{label}: {len(train)} positions to balance on, {len(held)} held out")
+    scale = balance_scale(base)
     if args.estimator == "spsa":
-        run = balance_spsa(base, train, args.iterations, args.playouts, args.seed)
+        run = balance_spsa(base, train, args.iterations, args.playouts, args.seed, scale)
         how, row = "SPSA, Spall 1992", "step {}: squared error {:.4f} / {:.4f}"
     else:
         run = balance_gradient(base, train, args.iterations, args.playouts, args.playouts,
-                               args.seed, rate=args.rate)
+                               args.seed, scale, rate=args.rate)
         how = "the policy gradient, Silver and Tesauro 2009"
         row = "sweep {}: squared error {:.4f}, mean error {:+.4f}"
     for step in run.history[:: max(1, len(run.history) // 10)]:
@@ -275,17 +276,17 @@ def _run_balance(parser: argparse.ArgumentParser, args: argparse.Namespace,
     lines = " ".join(f"{t:+.2f}" for t in run.theta[len(FEATURES):])
     print(f"log-multipliers: {weights}" + (f"; per line: {lines}" if lines else ""))
     header = ("Monte Carlo playout patterns for GNU Go 3.8 (--mc-load-patterns) and fastplay.\n"
-              f"{base.name}'s patterns, values times 100, reweighted per property feature\n"
+              f"{base.name}'s patterns, values times {scale:g}, reweighted per property feature\n"
               "and per pattern line so that playouts match reference values (simulation\n"
               f"balancing, Huang et al. 2010, by {how}) on {len(train)} positions of\n"
               f"{label}.  Log-multipliers: {weights}"
               + (f"; per line: {lines}" if lines else "") + ".\n"
               "Made by: fastplay tune " + shlex.join(argv))
-    capped = capped_cells(base, run.theta)
+    capped = capped_cells(base, run.theta, scale)
     if capped:
         print(f"warning: {capped} values capped at {MAX_VALUE:,} (GNU Go's limit): "
-              f"{base.name}'s values times 100 exceed it", file=sys.stderr)
-    text = balanced_db_text(base, run.theta, header=header)
+              f"{base.name}'s values times {scale:g} exceed it", file=sys.stderr)
+    text = balanced_db_text(base, run.theta, scale, header=header)
     tuned = PatternDatabase.from_string(text, name=args.out)
     for name, db in ((base.name, base), ("balanced", tuned)):
         q = playout_quality(db, held, args.report_playouts, args.seed)
