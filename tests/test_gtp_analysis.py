@@ -208,6 +208,22 @@ def test_kata_analyze_pv_visits_root_info_and_ownership_stdev():
     assert not any(key in plain for key in ("pvVisits", "rootInfo", "ownership", "weight 0"))
 
 
+def test_kata_analyze_moves_ownership():
+    """``movesOwnership true``: after each move's PV, the ownership of the
+    position after that move (playouts from it, as the analysis protocol's
+    ``includeMovesOwnership``), from the side to move's view (White): the
+    point the move takes leans White's, Black's E5 stone Black's."""
+    line = _kata_report("kata-analyze w 5 maxmoves 3 movesOwnership true")
+    groups = [g for g in line.split("info ") if g.strip()]
+    assert len(groups) == 3
+    for group in groups:
+        move = group.split()[1]
+        values = [float(v) for v in group.split(" movesOwnership ")[1].split()]
+        assert len(values) == 81 and all(-1 <= v <= 1 for v in values)
+        row, col = 9 - int(move[1:]), "ABCDEFGHJ".index(move[0])
+        assert values[row * 9 + col] > 0.2 and values[4 * 9 + 4] < -0.2, move
+
+
 def test_moves_without_visits_show_the_root_value_not_a_loss():
     """``minmoves`` pads the report with unvisited moves: they show the
     root's win rate (KataGo gives them their parent's first-play value), not 0."""
@@ -341,7 +357,8 @@ def test_gogui_live_graphics_and_both_spellings():
     ("10 avoid b z99 1", "off the 19x19 board", False), ("10 avoid b d4,,e5 1", "bad vertex", True),
     ("10 avoid x d4 1", "invalid color", True), ("10 avoid b d4 0", "at least 1", False),
     ("10 allow b d4 1 allow b e5 1", "at most one allow", True),
-    ("10 movesOwnership true", "not supported", True), ("10 pvVisits true", "unknown key", False),
+    ("10 movesOwnershipStdev true", "not supported", True),
+    ("10 pvVisits true", "unknown key", False),
     ("10 rootInfo yes", "true or false", True),
 ])
 def test_bad_analysis_arguments_answer_an_error(args, message, kata):

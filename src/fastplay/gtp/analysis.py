@@ -12,10 +12,13 @@ VERTICES UNTILDEPTH`` (at most one), as KataGo and Leela Zero take them
 analysis protocol's restriction (:func:`fastplay.analysis.worker.filter_forbid`,
 a tree of its own) and the prohibited root moves are not reported;
 ``kata-analyze`` also takes ``ownership``, ``ownershipStdev``,
-``pvVisits``, ``pvEdgeVisits`` and ``rootInfo`` (``true|false``; the edge
-visits of a tree are its visits), and ``movesOwnership`` and
-``movesOwnershipStdev`` only as ``false`` (the search keeps no ownership per
-move).  A line holds one ``info`` group per root move, best first::
+``pvVisits``, ``pvEdgeVisits``, ``rootInfo`` and ``movesOwnership``
+(``true|false``; the edge visits of a tree are its visits; a move's
+ownership is that of playouts from the position after it, as the analysis
+protocol's ``includeMovesOwnership``:
+:func:`fastplay.analysis.worker.moves_ownership`), and
+``movesOwnershipStdev`` only as ``false``.  A line holds one ``info`` group
+per root move, best first::
 
     info move E4 visits 1178 winrate 4802 prior 2211 lcb 4781 order 0 pv E4 E3 ...
 
@@ -35,8 +38,9 @@ which is played.
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +72,7 @@ class AnalysisRequest:
     max_moves: int | None = None
     ownership: bool = False
     ownership_stdev: bool = False
+    moves_ownership: bool = False
     pv_visits: bool = False
     pv_edge_visits: bool = False
     root_info: bool = False
@@ -78,7 +83,8 @@ class AnalysisRequest:
 #: ``kata-analyze``'s true/false keys: KataGo's spelling -> the request's field.
 KATA_FLAGS = {"ownership": "ownership", "ownershipStdev": "ownership_stdev",
               "pvVisits": "pv_visits", "pvEdgeVisits": "pv_edge_visits",
-              "rootInfo": "root_info", "movesOwnership": "", "movesOwnershipStdev": ""}
+              "rootInfo": "root_info", "movesOwnership": "moves_ownership",
+              "movesOwnershipStdev": ""}
 
 
 def _boolean(text: str) -> bool:
@@ -152,8 +158,8 @@ def _flag(request: AnalysisRequest, key: str, value: bool) -> None:
     """Set a ``kata-analyze`` true/false key (:data:`KATA_FLAGS`)."""
     if not KATA_FLAGS[key]:
         if value:
-            raise GTPError(f"{key} true is not supported: fastplay's search keeps no "
-                           "ownership per move")
+            raise GTPError(f"{key} true is not supported: fastplay keeps no ownership "
+                           "deviation per move")
         return
     setattr(request, KATA_FLAGS[key], value)
 
@@ -221,8 +227,11 @@ def _scores(mean: float, stdev: float) -> list[str]:
             f"scoreLead {_float(mean)}", f"scoreSelfplay {_float(mean)}"]
 
 
-def _kata_move(child: Any, info: Any, request: AnalysisRequest) -> str:
-    """One move's ``info`` group of a ``kata-analyze`` line."""
+def _kata_move(child: Any, info: Any, request: AnalysisRequest,
+               owned: Mapping[str, Any] | None = None, sign: float = 1.0) -> str:
+    """One move's ``info`` group of a ``kata-analyze`` line (``owned``: move
+    -> its ownership, +1 Black, for ``movesOwnership``; ``sign``: +1 with
+    Black to move)."""
     winrate = _winrate(child, info)
     fields = [f"info move {gtp_name(child.move)}",
               f"visits {child.visits}", f"utility {_float(2 * winrate - 1)}",
@@ -241,6 +250,10 @@ def _kata_move(child: Any, info: Any, request: AnalysisRequest) -> str:
         fields.append(f"pvVisits {visits}")
     if request.pv_edge_visits:
         fields.append(f"pvEdgeVisits {visits}")
+    if owned is not None:
+        own = owned.get(gtp_name(child.move))
+        fields.append(_kata_board("movesOwnership", info.ownership if own is None else own,
+                                  sign))
     return " ".join(fields)
 
 
@@ -260,13 +273,18 @@ def _kata_board(name: str, values: Any, sign: float) -> str:
     return name + " " + " ".join(_float(v) for v in flat)
 
 
-def kata_line(info: Any, request: AnalysisRequest, black_to_move: bool) -> str:
-    """One ``kata-analyze`` report of a :class:`fastplay.search.SearchInfo`."""
-    parts = [_kata_move(child, info, request) for child in _moves(info, request)]
+def kata_line(info: Any, request: AnalysisRequest, black_to_move: bool,
+              owned: Mapping[str, Any] | None = None) -> str:
+    """One ``kata-analyze`` report of a :class:`fastplay.search.SearchInfo`
+    (``owned``: per-move ownership for ``movesOwnership``, move -> +1 Black;
+    a move without one shows the root's)."""
+    sign = 1.0 if black_to_move else -1.0
+    parts = [_kata_move(child, info, request, owned if request.moves_ownership else None, sign)
+             for child in _moves(info, request)]
     if request.root_info:
         parts.append(_kata_root(info))
     if request.ownership:
-        parts.append(_kata_board("ownership", info.ownership, 1.0 if black_to_move else -1.0))
+        parts.append(_kata_board("ownership", info.ownership, sign))
     if request.ownership_stdev:
         stdev = info.ownership_stdev
         if stdev is None:
@@ -275,10 +293,26 @@ def kata_line(info: Any, request: AnalysisRequest, black_to_move: bool) -> str:
     return " ".join(parts)
 
 
-def _formatter(kata: bool, request: AnalysisRequest) -> Callable[[Any], str]:
+def _formatter(engine: GTPEngine, kata: bool, request: AnalysisRequest,
+               board: Any, search: Any) -> Callable[[Any], str]:
     black = request.color == "B"
-    return (lambda info: kata_line(info, request, black)) if kata \
-        else (lambda info: lz_line(info, request))
+    if not kata:
+        return lambda info: lz_line(info, request)
+    if not request.moves_ownership:
+        return lambda info: kata_line(info, request, black)
+    from fastplay.analysis.worker import moves_ownership
+    from fastplay.search import SearchConfig
+
+    db = engine.load_patterns()
+    config = getattr(search, "config", SearchConfig())
+
+    def line(info: Any) -> str:
+        # Playouts after each reported move (16 to 128 each, by its visits).
+        shown = dataclasses.replace(info, children=_moves(info, request))
+        owned = moves_ownership(board, shown, db, config, (engine.seed or 0) + 1)
+        return kata_line(info, request, black, owned)
+
+    return line
 
 
 def _analyze(engine: GTPEngine, args: Sequence[str], kata: bool) -> Stream:
@@ -288,7 +322,7 @@ def _analyze(engine: GTPEngine, args: Sequence[str], kata: bool) -> Stream:
     request = parse_request(args, engine.board.to_move, kata, engine.board.size)
     board = engine.search_position(request.color)
     search = _search_for(engine, request, board)
-    line = _formatter(kata, request)
+    line = _formatter(engine, kata, request, board, search)
     infos = search.analyze(board, interval=request.interval / 100, stop=engine.input_event,
                            min_moves=request.min_moves)
 
@@ -315,7 +349,7 @@ def _genmove_analyze(engine: GTPEngine, args: Sequence[str], kata: bool) -> Stre
     color = request.color
     board = engine.search_position(color)
     search = _search_for(engine, request, board)
-    line = _formatter(kata, request)
+    line = _formatter(engine, kata, request, board, search)
     # The game's move, as genmove searches it: its clock, resignation count
     # and dynamic komi (a filtered search of its own has its own count).
     infos = search.analyze(board, visits=engine.playouts, seconds=engine.seconds,
