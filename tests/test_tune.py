@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import warnings
 from pathlib import Path
@@ -462,3 +463,77 @@ def test_tune_takes_every_spelling_of_a_built_in(tmp_path: Path, monkeypatch: py
     with pytest.raises(SystemExit):
         _database(parser, "montegnu", "--base")
     assert "neither a built-in" in capsys.readouterr().err
+
+
+def _near_weight(command: str) -> float:
+    """The value of a near move over a far one of the same shape in the
+    database a fake engine's command line names (its last word)."""
+    import shlex
+
+    return _near_weight_of(Path(shlex.split(command)[-1]).read_text())
+
+
+@functools.cache
+def _near_weight_of(text: str) -> float:
+    db = PatternDatabase.from_string(text)
+    row = int(np.argmax(db.table[:, 0]))
+    return float(db.table[row, 1]) / float(db.table[row, 0])
+
+
+def test_spsa_on_games_follows_the_results_and_its_seed(tmp_path: Path) -> None:
+    """SPSA on games (:mod:`fastplay.tune.games`) with a fake game in which
+    the engine whose database weighs near moves more always wins: every step
+    raises the near multiplier and moves the others at random; a pure
+    function of its seed."""
+    from fastplay.tune.balance import THETA_LIMIT
+    from fastplay.tune.games import engine_command, spsa_games
+
+    def play(black: str, white: str) -> str | None:
+        nb, nw = _near_weight(black), _near_weight(white)
+        return None if nb == nw else ("B" if nb > nw else "W")
+
+    base = PatternDatabase.builtin("mc_montegnu_classic")
+    seen: list[float] = []
+    run = spsa_games(base, "engine {db}", 4, seed=3, play=play, workdir=tmp_path,
+                     log=lambda k, y, theta: seen.append(float(theta[0])))
+    # The plus side wins both games exactly when its near multiplier is the
+    # larger one: y = delta[0], so theta[0] grows at every step.
+    assert all(abs(y) == 1.0 for _, y in run.history)
+    assert seen == sorted(seen) and len(set(seen)) == 4 and seen[-1] == run.theta[0]
+    assert run.theta[0] == max(abs(run.theta)) and 0 < run.theta[0] < THETA_LIMIT
+    again = spsa_games(base, "engine {db}", 4, seed=3, play=play)
+    np.testing.assert_array_equal(again.theta, run.theta)
+    other = spsa_games(base, "engine {db}", 4, seed=4, play=play)
+    assert other.theta[0] == pytest.approx(run.theta[0]) and not np.array_equal(other.theta,
+                                                                               run.theta)
+    assert engine_command("gnugo --seed {seed} -l {db}", tmp_path / "a b.db", 7) == \
+        f"gnugo --seed 7 -l '{tmp_path / 'a b.db'}'"
+    for bad in ("gnugo", "gnugo {db} {level}", "gnugo {db} {"):
+        with pytest.raises(ValueError, match="engine command"):
+            spsa_games(base, bad, 1, play=play)
+
+
+def test_tune_games_plays_real_engines_and_writes_a_database(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]
+                                                            ) -> None:
+    """``fastplay tune games`` end to end, with ``fastplay gtp`` at a few
+    playouts a move as the engine that loads each database: one step, two
+    games, a database fastplay's strict loader reads and whose header says
+    how it was made."""
+    import shlex
+    import sys
+
+    out = tmp_path / "games.db"
+    engine = (f"{shlex.quote(sys.executable)} -m fastplay gtp --playouts 20 "
+              "--mc-load-patterns {db} --seed {seed}")
+    args = ["games", "--engine", engine, "--iterations", "1", "--seed", "2", "--out", str(out)]
+    assert tune_main(args) == 0
+    printed = capsys.readouterr().out
+    assert "step 0: plus side scored" in printed and f"wrote {out}" in printed
+    db = PatternDatabase.from_file(out)
+    assert len(db.rules) > 0
+    text = out.read_text()
+    assert "by SPSA on 1 steps of 2 games" in text and "--iterations 1" in text
+    with pytest.raises(SystemExit):
+        tune_main(["games", "--engine", "gnugo --mode gtp", "--out", str(out)])
+    assert "{db}" in capsys.readouterr().err

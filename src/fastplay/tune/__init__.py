@@ -8,6 +8,11 @@ the playout patterns should be tuned.  This package fits them:
   Go", ICGA Journal 30(4), 2007) over GNU Go's own local context (geometry
   class and property byte), from game records; the fitted strengths become
   integer pattern values;
+* :mod:`fastplay.tune.balance`: simulation balancing of the property
+  features' weights against reference values;
+* :mod:`fastplay.tune.games`: the same weights tuned by SPSA on the results
+  of games between two copies of an engine (GNU Go itself) that load the
+  database;
 * :mod:`fastplay.tune.quality`: how well a database's playouts judge
   positions whose value is known (mean squared error against the decision
   benchmark's reference values);

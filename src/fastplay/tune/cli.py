@@ -4,6 +4,8 @@
         [--iterations 60] [--scale 1000] [--holdout 5] --out FILE.db
     fastplay tune balance [--base DB] [--benchmark 9x9 | --references FILE] \\
         [--iterations 40] [--playouts 64] [--seed 1] --out FILE.db
+    fastplay tune games --engine 'CMD {db} {seed}' [--base DB] [--iterations 200] \\
+        [--pairs 1] [--referee CMD] [--seed 1] --out FILE.db
     fastplay tune quality DB... [--benchmark 9x9 | --references FILE] [--playouts 500] \\
         [--seed 1]
 
@@ -17,7 +19,9 @@ a pure function of the records and the options.  ``balance`` reweights a
 database's values by property feature so that its playouts match the
 reference values of a benchmark's positions (:mod:`fastplay.tune.balance`),
 holding every N-th position out for the report; a pure function of the
-options and seed.  ``quality`` measures
+options and seed.  ``games`` reweights them by SPSA on the results of
+games between two copies of an engine that loads the database
+(:mod:`fastplay.tune.games`), GNU Go 3.8 itself for one.  ``quality`` measures
 databases (built-in names or files) by the playouts' mean squared error
 on a decision benchmark's positions (:mod:`fastplay.tune.quality`).
 ``--references FILE`` gives both other positions and references instead of
@@ -35,7 +39,7 @@ import sys
 import tarfile
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -111,6 +115,7 @@ def _parser() -> argparse.ArgumentParser:
     balance.add_argument("--report-playouts", type=positive_int, default=500)
     balance.add_argument("--seed", type=non_negative_int, default=1)
     _shared(balance, "database to reweight", 40, "position")
+    _games_parser(sub)
     quality = sub.add_parser("quality", help="playouts' squared error on benchmark positions")
     quality.add_argument("databases", nargs="+", help="built-in names or .db files")
     quality.add_argument("--benchmark", default="9x9", help="bundled name or file (default 9x9)")
@@ -121,6 +126,65 @@ def _parser() -> argparse.ArgumentParser:
                          help="the first N positions only (default 0: all)")
     quality.add_argument("--seed", type=non_negative_int, default=1)
     return parser
+
+
+def _games_parser(sub: Any) -> None:
+    """``tune games``: SPSA on game results (:mod:`fastplay.tune.games`)."""
+    games = sub.add_parser("games", help="tune the feature weights by SPSA on games between "
+                           "engines that load the database (Spall 1992)")
+    games.add_argument("--engine", required=True, metavar="CMD",
+                       help="GTP engine command line with {db} (the database file) and "
+                       "optionally {seed}, e.g. 'gnugo --mode gtp --monte-carlo "
+                       "--mc-games-per-level 400 --nofusekidb --mc-load-patterns {db} "
+                       "--seed {seed}'")
+    games.add_argument("--base", default="mc_montegnu_classic",
+                       help="database to reweight (built-in name or .db file)")
+    games.add_argument("--iterations", type=positive_int, default=200)
+    games.add_argument("--pairs", type=positive_int, default=1,
+                       help="games with each colour per step (default 1)")
+    games.add_argument("--size", type=positive_int, default=9)
+    games.add_argument("--komi", type=float, default=7.5)
+    games.add_argument("--referee", metavar="CMD",
+                       help="GTP engine whose final_status_list dead settles dead stones")
+    games.add_argument("--step", type=positive_float, default=0.05,
+                       help="SPSA's a (default 0.05)")
+    games.add_argument("--perturbation", type=positive_float, default=0.2,
+                       help="SPSA's c (default 0.2)")
+    games.add_argument("--seed", type=non_negative_int, default=1)
+    games.add_argument("--out", required=True, help="the .db file to write")
+
+
+def _run_games(parser: argparse.ArgumentParser, args: argparse.Namespace,
+               argv: list[str]) -> int:
+    from functools import partial
+
+    from fastplay.tune.balance import FEATURES, balance_scale, balanced_db_text
+    from fastplay.tune.games import play_gtp_game, spsa_games
+
+    if not args.out.strip() or Path(args.out).is_dir() \
+            or not Path(args.out).resolve().parent.is_dir():
+        parser.error(f"--out must name a file in an existing folder, not {args.out!r}")
+    base = _database(parser, args.base, "--base")
+
+    def log(k: int, y: float, theta: np.ndarray) -> None:
+        weights = " ".join(f"{t:+.3f}" for t in theta)
+        print(f"step {k}: plus side scored {y:+.2f}; theta {weights}", flush=True)
+
+    play = partial(play_gtp_game, size=args.size, komi=args.komi, referee=args.referee)
+    try:
+        run = spsa_games(base, args.engine, args.iterations, args.seed, play=play,
+                         pairs=args.pairs, step=args.step, perturbation=args.perturbation,
+                         log=log)
+    except ValueError as exc:
+        parser.error(str(exc))
+    weights = ", ".join(f"{name} {t:+.3f}" for name, t in zip(FEATURES, run.theta))
+    scale = balance_scale(base)
+    header = ("Monte Carlo playout patterns for GNU Go 3.8 (--mc-load-patterns) and fastplay.\n"
+              f"{base.name}'s patterns, values times {scale:g}, reweighted per property "
+              f"feature by SPSA on {args.iterations} steps of {2 * args.pairs} games "
+              f"between engines (Spall 1992).\nLog-multipliers: {weights}.\n"
+              "Made by: fastplay tune " + shlex.join(argv))
+    return _write(parser, args.out, balanced_db_text(base, run.theta, scale, header=header))
 
 
 def _database(parser: argparse.ArgumentParser, name: str, what: str) -> PatternDatabase:
@@ -303,6 +367,8 @@ def main(argv: list[str] | None = None) -> int:
         return _run_mm(parser, args, argv)
     if args.method == "balance":
         return _run_balance(parser, args, argv)
+    if args.method == "games":
+        return _run_games(parser, args, argv)
     return _run_quality(parser, args)
 
 

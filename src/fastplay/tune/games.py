@@ -1,0 +1,154 @@
+"""SPSA on game results: a database's feature weights tuned by playing games.
+
+The other methods of :mod:`fastplay.tune` fit proxies (GNU Go's moves, the
+playouts' error against reference values), and neither proxy predicted
+strength inside GNU Go (RESULTS.md, "A playout tuner").  This one optimises
+the thing itself, as chess engines' test frameworks tune their constants:
+simultaneous perturbation stochastic approximation (Spall, "Multivariate
+stochastic approximation using a simultaneous perturbation gradient
+approximation", IEEE TAC 37(3), 1992) on the outcome of games.
+
+Step ``k`` draws a direction ``delta`` in {-1, +1}^d, writes the database
+at ``theta + c_k delta`` and at ``theta - c_k delta`` (the log-multipliers
+of :data:`fastplay.tune.balance.FEATURES`, as ``tune balance`` writes
+them), and has an engine loading each play the other ``pairs`` times with
+each colour.  With ``y`` the plus side's mean score in [-1, 1] (a win +1, a
+loss -1), ``theta += a_k y / (2 c_k) delta``; ``a_k = a / (k + 1 +
+A)^0.602`` and ``c_k = c / (k + 1)^0.101`` (Spall's exponents; ``A`` a
+tenth of the steps), and ``theta`` stays within ``THETA_LIMIT``.
+
+The engines are any GTP program given as a command line with ``{db}`` (the
+database file) and optionally ``{seed}`` (a seed derived from the run's
+seed, the step and the game), for example GNU Go 3.8 itself::
+
+    gnugo --mode gtp --monte-carlo --mc-games-per-level 400 --nofusekidb \\
+        --mc-load-patterns {db} --seed {seed}
+
+The directions and seeds are a pure function of the run's seed; the run as
+a whole is one when the engine's games are a pure function of ``{seed}``.
+"""
+
+from __future__ import annotations
+
+import shlex
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from fastplay.backend import derive_seed
+from fastplay.patterns import PatternDatabase
+from fastplay.tune.balance import FEATURES, THETA_LIMIT, balance_scale, balanced_db_text
+
+__all__ = ["GamesRun", "Play", "spsa_games", "play_gtp_game", "engine_command"]
+
+#: ``play(black, white)``: the winner of a game between two engine command
+#: lines, ``"B"``, ``"W"``, or ``None`` for a draw.
+Play = Callable[[str, str], "str | None"]
+
+
+@dataclass
+class GamesRun:
+    """A run of :func:`spsa_games`: the last ``theta`` and, per step, ``(k,
+    y)`` (the plus side's mean score in [-1, 1])."""
+
+    theta: npt.NDArray[np.float64]
+    history: list[tuple[int, float]] = field(default_factory=list)
+
+
+def engine_command(template: str, db: Path, seed: int) -> str:
+    """``template`` with ``{db}`` (quoted for a shell-like split) and
+    ``{seed}`` filled in.  Raises ``ValueError`` without ``{db}`` or with
+    another ``{...}`` field."""
+    if "{db}" not in template:
+        raise ValueError(f"the engine command must name the database as {{db}}: {template!r}")
+    try:
+        return template.format(db=shlex.quote(str(db)), seed=seed)
+    except (KeyError, IndexError, ValueError) as exc:
+        raise ValueError(f"the engine command may hold only {{db}} and {{seed}}: "
+                         f"{template!r} ({exc})") from None
+
+
+def play_gtp_game(black: str, white: str, *, size: int = 9, komi: float = 7.5,
+                  referee: str | None = None, move_timeout: float = 60.0) -> str | None:
+    """One game between two GTP engine command lines (:func:`fastplay.match.play_game`,
+    dead stones by ``referee`` if given); the winner, ``"B"``/``"W"``, or ``None``."""
+    from fastplay.match import GTPClient, play_game
+
+    engines = [GTPClient(black, name="plus-or-minus"), GTPClient(white, name="minus-or-plus")]
+    judge = GTPClient(referee, name="referee") if referee else None
+    try:
+        record = play_game(engines[0], engines[1], size=size, komi=komi,
+                           move_timeout=move_timeout, referee=judge)
+    finally:
+        for engine in engines + ([judge] if judge else []):
+            engine.close()
+    return record.winner
+
+
+def _pair_score(play: Play, plus: str, minus: str, pairs: int) -> float:
+    """The plus engine's mean score over ``pairs`` games with each colour
+    (+1 a win, -1 a loss, 0 a draw)."""
+    total = 0.0
+    for _ in range(pairs):
+        for black, white, plus_colour in ((plus, minus, "B"), (minus, plus, "W")):
+            winner = play(black, white)
+            total += 0.0 if winner is None else (1.0 if winner == plus_colour else -1.0)
+    return total / (2 * pairs)
+
+
+def spsa_games(base: PatternDatabase, command: str, iterations: int, seed: int = 1, *,
+               play: Play, pairs: int = 1, step: float = 0.05, perturbation: float = 0.2,
+               workdir: Path | None = None,
+               log: Callable[[int, float, npt.NDArray[np.float64]], None] | None = None
+               ) -> GamesRun:
+    """Tune ``base``'s feature log-multipliers by SPSA on games (module docstring).
+
+    Args:
+        base: the database whose values are reweighted (:func:`balance_scale`).
+        command: an engine command line with ``{db}`` and optionally ``{seed}``.
+        iterations: SPSA steps (``2 * pairs`` games each).
+        seed: the run's seed (directions and the engines' ``{seed}``).
+        play: plays a game between two command lines (:func:`play_gtp_game`).
+        step, perturbation: ``a`` and ``c`` (a game's result is a noisy
+            +-1, so ``a`` is small: a step moves ``theta`` by about
+            ``a_k / (2 c_k)`` when the pair splits one way).
+        workdir: where the two databases of a step are written (a temporary
+            folder when ``None``).
+        log: called after each step with ``(k, y, theta)``.
+
+    Raises:
+        ValueError: a non-positive count or gain, or a bad ``command``.
+    """
+    if iterations < 1 or pairs < 1 or not step > 0 or not perturbation > 0:
+        raise ValueError("spsa_games needs positive counts and gains")
+    engine_command(command, Path("check.db"), 0)
+    rng = np.random.default_rng(derive_seed(seed, "game directions"))
+    scale = balance_scale(base)
+    stability = max(1.0, iterations / 10)
+    theta = np.zeros(len(FEATURES))
+    run = GamesRun(theta.copy())
+    with tempfile.TemporaryDirectory(prefix="fastplay-spsa-") as scratch:
+        folder = Path(workdir) if workdir is not None else Path(scratch)
+        for k in range(iterations):
+            c = perturbation / (k + 1) ** 0.101
+            delta = rng.choice([-1.0, 1.0], size=len(FEATURES))
+            sides = []
+            for sign, name in ((1.0, "plus"), (-1.0, "minus")):
+                path = folder / f"spsa-{name}.db"
+                path.write_text(balanced_db_text(base, theta + sign * c * delta, scale),
+                                encoding="ascii")
+                # GNU Go's --seed is a C int: 31 bits.
+                sides.append(engine_command(command, path,
+                                            derive_seed(seed, "game", k) % (2**31 - 1)))
+            y = _pair_score(play, sides[0], sides[1], pairs)
+            gain = step / (k + 1 + stability) ** 0.602
+            theta = np.clip(theta + gain * y / (2 * c) * delta, -THETA_LIMIT, THETA_LIMIT)
+            run.theta = theta.copy()
+            run.history.append((k, y))
+            if log is not None:
+                log(k, y, theta)
+    return run
