@@ -537,3 +537,6 @@ def test_tune_games_plays_real_engines_and_writes_a_database(tmp_path: Path,
     with pytest.raises(SystemExit):
         tune_main(["games", "--engine", "gnugo --mode gtp", "--out", str(out)])
     assert "{db}" in capsys.readouterr().err
+    assert tune_main(["games", "--engine", "no-such-engine {db}", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "cannot start 'no-such-engine'" in err and "Traceback" not in err

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fastplay.argtypes import non_negative_int, positive_float, positive_int
+from fastplay.argtypes import finite_float, non_negative_int, positive_float, positive_int
 from fastplay.outputfile import write_whole
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; imported when a command runs
@@ -143,7 +143,7 @@ def _games_parser(sub: Any) -> None:
     games.add_argument("--pairs", type=positive_int, default=1,
                        help="games with each colour per step (default 1)")
     games.add_argument("--size", type=positive_int, default=9)
-    games.add_argument("--komi", type=float, default=7.5)
+    games.add_argument("--komi", type=finite_float, default=7.5)
     games.add_argument("--referee", metavar="CMD",
                        help="GTP engine whose final_status_list dead settles dead stones")
     games.add_argument("--step", type=positive_float, default=0.05,
@@ -170,6 +170,8 @@ def _run_games(parser: argparse.ArgumentParser, args: argparse.Namespace,
         weights = " ".join(f"{t:+.3f}" for t in theta)
         print(f"step {k}: plus side scored {y:+.2f}; theta {weights}", flush=True)
 
+    from fastplay.match import EngineError
+
     play = partial(play_gtp_game, size=args.size, komi=args.komi, referee=args.referee)
     try:
         run = spsa_games(base, args.engine, args.iterations, args.seed, play=play,
@@ -177,6 +179,9 @@ def _run_games(parser: argparse.ArgumentParser, args: argparse.Namespace,
                          log=log)
     except ValueError as exc:
         parser.error(str(exc))
+    except EngineError as exc:     # an engine that does not start: nothing to tune with
+        print(f"fastplay tune games: error: {exc}", file=sys.stderr)
+        return 1
     weights = ", ".join(f"{name} {t:+.3f}" for name, t in zip(FEATURES, run.theta))
     scale = balance_scale(base)
     header = ("Monte Carlo playout patterns for GNU Go 3.8 (--mc-load-patterns) and fastplay.\n"
