@@ -206,9 +206,10 @@ def test_cached_selection_follows_the_formulas(db):
             assert np.allclose(node.qs, q, rtol=0, atol=1e-7)
             assert np.array_equal(np.isinf(node.qs), ~node.allowed)
             assert np.allclose(node.u, node.prior / (1 + node.n))
-            score = q + node.prior * search.c_puct * np.sqrt(node.sum_n + 1) / (1 + node.n)
+            c_puct = search.config.puct_for(board.size)
+            score = q + node.prior * c_puct * np.sqrt(node.sum_n + 1) / (1 + node.n)
             if node.open:
-                params = search._tree_params()
+                params = search._tree_params(board.size)
                 assert score[node.select(params)] == pytest.approx(score.max(), abs=1e-9)
                 # A pending virtual loss too small to change any sum sends the
                 # selection through the full formulas: same choice.
@@ -1161,7 +1162,7 @@ def test_lean_node_path_makes_the_same_nodes(db, monkeypatch):
             boards.append(board)
     makers = [MCTS(db, seed=1, **options)._maker for options in
               ({}, {"prior_table": None}, {"opponent_prior": "gnugo9x9"})]
-    params = MCTS(db)._tree_params()
+    params = MCTS(db)._tree_params(9)
     for maker in makers:
         maker.own_color = fp.BLACK if maker.config.opponent_prior else None
         for board in boards:

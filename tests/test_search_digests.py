@@ -23,6 +23,10 @@ as prior, ``AUTO_PRIORS`` cut to 9x9, they are the old c6ce71b7, fb04360c,
 leaf; RESULTS.md, "Where the search's constants come from").  The
 ``*_x2`` sets give that threshold back (``expand_threshold=2``) and still
 give the closed class's 9x9 digests: the new default changed nothing else.
+And the 13x13 digests of the "default" and "extras" sets when 13x13's
+default exploration became 0.7 (``C_PUCT_BY_SIZE``; RESULTS.md,
+"Exploration 0.7 on 13x13"; they were 5737baa0, cd9e5864, 6fdea858,
+265604d9): the ``*_c1`` sets give ``c_puct=1.0`` back and still give them.
 Every other digest is still the closed class's.
 """
 
@@ -47,13 +51,15 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "extras": {"race_reading": True, "stake_stones": 3, "score_weight": 0.02, "even_visits": 5.0,
                "pattern_visits": 5.0, "fight_prior": 2.0, "dynamic_komi": 1.0, "batch": 2},
 }
+CONFIGS["default_c1"] = {"c_puct": 1.0}
+CONFIGS["extras_c1"] = {**CONFIGS["extras"], "c_puct": 1.0}
 
 PINNED = """
 default empty9 407888ac8c2fcabb f2bf91c2206c90f0
 default cgos24 f2e54d634e21a77f 025c6d484107d3e2
 default cgosend a8d9862df3ebe87c 1a8b6ade8c3cb1ea
 default opening9 8bd580e7aecf4d02 a0ad496131228640
-default open13 5737baa05ee9cc02 cd9e5864894c17d7
+default open13 b032e2ea7846ce7d f80a50f0cd98849c
 default open19 d20fd7c53532e4a1 329695a789ab1224
 uct_norave empty9 c2927bcdce07d271 be17c3cadaa94439
 uct_norave cgos24 a5b2db45ad1dfa9e 60a2f12dfa46d171
@@ -71,7 +77,9 @@ extras empty9 7d580349f5d57b04 313acb10cafea45e
 extras cgos24 e72df03e145b82a0 cbf4b6a3a4abf254
 extras cgosend 430fc11ce4bce87f 4665b77e62062fc7
 extras opening9 d19c078cd309be2a bfe66ca412ceb12d
-extras open13 6fdea8582c6bb0fd 265604d934b5ebdf
+extras open13 048c6ccf4eca9977 d75ff8ffdef285b6
+default_c1 open13 5737baa05ee9cc02 cd9e5864894c17d7
+extras_c1 open13 6fdea8582c6bb0fd 265604d934b5ebdf
 extras open19 d4c8d067fcc9d835 297e91f19e08a72d
 """
 

@@ -524,7 +524,7 @@ def test_a_snapshot_before_any_root_visit_is_no_report() -> None:
     search = MCTS(fp.PatternDatabase.default(), seed=1)
     board = fp.Board(9)
     tree = search._tree
-    tree.prepare(board, search._maker, search._tree_params())
+    tree.prepare(board, search._maker, search._tree_params(board.size))
     loop = SimpleNamespace(state=SearchState(81))
     assert snapshot(loop, tree, board, time.perf_counter()) is None  # type: ignore[arg-type]
     shown = snapshot(loop, tree, board, time.perf_counter(), min_moves=3)  # type: ignore[arg-type]

@@ -19,8 +19,8 @@ import numpy as np
 from fastplay.asciinum import ascii_float, ascii_int
 from fastplay.shown import quoted
 
-__all__ = ["SearchConfig", "C_PUCT", "C_UCT", "DEFAULT_BATCH", "DEFAULT_PLAYOUTS", "MAX_BATCH",
-           "LADDER_PRIOR", "LADDER_VISITS", "EDGE_BYTES", "EXPAND_FLOOR", "default_expand_threshold",
+__all__ = ["SearchConfig", "C_PUCT", "C_PUCT_BY_SIZE", "C_UCT", "DEFAULT_BATCH",
+           "DEFAULT_PLAYOUTS", "MAX_BATCH", "LADDER_PRIOR", "LADDER_VISITS", "EDGE_BYTES", "EXPAND_FLOOR", "default_expand_threshold",
            "option_names",
            "parse_option"]
 
@@ -29,6 +29,10 @@ __all__ = ["SearchConfig", "C_PUCT", "C_UCT", "DEFAULT_BATCH", "DEFAULT_PLAYOUTS
 #: simulations (RESULTS.md, "Where the search's constants come from").
 C_PUCT = 1.0
 C_UCT = 0.5
+
+#: ``c_puct`` per board size where the default (``c_puct=None``) is not
+#: :data:`C_PUCT` (13x13: RESULTS.md, "Exploration 0.7 on 13x13").
+C_PUCT_BY_SIZE: dict[int, float] = {13: 0.7}
 
 #: Playouts per leaf and search thread when ``batch`` is ``None`` (the choice
 #: of 1 per leaf: RESULTS.md, "Where the search's constants come from").
@@ -101,7 +105,7 @@ def _bounded(name: str, value: Any, low: float, high: float) -> float:
 # infinite constant turns the cached scores into NaN, a prior power above 4
 # overflows with values up to 2**32, and a score weight of 1 drops the wins.
 _REAL_BOUNDS: dict[str, tuple[float, float]] = {
-    "c_puct": (0.0, 1e6), "c_uct": (0.0, 1e6), "fpu_reduction": (-1.0, 1.0),
+    "c_uct": (0.0, 1e6), "fpu_reduction": (-1.0, 1.0),
     "even_visits": (0.0, 1e12), "pattern_visits": (0.0, 1e12), "score_weight": (0.0, 0.999),
     "fight_prior": (1e-6, 1e6), "ladder_prior": (1.0, 1e6), "ladder_visits": (0.0, 1e12),
     "rave_equiv": (1e-3, 1e12), "dynamic_komi": (0.0, 10.0), "mix": (0.0, 1.0),
@@ -125,7 +129,9 @@ class SearchConfig:
     Attributes:
         policy: ``"puct"`` (Rosin 2011 in AlphaGo Zero's form) or ``"uct"``
             (Kocsis and Szepesvari 2006).
-        c_puct, c_uct: exploration constants of the two formulas.
+        c_puct, c_uct: exploration constants of the two formulas;
+            ``c_puct=None`` (the default) is the board size's
+            (:data:`C_PUCT_BY_SIZE`, else :data:`C_PUCT`: :meth:`puct_for`).
         rave: blend in AMAF tallies (RAVE, Gelly and Silver 2007/2011);
             ``rave_equiv`` is the visit count (playouts) at which a move's
             own value and its RAVE value weigh the same.
@@ -204,7 +210,7 @@ class SearchConfig:
     """
 
     policy: Policy = "puct"
-    c_puct: float = C_PUCT
+    c_puct: float | None = None
     c_uct: float = C_UCT
     rave: bool = True
     rave_equiv: float = 1000.0
@@ -266,6 +272,15 @@ class SearchConfig:
                                                     0.0, 1.0))
         if self.prior_power is not None:
             set_(self, "prior_power", _bounded("prior_power", self.prior_power, 0.0, 4.0))
+        if self.c_puct is not None:
+            set_(self, "c_puct", _bounded("c_puct", self.c_puct, 0.0, 1e6))
+
+    def puct_for(self, size: int) -> float:
+        """The PUCT exploration constant on a board of ``size``: ``c_puct``,
+        or the size's default when it is ``None``."""
+        if self.c_puct is not None:
+            return self.c_puct
+        return C_PUCT_BY_SIZE.get(size, C_PUCT)
 
     @property
     def virtual(self) -> bool:

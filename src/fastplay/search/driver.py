@@ -287,7 +287,7 @@ class MCTS:
         """A new node for ``board`` as this search makes it (candidate moves,
         priors, virtual playouts), outside the tree: for inspecting priors."""
         assert self._maker is not None
-        return self._maker.expand(board, 0.0, self._tree_params())
+        return self._maker.expand(board, 0.0, self._tree_params(board.size))
 
     # -- game and clock ----------------------------------------------------------
 
@@ -433,10 +433,10 @@ class MCTS:
         """Visits per leaf on a board of ``size`` (:func:`leaf_batch`)."""
         return leaf_batch(self.config.batch, self.threads, size, visits, moves)
 
-    def _tree_params(self) -> TreeParams:
-        """The selection constants, as the compiled tree reads them."""
+    def _tree_params(self, size: int) -> TreeParams:
+        """The selection constants on a board of ``size``, as the compiled tree reads them."""
         c = self.config
-        return TreeParams(c.policy == "puct", c.rave, c.virtual, c.c_puct, c.c_uct,
+        return TreeParams(c.policy == "puct", c.rave, c.virtual, c.puct_for(size), c.c_uct,
                           c.fpu_reduction, c.rave_equiv)
 
     def _search(self, board: Board, limits: Limits, track_scores: bool = False,
@@ -448,7 +448,7 @@ class MCTS:
         config = self.config
         own = board.to_move_code if own is None else own
         with self._lock:
-            params = self._tree_params()   # the options as they are now
+            params = self._tree_params(board.size)   # the options as they are now
             self._tree.claim(own, config.opponent_prior is not None)
             self._maker.own_color = own    # whose nodes are whose
             root = self._tree.prepare(board, self._maker, params, track_scores)
