@@ -371,6 +371,31 @@ def test_avoid_and_allow_moves(engine: Any) -> None:
     assert sum(m["visits"] for m in avoided["moveInfos"]) == avoided["rootInfo"]["visits"]
 
 
+def test_until_depth_counts_plies_from_the_root(engine: Any) -> None:
+    """A rule holds for the first ``untilDepth`` plies only (a tester's
+    finding: ``untilDepth`` 2 held at every depth, and Black's PVs passed at
+    ply 3).  Black limited to E5 and D5 for 2 plies: free again at ply 3."""
+    from fastplay.analysis.query import MoveFilter
+    import fastplay as fp
+    from fastplay.analysis.worker import filter_forbid, prohibited_moves
+
+    eng, sink = engine
+    (answer,) = ask(eng, sink, query(moves=[], maxVisits=400, allowMoves=[
+        {"player": "B", "moves": ["E5", "D5"], "untilDepth": 2}]))
+    assert {m["move"] for m in answer["moveInfos"]} <= {"E5", "D5"}
+    board = fp.Board(9)
+    rule = [MoveFilter("B", frozenset({40}), 3, False)]
+    assert [40 in prohibited_moves(board, rule, depth) for depth in range(5)] == \
+        [True, True, True, False, False]
+    forbid = filter_forbid(board, [MoveFilter("B", frozenset({40, 39}), 2, True)])
+    assert len(forbid(board)) == 81 - 2 + 1          # all but E5 and D5, the pass too
+    after = board.copy()
+    after.play("E5")
+    assert forbid(after) == frozenset()              # White's ply
+    after.play("C3")
+    assert forbid(after) == frozenset()              # Black again, ply 3: free
+
+
 def test_allowing_only_the_pass_reports_the_pass(engine: Any) -> None:
     """``allowMoves`` of the pass alone, in the opening where the search
     forbids the pass itself: the answer is the pass with every visit (a

@@ -6,10 +6,9 @@ its prohibited moves (a prior of 0 did not keep them out: RAVE's
 all-moves-as-first value, or the first-play value when the allowed moves
 look lost, still chose them; a pass-only ``allowMoves`` in the opening gave
 every visit to prohibited moves).  When a rule prohibits every move, the
-pass stays, as in KataGo.  The plug-in sees positions, not depths:
-``untilDepth`` 1 (what KaTrain sends) prohibits the moves at the root
-exactly; a larger ``untilDepth`` prohibits them for that player at every
-depth.
+pass stays, as in KataGo.  A rule holds for the first ``untilDepth`` plies
+from the root (1: the root's own moves, what KaTrain sends), the plies
+counted by the positions' move numbers.
 """
 
 from __future__ import annotations
@@ -49,18 +48,15 @@ def analysis_config(base: SearchConfig) -> SearchConfig:
     return replace(base, resign_threshold=None, book=False)
 
 
-def _key(board: Board) -> tuple[int, int, int]:
-    return board.zobrist_hash, board.to_move_code, board.ko_index
-
-
-def prohibited_moves(board: Board, filters: list[MoveFilter], at_root: bool) -> frozenset[int]:
+def prohibited_moves(board: Board, filters: list[MoveFilter], depth: int) -> frozenset[int]:
     """The moves ``filters`` prohibit at ``board`` (flat indices, -1 the pass),
-    which is the root when ``at_root`` (``untilDepth`` 1 rules apply only
-    there); never the pass when they would prohibit every legal move."""
+    ``depth`` plies below the root (0: the root; a rule holds while
+    ``depth < untilDepth``); never the pass when they would prohibit every
+    legal move."""
     everything = {-1, *(int(i) for i in board.legal_indices(board.to_move_code))}
     out: set[int] = set()
     for rule in filters:
-        if rule.player != board.to_move or (rule.until_depth <= 1 and not at_root):
+        if rule.player != board.to_move or depth >= rule.until_depth:
             continue
         out |= (everything - rule.moves) if rule.allow else (set(rule.moves) & everything)
     if out >= everything:
@@ -70,11 +66,13 @@ def prohibited_moves(board: Board, filters: list[MoveFilter], at_root: bool) -> 
 
 def filter_forbid(root: Board, filters: list[MoveFilter]) -> Callable[[Board], frozenset[int]]:
     """The ``forbid`` plug-in of :class:`fastplay.search.MCTS` for ``filters``
-    in a search of ``root`` (:func:`prohibited_moves` at every new node)."""
-    root_key = _key(root)
+    in a search of ``root`` (:func:`prohibited_moves` at every new node, its
+    depth the difference of move numbers: a node's board carries the game's
+    moves and the tree's)."""
+    start = root.move_number
 
     def forbid(board: Board) -> frozenset[int]:
-        return prohibited_moves(board, filters, _key(board) == root_key)
+        return prohibited_moves(board, filters, board.move_number - start)
 
     return forbid
 
@@ -82,7 +80,7 @@ def filter_forbid(root: Board, filters: list[MoveFilter]) -> Callable[[Board], f
 def excluded_moves(board: Board, filters: list[MoveFilter]) -> frozenset[str]:
     """GTP names of the moves ``filters`` prohibit at ``board`` (the root)."""
     return frozenset(gtp_name(format_vertex(m, board.size))
-                     for m in prohibited_moves(board, filters, True))
+                     for m in prohibited_moves(board, filters, 0))
 
 
 def moves_ownership(board: Board, info: SearchInfo, db: Any, config: SearchConfig,
