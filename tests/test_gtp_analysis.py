@@ -281,16 +281,22 @@ def _played(response: str | None) -> str:
 
 
 @pytest.mark.parametrize("command", ["genmove b", "kata-genmove_analyze b 1000",
-                                     "lz-genmove_analyze b 1000"])
+                                     "lz-genmove_analyze b 1000",
+                                     "kata-genmove_analyze b 1000 avoid b a1 1"])
 def test_genmove_analyze_resigns_as_genmove_does(tmp_path, command):
     """``genmove_analyze`` searches the game's move: the resignation count
     goes on from search to search (two searches below ``resign_threshold``
-    resign), as with ``genmove`` (a tester found it never resigned)."""
+    resign), as with ``genmove`` (a tester found it never resigned, and,
+    with ``avoid``, that a search of its own neither resigned nor kept the
+    clock); the ``avoid`` restriction is gone afterwards."""
     gtp = _lost_engine(tmp_path)
     first = _played(gtp.handle(command))
-    assert "resign" not in first
+    assert "resign" not in first and "A1" not in first
     gtp.handle("undo")
     assert _played(gtp.handle(command)) in ("= resign", "play resign")
+    assert gtp.search().forbid is None
+    assert gtp.handle("kata-genmove_analyze b 10 movesOwnership true").startswith(
+        "? movesOwnership is for kata-analyze")
 
 
 def test_analysis_commands_are_not_game_moves(tmp_path):

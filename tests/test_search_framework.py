@@ -3,6 +3,7 @@ mixed leaf value, live snapshots, the config object and its errors."""
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from dataclasses import replace
@@ -166,6 +167,10 @@ def test_forbid_keeps_moves_out_of_every_node(db):
     assert result.visits == 1500 and search.root is not None
     assert not _visited(search.root) & banned
     assert fp.board.parse_vertex(result.best_move, 9) not in banned
+    # Nor do the rules beyond the tree choose one: the opening book's E5 on
+    # the empty board (a tester's finding).
+    empty = MCTS(db, seed=1, forbid=lambda b: [40]).run(fp.Board(9), visits=300)
+    assert empty.best_move not in ("E5", "pass") and empty.best_move == empty.children[0].move
 
 
 def test_forbid_leaves_the_pass_when_it_names_every_move(db):
@@ -183,6 +188,8 @@ def test_forbid_leaves_the_pass_when_it_names_every_move(db):
 @pytest.mark.parametrize("bad, problem", [
     (lambda board: [81], "outside -1..80"), (lambda board: [1.5], "raised TypeError"),
     (lambda board: 7, "raised TypeError"), (lambda board: {}["x"], "KeyError"),
+    (lambda board: itertools.count(), "outside -1..80"), (lambda board: [False] * 81, "bool"),
+    (lambda board: itertools.repeat(3), "more than 328 moves"),
 ])
 def test_a_broken_forbid_stops_the_search_with_a_named_error(db, bad, problem):
     with pytest.raises(PriorError, match=problem) as info:

@@ -508,7 +508,8 @@ def test_spsa_on_games_follows_the_results_and_its_seed(tmp_path: Path) -> None:
                                                                                run.theta)
     assert engine_command("gnugo --seed {seed} -l {db}", tmp_path / "a b.db", 7) == \
         f"gnugo --seed 7 -l '{tmp_path / 'a b.db'}'"
-    for bad in ("gnugo", "gnugo {db} {level}", "gnugo {db} {"):
+    for bad in ("gnugo", "gnugo {db} {level}", "gnugo {db} {", "x {db} {db.name}", "x {db[0]}",
+                "x {db:{seed}}", "x {{db}}", "x {seed.real} {db}"):
         with pytest.raises(ValueError, match="engine command"):
             spsa_games(base, bad, 1, play=play)
 
@@ -540,3 +541,10 @@ def test_tune_games_plays_real_engines_and_writes_a_database(tmp_path: Path,
     assert tune_main(["games", "--engine", "no-such-engine {db}", "--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert "cannot start 'no-such-engine'" in err and "Traceback" not in err
+    # An engine that refuses its setup loses every game before a move: an
+    # error, not a run of 0 scores and a database (a tester's finding).
+    bogus = engine.replace("gtp ", "gtp --bogus ")
+    assert tune_main(["games", "--engine", bogus, "--iterations", "3", "--out",
+                      str(tmp_path / "none.db")]) == 1
+    assert "before its first move" in capsys.readouterr().err
+    assert not (tmp_path / "none.db").exists()

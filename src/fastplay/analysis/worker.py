@@ -84,14 +84,15 @@ def excluded_moves(board: Board, filters: list[MoveFilter]) -> frozenset[str]:
 
 
 def moves_ownership(board: Board, info: SearchInfo, db: Any, config: SearchConfig,
-                    seed: int) -> dict[str, npt.NDArray[np.float32]]:
+                    seed: int, bounds: tuple[int, int] = MOVE_OWNERSHIP_PLAYOUTS
+                    ) -> dict[str, npt.NDArray[np.float32]]:
     """``includeMovesOwnership``: for each visited move, the mean ownership
     (+1 Black, ``float32[size, size]``) of playouts from the position after
-    it -- as many as the move's visits, within :data:`MOVE_OWNERSHIP_PLAYOUTS`.
+    it -- as many as the move's visits, within ``bounds``.
     The search keeps ownership for the root only."""
     import fastplay
 
-    low, high = MOVE_OWNERSHIP_PLAYOUTS
+    low, high = bounds
     out = {}
     for i, child in enumerate(info.children):
         if child.visits <= 0:

@@ -61,6 +61,10 @@ __all__ = ["COMMANDS", "AnalysisRequest", "parse_request", "lz_line", "kata_line
 #: Centiseconds between reports when the command names no interval.
 DEFAULT_INTERVAL = 100
 
+#: ``movesOwnership``: playouts after each reported move, by its visits
+#: within these bounds (the analysis protocol's are (16, 128)).
+GTP_MOVE_OWNERSHIP_PLAYOUTS = (8, 32)
+
 
 @dataclass
 class AnalysisRequest:
@@ -307,9 +311,11 @@ def _formatter(engine: GTPEngine, kata: bool, request: AnalysisRequest,
     config = getattr(search, "config", SearchConfig())
 
     def line(info: Any) -> str:
-        # Playouts after each reported move (16 to 128 each, by its visits).
+        # Playouts after each reported move, fewer than the analysis
+        # protocol's (a report waits for them: 19x19's took a second).
         shown = dataclasses.replace(info, children=_moves(info, request))
-        owned = moves_ownership(board, shown, db, config, (engine.seed or 0) + 1)
+        owned = moves_ownership(board, shown, db, config, (engine.seed or 0) + 1,
+                                bounds=GTP_MOVE_OWNERSHIP_PLAYOUTS)
         return kata_line(info, request, black, owned)
 
     return line
@@ -341,28 +347,63 @@ def _analyze(engine: GTPEngine, args: Sequence[str], kata: bool) -> Stream:
     return Stream(lines(), interruptible=True)
 
 
+def _move_search(engine: GTPEngine, request: AnalysisRequest, board: Any
+                 ) -> tuple[Any, Callable[[], None]]:
+    """The search for ``genmove_analyze``, and what undoes its set-up: the
+    engine's own (its resignation count, clock and opening book, as
+    ``genmove``), restricted by ``avoid``/``allow`` through its ``forbid``
+    plug-in for this move; a search without one gets :func:`_search_for`'s."""
+    from fastplay.analysis.worker import excluded_moves, filter_forbid, filters_apply
+
+    search: Any = engine.search()
+    if not filters_apply(request.filters, board):
+        return search, lambda: None
+    if not hasattr(search, "forbid"):
+        return _search_for(engine, request, board), lambda: None
+    request.excluded = excluded_moves(board, request.filters)
+    before = search.forbid
+    search.forbid = filter_forbid(board, request.filters)
+
+    def undo() -> None:
+        search.forbid = before
+
+    return search, undo
+
+
 def _genmove_analyze(engine: GTPEngine, args: Sequence[str], kata: bool) -> Stream:
     """``lz-genmove_analyze`` / ``kata-genmove_analyze``: ``genmove`` with reports."""
     from fastplay.gtp.gogui import show_result
 
     request = parse_request(args, engine.board.to_move, kata, engine.board.size)
+    if request.moves_ownership:
+        # Its playouts after each move would come on top of the move's time.
+        raise GTPError("movesOwnership is for kata-analyze: genmove_analyze keeps the "
+                       "move's time for the search")
     color = request.color
     board = engine.search_position(color)
-    search = _search_for(engine, request, board)
+    search, undo = _move_search(engine, request, board)
     line = _formatter(engine, kata, request, board, search)
     # The game's move, as genmove searches it: its clock, resignation count
     # and dynamic komi (a filtered search of its own has its own count).
-    infos = search.analyze(board, visits=engine.playouts, seconds=engine.seconds,
-                           interval=request.interval / 100, min_moves=request.min_moves,
-                           move=True)
+    try:
+        infos = search.analyze(board, visits=engine.playouts, seconds=engine.seconds,
+                               interval=request.interval / 100, min_moves=request.min_moves,
+                               move=True)
+    except BaseException:
+        undo()
+        raise
 
     def lines() -> Iterator[str]:
         final = None
-        for info in infos:
-            if engine.gfx:
-                show_result(engine, info, color)
-            yield line(info)
-            final = info
+        try:
+            for info in infos:
+                if engine.gfx:
+                    show_result(engine, info, color)
+                yield line(info)
+                final = info
+        finally:
+            infos.close()
+            undo()
         move = "pass" if final is None else str(final.best_move).lower()
         if gtp_name(move) in request.excluded:     # never a move the command prohibits
             allowed = _moves(final, request) if final is not None else []

@@ -31,7 +31,7 @@ from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import WHITE as WHITE_CODE
 from fastplay._core import PlayoutEngine, TreeNode, TreeParams
 from fastplay._playout import MAX_PLAYOUTS, MAX_THREADS  # the core's own bounds
-from fastplay.board import Board, ColorLike
+from fastplay.board import Board, ColorLike, parse_vertex
 from fastplay.montecarlo import _engine as playout_engine
 from fastplay.search.clock import Clock
 from fastplay.search.config import (DEFAULT_BATCH, SearchConfig, default_expand_threshold,
@@ -41,7 +41,7 @@ from fastplay.search.evaluation import Evaluator, ScoreTables
 from fastplay.search.komi import DynamicKomi
 from fastplay.search.loop import Limits, SearchLoop, SearchState
 from fastplay.search.ponder import Ponderer
-from fastplay.search.priors import ForbidFunction, NodeMaker, PriorFunction
+from fastplay.search.priors import ForbidFunction, NodeMaker, PriorFunction, forbidden_set
 from fastplay.search.results import SearchInfo, SearchResult
 from fastplay.search.tree import SearchTree
 
@@ -257,6 +257,26 @@ class MCTS:
         self._prior = prior
         assert self._maker is not None
         self._maker.user_prior = prior
+
+    @property
+    def forbid(self) -> ForbidFunction | None:
+        """The ``forbid`` plug-in (``None``: none); assignable between
+        searches, which drops the tree (its nodes were made under the old
+        restriction)."""
+        return self._forbid
+
+    @forbid.setter
+    def forbid(self, forbid: ForbidFunction | None) -> None:
+        if forbid is not None and not callable(forbid):
+            raise TypeError(f"forbid must be callable, not {type(forbid).__name__}")
+        if forbid is self._forbid:
+            return
+        self.ponder_stop()
+        with self._lock:
+            self._forbid = forbid
+            self._tree.drop()
+            assert self._maker is not None
+            self._maker.forbid = forbid
 
     @property
     def root(self) -> TreeNode | None:
@@ -482,11 +502,13 @@ class MCTS:
 
     def _result(self, board: Board, state: SearchState, start: float,
                 deadline: float | None, resigner: Resigner | None = None) -> SearchResult:
-        """The search's answer (:func:`fastplay.search.decide.answer`);
-        ``resigner``: the resignation count to use (the game's by default)."""
-        return answer(board, self._tree, state, self.config,
-                      None if self._probing else self.final_probe, resigner or self._resigner,
-                      start, deadline)
+        """The search's answer (:func:`fastplay.search.decide.answer`), never a
+        move the ``forbid`` plug-in names; ``resigner``: the resignation
+        count to use (the game's by default)."""
+        result = answer(board, self._tree, state, self.config,
+                        None if self._probing else self.final_probe, resigner or self._resigner,
+                        start, deadline)
+        return result if self._forbid is None else _allowed_answer(result, board, self._forbid)
 
     # -- pondering ---------------------------------------------------------------
 
@@ -518,6 +540,29 @@ class MCTS:
             self._tree.drop()
             if not isinstance(error, Exception):
                 raise error
+
+
+def _allowed_answer(result: SearchResult, board: Board, forbid: ForbidFunction
+                    ) -> SearchResult:
+    """``result``, or, when its move is one ``forbid`` names at ``board`` (the
+    opening book and the pass rules choose beyond the tree's moves), the
+    most visited allowed move, else the pass (kept when every move is named)."""
+    move = result.best_move
+    if move == "resign":
+        return result
+    banned = forbidden_set(forbid, board)
+    if banned >= {-1, *(int(i) for i in board.legal_indices(board.to_move_code))}:
+        banned.discard(-1)
+
+    def index(vertex: str) -> int:
+        return -1 if vertex.lower() == "pass" else parse_vertex(vertex, board.size)
+
+    if index(move) not in banned:
+        return result
+    for child in result.children:
+        if index(child.move) not in banned:
+            return replace(result, best_move=child.move, winrate=child.winrate)
+    return replace(result, best_move="pass")
 
 
 def _move_limits(budget: float | None, default_playouts: int, visits: int | None,

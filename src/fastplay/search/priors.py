@@ -40,8 +40,8 @@ from fastplay.search.config import SearchConfig
 from fastplay.search.decide import wins_by_passing
 from fastplay.search.errors import PriorError
 
-__all__ = ["NodeMaker", "PriorFunction", "ForbidFunction", "forbid_moves", "LINE_PRIOR",
-           "AUTO_PRIORS", "fight_points", "recent_moves"]
+__all__ = ["NodeMaker", "PriorFunction", "ForbidFunction", "forbid_moves", "forbidden_set",
+           "LINE_PRIOR", "AUTO_PRIORS", "fight_points", "recent_moves"]
 
 #: A user prior: the position -> ``float[size*size + 1]``, pass last.
 PriorFunction = Callable[[Board], npt.ArrayLike]
@@ -380,24 +380,40 @@ def _name(function: object) -> str:
 def forbid_moves(forbid: ForbidFunction, board: Board, node: TreeNode) -> None:
     """Forbid in ``node`` (new, for ``board``) the moves ``forbid(board.copy())``
     names; the pass stays when they name every move.  Raises
-    :class:`PriorError` when ``forbid`` raises or names something that is
-    not a move index (an integer from -1 to ``size * size - 1``)."""
-    name = _name(forbid)
-    try:
-        named = [operator.index(m) for m in forbid(board.copy())]
-    except (PriorError, MemoryError):
-        raise
-    except Exception as exc:  # noqa: BLE001 - reported as the plug-in's failure
-        raise PriorError(f"forbid {name} raised {type(exc).__name__}: {exc}") from exc
-    if any(not -1 <= m < board.size * board.size for m in named):
-        raise PriorError(f"forbid {name} named a move outside -1..{board.size ** 2 - 1}")
-    banned = set(named)
+    :class:`PriorError` as :func:`forbidden_set`."""
+    banned = forbidden_set(forbid, board)
     moves = [int(m) for m in node.moves]
     if banned >= set(moves):
         banned.discard(-1)
     for j, move in enumerate(moves):
         if move in banned:
             node.forbid(j)
+
+
+def forbidden_set(forbid: ForbidFunction, board: Board) -> set[int]:
+    """The moves ``forbid(board.copy())`` names, checked one at a time as they
+    come (an endless iterable stops at the first bad or surplus one).
+    Raises :class:`PriorError` when ``forbid`` raises, names something
+    that is not a move index (an integer, not a bool, from -1 to ``size *
+    size - 1``) or names more than four times as many moves as there are."""
+    name = _name(forbid)
+    top = board.size * board.size
+    out: set[int] = set()
+    try:
+        for count, move in enumerate(forbid(board.copy())):
+            if isinstance(move, (bool, np.bool_)):
+                raise PriorError(f"forbid {name} named a bool, not a move index")
+            index = operator.index(move)
+            if not -1 <= index < top:
+                raise PriorError(f"forbid {name} named a move outside -1..{top - 1}")
+            if count >= 4 * (top + 1):
+                raise PriorError(f"forbid {name} named more than {4 * (top + 1)} moves")
+            out.add(index)
+    except (PriorError, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - reported as the plug-in's failure
+        raise PriorError(f"forbid {name} raised {type(exc).__name__}: {exc}") from exc
+    return out
 
 
 def call_prior(prior: PriorFunction, board: Board, length: int) -> npt.NDArray[np.float64]:

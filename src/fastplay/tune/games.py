@@ -61,24 +61,24 @@ class GamesRun:
 
 def engine_command(template: str, db: Path, seed: int) -> str:
     """``template`` with ``{db}`` (quoted for a shell-like split) and
-    ``{seed}`` filled in.  Raises ``ValueError`` without ``{db}`` or with
-    another ``{...}`` field."""
+    ``{seed}`` filled in.  Raises ``ValueError`` without ``{db}``, or with
+    any other brace (no format fields, attributes, indices or specs)."""
     if "{db}" not in template:
         raise ValueError(f"the engine command must name the database as {{db}}: {template!r}")
-    try:
-        return template.format(db=shlex.quote(str(db)), seed=seed)
-    except (KeyError, IndexError, ValueError) as exc:
-        raise ValueError(f"the engine command may hold only {{db}} and {{seed}}: "
-                         f"{template!r} ({exc})") from None
+    rest = template.replace("{db}", "").replace("{seed}", "")
+    if "{" in rest or "}" in rest:
+        raise ValueError(f"the engine command may hold only {{db}} and {{seed}} in braces: "
+                         f"{template!r}")
+    return template.replace("{db}", shlex.quote(str(db))).replace("{seed}", str(seed))
 
 
 def play_gtp_game(black: str, white: str, *, size: int = 9, komi: float = 7.5,
                   referee: str | None = None, move_timeout: float = 60.0) -> str | None:
     """One game between two GTP engine command lines (:func:`fastplay.match.play_game`,
     dead stones by ``referee`` if given); the winner, ``"B"``/``"W"``, or ``None``."""
-    from fastplay.match import GTPClient, play_game
+    from fastplay.match import FORFEIT, EngineError, GTPClient, play_game
 
-    engines = [GTPClient(black, name="plus-or-minus"), GTPClient(white, name="minus-or-plus")]
+    engines = [GTPClient(black, name="black"), GTPClient(white, name="white")]
     judge = GTPClient(referee, name="referee") if referee else None
     try:
         record = play_game(engines[0], engines[1], size=size, komi=komi,
@@ -86,6 +86,10 @@ def play_gtp_game(black: str, white: str, *, size: int = 9, komi: float = 7.5,
     finally:
         for engine in engines + ([judge] if judge else []):
             engine.close()
+    if not record.moves and record.result.endswith(f"+{FORFEIT}"):
+        # Lost before a move: the engine refused its setup (a bad option, a
+        # board size or komi it does not take) or died.  Every game would.
+        raise EngineError(f"a game ended before its first move: {record.reason}")
     return record.winner
 
 
