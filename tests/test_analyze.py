@@ -189,3 +189,13 @@ def test_the_best_move_is_the_search_s_not_the_opening_book(tmp_path: Path) -> N
     best = next(line for line in lines if "to play: best" in line).split("best ")[1].split(",")[0]
     table = lines[lines.index(next(line for line in lines if line.strip().startswith("move"))) + 1]
     assert best == table.split()[0]
+
+
+def test_error_messages_escape_control_characters_of_file_names(tmp_path: Path) -> None:
+    """A file name's control characters never reach the terminal raw in an
+    error (a tester's finding), for one record or a batch."""
+    missing = str(tmp_path / "missing\x1b[31m.sgf")
+    for args in ((missing,), (missing, str(tmp_path), "--json", "-")):
+        proc = run_cli(*args)
+        assert proc.returncode != 0 and "\x1b" not in proc.stderr
+        assert "missing\\x1b[31m.sgf" in proc.stderr

@@ -438,7 +438,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             message = f"--move {exc.move_number}: the record has only {exc.moves} moves"
         if isinstance(exc, (SGFError, MoveNumberError)) and args.sgf is not None:
             message = f"{args.sgf}: {message}"      # as a batch names each file
-        print(f"fastplay analyze: error: {message}", file=sys.stderr)
+        print(escape_controls(f"fastplay analyze: error: {message}"), file=sys.stderr)
         return EXIT_USAGE
 
 

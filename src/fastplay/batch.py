@@ -36,6 +36,7 @@ from typing import Any, TextIO
 
 from fastplay.inputfile import read_input
 from fastplay.sgf import SGFWarning
+from fastplay.shown import escape_controls
 
 __all__ = ["run_batch", "gtp_to_sgf", "sgf_to_gtp", "record_paths", "analysis_turns",
            "write_analysis_sgf", "analyse_job", "Job", "SGF_SUFFIX", "BATCH_PLAYOUTS",
@@ -229,7 +230,8 @@ def _jobs(paths: Sequence[str], args: argparse.Namespace
                 warnings.simplefilter("always", SGFWarning)
                 moves = Board.from_sgf(data).move_number
             for warning in seen:   # once per record, naming it (the workers stay quiet)
-                print(f"fastplay analyze: warning: {path}: {warning.message}", file=sys.stderr)
+                print(escape_controls(f"fastplay analyze: warning: {path}: {warning.message}"),
+                      file=sys.stderr)
         except (OSError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             failed.append((path, reason))
@@ -315,7 +317,7 @@ def run_batch(args: argparse.Namespace, stdout: TextIO) -> int:
     failed += [(path, "no .sgf records in this directory") for path in args.sgf
                if os.path.isdir(path) and not record_paths([path])]
     for path, reason in failed:
-        print(f"fastplay analyze: error: {path}: {reason}", file=sys.stderr)
+        print(escape_controls(f"fastplay analyze: error: {path}: {reason}"), file=sys.stderr)
     playouts = args.playouts if args.playouts is not None or args.seconds is not None \
         else BATCH_PLAYOUTS
     jobs = [Job(path, data, turn, playouts, args.seconds, args.threads, args.seed + turn,
@@ -353,7 +355,7 @@ def run_batch(args: argparse.Namespace, stdout: TextIO) -> int:
                     why = _finish_record(path, pending, args, data_of[path], out,
                                          targets.get(path))
                 except OutputError as exc:
-                    print(f"fastplay analyze: error: {exc}", file=sys.stderr)
+                    print(escape_controls(f"fastplay analyze: error: {exc}"), file=sys.stderr)
                     if out is stdout:
                         _quiet_stdout()
                     return 1
@@ -362,7 +364,8 @@ def run_batch(args: argparse.Namespace, stdout: TextIO) -> int:
                     done += 1
                 else:
                     bad += 1
-                    tqdm.write(f"fastplay analyze: error: {path}: {why}", file=sys.stderr)
+                    tqdm.write(escape_controls(f"fastplay analyze: error: {path}: {why}"),
+                               file=sys.stderr)
     finally:
         if out is not None and out is not stdout:
             with contextlib.suppress(OSError):    # its error was told above
