@@ -338,10 +338,12 @@ def test_malformed_queries_answer_an_error_and_the_engine_goes_on(
 def test_warnings_and_the_query_still_answered(engine: Any) -> None:
     eng, sink = engine
     (answer,) = ask(eng, sink, query(rules="japanese", maxVisits=30, colour="blue",
-                                     overrideSettings={"wideRootNoise": 0.04, "maxTime": 5}))
+                                     overrideSettings={"wideRootNoise": 0.04, "maxTime": 5},
+                                     includeMovesOwnershipStdev=True))
     assert answer["moveInfos"]
     warnings = {a["field"]: a["warning"] for a in sink.answers if "warning" in a}
-    assert set(warnings) == {"rules", "overrideSettings", "colour"}
+    assert set(warnings) == {"rules", "overrideSettings", "colour", "includeMovesOwnershipStdev"}
+    assert "deviation" in warnings["includeMovesOwnershipStdev"]
     assert "scoreAREA" in warnings["rules"] and "wideRootNoise" in warnings["overrideSettings"]
     assert all(a["id"] == "q" for a in sink.answers)
 

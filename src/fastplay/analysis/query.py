@@ -42,7 +42,8 @@ _XY = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)")
 KNOWN_FIELDS = frozenset({
     "id", "moves", "initialStones", "initialPlayer", "rules", "komi", "boardXSize",
     "boardYSize", "analyzeTurns", "maxVisits", "includeOwnership", "includeMovesOwnership",
-    "includePolicy", "includePVVisits", "includeOwnershipStdev", "reportDuringSearchEvery",
+    "includePolicy", "includePVVisits", "includeOwnershipStdev", "includeMovesOwnershipStdev",
+    "reportDuringSearchEvery",
     "firstReportDuringSearchAfter", "priority", "priorities", "avoidMoves", "allowMoves",
     "overrideSettings", "analysisPVLen", "whiteHandicapBonus", "action",
 })
@@ -363,6 +364,9 @@ def parse_query(query: dict[str, Any], defaults: Defaults) -> Query:
     out.include_policy = _boolean(query, "includePolicy")
     out.include_pv_visits = _boolean(query, "includePVVisits")
     out.include_ownership_stdev = _boolean(query, "includeOwnershipStdev")
+    if _boolean(query, "includeMovesOwnershipStdev"):
+        warnings.append(("includeMovesOwnershipStdev",
+                         "fastplay does not report each move's ownership deviation"))
     for name in ("reportDuringSearchEvery", "firstReportDuringSearchAfter"):
         if name in query:
             value = _number(query[name], name, 1e-3 if name[0] == "r" else 0.0, 1e9)

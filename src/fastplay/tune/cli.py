@@ -354,7 +354,8 @@ def _run_balance(parser: argparse.ArgumentParser, args: argparse.Namespace,
     capped = capped_cells(base, run.theta, scale)
     if capped:
         print(f"warning: {capped} values capped at {MAX_VALUE:,} (GNU Go's limit): "
-              f"{base.name}'s values times {scale:g} exceed it", file=sys.stderr)
+              f"{base.name}'s values times {scale:g} and the fitted multipliers exceed it",
+              file=sys.stderr)
     text = balanced_db_text(base, run.theta, scale, header=header)
     tuned = PatternDatabase.from_string(text, name=args.out)
     for name, db in ((base.name, base), ("balanced", tuned)):
