@@ -124,7 +124,8 @@ def recorded_search(size: int) -> dict[str, Any]:
     """The options of a reference search on a board of ``size``, as today's
     defaults set them: every :class:`fastplay.search.SearchConfig` option but
     ``prior_table`` (the spec's ``prior``), no resignation, no book, and the
-    expansion threshold resolved (``max(EXPAND_FLOOR, 2 leaf batches)``), so
+    expansion threshold and exploration constant resolved for the size
+    (``max(EXPAND_FLOOR, 2 leaf batches)``, ``SearchConfig.puct_for``), so
     that a later change of the default rule leaves the references alone.
     Plain JSON values."""
     from fastplay.search import SearchConfig
@@ -135,6 +136,7 @@ def recorded_search(size: int) -> dict[str, Any]:
     options = {f.name: getattr(config, f.name) for f in fields(SearchConfig)
                if f.name != "prior_table"}
     options["expand_threshold"] = default_expand_threshold(leaf_batch(None, 1, size))
+    options["c_puct"] = config.puct_for(size)      # the size's, resolved as the threshold
     return options
 
 
@@ -176,10 +178,10 @@ def _search(spec: ReferenceSpec, seed: int, size: int) -> Any:
     ``REFERENCE_AUTO``), no resignation, no book, for a board of ``size``.
 
     The spec's recorded ``search`` options, or for a spec without them (the
-    bundled benchmarks) the defaults of their time: the expansion threshold
-    pinned to two leaf batches (the default became ``EXPAND_FLOOR`` playouts
-    on 9x9 later).  A benchmark's references must not move with the
-    engine's defaults."""
+    bundled benchmarks) the defaults of their time: ``c_puct`` 1.0, the
+    expansion threshold pinned to two leaf batches (the default became
+    ``EXPAND_FLOOR`` playouts on 9x9 later).  A benchmark's references must
+    not move with the engine's defaults."""
     from fastplay.patterns import PatternDatabase
     from fastplay.search import MCTS, SearchConfig
     from fastplay.search.driver import leaf_batch
@@ -192,8 +194,10 @@ def _search(spec: ReferenceSpec, seed: int, size: int) -> Any:
     if spec.search is not None:
         config = SearchConfig(**completed_search(spec.search), prior_table=prior)
     else:
+        # c_puct: 1.0 on every size then (13x13's became 0.7 later).
         config = SearchConfig(prior_table=prior, resign_threshold=None, book=False,
-                              expand_threshold=2 * leaf_batch(None, 1, size), **OPTIONS_SINCE)
+                              expand_threshold=2 * leaf_batch(None, 1, size), c_puct=1.0,
+                              **OPTIONS_SINCE)
     return MCTS(_WORKER["db"], config=config, seed=seed)
 
 
