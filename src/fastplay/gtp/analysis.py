@@ -356,6 +356,8 @@ def _move_search(engine: GTPEngine, request: AnalysisRequest, board: Any
     from fastplay.analysis.worker import excluded_moves, filter_forbid, filters_apply
 
     search: Any = engine.search()
+    if not hasattr(search, "analyze"):
+        raise GTPError("this search cannot analyse")
     if not filters_apply(request.filters, board):
         return search, lambda: None
     if not hasattr(search, "forbid"):
