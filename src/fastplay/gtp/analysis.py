@@ -299,13 +299,15 @@ def kata_line(info: Any, request: AnalysisRequest, black_to_move: bool,
 
 def _formatter(engine: GTPEngine, kata: bool, request: AnalysisRequest,
                board: Any, search: Any) -> Callable[[Any], str]:
+    """The report line of a snapshot: ``lz_line`` or ``kata_line``, with the
+    per-move ownership of ``movesOwnership`` computed for each report."""
     black = request.color == "B"
     if not kata:
         return lambda info: lz_line(info, request)
     if not request.moves_ownership:
         return lambda info: kata_line(info, request, black)
     from fastplay.analysis.worker import moves_ownership
-    from fastplay.search import SearchConfig
+    from fastplay.search import SearchConfig, SearchInfo
 
     db = engine.load_patterns()
     config = getattr(search, "config", SearchConfig())
@@ -313,7 +315,9 @@ def _formatter(engine: GTPEngine, kata: bool, request: AnalysisRequest,
     def line(info: Any) -> str:
         # Playouts after each reported move, fewer than the analysis
         # protocol's (a report waits for them: 19x19's took a second).
-        shown = dataclasses.replace(info, children=_moves(info, request))
+        shown: Any = info
+        if isinstance(info, SearchInfo):
+            shown = dataclasses.replace(info, children=_moves(info, request))
         owned = moves_ownership(board, shown, db, config, (engine.seed or 0) + 1,
                                 bounds=GTP_MOVE_OWNERSHIP_PLAYOUTS)
         return kata_line(info, request, black, owned)
