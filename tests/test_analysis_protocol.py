@@ -389,13 +389,20 @@ def test_until_depth_counts_plies_from_the_root(engine: Any) -> None:
     rule = [MoveFilter("B", frozenset({40}), 3, False)]
     assert [40 in prohibited_moves(board, rule, depth) for depth in range(5)] == \
         [True, True, True, False, False]
-    forbid = filter_forbid(board, [MoveFilter("B", frozenset({40, 39}), 2, True)])
-    assert len(forbid(board)) == 81 - 2 + 1          # all but E5 and D5, the pass too
+    forbid = filter_forbid([MoveFilter("B", frozenset({40, 39}), 2, True)])
+    assert len(forbid(board, 0)) == 81 - 2 + 1       # all but E5 and D5, the pass too
     after = board.copy()
     after.play("E5")
-    assert forbid(after) == frozenset()              # White's ply
+    assert forbid(after, 1) == frozenset()           # White's ply
     after.play("C3")
-    assert forbid(after) == frozenset()              # Black again, ply 3: free
+    assert forbid(after, 2) == frozenset()           # Black again, ply 3: free
+    # In a real analysis (the tree's boards carry no history), Black's third
+    # ply is free: the PVs do not pass there (they did when every ply was
+    # held to the rule).
+    (deep,) = ask(eng, sink, query(id="deep2", moves=[], maxVisits=1500, allowMoves=[
+        {"player": "B", "moves": ["E5", "D5"], "untilDepth": 1}]))
+    third = [m["pv"][2] for m in deep["moveInfos"] if len(m["pv"]) > 2]
+    assert third and "pass" not in third
 
 
 def test_allowing_only_the_pass_reports_the_pass(engine: Any) -> None:

@@ -162,15 +162,66 @@ def test_forbid_keeps_moves_out_of_every_node(db):
     is a search as usual."""
     board = opening()
     banned = {board.size * r + c for r in range(2, 7) for c in range(2, 7)}   # C3-G7
-    search = MCTS(db, seed=1, forbid=lambda b: banned)
+    search = MCTS(db, seed=1, forbid=lambda b, depth: banned)
     result = search.run(board, visits=1500)
     assert result.visits == 1500 and search.root is not None
     assert not _visited(search.root) & banned
     assert fp.board.parse_vertex(result.best_move, 9) not in banned
     # Nor do the rules beyond the tree choose one: the opening book's E5 on
     # the empty board (a tester's finding).
-    empty = MCTS(db, seed=1, forbid=lambda b: [40]).run(fp.Board(9), visits=300)
+    empty = MCTS(db, seed=1, forbid=lambda b, depth: [40]).run(fp.Board(9), visits=300)
     assert empty.best_move not in ("E5", "pass") and empty.best_move == empty.children[0].move
+
+
+def _nodes_by_depth(root) -> dict[int, list]:
+    out: dict[int, list] = {}
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        out.setdefault(depth, []).append(node)
+        stack.extend((c, depth + 1) for c in node.children if c is not None)
+    return out
+
+
+def test_forbid_is_told_each_node_s_depth(db):
+    """The plug-in gets each new node's depth in plies below the root (a
+    node's board inside the tree carries no history, so its move number
+    cannot tell: a tester found every rule held at every depth): E5
+    forbidden at depth 2 only is searched at the root, never two plies down."""
+    seen: set[int] = set()
+
+    def forbid(board: fp.Board, depth: int) -> list[int]:
+        seen.add(depth)
+        return [40] if depth == 2 else []
+
+    search = MCTS(db, seed=1, resign_threshold=None, forbid=forbid)
+    board = fp.Board(9)
+    board.play("C3")                                  # a root with a history
+    search.run(board, visits=3000)
+    levels = _nodes_by_depth(search.root)
+    assert {0, 1, 2, 3} <= seen and len(levels[2]) > 3
+    root = search.root
+    assert root.n[list(root.moves).index(40)] > 0
+    for node in levels[2]:
+        assert 40 not in {int(m) for m, n in zip(node.moves, node.n) if n > 0}
+    assert any(40 in {int(m) for m, n in zip(node.moves, node.n) if n > 0}
+               for node in levels[1] + levels.get(3, []))
+
+
+def test_forbid_cannot_change_under_a_running_search(db):
+    """Assigning ``forbid`` while an analysis runs is refused (a tester's
+    finding: the search lost its tree and failed an assertion); between
+    searches it drops the tree."""
+    search = MCTS(db, seed=1)
+    analysis = search.analyze(fp.Board(9), visits=20000, interval=0.05)
+    next(analysis)
+    with pytest.raises(RuntimeError, match="already searching"):
+        search.forbid = lambda b, d: [40]
+    analysis.close()
+    search.run(fp.Board(9), visits=100)
+    assert search.root is not None
+    search.forbid = lambda b, d: [40]
+    assert search.root is None and search.forbid is not None
 
 
 def test_forbid_leaves_the_pass_when_it_names_every_move(db):
@@ -179,17 +230,19 @@ def test_forbid_leaves_the_pass_when_it_names_every_move(db):
     board = opening()
     everything = set(range(-1, 81))
     for banned in (everything, everything - {-1}):
-        search = MCTS(db, seed=1, forbid=lambda b, banned=banned: banned)
+        search = MCTS(db, seed=1, forbid=lambda b, depth, banned=banned: banned)
         result = search.run(board, visits=200)
         assert result.best_move == "pass" and [c.move for c in result.children] == ["pass"]
         assert result.children[0].visits == 200
 
 
 @pytest.mark.parametrize("bad, problem", [
-    (lambda board: [81], "outside -1..80"), (lambda board: [1.5], "raised TypeError"),
-    (lambda board: 7, "raised TypeError"), (lambda board: {}["x"], "KeyError"),
-    (lambda board: itertools.count(), "outside -1..80"), (lambda board: [False] * 81, "bool"),
-    (lambda board: itertools.repeat(3), "more than 328 moves"),
+    (lambda board, depth: [81], "outside -1..80"), (lambda board, depth: [1.5], "raised TypeError"),
+    (lambda board, depth: 7, "raised TypeError"), (lambda board, depth: {}["x"], "KeyError"),
+    (lambda board, depth: itertools.count(), "outside -1..80"),
+    (lambda board, depth: [False] * 81, "bool"),
+    (lambda board, depth: itertools.repeat(3), "more than 328 moves"),
+    (lambda board: [3], "raised TypeError"),      # the plug-in takes the depth too
 ])
 def test_a_broken_forbid_stops_the_search_with_a_named_error(db, bad, problem):
     with pytest.raises(PriorError, match=problem) as info:

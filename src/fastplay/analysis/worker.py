@@ -8,7 +8,7 @@ look lost, still chose them; a pass-only ``allowMoves`` in the opening gave
 every visit to prohibited moves).  When a rule prohibits every move, the
 pass stays, as in KataGo.  A rule holds for the first ``untilDepth`` plies
 from the root (1: the root's own moves, what KaTrain sends), the plies
-counted by the positions' move numbers.
+counted by the search (a node's board inside the tree carries no history).
 """
 
 from __future__ import annotations
@@ -64,15 +64,12 @@ def prohibited_moves(board: Board, filters: list[MoveFilter], depth: int) -> fro
     return frozenset(out)
 
 
-def filter_forbid(root: Board, filters: list[MoveFilter]) -> Callable[[Board], frozenset[int]]:
-    """The ``forbid`` plug-in of :class:`fastplay.search.MCTS` for ``filters``
-    in a search of ``root`` (:func:`prohibited_moves` at every new node, its
-    depth the difference of move numbers: a node's board carries the game's
-    moves and the tree's)."""
-    start = root.move_number
+def filter_forbid(filters: list[MoveFilter]) -> Callable[[Board, int], frozenset[int]]:
+    """The ``forbid`` plug-in of :class:`fastplay.search.MCTS` for ``filters``:
+    :func:`prohibited_moves` at every new node, at the depth the search gives."""
 
-    def forbid(board: Board) -> frozenset[int]:
-        return prohibited_moves(board, filters, board.move_number - start)
+    def forbid(board: Board, depth: int) -> frozenset[int]:
+        return prohibited_moves(board, filters, depth)
 
     return forbid
 
@@ -124,7 +121,7 @@ def analyse_position(query: Query, index: int, db: Any, config: SearchConfig,
     board, turn = query.positions[index], query.turns[index]
     filtered = filters_apply(query.filters, board)
     config = analysis_config(config)
-    forbid = filter_forbid(board, query.filters) if filtered else None
+    forbid = filter_forbid(query.filters) if filtered else None
     search = MCTS(db, config=config, threads=query.threads, seed=seed, forbid=forbid)
     policy = None
     if query.include_policy:

@@ -15,8 +15,9 @@ a tree of its own) and the prohibited root moves are not reported;
 ``pvVisits``, ``pvEdgeVisits``, ``rootInfo`` and ``movesOwnership``
 (``true|false``; the edge visits of a tree are its visits; a move's
 ownership is that of playouts from the position after it, as the analysis
-protocol's ``includeMovesOwnership``:
-:func:`fastplay.analysis.worker.moves_ownership`), and
+protocol's ``includeMovesOwnership``
+(:func:`fastplay.analysis.worker.moves_ownership`), for the 24 most visited
+moves, the root's for the others), and
 ``movesOwnershipStdev`` only as ``false``.  A line holds one ``info`` group
 per root move, best first::
 
@@ -62,8 +63,11 @@ __all__ = ["COMMANDS", "AnalysisRequest", "parse_request", "lz_line", "kata_line
 DEFAULT_INTERVAL = 100
 
 #: ``movesOwnership``: playouts after each reported move, by its visits
-#: within these bounds (the analysis protocol's are (16, 128)).
+#: within these bounds (the analysis protocol's are (16, 128)), for the
+#: GTP_MOVE_OWNERSHIP_MOVES most visited moves; the others show the root's
+#: ownership (19x19's 290 visited moves took seconds a report).
 GTP_MOVE_OWNERSHIP_PLAYOUTS = (8, 32)
+GTP_MOVE_OWNERSHIP_MOVES = 24
 
 
 @dataclass
@@ -195,7 +199,7 @@ def _search_for(engine: GTPEngine, request: AnalysisRequest, board: Any) -> Any:
     # The engine's evaluator and prior too: its config's mix (below 1 with
     # an evaluator) needs the evaluator.
     return MCTS(db, config=config, threads=engine.threads, seed=engine.seed,
-                forbid=filter_forbid(board, request.filters),
+                forbid=filter_forbid(request.filters),
                 evaluator=getattr(search, "evaluator", None),
                 prior=getattr(search, "prior", None))
 
@@ -317,7 +321,8 @@ def _formatter(engine: GTPEngine, kata: bool, request: AnalysisRequest,
         # protocol's (a report waits for them: 19x19's took a second).
         shown: Any = info
         if isinstance(info, SearchInfo):
-            shown = dataclasses.replace(info, children=_moves(info, request))
+            shown = dataclasses.replace(
+                info, children=_moves(info, request)[:GTP_MOVE_OWNERSHIP_MOVES])
         owned = moves_ownership(board, shown, db, config, (engine.seed or 0) + 1,
                                 bounds=GTP_MOVE_OWNERSHIP_PLAYOUTS)
         return kata_line(info, request, black, owned)
@@ -368,7 +373,7 @@ def _move_search(engine: GTPEngine, request: AnalysisRequest, board: Any
         return _search_for(engine, request, board), lambda: None
     request.excluded = excluded_moves(board, request.filters)
     before = search.forbid
-    search.forbid = filter_forbid(board, request.filters)
+    search.forbid = filter_forbid(request.filters)
 
     def undo() -> None:
         search.forbid = before

@@ -138,8 +138,9 @@ class MCTS:
             + col``, pass last), non-negative: the prior of new nodes,
             normalised over their legal moves.  Called one node at a time,
             whatever ``threads``.
-        forbid: ``forbid(board) -> iterable of int``: the moves a new node
-            for ``board`` never searches (flat indices, -1 the pass; the
+        forbid: ``forbid(board, depth) -> iterable of int``: the moves a
+            new node for ``board``, ``depth`` plies below the search's root
+            (0: the root), never searches (flat indices, -1 the pass; the
             pass stays when every move is named), as KataGo's
             ``avoidMoves``.  Called as ``prior`` is.
         **options: :class:`SearchConfig` fields, applied to ``config`` (the
@@ -262,7 +263,7 @@ class MCTS:
     def forbid(self) -> ForbidFunction | None:
         """The ``forbid`` plug-in (``None``: none); assignable between
         searches, which drops the tree (its nodes were made under the old
-        restriction)."""
+        restriction); ``RuntimeError`` while a search runs."""
         return self._forbid
 
     @forbid.setter
@@ -271,12 +272,18 @@ class MCTS:
             raise TypeError(f"forbid must be callable, not {type(forbid).__name__}")
         if forbid is self._forbid:
             return
-        self.ponder_stop()
-        with self._lock:
-            self._forbid = forbid
-            self._tree.drop()
-            assert self._maker is not None
-            self._maker.forbid = forbid
+        if not self._in_use.acquire(blocking=False):
+            # A running search's tree must not go (a tester's AssertionError).
+            raise RuntimeError(BUSY)
+        try:
+            self.ponder_stop()
+            with self._lock:
+                self._forbid = forbid
+                self._tree.drop()
+                assert self._maker is not None
+                self._maker.forbid = forbid
+        finally:
+            self._in_use.release()
 
     @property
     def root(self) -> TreeNode | None:
@@ -550,7 +557,7 @@ def _allowed_answer(result: SearchResult, board: Board, forbid: ForbidFunction
     move = result.best_move
     if move == "resign":
         return result
-    banned = forbidden_set(forbid, board)
+    banned = forbidden_set(forbid, board, 0)
     if banned >= {-1, *(int(i) for i in board.legal_indices(board.to_move_code))}:
         banned.discard(-1)
 

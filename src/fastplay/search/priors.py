@@ -46,9 +46,11 @@ __all__ = ["NodeMaker", "PriorFunction", "ForbidFunction", "forbid_moves", "forb
 #: A user prior: the position -> ``float[size*size + 1]``, pass last.
 PriorFunction = Callable[[Board], npt.ArrayLike]
 
-#: A user's restriction: ``forbid(board)`` -> the moves a new node for
-#: ``board`` never searches (flat indices ``row * size + col``, -1 the pass).
-ForbidFunction = Callable[[Board], Iterable[int]]
+#: A user's restriction: ``forbid(board, depth)`` -> the moves a new node for
+#: ``board``, ``depth`` plies below the search's root (0: the root), never
+#: searches (flat indices ``row * size + col``, -1 the pass).  The board of a
+#: node inside the tree carries no history: its ``move_number`` is not a depth.
+ForbidFunction = Callable[[Board, int], Iterable[int]]
 
 #: Prior factors of first- and second-line moves with no stone within two
 #: lines (a 5x5 window): patterns see nothing there, so every empty point has
@@ -167,13 +169,15 @@ class NodeMaker:
         self._source_cache: dict[tuple[int, bool], tuple[Learned | None, float]] = {}
 
     def expand(self, board: Board, base: float, params: TreeParams,
-               recent: tuple[int, int] | None = None, release: bool = False) -> TreeNode:
+               recent: tuple[int, int] | None = None, release: bool = False,
+               depth: int = 0) -> TreeNode:
         """A new node for ``board`` (whose side is to move); ``base``: visits
         already evaluated there; ``recent``: flat indices of the last two
         moves (-1 for a pass or none), ``None`` to read them from the board;
         ``release``: the tactical reading lets the GIL go (``board`` must not
         change meanwhile: a search thread's own board), so that a search's
-        other threads go on.
+        other threads go on; ``depth``: plies below the search's root (for
+        the ``forbid`` plug-in).
 
         Raises :class:`PriorError` when a user prior fails or is malformed.
         """
@@ -191,7 +195,7 @@ class NodeMaker:
         if config.even_visits > 0 or config.pattern_visits > 0:
             self._virtual_playouts(node, len(node.moves) - 1)
         if self.forbid is not None:
-            forbid_moves(self.forbid, board, node)
+            forbid_moves(self.forbid, board, node, depth)
         # No pass in the opening: playouts hardly punish the lost tempo, so a
         # pass with a lucky start could win the final choice on an empty
         # board.  It stays a candidate after the opponent's pass and when
@@ -377,11 +381,11 @@ def _name(function: object) -> str:
     return getattr(function, "__qualname__", None) or repr(function)
 
 
-def forbid_moves(forbid: ForbidFunction, board: Board, node: TreeNode) -> None:
-    """Forbid in ``node`` (new, for ``board``) the moves ``forbid(board.copy())``
-    names; the pass stays when they name every move.  Raises
-    :class:`PriorError` as :func:`forbidden_set`."""
-    banned = forbidden_set(forbid, board)
+def forbid_moves(forbid: ForbidFunction, board: Board, node: TreeNode, depth: int) -> None:
+    """Forbid in ``node`` (new, for ``board``, ``depth`` plies below the root)
+    the moves ``forbid`` names; the pass stays when they name every move.
+    Raises :class:`PriorError` as :func:`forbidden_set`."""
+    banned = forbidden_set(forbid, board, depth)
     moves = [int(m) for m in node.moves]
     if banned >= set(moves):
         banned.discard(-1)
@@ -390,8 +394,8 @@ def forbid_moves(forbid: ForbidFunction, board: Board, node: TreeNode) -> None:
             node.forbid(j)
 
 
-def forbidden_set(forbid: ForbidFunction, board: Board) -> set[int]:
-    """The moves ``forbid(board.copy())`` names, checked one at a time as they
+def forbidden_set(forbid: ForbidFunction, board: Board, depth: int) -> set[int]:
+    """The moves ``forbid(board.copy(), depth)`` names, checked one at a time as they
     come (an endless iterable stops at the first bad or surplus one).
     Raises :class:`PriorError` when ``forbid`` raises, names something
     that is not a move index (an integer, not a bool, from -1 to ``size *
@@ -400,7 +404,7 @@ def forbidden_set(forbid: ForbidFunction, board: Board) -> set[int]:
     top = board.size * board.size
     out: set[int] = set()
     try:
-        for count, move in enumerate(forbid(board.copy())):
+        for count, move in enumerate(forbid(board.copy(), depth)):
             if isinstance(move, (bool, np.bool_)):
                 raise PriorError(f"forbid {name} named a bool, not a move index")
             index = operator.index(move)

@@ -225,12 +225,14 @@ class SearchTree:
         before = nodes[-2].edge(path[-2])[0] if len(nodes) > 1 \
             else recent_moves(root_board)[0]
         if lock is None:
-            node = maker.expand(board, _base(visits, vl, virtual_loss), params, (move, before))
+            node = maker.expand(board, _base(visits, vl, virtual_loss), params, (move, before),
+                                depth=len(path))
         else:
             lock.release()
             try:
                 # The base is set once the lock is held again (below).
-                node = maker.expand(board, 0.0, params, (move, before), release=True)
+                node = maker.expand(board, 0.0, params, (move, before), release=True,
+                                    depth=len(path))
             finally:
                 lock.acquire()
             made = parent.children[i]
