@@ -34,9 +34,9 @@ Plugging in
 
 ``my_value(boards) -> float[n]``: for each position the probability that
 its side to move wins; ``my_policy(board) -> float[size*size + 1]``; and
-``MCTS(db, forbid=rule)`` with ``rule(board) -> iterable of int`` keeps the
-moves it names (flat indices, -1 the pass) out of every node, as KataGo's
-``avoidMoves``.
+``MCTS(db, forbid=rule)`` with ``rule(board, depth) -> iterable of int``
+keeps the moves it names (flat indices, -1 the pass) out of every new node
+``depth`` plies below the root, as KataGo's ``avoidMoves``.
 
 Formulas and their sources
 --------------------------
