@@ -510,11 +510,11 @@ def test_search_cut_short_in_a_descent_drops_its_tree(db, monkeypatch):
     calls = [0]
 
     def expand(self, position, base, params, recent=None,  # type: ignore[no-untyped-def]
-               release=False):
+               release=False, depth=0):
         calls[0] += 1
         if calls[0] == 20:
             raise KeyboardInterrupt   # with two threads, while the lock is let go
-        return original(self, position, base, params, recent, release)
+        return original(self, position, base, params, recent, release, depth)
 
     monkeypatch.setattr(NodeMaker, "expand", expand)
     with pytest.raises(KeyboardInterrupt):

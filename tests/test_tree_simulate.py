@@ -384,7 +384,8 @@ class _RacingMaker:
         self.release: bool | None = None
 
     def expand(self, board: fp.Board, base: float, params: TreeParams,
-               recent: tuple[int, int] | None = None, release: bool = False) -> TreeNode:
+               recent: tuple[int, int] | None = None, release: bool = False,
+               depth: int = 0) -> TreeNode:
         self.saw_lock_held = self.lock.locked()
         self.release = release
         if self.rival is not None:
