@@ -26,6 +26,7 @@ from fastplay.analysis.query import MoveFilter, Query
 from fastplay.analysis.respond import gtp_name, build_response, no_results, policy_values
 from fastplay.board import Board, format_vertex
 from fastplay.search import MCTS, SearchConfig, SearchInfo
+from fastplay.search.priors import keep_the_pass
 
 __all__ = ["analyse_position", "filter_forbid", "prohibited_moves", "analysis_config",
            "moves_ownership", "excluded_moves", "filters_apply", "SNAPSHOT_INTERVAL",
@@ -59,9 +60,7 @@ def prohibited_moves(board: Board, filters: list[MoveFilter], depth: int) -> fro
         if rule.player != board.to_move or depth >= rule.until_depth:
             continue
         out |= (everything - rule.moves) if rule.allow else (set(rule.moves) & everything)
-    if out >= everything:
-        out.discard(-1)
-    return frozenset(out)
+    return frozenset(keep_the_pass(out, everything))
 
 
 def filter_forbid(filters: list[MoveFilter]) -> Callable[[Board, int], frozenset[int]]:

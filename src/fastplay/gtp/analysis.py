@@ -395,7 +395,7 @@ def _genmove_analyze(engine: GTPEngine, args: Sequence[str], kata: bool) -> Stre
     search, undo = _move_search(engine, request, board)
     line = _formatter(engine, kata, request, board, search)
     # The game's move, as genmove searches it: its clock, resignation count
-    # and dynamic komi (a filtered search of its own has its own count).
+    # and dynamic komi.
     try:
         infos = search.analyze(board, visits=engine.playouts, seconds=engine.seconds,
                                interval=request.interval / 100, min_moves=request.min_moves,

@@ -41,7 +41,8 @@ from fastplay.search.evaluation import Evaluator, ScoreTables
 from fastplay.search.komi import DynamicKomi
 from fastplay.search.loop import Limits, SearchLoop, SearchState
 from fastplay.search.ponder import Ponderer
-from fastplay.search.priors import ForbidFunction, NodeMaker, PriorFunction, forbidden_set
+from fastplay.search.priors import (ForbidFunction, NodeMaker, PriorFunction, forbidden_set,
+                                    keep_the_pass)
 from fastplay.search.results import SearchInfo, SearchResult
 from fastplay.search.tree import SearchTree
 
@@ -557,9 +558,8 @@ def _allowed_answer(result: SearchResult, board: Board, forbid: ForbidFunction
     move = result.best_move
     if move == "resign":
         return result
-    banned = forbidden_set(forbid, board, 0)
-    if banned >= {-1, *(int(i) for i in board.legal_indices(board.to_move_code))}:
-        banned.discard(-1)
+    banned = keep_the_pass(forbidden_set(forbid, board, 0),
+                           [-1, *(int(i) for i in board.legal_indices(board.to_move_code))])
 
     def index(vertex: str) -> int:
         return -1 if vertex.lower() == "pass" else parse_vertex(vertex, board.size)

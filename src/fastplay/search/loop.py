@@ -110,19 +110,15 @@ class SearchState(SearchCounts):
         self.own = np.zeros(self.points)
         self.owned = np.zeros(self.points)
 
-    def ownership(self) -> npt.NDArray[np.float64]:
-        """Black's ownership summed so far, exact endings and playouts."""
+    def ownership_sums(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """``own`` and ``owned`` summed so far, exact endings and the running
+        tallies' playouts."""
         own: npt.NDArray[np.float64] = self.own.copy()
-        for tally in self.tallies:
-            own += tally.own_black - tally.own_white
-        return own
-
-    def ownership_owned(self) -> npt.NDArray[np.float64]:
-        """``owned`` so far, exact endings and playouts."""
         owned: npt.NDArray[np.float64] = self.owned.copy()
         for tally in self.tallies:
+            own += tally.own_black - tally.own_white
             owned += tally.own_black + tally.own_white
-        return owned
+        return own, owned
 
 
 @dataclass

@@ -41,6 +41,7 @@ from fastplay.search.decide import wins_by_passing
 from fastplay.search.errors import PriorError
 
 __all__ = ["NodeMaker", "PriorFunction", "ForbidFunction", "forbid_moves", "forbidden_set",
+           "keep_the_pass",
            "LINE_PRIOR", "AUTO_PRIORS", "fight_points", "recent_moves"]
 
 #: A user prior: the position -> ``float[size*size + 1]``, pass last.
@@ -385,13 +386,18 @@ def forbid_moves(forbid: ForbidFunction, board: Board, node: TreeNode, depth: in
     """Forbid in ``node`` (new, for ``board``, ``depth`` plies below the root)
     the moves ``forbid`` names; the pass stays when they name every move.
     Raises :class:`PriorError` as :func:`forbidden_set`."""
-    banned = forbidden_set(forbid, board, depth)
     moves = [int(m) for m in node.moves]
-    if banned >= set(moves):
-        banned.discard(-1)
+    banned = keep_the_pass(forbidden_set(forbid, board, depth), moves)
     for j, move in enumerate(moves):
         if move in banned:
             node.forbid(j)
+
+
+def keep_the_pass(banned: set[int], moves: Iterable[int]) -> set[int]:
+    """``banned`` without the pass (-1) when it names every one of ``moves``:
+    a position always keeps a move, as KataGo's ``avoidMoves`` keeps the
+    pass (the one rule for the tree, the final answer and the reports)."""
+    return banned - {-1} if banned >= set(moves) else banned
 
 
 def forbidden_set(forbid: ForbidFunction, board: Board, depth: int) -> set[int]:

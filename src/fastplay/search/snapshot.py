@@ -95,8 +95,7 @@ def snapshot(loop: SearchLoop | None, tree: SearchTree, board: Board,
     best = children[0] if children else None
     mean, stdev = score_moments(state.hist, board)
     winrate = best.winrate if best is not None and best.visits else 0.5
-    own, own_stdev = ownership_moments(state.ownership(), state.ownership_owned(),
-                                       state.done, board.size)
+    own, own_stdev = ownership_moments(*state.ownership_sums(), state.done, board.size)
     return SearchInfo(children=children, ownership=own,
                       score_mean=mean, score_stdev=stdev, winrate=winrate, visits=state.done,
                       playouts=state.playouts, seconds=time.perf_counter() - start,

@@ -54,13 +54,15 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; imported when a command run
 __all__ = ["main"]
 
 
-def _shared(p: argparse.ArgumentParser, base_help: str, iterations: int, held: str) -> None:
-    """The options ``mm`` and ``balance`` share."""
+def _shared(p: argparse.ArgumentParser, base_help: str, iterations: int,
+            held: str | None) -> None:
+    """The options the methods share (``--holdout`` with a ``held`` kind)."""
     p.add_argument("--base", default="mc_montegnu_classic",
                    help=f"{base_help} (built-in name or .db file)")
     p.add_argument("--iterations", type=positive_int, default=iterations)
-    p.add_argument("--holdout", type=positive_int, default=5,
-                   help=f"every N-th {held} is held out for the report (default 5)")
+    if held is not None:
+        p.add_argument("--holdout", type=positive_int, default=5,
+                       help=f"every N-th {held} is held out for the report (default 5)")
     p.add_argument("--out", required=True, help="the .db file to write")
 
 
@@ -137,9 +139,6 @@ def _games_parser(sub: Any) -> None:
                        "optionally {seed}, e.g. 'gnugo --mode gtp --monte-carlo "
                        "--mc-games-per-level 400 --nofusekidb --mc-load-patterns {db} "
                        "--seed {seed}'")
-    games.add_argument("--base", default="mc_montegnu_classic",
-                       help="database to reweight (built-in name or .db file)")
-    games.add_argument("--iterations", type=positive_int, default=200)
     games.add_argument("--pairs", type=positive_int, default=1,
                        help="games with each colour per step (default 1)")
     games.add_argument("--size", type=positive_int, default=9)
@@ -151,7 +150,7 @@ def _games_parser(sub: Any) -> None:
     games.add_argument("--perturbation", type=positive_float, default=0.2,
                        help="SPSA's c (default 0.2)")
     games.add_argument("--seed", type=non_negative_int, default=1)
-    games.add_argument("--out", required=True, help="the .db file to write")
+    _shared(games, "database to reweight", 200, None)
 
 
 def _run_games(parser: argparse.ArgumentParser, args: argparse.Namespace,
@@ -161,9 +160,7 @@ def _run_games(parser: argparse.ArgumentParser, args: argparse.Namespace,
     from fastplay.tune.balance import FEATURES, balance_scale, balanced_db_text
     from fastplay.tune.games import play_gtp_game, spsa_games
 
-    if not args.out.strip() or Path(args.out).is_dir() \
-            or not Path(args.out).resolve().parent.is_dir():
-        parser.error(f"--out must name a file in an existing folder, not {args.out!r}")
+    _check_shared(parser, args)
     base = _database(parser, args.base, "--base")
 
     def log(k: int, y: float, theta: np.ndarray) -> None:
@@ -231,7 +228,7 @@ def _check_shared(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
         parser.error(f"--out must name a file, not {args.out!r}")
     if not Path(args.out).resolve().parent.is_dir():
         parser.error(f"--out: no such directory: {Path(args.out).parent}")
-    if args.holdout < 2:
+    if getattr(args, "holdout", 2) < 2:
         parser.error("--holdout must be at least 2")
 
 
