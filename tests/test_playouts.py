@@ -479,6 +479,37 @@ def test_run_into_a_tally_equals_run():
     assert tally.own_black.dtype == np.int64   # summed over a whole search, or longer
 
 
+@pytest.mark.parametrize("calls", [(1,), (1, 1), (3, 1), (1, 3), (1, 1, 2, 1, 1), (2, 1, 1, 1)])
+def test_a_tally_holds_its_last_call_whatever_came_before(calls: tuple[int, ...]) -> None:
+    """A one-playout call (the tree search's) keeps its first plays in the
+    playout state and clears only the histogram bin it added to; read after
+    any sequence of calls, a tally holds the last call's tallies as run()
+    gives them, and so do the calls after it has been read.  Komi 0 on 6x6
+    gives draws (a draw is no win for Black's first plays)."""
+    from fastplay._core import PlayoutTally
+    from fastplay.montecarlo import _engine
+
+    engine = _engine(fp.PatternDatabase.builtin("mc_montegnu_classic"))
+    for board in (fp.Board.from_sgf(shared_path("gnugo-regression", "games", "cgos",
+                                                "42896.sgf"), move_number=24),
+                  fp.Board(6, komi=0.0)):
+        tally = PlayoutTally(board.size)
+        first = 0
+        for seed in (5, 6):
+            for n in calls:
+                engine.run_into(tally, board, n, seed, first=first, tromp_taylor=True)
+                first += n
+            ref = engine.run(board, calls[-1], seed, 1, tromp_taylor=True, amaf=True,
+                             first=first - calls[-1])
+            assert (tally.n, tally.black_wins, tally.draws) \
+                == (calls[-1], ref["black_wins"], ref["draws"])
+            assert np.array_equal(tally.hist, ref["hist"])
+            assert np.array_equal(tally.amaf, ref["amaf"])
+    draws = [engine.run(fp.Board(6, komi=0.0), 1, 5, 1, tromp_taylor=True, first=i)["draws"]
+             for i in range(40)]
+    assert any(draws)      # the 6x6 case does reach a draw
+
+
 def test_an_interrupted_run_into_counts_what_it_played():
     """Ctrl-C in run_into: the tally's n is the playouts that completed,
     and its other tallies are theirs."""

@@ -95,6 +95,8 @@ POSITIONS = {
     "empty9": lambda: fp.Board(9, komi=7.5),
     "opening9": lambda: _opening(9, ["E5", "E3", "G7", "C6", "D4"]),
     "open13": lambda: _opening(13, ["D4", "K10", "D10", "K4", "G7"]),
+    # Komi 0: drawn playouts (no win in the first-play tallies of either side).
+    "draws6": lambda: fp.Board(6, komi=0.0),
     # Two passes end many descents inside the tree: Python's simulations.
     "settled5": lambda: _opening(5, ["C3", "B3", "C2", "B2", "C4", "B4", "D3", "pass", "C1",
                                      "B1", "C5", "B5"]),

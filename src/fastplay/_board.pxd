@@ -17,7 +17,8 @@ cdef class Position:
     cdef bint _superko
     cdef bint _suicide
     cdef bint _scratch          # keeps no history (copy(history=False)) ...
-    cdef object _scratch_last   # ... but its last move, (colour, index) or None, for near_mask
+    cdef int _last_color        # ... but its last move for near_mask: colour (0: none)
+    cdef int _last_index        # and flat index (-1: a pass)
     cdef list _snapshots
     cdef list _moves
     cdef list _hashes
@@ -62,6 +63,7 @@ cdef class Position:
     cdef _rebuild(self, list stones)
     cdef void _load_into(self, Position target)
     cdef object _last_move(self)
+    cdef int _set_last(self, object last) except -1
 
 
 cdef class CoreBoard(Position):

@@ -142,7 +142,8 @@ cdef class Position:
         self._moves = []
         self._hashes = [self.st.hash]
         self._hash_count = {self.st.hash: 1}
-        self._scratch_last = None
+        self._last_color = 0
+        self._last_index = -1
 
     def __dealloc__(self):
         board_free(&self.st)
@@ -311,7 +312,8 @@ cdef class Position:
         if self._scratch:
             board_play(&self.st, p, color, self.q)
             self._to_move = other(color)
-            self._scratch_last = (color, i)
+            self._last_color = color     # C fields: no tuple a move in a tree's descent
+            self._last_index = i
             return 0
         n = len(self._moves)
         if n % _CHECKPOINT_EVERY == 0 and (
@@ -446,7 +448,7 @@ cdef class Position:
             other_b._scratch = True
             other_b._hashes = [self.st.hash]
             other_b._hash_count = {self.st.hash: 1}
-            other_b._scratch_last = self._last_move()
+            other_b._set_last(self._last_move())
         other_b._copy_extra(self)
         return other_b
 
@@ -473,7 +475,7 @@ cdef class Position:
         self._load_into(target)
         target._hashes = [self.st.hash]
         target._hash_count = {self.st.hash: 1}
-        target._scratch_last = self._last_move()
+        target._set_last(self._last_move())
 
     cdef void _load_into(self, Position target):
         """Position, update set, side to move, komi and suicide rule into
@@ -488,8 +490,16 @@ cdef class Position:
     cdef object _last_move(self):
         """(colour, flat index) of the last move, or None."""
         if self._scratch:
-            return self._scratch_last
+            return (self._last_color, self._last_index) if self._last_color else None
         return self._moves[len(self._moves) - 1] if self._moves else None
+
+    cdef int _set_last(self, object last) except -1:
+        """A scratch board's last move from :meth:`_last_move`'s answer."""
+        if last is None:
+            self._last_color, self._last_index = 0, -1
+        else:
+            self._last_color, self._last_index = last
+        return 0
 
     def _copy_extra(self, source):
         """Hook for subclasses to copy their own attributes in :meth:`copy`."""

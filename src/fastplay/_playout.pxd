@@ -79,6 +79,7 @@ cdef struct Accum:
     int64_t sum_len
     int64_t capped
     int64_t* hist            # [2 * size * size + 1], index score + size * size
+    int64_t last_bin         # the hist index the last playout added to
     int64_t* own_black       # [size * size]; 64 bits: a PlayoutTally sums them over calls
     int64_t* own_white
     int32_t* amaf_count      # [3 * size * size], first plays by colour
@@ -105,6 +106,8 @@ cdef struct TallyCounts:
     int64_t black_wins
     int64_t draws
     const int32_t* amaf
+    const uint8_t* first       # or, for one playout: its first plays (PState.first, padded)
+    int W                      # ... whose row stride this is
     const int64_t* hist        # [2 * size * size + 1]: Black-minus-White areas + size * size
 
 
@@ -183,5 +186,5 @@ cdef int playout_one(PState* s, const PState* tmpl, const uint32_t* T, const uin
 cdef int run_playouts_range(PState* s, const PState* tmpl, const uint32_t* T, const uint16_t* G,
                             int start_color, uint64_t key, int64_t i0, int64_t i1,
                             int max_moves, double komi, bint tromp_taylor, bint amaf,
-                            bint debug, Accum* acc, cnp.int8_t* owner,
+                            bint amaf_tally, bint debug, Accum* acc, cnp.int8_t* owner,
                             cnp.int8_t* final_stones, volatile int* stop) noexcept nogil

@@ -151,7 +151,8 @@ cdef void pstate_init(PState* s, const uint32_t* T, const uint16_t* G) noexcept 
     while (1 << (2 * s.bshift)) < n:
         s.bshift += 1
     s.nblocks = (n + (1 << s.bshift) - 1) >> s.bshift
-    for c in range(3):
+    s.total[0] = 0      # the EMPTY colour's rows are never read
+    for c in range(1, 3):
         s.total[c] = 0
         memset(s.val[c], 0, n * sizeof(uint32_t))
         memset(s.idx[c], 0, n * sizeof(uint32_t))
@@ -177,7 +178,7 @@ cdef void pstate_init(PState* s, const uint32_t* T, const uint16_t* G) noexcept 
             s.heads[s.nheads] = p
             s.nheads += 1
     if s.flat:
-        for c in range(3):
+        for c in range(1, 3):
             for p in range(MAX_WORDS):
                 s.bits[c][p] = 0
             for p in range(n):
@@ -620,9 +621,12 @@ cdef int playout_moves(PState* s, const PState* tmpl, const uint32_t* T, const u
     """Play playout ``index`` of stream ``key`` from ``tmpl`` into ``s``, ``start_color``
     first; ``length[0]`` gets its moves (passes included).  Returns a DBG_* code.
     With a ``GradPtr`` (not for flat states) every drawn move adds its score
-    function ``e_cell(a) - sum_b pi(b) e_cell(b)`` to ``grad`` (see PolicyGrad)."""
+    function ``e_cell(a) - sum_b pi(b) e_cell(b)`` to ``grad`` (see PolicyGrad).
+    ``tmpl == s``: ``s`` itself was made ready (pstate_init) for this one
+    playout, and is played in place, without the copy."""
     cdef int c = start_color, p, passes = 0, moves = 0, err
-    pstate_copy(s, tmpl)
+    if s != tmpl:
+        pstate_copy(s, tmpl)
     rng_seed(s.rng, key, index)
     pstate_plan(s, T, c)
     while True:
@@ -708,9 +712,11 @@ cdef void pstate_free(PState* s) noexcept nogil:
 cdef int run_playouts_range(PState* s, const PState* tmpl, const uint32_t* T, const uint16_t* G,
                             int start_color, uint64_t key, int64_t i0, int64_t i1,
                             int max_moves, double komi, bint tromp_taylor, bint amaf,
-                            bint debug, Accum* acc, cnp.int8_t* owner,
+                            bint amaf_tally, bint debug, Accum* acc, cnp.int8_t* owner,
                             cnp.int8_t* final_stones, volatile int* stop) noexcept nogil:
-    """Play playouts ``i0 .. i1-1`` from ``tmpl``; returns a DBG_* code."""
+    """Play playouts ``i0 .. i1-1`` from ``tmpl``; returns a DBG_* code.
+    ``amaf``: first plays recorded (``s.first``); ``amaf_tally``: and added to
+    ``acc`` (else the caller reads the last playout's from ``s.first``)."""
     cdef int64_t i
     cdef int p, moves, score, k, r, q, f, size = tmpl.b.size, npts = size * size
     cdef int err
@@ -736,12 +742,13 @@ cdef int run_playouts_range(PState* s, const PState* tmpl, const uint32_t* T, co
                 acc.draws += 1
         acc.sum_len += moves
         acc.hist[score + npts] += 1
+        acc.last_bin = score + npts
         # Branch-free tallies: who owns a point, or first played on it, is
         # as good as random.  A point nobody played adds 0 to row 0.
         for k in range(npts):
             acc.own_black[k] += owner[k] > 0
             acc.own_white[k] += owner[k] < 0
-        if amaf:
+        if amaf and amaf_tally:
             k = 0
             for r in range(size):
                 p = (r + 1) * s.b.W + 1
@@ -794,6 +801,14 @@ cdef class _Worker:
     cdef cnp.int8_t* owner_p         # per playout: the owner of each point
     cdef cnp.int8_t* final_p         # the last playout's final stones, or NULL
     cdef public int error
+    # A tree search's one-playout calls (run_tally) skip the AMAF tallies and
+    # the zeroing of whole arrays (RESULTS.md, "The one-playout simulation"):
+    # ``single``: the last call was one such playout, whose first plays are
+    # in ``s.first`` and whose score is the one bin ``acc.last_bin`` of the
+    # histogram; ``amaf_zero``: the AMAF tallies are all zero; ``exposed``:
+    # numpy views of the tallies were handed out (they may be written), so
+    # neither shortcut is taken again.
+    cdef bint single, amaf_zero, exposed
 
     def __cinit__(self, size, bint amaf, bint want_final):
         check_size(size)
@@ -820,9 +835,29 @@ cdef class _Worker:
         self.acc.amaf_black_win = self.acc.amaf_count + 3 * npts
         self.acc.black_wins = self.acc.draws = self.acc.sum_len = self.acc.capped = 0
         self.error = DBG_OK
+        self.amaf_zero = True
+
+    cdef void _settle(self) noexcept:
+        """Before a view is handed out: the last one-playout call's first
+        plays written into the AMAF tallies, as any other call leaves them,
+        and no shortcut from now on."""
+        cdef int size = self.s.b.size, r, q, f, k = 0
+        cdef bint bwin = self.acc.black_wins > 0
+        if self.single:
+            memset(self.acc.amaf_count, 0, 6 * self.npts * sizeof(int32_t))
+            for r in range(size):
+                for q in range(size):
+                    f = self.s.first[(r + 1) * self.s.b.W + 1 + q]
+                    self.acc.amaf_count[f * self.npts + k] += f != 0
+                    self.acc.amaf_black_win[f * self.npts + k] += (f != 0) & bwin
+                    k += 1
+        self.single = False
+        self.amaf_zero = False
+        self.exposed = True
 
     @property
     def hist(self):
+        self._settle()
         return _view(self, self.acc.hist, 1, 2 * self.npts + 1, cnp.NPY_INT64)
 
     @property
@@ -835,6 +870,7 @@ cdef class _Worker:
 
     @property
     def amaf(self):
+        self._settle()
         return _view(self, self.acc.amaf_count, 1, 6 * self.npts, cnp.NPY_INT32)
 
     @property
@@ -848,11 +884,17 @@ cdef class _Worker:
         workers); ownership too unless told not to (PlayoutTally)."""
         cdef int npts = self.s.b.size * self.s.b.size
         self.acc.black_wins = self.acc.draws = self.acc.sum_len = self.acc.capped = 0
-        memset(self.acc.hist, 0, (2 * npts + 1) * sizeof(int64_t))
+        if self.single:
+            self.acc.hist[self.acc.last_bin] = 0     # the one bin a playout added to
+        else:
+            memset(self.acc.hist, 0, (2 * npts + 1) * sizeof(int64_t))
+        self.single = False
         if ownership:
             memset(self.acc.own_black, 0, npts * sizeof(int64_t))
             memset(self.acc.own_white, 0, npts * sizeof(int64_t))
-        memset(self.acc.amaf_count, 0, 6 * npts * sizeof(int32_t))
+        if not self.amaf_zero:
+            memset(self.acc.amaf_count, 0, 6 * npts * sizeof(int32_t))
+            self.amaf_zero = True
         self.error = DBG_OK
 
     def __dealloc__(self):
@@ -1133,6 +1175,9 @@ cdef class PlayoutEngine:
         cdef int err = DBG_OK
         cdef volatile int stop = 0
         cdef bint amaf = tally.amaf_enabled
+        # One playout with AMAF: its first plays are read from the state
+        # (out.first), not added up (the tree's one-playout simulations).
+        cdef bint one = n == 1 and amaf and not w.exposed
         cdef int start = board.mover()
         if tally.busy:
             # Two threads on one tally would play on the same state.
@@ -1142,8 +1187,15 @@ cdef class PlayoutEngine:
         cdef PState* tmpl
         try:
             w.reset(False)
-            holder = self._template(board, False, release)
-            tmpl = (<_Template>holder).s
+            if n == 1:
+                # One playout (a simulation of one playout a leaf, the 9x9
+                # default): the worker's own state is made ready and played in
+                # place (playout_moves), not a template copied into it.
+                self._prepare(w.s, board, False, release)
+                tmpl = w.s
+            else:
+                holder = self._template(board, False, release)
+                tmpl = (<_Template>holder).s
             while a < end:
                 # Chunks, so that Ctrl-C is seen within a few milliseconds.
                 b = min(end, a + 32)
@@ -1155,8 +1207,8 @@ cdef class PlayoutEngine:
                         pstate_init(tmpl, self.T, self.G)
                         release = False
                     err = run_playouts_range(w.s, tmpl, self.T, self.G, start, key, a, b, 600,
-                                             komi, tt, amaf, False, &w.acc, w.owner_p, NULL,
-                                             &stop)
+                                             komi, tt, amaf, not one, False, &w.acc, w.owner_p,
+                                             NULL, &stop)
                 if err != DBG_OK:
                     raise RuntimeError("playout check failed: " + _DEBUG_TEXT[err])
                 a = b
@@ -1166,10 +1218,15 @@ cdef class PlayoutEngine:
                 self._release(holder)
             tally.busy = False
             tally.n = a - first     # the playouts played, all of them unless interrupted
+            w.single = one and a > first
+            if amaf and not one:
+                w.amaf_zero = False
         out.n = a - first
         out.black_wins = w.acc.black_wins
         out.draws = w.acc.draws
-        out.amaf = w.acc.amaf_count if amaf else NULL
+        out.amaf = w.acc.amaf_count if amaf and not one else NULL
+        out.first = w.s.first if one else NULL
+        out.W = w.s.b.W
         out.hist = w.acc.hist
         return 0
 
@@ -1359,6 +1416,8 @@ cdef class _Batch:
         cdef PState* tmpl = self.tmpl
         cdef const uint32_t* T = self.eng.T
         cdef const uint16_t* G = self.eng.G
+        if self.amaf:
+            w.amaf_zero = False
         while not self.stop:
             with nogil:
                 while not self.stop:
@@ -1368,8 +1427,8 @@ cdef class _Batch:
                     b = min(self.end, a + self.chunk)
                     err = run_playouts_range(w.s, tmpl, T, G, self.start, self.key, a, b,
                                              self.max_moves, self.komi, self.tt, self.amaf,
-                                             self.debug, &w.acc, w.owner_p, w.final_p,
-                                             &self.stop)
+                                             self.amaf, self.debug, &w.acc, w.owner_p,
+                                             w.final_p, &self.stop)
                     if err != DBG_OK or check_signals:
                         break
             if err != DBG_OK:

@@ -721,6 +721,7 @@ cdef int _descend(TreeNode node, CoreBoard board, set seen, set path_hashes, lis
     cdef int64_t move
     cdef int npts
     cdef uint64_t h, before
+    cdef object key
     while True:
         if node.open <= 0:
             return D_STOP
@@ -742,10 +743,11 @@ cdef int _descend(TreeNode node, CoreBoard board, set seen, set path_hashes, lis
         if p:
             h = hash_after(&board.st, p, color, board.allows_suicide())
             before, ko = board.st.hash, board.st.ko
-            if h in seen or h in path_hashes:
+            key = h         # one Python int for the three set operations
+            if key in seen or key in path_hashes:
                 node._forbid(i)     # positional superko
                 continue
-            path_hashes.add(h)
+            path_hashes.add(key)
             if board.st.size * board.st.size != npts or board.st.hash != before \
                     or board.st.ko != ko:
                 # Set lookups can run Python code (an element's __eq__): the
@@ -851,6 +853,25 @@ cdef void _amaf_doubles(double* am, const cnp.int32_t* tallies, int64_t npts) no
         am[j] = <double>tallies[j]
     for j in range(npts):
         am[(3 + WHITE_C) * npts + j] = am[WHITE_C * npts + j] - am[(3 + WHITE_C) * npts + j]
+
+
+cdef void _amaf_single(double* am, const uint8_t* first, int W, int size,
+                       bint black_won) noexcept:
+    """What :func:`_amaf_doubles` makes of one playout's tallies, from its
+    first plays (``first``: the playout state's, padded with row stride
+    ``W``) and whether Black won: a colour's row 1 where it played first,
+    its wins row 1 where it also won (draws are no win)."""
+    cdef int64_t npts = size * size, k = 0
+    cdef int r, q, f
+    cdef double bw = 1.0 if black_won else 0.0
+    for r in range(size):
+        for q in range(size):
+            f = first[(r + 1) * W + 1 + q]
+            am[WHITE_C * npts + k] = <double>(f == WHITE_C)
+            am[BLACK_C * npts + k] = <double>(f == BLACK_C)
+            am[(3 + WHITE_C) * npts + k] = <double>(f == WHITE_C) * (1.0 - bw)
+            am[(3 + BLACK_C) * npts + k] = <double>(f == BLACK_C) * bw
+            k += 1
 
 
 cdef void _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
@@ -1186,13 +1207,16 @@ cdef int _sim_evaluate(SimBuffers* buf, TreeNode root, list nodes, list path, in
                              reserved)
         finally:
             lock.acquire()
+    cdef bint amaf = buf.am != NULL and (counts.amaf != NULL or counts.first != NULL)
     if buf.am != NULL and counts.amaf != NULL:
         _amaf_doubles(buf.am, counts.amaf, buf.npts)
+    elif amaf:
+        _amaf_single(buf.am, counts.first, counts.W, scratch.st.size, counts.black_wins > 0)
     if buf.scores:
         _tally_scores(buf.tallied, buf.k, buf.idx[0] if depth else -1, counts.hist, buf.npts)
     value = <double>counts.black_wins + 0.5 * <double>counts.draws
     _backup(path_nodes, buf.idx, depth, <double>counts.n, value, value, value,
-            buf.am if counts.amaf != NULL else NULL, buf.npts, vl, params)
+            buf.am if amaf else NULL, buf.npts, vl, params)
     if found == D_STOP:
         stopped = _stopped(root, path_nodes, buf.idx, depth)
         stopped.base += <double>counts.n
