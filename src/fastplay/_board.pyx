@@ -473,8 +473,8 @@ cdef class Position:
         if target is self:
             raise ValueError("copy_into needs another board as target")
         self._load_into(target)
-        target._hashes = [self.st.hash]
-        target._hash_count = {self.st.hash: 1}
+        # A scratch board never reads its position hashes (no superko, no
+        # undo): the ones it was made with stay (no list and dict a descent).
         target._set_last(self._last_move())
 
     cdef void _load_into(self, Position target):

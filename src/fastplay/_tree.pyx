@@ -709,14 +709,40 @@ def tree_descend(TreeNode node not None, CoreBoard board not None, set seen not 
     """
     if not 0.0 <= virtual_loss < INFINITY:
         raise ValueError(f"virtual_loss must be finite and >= 0, not {virtual_loss}")
-    return _descend(node, board, seen, path_hashes, nodes, path, params, virtual_loss,
+    return _descend(node, board, seen, path_hashes, NULL, nodes, path, params, virtual_loss,
                     threshold, can_expand)
 
 
-cdef int _descend(TreeNode node, CoreBoard board, set seen, set path_hashes, list nodes,
-                  list path, TreeParams params, double virtual_loss, double threshold,
-                  bint can_expand) except -1:
-    """tree_descend on a checked ``virtual_loss``."""
+cdef struct PathHashes:
+    # The positions of one descent of the compiled loop (tree_descend's
+    # ``path_hashes`` without a Python set: no int object, no hashing).
+    uint64_t* h
+    int n
+    int cap
+
+
+cdef bint _path_repeats(PathHashes* ph, uint64_t h) except -1:
+    """Whether ``h`` is among ``ph``'s positions; if not, it is added."""
+    cdef int t
+    cdef uint64_t* grown
+    for t in range(ph.n):
+        if ph.h[t] == h:
+            return True
+    if ph.n == ph.cap:
+        grown = <uint64_t*>realloc(ph.h, 2 * ph.cap * sizeof(uint64_t))
+        if grown == NULL:
+            raise MemoryError()
+        ph.h, ph.cap = grown, 2 * ph.cap
+    ph.h[ph.n] = h
+    ph.n += 1
+    return False
+
+
+cdef int _descend(TreeNode node, CoreBoard board, set seen, set path_hashes, PathHashes* ph,
+                  list nodes, list path, TreeParams params, double virtual_loss,
+                  double threshold, bint can_expand) except -1:
+    """tree_descend on a checked ``virtual_loss``; the path's positions in
+    ``ph`` when it is not NULL (the compiled loop), else in ``path_hashes``."""
     cdef int i, color, p, ko
     cdef int64_t move
     cdef int npts
@@ -743,11 +769,16 @@ cdef int _descend(TreeNode node, CoreBoard board, set seen, set path_hashes, lis
         if p:
             h = hash_after(&board.st, p, color, board.allows_suicide())
             before, ko = board.st.hash, board.st.ko
-            key = h         # one Python int for the three set operations
-            if key in seen or key in path_hashes:
-                node._forbid(i)     # positional superko
-                continue
-            path_hashes.add(key)
+            key = h         # one Python int for the set operations
+            if ph != NULL:
+                if key in seen or _path_repeats(ph, h):
+                    node._forbid(i)     # positional superko
+                    continue
+            else:
+                if key in seen or key in path_hashes:
+                    node._forbid(i)     # positional superko
+                    continue
+                path_hashes.add(key)
             if board.st.size * board.st.size != npts or board.st.hash != before \
                     or board.st.ko != ko:
                 # Set lookups can run Python code (an element's __eq__): the
@@ -1052,8 +1083,8 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
             if not _sim_plan(reserve, batch, budget, first, asked, &start, &n, &vl):
                 break
             nodes, path = [], []
-            found = _sim_descend(root, root_board, scratch, seen, nodes, path, params, vl,
-                                 threshold, &can_expand, grow, n if reserved else -1)
+            found = _sim_descend(root, root_board, scratch, seen, &buf.ph, nodes, path, params,
+                                 vl, threshold, &can_expand, grow, n if reserved else -1)
             if found != D_LEAF and found != D_STOP:
                 if reserved:
                     asked += n
@@ -1093,6 +1124,7 @@ cdef struct SimBuffers:
     Py_ssize_t cap
     double* am          # the AMAF tallies as _backup reads them, or NULL
     int64_t* tallied    # _tally_scores's sums, or NULL
+    PathHashes ph       # the descent's positions
 
 
 cdef void _buffers_start(SimBuffers* buf, int64_t npts, int k, bint rave,
@@ -1100,6 +1132,7 @@ cdef void _buffers_start(SimBuffers* buf, int64_t npts, int k, bint rave,
     """``buf`` with nothing allocated yet (``_buffers_free`` may follow at once)."""
     buf.npts, buf.k, buf.rave, buf.scores = npts, k, rave, scores
     buf.idx, buf.cap, buf.am, buf.tallied = NULL, 0, NULL, NULL
+    buf.ph.h, buf.ph.n, buf.ph.cap = NULL, 0, 0
 
 
 cdef int _buffers_alloc(SimBuffers* buf) except -1:
@@ -1112,6 +1145,10 @@ cdef int _buffers_alloc(SimBuffers* buf) except -1:
     if buf.idx == NULL:
         raise MemoryError()
     buf.cap = 64
+    buf.ph.h = <uint64_t*>malloc(64 * sizeof(uint64_t))
+    if buf.ph.h == NULL:
+        raise MemoryError()
+    buf.ph.cap = 64
     if buf.rave:
         buf.am = <double*>malloc(6 * buf.npts * sizeof(double))
         if buf.am == NULL:
@@ -1127,7 +1164,8 @@ cdef void _buffers_free(SimBuffers* buf) noexcept:
     free(buf.idx)
     free(buf.am)
     free(buf.tallied)
-    buf.idx, buf.am, buf.tallied = NULL, NULL, NULL
+    free(buf.ph.h)
+    buf.idx, buf.am, buf.tallied, buf.ph.h = NULL, NULL, NULL, NULL
 
 
 cdef bint _sim_plan(reserve, int64_t batch, int64_t budget, int64_t first, int64_t asked,
@@ -1150,23 +1188,23 @@ cdef bint _sim_plan(reserve, int64_t batch, int64_t budget, int64_t first, int64
 
 
 cdef int _sim_descend(TreeNode root, CoreBoard root_board, CoreBoard scratch, set seen,
-                      list nodes, list path, TreeParams params, double vl, double threshold,
-                      bint* can_expand, grow, int64_t reserved_n) except -1:
+                      PathHashes* ph, list nodes, list path, TreeParams params, double vl,
+                      double threshold, bint* can_expand, grow, int64_t reserved_n) except -1:
     """One simulation's descent (tree_simulate's): ``scratch`` set to the
-    root position, then :func:`_descend` from ``root``, each node it is due
-    for made by ``grow`` (given ``reserved_n``, the descent's virtual loss,
-    when >= 0), which also updates ``can_expand``.  Returns the last
-    descent's ``D_*`` code."""
+    root position, then :func:`_descend` from ``root`` (its positions in
+    ``ph``, emptied first), each node it is due for made by ``grow`` (given
+    ``reserved_n``, the descent's virtual loss, when >= 0), which also
+    updates ``can_expand``.  Returns the last descent's ``D_*`` code."""
     root_board.copy_into(scratch)
-    hashes = set()
-    cdef int found = _descend(root, scratch, seen, hashes, nodes, path, params, vl, threshold,
-                              can_expand[0])
+    ph.n = 0
+    cdef int found = _descend(root, scratch, seen, None, ph, nodes, path, params, vl,
+                              threshold, can_expand[0])
     while found == D_EXPAND and grow is not None:
         # Copies: a callback cannot change the descent's own lists.
         child, expand = grow(scratch, list(nodes), list(path), reserved_n) \
             if reserved_n >= 0 else grow(scratch, list(nodes), list(path))
         can_expand[0] = expand
-        found = _descend(<TreeNode?>child, scratch, seen, hashes, nodes, path, params, vl,
+        found = _descend(<TreeNode?>child, scratch, seen, None, ph, nodes, path, params, vl,
                          threshold, can_expand[0])
     return found
 
