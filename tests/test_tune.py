@@ -514,6 +514,58 @@ def test_spsa_on_games_follows_the_results_and_its_seed(tmp_path: Path) -> None:
             spsa_games(base, bad, 1, play=play)
 
 
+def test_a_stopped_spsa_run_resumes_where_it_stopped(tmp_path: Path) -> None:
+    """A run stopped by Ctrl-C in its fourth step and resumed from the state
+    its log wrote (save_state, load_state) takes the steps of a run that was
+    never stopped, bit for bit; two games at a time change nothing; a state
+    of other settings, or no state at all, is refused."""
+    from fastplay.tune.games import GamesRun, load_state, save_state, spsa_games
+
+    def play(black: str, white: str) -> str | None:
+        nb, nw = _near_weight(black), _near_weight(white)
+        return None if nb == nw else ("B" if nb > nw else "W")
+
+    base = PatternDatabase.builtin("mc_montegnu_classic")
+    whole = spsa_games(base, "engine {db}", 6, seed=5, play=play)
+    state = tmp_path / "state.json"
+    settings: dict[str, object] = {"seed": 5, "iterations": 6}
+    history: list[tuple[int, float]] = []
+    calls = []
+
+    def save(k: int, y: float, theta: np.ndarray) -> None:
+        history.append((k, y))
+        save_state(state, GamesRun(theta.copy(), history), settings)
+
+    def stopping(black: str, white: str) -> str | None:
+        calls.append(black)
+        if len(calls) == 7:           # the fourth step's first game
+            raise KeyboardInterrupt
+        return play(black, white)
+
+    with pytest.raises(KeyboardInterrupt):
+        spsa_games(base, "engine {db}", 6, seed=5, play=stopping, log=save)
+    stopped = load_state(state, settings)
+    assert [k for k, _ in stopped.history] == [0, 1, 2]
+    resumed = spsa_games(base, "engine {db}", 6, seed=5, play=play, resume=stopped, jobs=2)
+    assert resumed.theta.tobytes() == whole.theta.tobytes()
+    assert resumed.history == whole.history
+    assert spsa_games(base, "engine {db}", 6, seed=5, play=play,
+                      jobs=2).theta.tobytes() == whole.theta.tobytes()
+    with pytest.raises(ValueError, match="other settings"):
+        load_state(state, {"seed": 6, "iterations": 6})
+    for text in ("", "[]", '{"fastplay tune games": 2}', '{"fastplay tune games": 1}',
+                 '{"fastplay tune games": 1, "settings": {}, "theta": ["1"], "history": []}',
+                 '{"fastplay tune games": 1, "settings": {}, "theta": [], "history": [[true, 1]]}'):
+        state.write_text(text)
+        with pytest.raises(ValueError, match="not a state"):
+            load_state(state, {})
+    for theta, history in (([0.0] * 7, []), ([float("nan")] * 8, []), ([0.0] * 8, [(1, 0.0)]),
+                           ([0.0] * 8, [(0, 2.0)]), ([0.0] * 8, [(k, 0.0) for k in range(7)])):
+        with pytest.raises(ValueError, match="resumed run"):
+            spsa_games(base, "engine {db}", 6, play=play,
+                       resume=GamesRun(np.array(theta), list(history)))
+
+
 def test_tune_games_plays_real_engines_and_writes_a_database(tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]
                                                             ) -> None:
@@ -548,3 +600,44 @@ def test_tune_games_plays_real_engines_and_writes_a_database(tmp_path: Path,
                       str(tmp_path / "none.db")]) == 1
     assert "before its first move" in capsys.readouterr().err
     assert not (tmp_path / "none.db").exists()
+
+
+def test_tune_games_resumes_from_its_checkpoint(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """``--checkpoint`` writes the run's state after every step; ``--resume``
+    goes on from it (from a finished run: no game, the same database), and
+    only with the state of the same options; a checkpoint is never
+    overwritten without ``--resume``.  (That a resumed run takes the steps
+    of one never stopped: test_a_stopped_spsa_run_resumes_where_it_stopped.)"""
+    import json
+    import shlex
+    import sys
+
+    engine = (f"{shlex.quote(sys.executable)} -m fastplay gtp --playouts 20 "
+              "--mc-load-patterns {db} --seed {seed}")
+    state = tmp_path / "state.json"
+    args = ["games", "--engine", engine, "--iterations", "2", "--seed", "4", "--jobs", "2",
+            "--checkpoint", str(state)]
+    assert tune_main(args + ["--out", str(tmp_path / "whole.db")]) == 0
+    assert capsys.readouterr().out.count("step ") == 2
+    assert [k for k, _ in json.loads(state.read_text())["history"]] == [0, 1]
+    with pytest.raises(SystemExit):
+        tune_main(args + ["--out", str(tmp_path / "x.db")])
+    assert "--resume goes on from it" in capsys.readouterr().err
+    assert tune_main(args + ["--resume", "--out", str(tmp_path / "again.db")]) == 0
+    assert "step " not in capsys.readouterr().out
+
+    def body(name: str) -> list[str]:
+        """The patterns and the weights, not the command line in the header."""
+        return [line for line in (tmp_path / name).read_text().splitlines()
+                if not line.startswith("#") or "Log-multipliers" in line]
+
+    assert body("again.db") == body("whole.db")
+    other = [a if a != "4" else "5" for a in args]
+    for bad, message in ((other + ["--resume"], "other settings"),
+                         (args[:-2] + ["--resume"], "--resume needs --checkpoint"),
+                         (args[:-1] + [str(tmp_path / "none.json"), "--resume"], "--resume:")):
+        with pytest.raises(SystemExit):
+            tune_main(bad + ["--out", str(tmp_path / "x.db")])
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "x.db").exists()

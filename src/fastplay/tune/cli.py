@@ -45,11 +45,13 @@ import numpy as np
 
 from fastplay.argtypes import finite_float, non_negative_int, positive_float, positive_int
 from fastplay.outputfile import write_whole
+from fastplay.shown import quoted
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; imported when a command runs
     from fastplay.benchmark.store import Entry
     from fastplay.patterns import PatternDatabase
     from fastplay.prior import MoveSamples
+    from fastplay.tune.games import GamesRun
 
 __all__ = ["main"]
 
@@ -150,6 +152,13 @@ def _games_parser(sub: Any) -> None:
     games.add_argument("--perturbation", type=positive_float, default=0.2,
                        help="SPSA's c (default 0.2)")
     games.add_argument("--seed", type=non_negative_int, default=1)
+    games.add_argument("--jobs", type=positive_int, default=1,
+                       help="games played at the same time (default 1)")
+    games.add_argument("--checkpoint", metavar="FILE",
+                       help="write the run's state to FILE after every step")
+    games.add_argument("--resume", action="store_true",
+                       help="go on from --checkpoint FILE, a run of the same options "
+                       "that was stopped")
     _shared(games, "database to reweight", 200, None)
 
 
@@ -158,14 +167,22 @@ def _run_games(parser: argparse.ArgumentParser, args: argparse.Namespace,
     from functools import partial
 
     from fastplay.tune.balance import FEATURES, balance_scale, balanced_db_text
-    from fastplay.tune.games import play_gtp_game, spsa_games
+    from fastplay.tune.games import GamesRun, play_gtp_game, save_state, spsa_games
 
     _check_shared(parser, args)
     base = _database(parser, args.base, "--base")
+    settings = {name: getattr(args, name) for name in (
+        "engine", "base", "size", "komi", "referee", "pairs", "step", "perturbation", "seed",
+        "iterations")}
+    resume = _games_resume(parser, args, settings)
+    history = list(resume.history) if resume is not None else []
 
     def log(k: int, y: float, theta: np.ndarray) -> None:
         weights = " ".join(f"{t:+.3f}" for t in theta)
         print(f"step {k}: plus side scored {y:+.2f}; theta {weights}", flush=True)
+        history.append((k, y))
+        if args.checkpoint:
+            save_state(Path(args.checkpoint), GamesRun(theta.copy(), history), settings)
 
     from fastplay.match import EngineError
 
@@ -173,7 +190,7 @@ def _run_games(parser: argparse.ArgumentParser, args: argparse.Namespace,
     try:
         run = spsa_games(base, args.engine, args.iterations, args.seed, play=play,
                          pairs=args.pairs, step=args.step, perturbation=args.perturbation,
-                         log=log)
+                         log=log, resume=resume, jobs=args.jobs)
     except ValueError as exc:
         parser.error(str(exc))
     except EngineError as exc:     # an engine that does not start: nothing to tune with
@@ -187,6 +204,28 @@ def _run_games(parser: argparse.ArgumentParser, args: argparse.Namespace,
               f"between engines (Spall 1992).\nLog-multipliers: {weights}.\n"
               "Made by: fastplay tune " + shlex.join(argv))
     return _write(parser, args.out, balanced_db_text(base, run.theta, scale, header=header))
+
+
+def _games_resume(parser: argparse.ArgumentParser, args: argparse.Namespace,
+                  settings: dict[str, object]) -> GamesRun | None:
+    """The stopped run ``--resume`` continues (its ``--checkpoint``), or None;
+    a usage error for ``--resume`` without a readable state of these
+    ``settings``, or for a ``--checkpoint`` that would overwrite one."""
+    from fastplay.tune.games import load_state
+
+    if not args.checkpoint:
+        if args.resume:
+            parser.error("--resume needs --checkpoint FILE")
+        return None
+    path = Path(args.checkpoint)
+    if not args.resume:
+        if path.exists():
+            parser.error(f"{quoted(str(path))} exists: --resume goes on from it")
+        return None
+    try:
+        return load_state(path, settings)
+    except (OSError, ValueError) as exc:
+        parser.error(f"--resume: {exc}")
 
 
 def _database(parser: argparse.ArgumentParser, name: str, what: str) -> PatternDatabase:
