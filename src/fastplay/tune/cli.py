@@ -5,7 +5,8 @@
     fastplay tune balance [--base DB] [--benchmark 9x9 | --references FILE] \\
         [--iterations 40] [--playouts 64] [--seed 1] --out FILE.db
     fastplay tune games --engine 'CMD {db} {seed}' [--base DB] [--iterations 200] \\
-        [--pairs 1] [--referee CMD] [--seed 1] --out FILE.db
+        [--pairs 1] [--referee CMD] [--seed 1] [--jobs 1] [--checkpoint FILE [--resume]] \\
+        --out FILE.db
     fastplay tune quality DB... [--benchmark 9x9 | --references FILE] [--playouts 500] \\
         [--seed 1]
 
@@ -21,7 +22,9 @@ reference values of a benchmark's positions (:mod:`fastplay.tune.balance`),
 holding every N-th position out for the report; a pure function of the
 options and seed.  ``games`` reweights them by SPSA on the results of
 games between two copies of an engine that loads the database
-(:mod:`fastplay.tune.games`), GNU Go 3.8 itself for one.  ``quality`` measures
+(:mod:`fastplay.tune.games`), GNU Go 3.8 itself for one; a long run keeps
+its state in ``--checkpoint`` after every step and goes on from it with
+``--resume`` (the same steps as a run that was never stopped).  ``quality`` measures
 databases (built-in names or files) by the playouts' mean squared error
 on a decision benchmark's positions (:mod:`fastplay.tune.quality`).
 ``--references FILE`` gives both other positions and references instead of
