@@ -500,3 +500,18 @@ def test_an_unknown_symbol_is_named_as_the_file_has_it(cell: str, shown: str) ->
     ('ä' for the first byte of '中' before: a tester's finding)."""
     err = syntax_error(("." + cell + ".\n.*.\n...\n:5\n").encode())
     assert shown in err.message and (err.line, err.column) == (1, 2)
+
+
+@pytest.mark.parametrize("strict", ["yes", "no", 0, 1, None, 1.0])
+def test_strict_must_be_a_bool(strict: object, tmp_path: Path) -> None:
+    """``strict="no"`` used to be taken as true (a non-empty string): every
+    loader refuses anything but a bool, and names the argument."""
+    path = tmp_path / "one.db"
+    path.write_text("Pattern a\n\n???\n?O?\n???\n\n:8,-,value(5)\n")
+    for load in (lambda: PatternDatabase.from_file(path, strict=strict),  # type: ignore[arg-type]
+                 lambda: PatternDatabase.from_string(path.read_text(),
+                                                     strict=strict),  # type: ignore[arg-type]
+                 lambda: compile_db(path.read_text(), strict=strict)):  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="strict must be True or False"):
+            load()
+    assert PatternDatabase.from_file(path, strict=np.bool_(False)).name == "one"

@@ -672,12 +672,16 @@ def compile_db(data: str | bytes, *, strict: bool = True, filename: str = "<stri
 
     Raises:
         PatternSyntaxError: strict mode only, at the first problem in the file.
-        TypeError: ``data`` is neither ``str`` nor ``bytes``.
+        TypeError: ``data`` is neither ``str`` nor ``bytes``, or ``strict``
+            is not a bool (``strict="no"`` would have been taken as true).
 
     Warns:
         PatternWarning: values above 10,000,000; in strict mode also diagrams
         that match no neighbourhood that can occur on a board.
     """
+    if not isinstance(strict, (bool, np.bool_)):
+        raise TypeError(f"strict must be True or False, not {strict!r}")
+    strict = bool(strict)
     raw = _as_bytes(data)
     try:
         compiled = _compile_cached(raw, strict) if cache else _compile_bytes(raw, strict)
