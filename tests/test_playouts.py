@@ -510,6 +510,29 @@ def test_a_tally_holds_its_last_call_whatever_came_before(calls: tuple[int, ...]
     assert any(draws)      # the 6x6 case does reach a draw
 
 
+@pytest.mark.parametrize("amaf", [False, True])
+def test_what_is_written_into_a_tally_s_views_is_gone_at_its_next_call(amaf: bool) -> None:
+    """A kept view of a tally's histogram or AMAF tallies, written into,
+    holds the next call's tallies again (zeros for AMAF without ``amaf``):
+    a view handed out ends the shortcuts that skip the clearing (a fresh
+    tester's finding: without AMAF the write stayed)."""
+    from fastplay._core import PlayoutTally
+    from fastplay.montecarlo import _engine
+
+    engine = _engine(fp.PatternDatabase.builtin("mc_montegnu_classic"))
+    board = fp.Board(9, komi=7.5)
+    tally = PlayoutTally(9, amaf=amaf)
+    kept_amaf, kept_hist = tally.amaf, tally.hist
+    for n, seed in ((4, 1), (1, 2), (1, 3), (3, 4)):
+        kept_amaf[0, 0, 0] = 77
+        kept_amaf[1, 1, 5] += 9
+        kept_hist[3] = 5
+        engine.run_into(tally, board, n, seed)
+        ref = engine.run(board, n, seed, 1, amaf=amaf, tromp_taylor=True)
+        assert np.array_equal(kept_hist, ref["hist"])
+        assert np.array_equal(kept_amaf, ref["amaf"] if amaf else np.zeros_like(kept_amaf))
+
+
 def test_an_interrupted_run_into_counts_what_it_played():
     """Ctrl-C in run_into: the tally's n is the playouts that completed,
     and its other tallies are theirs."""

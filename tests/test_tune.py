@@ -551,11 +551,15 @@ def test_a_stopped_spsa_run_resumes_where_it_stopped(tmp_path: Path) -> None:
     assert resumed.history == whole.history
     assert spsa_games(base, "engine {db}", 6, seed=5, play=play,
                       jobs=2).theta.tobytes() == whole.theta.tobytes()
-    with pytest.raises(ValueError, match="other settings"):
+    with pytest.raises(ValueError, match="other settings: seed 5, now 6$"):
         load_state(state, {"seed": 6, "iterations": 6})
     for text in ("", "[]", '{"fastplay tune games": 2}', '{"fastplay tune games": 1}',
                  '{"fastplay tune games": 1, "settings": {}, "theta": ["1"], "history": []}',
-                 '{"fastplay tune games": 1, "settings": {}, "theta": [], "history": [[true, 1]]}'):
+                 '{"fastplay tune games": 1, "settings": {}, "theta": [], "history": [[true, 1]]}',
+                 '{"fastplay tune games": true, "settings": {}, "theta": [], "history": []}',
+                 '{"fastplay tune games": 1, "settings": {}, "theta": [1' + "0" * 400 + '], '
+                 '"history": []}',
+                 "[" * 100_000 + "]" * 100_000):
         state.write_text(text)
         with pytest.raises(ValueError, match="not a state"):
             load_state(state, {})
@@ -641,3 +645,16 @@ def test_tune_games_resumes_from_its_checkpoint(tmp_path: Path,
             tune_main(bad + ["--out", str(tmp_path / "x.db")])
         assert message in capsys.readouterr().err
     assert not (tmp_path / "x.db").exists()
+    # A checkpoint that cannot be written is refused before any game (the
+    # engine here would fail at its first game): a fresh tester's finding.
+    dead = ["games", "--engine", "no-such-engine {db}", "--out", str(tmp_path / "x.db")]
+    (tmp_path / "folder").mkdir()
+    for where, message in ((tmp_path / "missing" / "c.json", "no such directory"),
+                           (tmp_path / "folder", "must name a file"),
+                           (tmp_path / "x.db" / "c.json", "no such directory")):
+        with pytest.raises(SystemExit):
+            tune_main(dead + ["--checkpoint", str(where)])
+        assert message in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        tune_main(dead + ["--checkpoint", " "])
+    assert "must name a file" in capsys.readouterr().err

@@ -892,7 +892,8 @@ cdef class _Worker:
         if ownership:
             memset(self.acc.own_black, 0, npts * sizeof(int64_t))
             memset(self.acc.own_white, 0, npts * sizeof(int64_t))
-        if not self.amaf_zero:
+        if self.exposed or not self.amaf_zero:
+            # Once a view is out, it may have been written (even without AMAF).
             memset(self.acc.amaf_count, 0, 6 * npts * sizeof(int32_t))
             self.amaf_zero = True
         self.error = DBG_OK

@@ -161,7 +161,7 @@ def _games_parser(sub: Any) -> None:
                        help="write the run's state to FILE after every step")
     games.add_argument("--resume", action="store_true",
                        help="go on from --checkpoint FILE, a run of the same options "
-                       "that was stopped")
+                       "(--iterations included) that was stopped")
     _shared(games, "database to reweight", 200, None)
 
 
@@ -179,12 +179,20 @@ def _run_games(parser: argparse.ArgumentParser, args: argparse.Namespace,
         "iterations")}
     resume = _games_resume(parser, args, settings)
     history = list(resume.history) if resume is not None else []
+    if args.checkpoint is not None:
+        # Written before the first game: a place that cannot hold it fails now.
+        try:
+            save_state(Path(args.checkpoint), resume if resume is not None else
+                       GamesRun(np.zeros(len(FEATURES))), settings)
+        except OSError as exc:
+            parser.error(f"--checkpoint: cannot write {quoted(args.checkpoint)}: "
+                         f"{exc.strerror or exc}")
 
     def log(k: int, y: float, theta: np.ndarray) -> None:
         weights = " ".join(f"{t:+.3f}" for t in theta)
         print(f"step {k}: plus side scored {y:+.2f}; theta {weights}", flush=True)
         history.append((k, y))
-        if args.checkpoint:
+        if args.checkpoint is not None:
             save_state(Path(args.checkpoint), GamesRun(theta.copy(), history), settings)
 
     from fastplay.match import EngineError
@@ -196,7 +204,9 @@ def _run_games(parser: argparse.ArgumentParser, args: argparse.Namespace,
                          log=log, resume=resume, jobs=args.jobs)
     except ValueError as exc:
         parser.error(str(exc))
-    except EngineError as exc:     # an engine that does not start: nothing to tune with
+    except (EngineError, OSError) as exc:
+        # An engine that does not start (nothing to tune with), or a
+        # checkpoint that can no longer be written (the log has the steps).
         print(f"fastplay tune games: error: {exc}", file=sys.stderr)
         return 1
     weights = ", ".join(f"{name} {t:+.3f}" for name, t in zip(FEATURES, run.theta))
@@ -216,11 +226,15 @@ def _games_resume(parser: argparse.ArgumentParser, args: argparse.Namespace,
     ``settings``, or for a ``--checkpoint`` that would overwrite one."""
     from fastplay.tune.games import load_state
 
-    if not args.checkpoint:
+    if args.checkpoint is None:
         if args.resume:
             parser.error("--resume needs --checkpoint FILE")
         return None
     path = Path(args.checkpoint)
+    if not args.checkpoint.strip() or path.is_dir():
+        parser.error(f"--checkpoint must name a file, not {quoted(args.checkpoint)!r}")
+    if not path.resolve().parent.is_dir():
+        parser.error(f"--checkpoint: no such directory: {quoted(str(path.parent))}")
     if not args.resume:
         if path.exists():
             parser.error(f"{quoted(str(path))} exists: --resume goes on from it")

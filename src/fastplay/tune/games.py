@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shlex
 import tempfile
 from collections.abc import Callable
@@ -47,6 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fastplay.backend import derive_seed
+from fastplay.outputfile import write_whole
 from fastplay.patterns import PatternDatabase
 from fastplay.tune.balance import FEATURES, THETA_LIMIT, balance_scale, balanced_db_text
 
@@ -185,21 +185,21 @@ def save_state(path: Path, run: GamesRun, settings: dict[str, object]) -> None:
     state = {"fastplay tune games": 1, "settings": settings,
              "theta": [float(t) for t in run.theta],
              "history": [[k, y] for k, y in run.history]}
-    scratch = Path(f"{path}.tmp")
-    scratch.write_text(json.dumps(state, indent=1) + "\n", encoding="utf-8")
-    os.replace(scratch, path)
+    write_whole(path, (json.dumps(state, indent=1) + "\n").encode("utf-8"))
 
 
 def load_state(path: Path, settings: dict[str, object]) -> GamesRun:
     """The run :func:`save_state` wrote to ``path``.  Raises ``ValueError``
     for a file that is not such a state, or one made with other
-    ``settings`` (a resumed run must repeat the stopped one's arguments),
-    and ``OSError`` when it cannot be read."""
+    ``settings`` (a resumed run must repeat the stopped one's arguments,
+    ``iterations`` included: a finished run is not extended), and
+    ``OSError`` when it cannot be read."""
     try:
         state = json.loads(Path(path).read_text(encoding="utf-8"),
                            parse_constant=lambda name: math.nan)
-        if not isinstance(state, dict) or state.get("fastplay tune games") != 1:
-            raise ValueError("not a state of fastplay tune games")
+        if not isinstance(state, dict) or type(state.get("fastplay tune games")) is not int \
+                or state["fastplay tune games"] != 1:
+            raise ValueError("no format mark")
         theta, history = state["theta"], state["history"]
         if not all(type(t) in (int, float) for t in theta) or not all(
                 type(item) is list and len(item) == 2 and type(item[0]) is int
@@ -207,10 +207,18 @@ def load_state(path: Path, settings: dict[str, object]) -> GamesRun:
             raise ValueError("weights and steps must be numbers")
         run = GamesRun(np.array([float(t) for t in theta], dtype=np.float64),
                        [(k, float(y)) for k, y in history])
-    except (KeyError, TypeError, ValueError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not a state of fastplay tune games ({exc})") from None
-    if state.get("settings") != settings:
-        raise ValueError(f"{path} was made with other settings: {state.get('settings')!r}")
+    except (KeyError, TypeError, ValueError, UnicodeDecodeError, OverflowError,
+            RecursionError) as exc:
+        raise ValueError(f"{path}: not a state of fastplay tune games "
+                         f"({type(exc).__name__}: {str(exc)[:80]})") from None
+    made = state.get("settings")
+    if made != settings:
+        changed = sorted(settings) if not isinstance(made, dict) else \
+            sorted(name for name in set(settings) | set(made)
+                   if made.get(name) != settings.get(name))
+        shown = "; ".join(f"{name} {made.get(name) if isinstance(made, dict) else None!r}, "
+                          f"now {settings.get(name)!r}" for name in changed)
+        raise ValueError(f"{path} was made with other settings: {shown[:300]}")
     return run
 
 
@@ -222,8 +230,9 @@ def _start(resume: GamesRun | None, iterations: int) -> GamesRun:
     theta = np.array(resume.theta, dtype=np.float64)
     steps = [k for k, _ in resume.history]
     if theta.shape != (len(FEATURES),) or not np.all(np.abs(theta) <= THETA_LIMIT):
+        shown = ", ".join(f"{t:.6g}" for t in theta.ravel()[:10])
         raise ValueError(f"a resumed run needs {len(FEATURES)} weights within "
-                         f"+-{THETA_LIMIT:g}, not {resume.theta!r}")
+                         f"+-{THETA_LIMIT:g}, not {theta.size}: [{shown}]")
     if steps != list(range(len(steps))) or len(steps) > iterations:
         raise ValueError(f"a resumed run's steps must be 0, 1, ... and at most {iterations}")
     if not all(-1.0 <= y <= 1.0 for _, y in resume.history):
