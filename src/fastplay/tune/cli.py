@@ -231,10 +231,7 @@ def _games_resume(parser: argparse.ArgumentParser, args: argparse.Namespace,
             parser.error("--resume needs --checkpoint FILE")
         return None
     path = Path(args.checkpoint)
-    if not args.checkpoint.strip() or path.is_dir():
-        parser.error(f"--checkpoint must name a file, not {quoted(args.checkpoint)!r}")
-    if not path.resolve().parent.is_dir():
-        parser.error(f"--checkpoint: no such directory: {quoted(str(path.parent))}")
+    _check_file(parser, "--checkpoint", args.checkpoint)
     if not args.resume:
         if path.exists():
             parser.error(f"{quoted(str(path))} exists: --resume goes on from it")
@@ -279,11 +276,17 @@ def _scale(text: str) -> float:
     return value
 
 
+def _check_file(parser: argparse.ArgumentParser, option: str, name: str) -> None:
+    """A usage error unless ``name`` (``option``'s value) can name a file
+    to write: not blank, not a folder, in a folder that exists."""
+    if not name.strip() or Path(name).is_dir():
+        parser.error(f"{option} must name a file, not {quoted(name)!r}")
+    if not Path(name).resolve().parent.is_dir():
+        parser.error(f"{option}: no such directory: {quoted(str(Path(name).parent))}")
+
+
 def _check_shared(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    if not args.out.strip() or Path(args.out).is_dir():
-        parser.error(f"--out must name a file, not {args.out!r}")
-    if not Path(args.out).resolve().parent.is_dir():
-        parser.error(f"--out: no such directory: {Path(args.out).parent}")
+    _check_file(parser, "--out", args.out)
     if getattr(args, "holdout", 2) < 2:
         parser.error("--holdout must be at least 2")
 
