@@ -27,7 +27,11 @@ And the 13x13 digests of the "default" and "extras" sets when 13x13's
 default exploration became 0.7 (``C_PUCT_BY_SIZE``; RESULTS.md,
 "Exploration 0.7 on 13x13"; they were 5737baa0, cd9e5864, 6fdea858,
 265604d9): the ``*_c1`` sets give ``c_puct=1.0`` back and still give them.
-Every other digest is still the closed class's.
+And the 9x9 and 13x13 digests whose searches meet a tactical code, when 9x9's and
+13x13's default ladder virtual playouts became 15 (``LADDER_VISITS_BY_SIZE``;
+RESULTS.md, "The ladder reader's virtual playouts"): the ``*_l50`` sets give
+``ladder_visits=50`` back and still give the old ones.  Every other digest
+is still the closed class's.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ import pytest
 
 import fastplay as fp
 from fastplay.search import MCTS, SearchConfig, SearchResult
-from fastplay.search.config import EXPAND_FLOOR
+from fastplay.search.config import EXPAND_FLOOR, LADDER_VISITS
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "default": {},
@@ -53,34 +57,49 @@ CONFIGS: dict[str, dict[str, Any]] = {
 }
 CONFIGS["default_c1"] = {"c_puct": 1.0}
 CONFIGS["extras_c1"] = {**CONFIGS["extras"], "c_puct": 1.0}
+for _name in ("default", "uct_norave", "default_x2", "uct_norave_x2", "extras"):
+    CONFIGS[f"{_name}_l50"] = {**CONFIGS[_name], "ladder_visits": LADDER_VISITS}
 
 PINNED = """
 default empty9 407888ac8c2fcabb f2bf91c2206c90f0
-default cgos24 f2e54d634e21a77f 025c6d484107d3e2
+default cgos24 fb7f943b30d769d9 bbda4caeaa2c53ba
 default cgosend a8d9862df3ebe87c 1a8b6ade8c3cb1ea
-default opening9 8bd580e7aecf4d02 a0ad496131228640
+default opening9 e4024247c1ea9e1f 7d46e2ea46fb5d67
 default open13 b032e2ea7846ce7d f80a50f0cd98849c
 default open19 d20fd7c53532e4a1 329695a789ab1224
-uct_norave empty9 c2927bcdce07d271 be17c3cadaa94439
-uct_norave cgos24 a5b2db45ad1dfa9e 60a2f12dfa46d171
+uct_norave empty9 ce174af94d8b980f 1579caf4277558a5
+uct_norave cgos24 e262910a5e438585 119ed3e41080c7e0
 uct_norave cgosend a8d9862df3ebe87c 1a8b6ade8c3cb1ea
-uct_norave opening9 3031612d46753ae4 44fea2cb33a2f1ba
-uct_norave open13 7b5832663cce3de3 a6fcd9cda8375414
+uct_norave opening9 d3614c6636531e1a 342a05dd2693fbc5
+uct_norave open13 6d8718e4a51a6af8 4bbabab624ed50f2
 uct_norave open19 f8f7fcc9b4cc0980 5da6ca1389a59f48
 default_x2 empty9 1f5e8995885e2445 208f8ff4973f81e1
-default_x2 cgos24 bfc319b054f258d3 28c53b08201e14e5
-default_x2 opening9 d08cd0c8b23050ce 6e6ad0ffeb03c5fc
-uct_norave_x2 empty9 0d4c62e92c0fd13b ed2e056df92d0e0a
-uct_norave_x2 cgos24 8e0d5ffb232619c2 5f1aaee7efffe197
-uct_norave_x2 opening9 0ce086d497a57eb4 5f068eba648396ad
+default_x2 cgos24 05668939df77297d 71415a056398d5a0
+default_x2 opening9 d08cd0c8b23050ce cc3c0418a7cb567d
+uct_norave_x2 empty9 ccf8514f349413a7 41857b0a667ca15a
+uct_norave_x2 cgos24 b7473c54d9fad1e8 f67b59e72933efad
+uct_norave_x2 opening9 7a21f96b91668cad a1f885ef7a27c555
 extras empty9 7d580349f5d57b04 313acb10cafea45e
-extras cgos24 e72df03e145b82a0 cbf4b6a3a4abf254
+extras cgos24 b126a9ff2103f83b fa104bf5763c7da5
 extras cgosend 430fc11ce4bce87f 4665b77e62062fc7
-extras opening9 d19c078cd309be2a bfe66ca412ceb12d
+extras opening9 7a4043f273a877fd db20056acec4806e
 extras open13 048c6ccf4eca9977 d75ff8ffdef285b6
 default_c1 open13 5737baa05ee9cc02 cd9e5864894c17d7
 extras_c1 open13 6fdea8582c6bb0fd 265604d934b5ebdf
 extras open19 d4c8d067fcc9d835 297e91f19e08a72d
+default_l50 cgos24 f2e54d634e21a77f 025c6d484107d3e2
+default_l50 opening9 8bd580e7aecf4d02 a0ad496131228640
+uct_norave_l50 empty9 c2927bcdce07d271 be17c3cadaa94439
+uct_norave_l50 cgos24 a5b2db45ad1dfa9e 60a2f12dfa46d171
+uct_norave_l50 opening9 3031612d46753ae4 44fea2cb33a2f1ba
+uct_norave_l50 open13 7b5832663cce3de3 a6fcd9cda8375414
+default_x2_l50 cgos24 bfc319b054f258d3 28c53b08201e14e5
+default_x2_l50 opening9 d08cd0c8b23050ce 6e6ad0ffeb03c5fc
+uct_norave_x2_l50 empty9 0d4c62e92c0fd13b ed2e056df92d0e0a
+uct_norave_x2_l50 cgos24 8e0d5ffb232619c2 5f1aaee7efffe197
+uct_norave_x2_l50 opening9 0ce086d497a57eb4 5f068eba648396ad
+extras_l50 cgos24 e72df03e145b82a0 cbf4b6a3a4abf254
+extras_l50 opening9 d19c078cd309be2a bfe66ca412ceb12d
 """
 
 
@@ -144,3 +163,25 @@ def test_default_expansion_threshold(db: fp.PatternDatabase, size: int, threshol
     default = digest()
     assert default == digest(expand_threshold=threshold)
     assert default != digest(expand_threshold=fewer)
+
+
+@pytest.mark.parametrize("size, visits, other", [(9, 15.0, LADDER_VISITS), (13, 15.0, LADDER_VISITS),
+                                                 (19, LADDER_VISITS, 15.0)])
+def test_default_ladder_visits_are_the_sizes(db: fp.PatternDatabase, size: int, visits: float,
+                                             other: float) -> None:
+    """``ladder_visits=None`` (the default) is the size's
+    (``LADDER_VISITS_BY_SIZE``, else ``LADDER_VISITS``): the same search as
+    that number given, and not the same as the other number.  The position
+    has a ladder, so that the reader's codes are used."""
+    board = fp.Board(size, komi=7.5)
+    for move in ("D4", "D5", "pass", "E4", "pass", "C4", "pass", "E5"):
+        board.play(move)                  # Black's D4 in atari, to move
+
+    def digest(**options: Any) -> str:
+        return _digest(MCTS(db, SearchConfig(**options), threads=1, seed=3).run(board,
+                                                                               playouts=600))
+
+    assert SearchConfig().ladder_visits_for(size) == visits
+    default = digest()
+    assert default == digest(ladder_visits=visits)
+    assert default != digest(ladder_visits=other)

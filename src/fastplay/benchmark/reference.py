@@ -125,8 +125,10 @@ def recorded_search(size: int) -> dict[str, Any]:
     defaults set them: every :class:`fastplay.search.SearchConfig` option but
     ``prior_table`` (the spec's ``prior``), no resignation, no book, and the
     expansion threshold and exploration constant resolved for the size
-    (``max(EXPAND_FLOOR, 2 leaf batches)``, ``SearchConfig.puct_for``), so
-    that a later change of the default rule leaves the references alone.
+    (``max(EXPAND_FLOOR, 2 leaf batches)``, ``SearchConfig.puct_for``) and
+    so are the ladder reader's virtual playouts
+    (``SearchConfig.ladder_visits_for``), so that a later change of the
+    default rule leaves the references alone.
     Plain JSON values."""
     from fastplay.search import SearchConfig
     from fastplay.search.config import default_expand_threshold
@@ -137,6 +139,7 @@ def recorded_search(size: int) -> dict[str, Any]:
                if f.name != "prior_table"}
     options["expand_threshold"] = default_expand_threshold(leaf_batch(None, 1, size))
     options["c_puct"] = config.puct_for(size)      # the size's, resolved as the threshold
+    options["ladder_visits"] = config.ladder_visits_for(size)
     return options
 
 
@@ -180,10 +183,12 @@ def _search(spec: ReferenceSpec, seed: int, size: int) -> Any:
     The spec's recorded ``search`` options, or for a spec without them (the
     bundled benchmarks) the defaults of their time: ``c_puct`` 1.0, the
     expansion threshold pinned to two leaf batches (the default became
-    ``EXPAND_FLOOR`` playouts on 9x9 later).  A benchmark's references must
+    ``EXPAND_FLOOR`` playouts on 9x9 later), ``LADDER_VISITS`` virtual
+    playouts (9x9's and 13x13's became 15 later).  A benchmark's references must
     not move with the engine's defaults."""
     from fastplay.patterns import PatternDatabase
     from fastplay.search import MCTS, SearchConfig
+    from fastplay.search.config import LADDER_VISITS
     from fastplay.search.driver import leaf_batch
 
     if _WORKER.get("patterns") != spec.patterns:
@@ -197,7 +202,7 @@ def _search(spec: ReferenceSpec, seed: int, size: int) -> Any:
         # c_puct: 1.0 on every size then (13x13's became 0.7 later).
         config = SearchConfig(prior_table=prior, resign_threshold=None, book=False,
                               expand_threshold=2 * leaf_batch(None, 1, size), c_puct=1.0,
-                              **OPTIONS_SINCE)
+                              ladder_visits=LADDER_VISITS, **OPTIONS_SINCE)
     return MCTS(_WORKER["db"], config=config, seed=seed)
 
 

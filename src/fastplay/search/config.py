@@ -20,7 +20,8 @@ from fastplay.asciinum import ascii_float, ascii_int
 from fastplay.shown import quoted
 
 __all__ = ["SearchConfig", "C_PUCT", "C_PUCT_BY_SIZE", "C_UCT", "DEFAULT_BATCH",
-           "DEFAULT_PLAYOUTS", "MAX_BATCH", "LADDER_PRIOR", "LADDER_VISITS", "EDGE_BYTES", "EXPAND_FLOOR", "default_expand_threshold",
+           "DEFAULT_PLAYOUTS", "MAX_BATCH", "LADDER_PRIOR", "LADDER_VISITS",
+           "LADDER_VISITS_BY_SIZE", "EDGE_BYTES", "EXPAND_FLOOR", "default_expand_threshold",
            "option_names",
            "parse_option"]
 
@@ -62,10 +63,16 @@ EDGE_BYTES = 120
 #: the clock cannot interrupt.
 MAX_BATCH = 4096
 
-#: The ladder knowledge's prior factor and virtual playouts (picked once, not
-#: tuned; RESULTS.md, "Where the search's constants come from").
+#: The ladder knowledge's prior factor and virtual playouts (picked once;
+#: RESULTS.md, "Where the search's constants come from"; the virtual
+#: playouts are screened on 9x9 and 13x13 only: :data:`LADDER_VISITS_BY_SIZE`).
 LADDER_PRIOR = 10.0
 LADDER_VISITS = 50.0
+
+#: ``ladder_visits`` per board size where the default (``ladder_visits=None``)
+#: is not :data:`LADDER_VISITS` (RESULTS.md, "The ladder reader's virtual
+#: playouts").
+LADDER_VISITS_BY_SIZE: dict[int, float] = {9: 15.0, 13: 15.0}
 
 Policy = Literal["puct", "uct"]
 ScoringName = Literal["tromp-taylor", "gnugo"]
@@ -107,7 +114,7 @@ def _bounded(name: str, value: Any, low: float, high: float) -> float:
 _REAL_BOUNDS: dict[str, tuple[float, float]] = {
     "c_uct": (0.0, 1e6), "fpu_reduction": (-1.0, 1.0),
     "even_visits": (0.0, 1e12), "pattern_visits": (0.0, 1e12), "score_weight": (0.0, 0.999),
-    "fight_prior": (1e-6, 1e6), "ladder_prior": (1.0, 1e6), "ladder_visits": (0.0, 1e12),
+    "fight_prior": (1e-6, 1e6), "ladder_prior": (1.0, 1e6),
     "rave_equiv": (1e-3, 1e12), "dynamic_komi": (0.0, 10.0), "mix": (0.0, 1.0),
     "ancestor_amaf": (0.0, 1e12),
 }
@@ -178,7 +185,9 @@ class SearchConfig:
         ladder_prior, ladder_visits: the ladder reader's prior factor on a
             save or capture (its inverse on a bad move) and virtual
             playouts, won or lost; they apply to a user prior too (1 and 0
-            = off).
+            = off); ``ladder_visits=None`` (the default) is the board size's
+            (:data:`LADDER_VISITS_BY_SIZE`, else :data:`LADDER_VISITS`:
+            :meth:`ladder_visits_for`).
         race_reading: add the capturing-race reader's verdicts (strings of
             2-4 liberties) to the ladder reader's.
         stake_stones: stones at stake from which a tactical code gets the
@@ -232,7 +241,7 @@ class SearchConfig:
     book: bool = True
     fight_prior: float = 1.0
     ladder_prior: float = LADDER_PRIOR
-    ladder_visits: float = LADDER_VISITS
+    ladder_visits: float | None = None
     race_reading: bool = False
     stake_stones: int = 0
     dynamic_komi: float = 0.0
@@ -274,6 +283,8 @@ class SearchConfig:
             set_(self, "prior_power", _bounded("prior_power", self.prior_power, 0.0, 4.0))
         if self.c_puct is not None:
             set_(self, "c_puct", _bounded("c_puct", self.c_puct, 0.0, 1e6))
+        if self.ladder_visits is not None:
+            set_(self, "ladder_visits", _bounded("ladder_visits", self.ladder_visits, 0.0, 1e12))
 
     def puct_for(self, size: int) -> float:
         """The PUCT exploration constant on a board of ``size``: ``c_puct``,
@@ -282,10 +293,18 @@ class SearchConfig:
             return self.c_puct
         return C_PUCT_BY_SIZE.get(size, C_PUCT)
 
-    @property
-    def virtual(self) -> bool:
-        """Whether new nodes get virtual playouts (prior knowledge in ``Q``)."""
-        return self.even_visits > 0 or self.pattern_visits > 0 or self.ladder_visits > 0
+    def ladder_visits_for(self, size: int) -> float:
+        """The ladder reader's virtual playouts on a board of ``size``:
+        ``ladder_visits``, or the size's default when it is ``None``."""
+        if self.ladder_visits is not None:
+            return self.ladder_visits
+        return LADDER_VISITS_BY_SIZE.get(size, LADDER_VISITS)
+
+    def virtual_for(self, size: int) -> bool:
+        """Whether new nodes on a board of ``size`` get virtual playouts
+        (prior knowledge in ``Q``)."""
+        return self.even_visits > 0 or self.pattern_visits > 0 \
+            or self.ladder_visits_for(size) > 0
 
 
 def option_names() -> tuple[str, ...]:
