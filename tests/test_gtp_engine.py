@@ -8,6 +8,7 @@ input of every kind: the engine must answer ``? message`` and carry on.
 from __future__ import annotations
 
 import io
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -532,6 +533,9 @@ def test_komi_bounds(engine: GTPEngine) -> None:
         assert engine.komi == float(text) and engine.board.komi == float(text)
     assert "komi" in fails(engine, "komi 1e300")
     assert engine.komi == 7.5  # a rejected komi leaves the old one
+    ok(engine, "komi -0")      # a tester saw "komi -0" in showboard
+    assert math.copysign(1.0, engine.komi) == math.copysign(1.0, engine.board.komi) == 1.0
+    assert "komi 0\n" in ok(engine, "showboard") + "\n"
 
 
 # -- GoGui ---------------------------------------------------------------------------

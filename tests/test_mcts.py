@@ -765,6 +765,22 @@ def test_bad_search_options_are_refused_at_construction(db, kwargs, error):
         MCTS(db, **kwargs)
 
 
+@pytest.mark.parametrize("kwargs, shown", [
+    ({"ladder_visits": 10**400}, "... (401 characters)"),
+    ({"max_nodes": 10**400}, "... (401 characters)"),
+    ({"c_puct": 10**5000}, "an integer of about 5,000 digits"),
+    ({"batch": 10**9000}, "an integer of about 9,000 digits"),
+    ({"policy": "x" * 500}, "... (502 characters)"),
+])
+def test_a_huge_option_value_makes_a_short_message(db, kwargs, shown):
+    """A tester saw the 400 digits of ``10**400`` in the message; past
+    CPython's 4,300 digits ``repr`` itself raises, so no message was made."""
+    name = next(iter(kwargs))
+    with pytest.raises(ValueError, match=name) as info:
+        MCTS(db, **kwargs)
+    assert str(info.value).endswith(shown) and len(str(info.value)) < 160
+
+
 def test_prior_knowledge_is_virtual_and_follows_the_patterns(db):
     """even_visits / pattern_visits seed the values, never the visit counts."""
     board = fp.Board(9, komi=7.5)

@@ -99,7 +99,7 @@ def checked_komi(komi):
     if not -MAX_KOMI <= komi <= MAX_KOMI:
         raise ValueError(f"komi must be a finite number of points within +-{MAX_KOMI:g}, "
                          f"not {quoted(repr(given))}")
-    return komi
+    return komi + 0.0       # -0.0 is 0.0: "komi -0" was shown and written as "-0"
 
 
 cdef class Position:

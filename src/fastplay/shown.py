@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["escape_controls", "quoted", "SHOWN_LIMIT"]
+__all__ = ["escape_controls", "quoted", "shown_value", "SHOWN_LIMIT"]
 
 #: C0, DEL and C1.
 _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
@@ -42,3 +42,17 @@ def quoted(raw: bytes | str, encoding: str = "utf-8") -> str:
         return shown
     size = f"{len(raw):,} bytes" if isinstance(raw, bytes) else f"{len(raw):,} characters"
     return f"{shown}... ({size})"
+
+
+def shown_value(value: object) -> str:
+    """A Python argument as an error message shows it: its ``repr``, quoted
+    (:func:`quoted`: cut after ``SHOWN_LIMIT`` characters), and an integer
+    too long for ``repr`` (over CPython's 4,300 digits, where ``repr``
+    itself raises ``ValueError``) by its size, so that a message about
+    ``10**400`` is one line and one about ``10**5000`` is a message at all."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"an integer of about {int(value.bit_length() * 0.30103):,} digits" \
+            if isinstance(value, int) else f"a {type(value).__name__}"
+    return quoted(text)

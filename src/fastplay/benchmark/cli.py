@@ -100,7 +100,8 @@ def _parser() -> argparse.ArgumentParser:
                             "interrupt a Python function (--python), which runs in this "
                             "process")
     score.add_argument("--out", metavar="FILE",
-                       help="where a bundled benchmark's completed references go")
+                       help="where a bundled benchmark's completed references go (saved "
+                            "under a lock, FILE.lock, which is left beside it)")
     score.add_argument("--json", metavar="FILE",
                        help="write one JSON line per decision: move, value, best, error")
     score.add_argument("--no-completion", action="store_true",

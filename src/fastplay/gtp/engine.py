@@ -247,8 +247,8 @@ class GTPEngine:
         komi = parse_float(text, "komi")
         if abs(komi) > MAX_KOMI:
             raise GTPError(f"komi out of range (|komi| <= {MAX_KOMI:g})")
-        self.komi = komi
-        self.board.komi = self.komi
+        self.board.komi = komi
+        self.komi = self.board.komi       # as the board holds it (-0 is 0)
         return ""
 
     def _cmd_play(self, args: Sequence[str]) -> str:

@@ -17,7 +17,7 @@ from typing import Any, Literal
 import numpy as np
 
 from fastplay.asciinum import ascii_float, ascii_int
-from fastplay.shown import quoted
+from fastplay.shown import quoted, shown_value
 
 __all__ = ["SearchConfig", "C_PUCT", "C_PUCT_BY_SIZE", "C_UCT", "DEFAULT_BATCH",
            "DEFAULT_PLAYOUTS", "MAX_BATCH", "LADDER_PRIOR", "LADDER_VISITS",
@@ -82,9 +82,9 @@ def _integer(name: str, value: Any, low: int, high: int) -> int:
     """``value`` (an integer, not a bool) in ``[low, high]``, or
     ``TypeError``/``ValueError`` naming the option."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, not {value!r}")
+        raise TypeError(f"{name} must be an integer, not {shown_value(value)}")
     if not low <= value <= high:
-        raise ValueError(f"{name} must be an integer in [{low}, {high}], not {value!r}")
+        raise ValueError(f"{name} must be an integer in [{low}, {high}], not {shown_value(value)}")
     return int(value)
 
 
@@ -92,19 +92,19 @@ def _number(name: str, value: Any) -> float:
     """``value`` (a real number, not a string or a bool) as a float, or
     ``TypeError``/``ValueError`` naming the option."""
     if isinstance(value, (str, bytes, bool, np.bool_)):
-        raise TypeError(f"{name} must be a number, not {value!r}")
+        raise TypeError(f"{name} must be a number, not {shown_value(value)}")
     try:
         return float(value)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a number, not {value!r}") from None
+        raise TypeError(f"{name} must be a number, not {shown_value(value)}") from None
     except OverflowError:
-        raise ValueError(f"{name} is out of range: {value!r}") from None
+        raise ValueError(f"{name} is out of range: {shown_value(value)}") from None
 
 
 def _bounded(name: str, value: Any, low: float, high: float) -> float:
     number = _number(name, value)
     if not low <= number <= high:
-        raise ValueError(f"{name} must be a number in [{low:g}, {high:g}], not {value!r}")
+        raise ValueError(f"{name} must be a number in [{low:g}, {high:g}], not {shown_value(value)}")
     return number + 0.0      # -0.0 becomes 0.0 (a tester saw "-0.0" written out)
 
 
@@ -253,28 +253,28 @@ class SearchConfig:
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         if self.policy not in ("puct", "uct"):
-            raise ValueError(f"policy must be 'puct' or 'uct', not {self.policy!r}")
+            raise ValueError(f"policy must be 'puct' or 'uct', not {shown_value(self.policy)}")
         if self.scoring not in ("tromp-taylor", "gnugo"):
-            raise ValueError(f"scoring must be 'tromp-taylor' or 'gnugo', not {self.scoring!r}")
+            raise ValueError(f"scoring must be 'tromp-taylor' or 'gnugo', not {shown_value(self.scoring)}")
         for name, (low, high) in _REAL_BOUNDS.items():
             set_(self, name, _bounded(name, getattr(self, name), low, high))
         for name, (ilow, ihigh) in _INT_BOUNDS.items():
             set_(self, name, _integer(name, getattr(self, name), ilow, ihigh))
         for name in ("rave", "book", "race_reading"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False, not {getattr(self, name)!r}")
+                raise ValueError(f"{name} must be True or False, not {shown_value(getattr(self, name))}")
             set_(self, name, bool(getattr(self, name)))
         if self.batch is not None:
             if isinstance(self.batch, (bool, np.bool_)) or not isinstance(
                     self.batch, (int, np.integer)) or not 1 <= self.batch <= MAX_BATCH:
                 raise ValueError(f"batch must be an integer in [1, {MAX_BATCH}], not "
-                                 f"{self.batch!r}")
+                                 f"{shown_value(self.batch)}")
             set_(self, "batch", int(self.batch))
         if self.expand_threshold is not None:
             set_(self, "expand_threshold", _integer("expand_threshold", self.expand_threshold,
                                                     1, 10**6))
         if not 0 < _number("pass_prior", self.pass_prior) < 1:
-            raise ValueError(f"pass_prior must be in (0, 1), not {self.pass_prior!r}")
+            raise ValueError(f"pass_prior must be in (0, 1), not {shown_value(self.pass_prior)}")
         set_(self, "pass_prior", float(self.pass_prior))
         if self.resign_threshold is not None:
             set_(self, "resign_threshold", _bounded("resign_threshold", self.resign_threshold,
