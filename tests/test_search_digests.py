@@ -27,11 +27,11 @@ And the 13x13 digests of the "default" and "extras" sets when 13x13's
 default exploration became 0.7 (``C_PUCT_BY_SIZE``; RESULTS.md,
 "Exploration 0.7 on 13x13"; they were 5737baa0, cd9e5864, 6fdea858,
 265604d9): the ``*_c1`` sets give ``c_puct=1.0`` back and still give them.
-And the 9x9 and 13x13 digests whose searches meet a tactical code, when 9x9's and
-13x13's default ladder virtual playouts became 15 (``LADDER_VISITS_BY_SIZE``;
-RESULTS.md, "The ladder reader's virtual playouts"): the ``*_l50`` sets give
-``ladder_visits=50`` back and still give the old ones.  Every other digest
-is still the closed class's.
+And the 9x9 and 13x13 digests whose searches meet a tactical code, when
+the default ladder virtual playouts became 15 (``LADDER_VISITS``; RESULTS.md,
+"The ladder reader's virtual playouts"; the 19x19 opening meets none): the
+``*_l50`` sets give ``ladder_visits=50`` back and still give the old ones.
+Every other digest is still the closed class's.
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ import pytest
 
 import fastplay as fp
 from fastplay.search import MCTS, SearchConfig, SearchResult
-from fastplay.search.config import EXPAND_FLOOR, LADDER_VISITS
+from fastplay.search import config as search_config
+from fastplay.search.config import EXPAND_FLOOR
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "default": {},
@@ -58,7 +59,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
 CONFIGS["default_c1"] = {"c_puct": 1.0}
 CONFIGS["extras_c1"] = {**CONFIGS["extras"], "c_puct": 1.0}
 for _name in ("default", "uct_norave", "default_x2", "uct_norave_x2", "extras"):
-    CONFIGS[f"{_name}_l50"] = {**CONFIGS[_name], "ladder_visits": LADDER_VISITS}
+    CONFIGS[f"{_name}_l50"] = {**CONFIGS[_name], "ladder_visits": 50.0}
 
 PINNED = """
 default empty9 407888ac8c2fcabb f2bf91c2206c90f0
@@ -165,14 +166,19 @@ def test_default_expansion_threshold(db: fp.PatternDatabase, size: int, threshol
     assert default != digest(expand_threshold=fewer)
 
 
-@pytest.mark.parametrize("size, visits, other", [(9, 15.0, LADDER_VISITS), (13, 15.0, LADDER_VISITS),
-                                                 (19, LADDER_VISITS, 15.0)])
-def test_default_ladder_visits_are_the_sizes(db: fp.PatternDatabase, size: int, visits: float,
-                                             other: float) -> None:
+@pytest.mark.parametrize("size, table, visits, other", [
+    (9, {}, 15.0, 50.0), (13, {}, 15.0, 50.0), (19, {}, 15.0, 50.0), (7, {}, 15.0, 50.0),
+    (7, {7: 30.0}, 30.0, 15.0)])
+def test_default_ladder_visits_are_the_sizes(db: fp.PatternDatabase, size: int,
+                                             table: dict[int, float], visits: float,
+                                             other: float, monkeypatch: pytest.MonkeyPatch
+                                             ) -> None:
     """``ladder_visits=None`` (the default) is the size's
-    (``LADDER_VISITS_BY_SIZE``, else ``LADDER_VISITS``): the same search as
-    that number given, and not the same as the other number.  The position
-    has a ladder, so that the reader's codes are used."""
+    (``LADDER_VISITS_BY_SIZE``, else ``LADDER_VISITS``, 15 since the screens
+    on 9x9, 13x13 and 19x19): the same search as that number given, and not
+    the same as the other number.  The position has a ladder, so that the
+    reader's codes are used."""
+    monkeypatch.setattr(search_config, "LADDER_VISITS_BY_SIZE", table)
     board = fp.Board(size, komi=7.5)
     for move in ("D4", "D5", "pass", "E4", "pass", "C4", "pass", "E5"):
         board.play(move)                  # Black's D4 in atari, to move

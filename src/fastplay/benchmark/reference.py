@@ -183,12 +183,11 @@ def _search(spec: ReferenceSpec, seed: int, size: int) -> Any:
     The spec's recorded ``search`` options, or for a spec without them (the
     bundled benchmarks) the defaults of their time: ``c_puct`` 1.0, the
     expansion threshold pinned to two leaf batches (the default became
-    ``EXPAND_FLOOR`` playouts on 9x9 later), ``LADDER_VISITS`` virtual
-    playouts (9x9's and 13x13's became 15 later).  A benchmark's references must
+    ``EXPAND_FLOOR`` playouts on 9x9 later), 50 virtual playouts for a
+    tactical code (``LADDER_VISITS`` became 15 later).  A benchmark's references must
     not move with the engine's defaults."""
     from fastplay.patterns import PatternDatabase
     from fastplay.search import MCTS, SearchConfig
-    from fastplay.search.config import LADDER_VISITS
     from fastplay.search.driver import leaf_batch
 
     if _WORKER.get("patterns") != spec.patterns:
@@ -202,7 +201,7 @@ def _search(spec: ReferenceSpec, seed: int, size: int) -> Any:
         # c_puct: 1.0 on every size then (13x13's became 0.7 later).
         config = SearchConfig(prior_table=prior, resign_threshold=None, book=False,
                               expand_threshold=2 * leaf_batch(None, 1, size), c_puct=1.0,
-                              ladder_visits=LADDER_VISITS, **OPTIONS_SINCE)
+                              ladder_visits=50.0, **OPTIONS_SINCE)
     return MCTS(_WORKER["db"], config=config, seed=seed)
 
 

@@ -63,16 +63,16 @@ EDGE_BYTES = 120
 #: the clock cannot interrupt.
 MAX_BATCH = 4096
 
-#: The ladder knowledge's prior factor and virtual playouts (picked once;
-#: RESULTS.md, "Where the search's constants come from"; the virtual
-#: playouts are screened on 9x9 and 13x13 only: :data:`LADDER_VISITS_BY_SIZE`).
+#: The ladder knowledge's prior factor (picked once: RESULTS.md, "Where the
+#: search's constants come from") and virtual playouts (50 until screens on
+#: 9x9, 13x13 and 19x19 each chose 15: "The ladder reader's virtual playouts").
 LADDER_PRIOR = 10.0
-LADDER_VISITS = 50.0
+LADDER_VISITS = 15.0
 
 #: ``ladder_visits`` per board size where the default (``ladder_visits=None``)
-#: is not :data:`LADDER_VISITS` (RESULTS.md, "The ladder reader's virtual
-#: playouts").
-LADDER_VISITS_BY_SIZE: dict[int, float] = {9: 15.0, 13: 15.0}
+#: is not :data:`LADDER_VISITS`: none since 19x19's screen agreed with 9x9's
+#: and 13x13's; a size whose matches choose otherwise goes here.
+LADDER_VISITS_BY_SIZE: dict[int, float] = {}
 
 Policy = Literal["puct", "uct"]
 ScoringName = Literal["tromp-taylor", "gnugo"]
