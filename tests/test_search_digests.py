@@ -45,8 +45,7 @@ import pytest
 
 import fastplay as fp
 from fastplay.search import MCTS, SearchConfig, SearchResult
-from fastplay.search import config as search_config
-from fastplay.search.config import EXPAND_FLOOR
+from fastplay.search.config import EXPAND_FLOOR, LADDER_VISITS
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "default": {},
@@ -166,19 +165,12 @@ def test_default_expansion_threshold(db: fp.PatternDatabase, size: int, threshol
     assert default != digest(expand_threshold=fewer)
 
 
-@pytest.mark.parametrize("size, table, visits, other", [
-    (9, {}, 15.0, 50.0), (13, {}, 15.0, 50.0), (19, {}, 15.0, 50.0), (7, {}, 15.0, 50.0),
-    (7, {7: 30.0}, 30.0, 15.0)])
-def test_default_ladder_visits_are_the_sizes(db: fp.PatternDatabase, size: int,
-                                             table: dict[int, float], visits: float,
-                                             other: float, monkeypatch: pytest.MonkeyPatch
-                                             ) -> None:
-    """``ladder_visits=None`` (the default) is the size's
-    (``LADDER_VISITS_BY_SIZE``, else ``LADDER_VISITS``, 15 since the screens
-    on 9x9, 13x13 and 19x19): the same search as that number given, and not
-    the same as the other number.  The position has a ladder, so that the
-    reader's codes are used."""
-    monkeypatch.setattr(search_config, "LADDER_VISITS_BY_SIZE", table)
+@pytest.mark.parametrize("size", [9, 19])
+def test_default_ladder_visits(db: fp.PatternDatabase, size: int) -> None:
+    """The default is ``LADDER_VISITS`` (15 since the screens on 9x9, 13x13
+    and 19x19; 50 before): the same search as 15 given, not the same as 50.
+    The position has a ladder, so that the reader's codes are used (19x19's
+    pinned opening meets none)."""
     board = fp.Board(size, komi=7.5)
     for move in ("D4", "D5", "pass", "E4", "pass", "C4", "pass", "E5"):
         board.play(move)                  # Black's D4 in atari, to move
@@ -187,7 +179,7 @@ def test_default_ladder_visits_are_the_sizes(db: fp.PatternDatabase, size: int,
         return _digest(MCTS(db, SearchConfig(**options), threads=1, seed=3).run(board,
                                                                                playouts=600))
 
-    assert SearchConfig().ladder_visits_for(size) == visits
+    assert LADDER_VISITS == 15.0
     default = digest()
-    assert default == digest(ladder_visits=visits)
-    assert default != digest(ladder_visits=other)
+    assert default == digest(ladder_visits=15.0)
+    assert default != digest(ladder_visits=50.0)

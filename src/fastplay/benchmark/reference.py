@@ -125,10 +125,8 @@ def recorded_search(size: int) -> dict[str, Any]:
     defaults set them: every :class:`fastplay.search.SearchConfig` option but
     ``prior_table`` (the spec's ``prior``), no resignation, no book, and the
     expansion threshold and exploration constant resolved for the size
-    (``max(EXPAND_FLOOR, 2 leaf batches)``, ``SearchConfig.puct_for``) and
-    so are the ladder reader's virtual playouts
-    (``SearchConfig.ladder_visits_for``), so that a later change of the
-    default rule leaves the references alone.
+    (``max(EXPAND_FLOOR, 2 leaf batches)``, ``SearchConfig.puct_for``), so
+    that a later change of the default rule leaves the references alone.
     Plain JSON values."""
     from fastplay.search import SearchConfig
     from fastplay.search.config import default_expand_threshold
@@ -139,7 +137,6 @@ def recorded_search(size: int) -> dict[str, Any]:
                if f.name != "prior_table"}
     options["expand_threshold"] = default_expand_threshold(leaf_batch(None, 1, size))
     options["c_puct"] = config.puct_for(size)      # the size's, resolved as the threshold
-    options["ladder_visits"] = config.ladder_visits_for(size)
     return options
 
 

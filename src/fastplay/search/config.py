@@ -20,8 +20,7 @@ from fastplay.asciinum import ascii_float, ascii_int
 from fastplay.shown import quoted, shown_value
 
 __all__ = ["SearchConfig", "C_PUCT", "C_PUCT_BY_SIZE", "C_UCT", "DEFAULT_BATCH",
-           "DEFAULT_PLAYOUTS", "MAX_BATCH", "LADDER_PRIOR", "LADDER_VISITS",
-           "LADDER_VISITS_BY_SIZE", "EDGE_BYTES", "EXPAND_FLOOR", "default_expand_threshold",
+           "DEFAULT_PLAYOUTS", "MAX_BATCH", "LADDER_PRIOR", "LADDER_VISITS", "EDGE_BYTES", "EXPAND_FLOOR", "default_expand_threshold",
            "option_names",
            "parse_option"]
 
@@ -69,11 +68,6 @@ MAX_BATCH = 4096
 LADDER_PRIOR = 10.0
 LADDER_VISITS = 15.0
 
-#: ``ladder_visits`` per board size where the default (``ladder_visits=None``)
-#: is not :data:`LADDER_VISITS`: none since 19x19's screen agreed with 9x9's
-#: and 13x13's; a size whose matches choose otherwise goes here.
-LADDER_VISITS_BY_SIZE: dict[int, float] = {}
-
 Policy = Literal["puct", "uct"]
 ScoringName = Literal["tromp-taylor", "gnugo"]
 
@@ -104,7 +98,8 @@ def _number(name: str, value: Any) -> float:
 def _bounded(name: str, value: Any, low: float, high: float) -> float:
     number = _number(name, value)
     if not low <= number <= high:
-        raise ValueError(f"{name} must be a number in [{low:g}, {high:g}], not {shown_value(value)}")
+        raise ValueError(f"{name} must be a number in [{low:g}, {high:g}], "
+                         f"not {shown_value(value)}")
     return number + 0.0      # -0.0 becomes 0.0 (a tester saw "-0.0" written out)
 
 
@@ -114,7 +109,7 @@ def _bounded(name: str, value: Any, low: float, high: float) -> float:
 _REAL_BOUNDS: dict[str, tuple[float, float]] = {
     "c_uct": (0.0, 1e6), "fpu_reduction": (-1.0, 1.0),
     "even_visits": (0.0, 1e12), "pattern_visits": (0.0, 1e12), "score_weight": (0.0, 0.999),
-    "fight_prior": (1e-6, 1e6), "ladder_prior": (1.0, 1e6),
+    "fight_prior": (1e-6, 1e6), "ladder_prior": (1.0, 1e6), "ladder_visits": (0.0, 1e12),
     "rave_equiv": (1e-3, 1e12), "dynamic_komi": (0.0, 10.0), "mix": (0.0, 1.0),
     "ancestor_amaf": (0.0, 1e12),
 }
@@ -185,9 +180,7 @@ class SearchConfig:
         ladder_prior, ladder_visits: the ladder reader's prior factor on a
             save or capture (its inverse on a bad move) and virtual
             playouts, won or lost; they apply to a user prior too (1 and 0
-            = off); ``ladder_visits=None`` (the default) is the board size's
-            (:data:`LADDER_VISITS_BY_SIZE`, else :data:`LADDER_VISITS`:
-            :meth:`ladder_visits_for`).
+            = off).
         race_reading: add the capturing-race reader's verdicts (strings of
             2-4 liberties) to the ladder reader's.
         stake_stones: stones at stake from which a tactical code gets the
@@ -241,7 +234,7 @@ class SearchConfig:
     book: bool = True
     fight_prior: float = 1.0
     ladder_prior: float = LADDER_PRIOR
-    ladder_visits: float | None = None
+    ladder_visits: float = LADDER_VISITS
     race_reading: bool = False
     stake_stones: int = 0
     dynamic_komi: float = 0.0
@@ -255,14 +248,16 @@ class SearchConfig:
         if self.policy not in ("puct", "uct"):
             raise ValueError(f"policy must be 'puct' or 'uct', not {shown_value(self.policy)}")
         if self.scoring not in ("tromp-taylor", "gnugo"):
-            raise ValueError(f"scoring must be 'tromp-taylor' or 'gnugo', not {shown_value(self.scoring)}")
+            raise ValueError("scoring must be 'tromp-taylor' or 'gnugo', "
+                             f"not {shown_value(self.scoring)}")
         for name, (low, high) in _REAL_BOUNDS.items():
             set_(self, name, _bounded(name, getattr(self, name), low, high))
         for name, (ilow, ihigh) in _INT_BOUNDS.items():
             set_(self, name, _integer(name, getattr(self, name), ilow, ihigh))
         for name in ("rave", "book", "race_reading"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False, not {shown_value(getattr(self, name))}")
+                raise ValueError(f"{name} must be True or False, "
+                                 f"not {shown_value(getattr(self, name))}")
             set_(self, name, bool(getattr(self, name)))
         if self.batch is not None:
             if isinstance(self.batch, (bool, np.bool_)) or not isinstance(
@@ -283,8 +278,6 @@ class SearchConfig:
             set_(self, "prior_power", _bounded("prior_power", self.prior_power, 0.0, 4.0))
         if self.c_puct is not None:
             set_(self, "c_puct", _bounded("c_puct", self.c_puct, 0.0, 1e6))
-        if self.ladder_visits is not None:
-            set_(self, "ladder_visits", _bounded("ladder_visits", self.ladder_visits, 0.0, 1e12))
 
     def puct_for(self, size: int) -> float:
         """The PUCT exploration constant on a board of ``size``: ``c_puct``,
@@ -293,18 +286,10 @@ class SearchConfig:
             return self.c_puct
         return C_PUCT_BY_SIZE.get(size, C_PUCT)
 
-    def ladder_visits_for(self, size: int) -> float:
-        """The ladder reader's virtual playouts on a board of ``size``:
-        ``ladder_visits``, or the size's default when it is ``None``."""
-        if self.ladder_visits is not None:
-            return self.ladder_visits
-        return LADDER_VISITS_BY_SIZE.get(size, LADDER_VISITS)
-
-    def virtual_for(self, size: int) -> bool:
-        """Whether new nodes on a board of ``size`` get virtual playouts
-        (prior knowledge in ``Q``)."""
-        return self.even_visits > 0 or self.pattern_visits > 0 \
-            or self.ladder_visits_for(size) > 0
+    @property
+    def virtual(self) -> bool:
+        """Whether new nodes get virtual playouts (prior knowledge in ``Q``)."""
+        return self.even_visits > 0 or self.pattern_visits > 0 or self.ladder_visits > 0
 
 
 def option_names() -> tuple[str, ...]:

@@ -464,7 +464,7 @@ class MCTS:
     def _tree_params(self, size: int) -> TreeParams:
         """The selection constants on a board of ``size``, as the compiled tree reads them."""
         c = self.config
-        return TreeParams(c.policy == "puct", c.rave, c.virtual_for(size), c.puct_for(size), c.c_uct,
+        return TreeParams(c.policy == "puct", c.rave, c.virtual, c.puct_for(size), c.c_uct,
                           c.fpu_reduction, c.rave_equiv)
 
     def _search(self, board: Board, limits: Limits, track_scores: bool = False,

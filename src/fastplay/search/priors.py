@@ -16,9 +16,9 @@ weights come from one of three sources:
 
 Then the ladder reader (:meth:`Board.tactics_flat`, optionally the race
 reader) multiplies or divides a move's weight by ``ladder_prior`` and gives
-it ``ladder_visits`` virtual won or lost playouts, by default the board
-size's (their matches: RESULTS.md, "Where the search's constants come
-from" and "The ladder reader's virtual playouts"); optional virtual
+it ``ladder_visits`` virtual won or lost playouts (their matches:
+RESULTS.md, "Where the search's constants come from" and "The ladder
+reader's virtual playouts"); optional virtual
 playouts (``even_visits``, ``pattern_visits``: Gelly and Silver 2007,
 section 5) follow; the pass is forbidden in the opening.  The arithmetic is the core's ``prior_node``.
 """
@@ -188,8 +188,8 @@ class NodeMaker:
             # The common case in one compiled call, the opening rule below
             # and the refresh included: the same node (tests/test_mcts.py).
             engine, line1, line2, factors, power = self._sources(board, recent)
-            return make_node(board, engine, line1, line2, factors, self._tactical(board.size),
-                             config.ladder_prior, config.ladder_visits_for(board.size), power,
+            return make_node(board, engine, line1, line2, factors, self._tactical(),
+                             config.ladder_prior, config.ladder_visits, power,
                              config.pass_prior, base, release, params, True)
         node = self._compiled(board, base, recent, release)
         if node is None:
@@ -228,9 +228,9 @@ class NodeMaker:
         return self._builtin_weights() and self.config.even_visits <= 0 \
             and self.config.pattern_visits <= 0
 
-    def _tactical(self, size: int) -> bool:
-        """Whether new nodes on a board of ``size`` get the ladder reader's codes."""
-        return self.config.ladder_prior != 1.0 or self.config.ladder_visits_for(size) > 0
+    def _tactical(self) -> bool:
+        """Whether new nodes get the ladder reader's codes."""
+        return self.config.ladder_prior != 1.0 or self.config.ladder_visits > 0
 
     def inherit_amaf(self, node: TreeNode, ancestor: TreeNode, params: TreeParams) -> None:
         """Seed ``node``'s first-play tallies from ``ancestor``'s, the node two
@@ -248,9 +248,8 @@ class NodeMaker:
             return None
         config = self.config
         points_engine, line1, line2, factors, power = self._sources(board, recent)
-        return make_node(board, points_engine, line1, line2, factors, self._tactical(board.size),
-                         config.ladder_prior, config.ladder_visits_for(board.size), power,
-                         config.pass_prior,
+        return make_node(board, points_engine, line1, line2, factors, self._tactical(),
+                         config.ladder_prior, config.ladder_visits, power, config.pass_prior,
                          base, release)
 
     def _assembled(self, board: Board, base: float, recent: tuple[int, int] | None
@@ -262,13 +261,13 @@ class NodeMaker:
         if config.fight_prior != 1.0:
             raw *= np.where(fight_points(board)[points], config.fight_prior, 1.0)
         tactics = weight = None
-        if self._tactical(board.size):
+        if self._tactical():
             tactics, weight = self._tactics(board, color, points)
         # The tactical codes' virtual playouts go in both Q and the RAVE
         # value: with RAVE alone carrying thousands of first plays, a prior
         # on Q alone was swamped.  Compiled: prior_node.
         return prior_node(color, points, raw, tactics, weight, config.ladder_prior,
-                          config.ladder_visits_for(board.size), power, pass_prior, base)
+                          config.ladder_visits, power, pass_prior, base)
 
     def _sources(self, board: Board, recent: tuple[int, int] | None
                  ) -> tuple[PlayoutEngine, float, float, tuple[npt.NDArray[np.float64], ...],
