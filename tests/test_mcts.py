@@ -781,6 +781,25 @@ def test_a_huge_option_value_makes_a_short_message(db, kwargs, shown):
     assert str(info.value).endswith(shown) and len(str(info.value)) < 160
 
 
+@pytest.mark.parametrize("call", ["board", "komi", "playouts_n", "playouts_seed",
+                                  "mcts_threads", "run_playouts"])
+def test_a_huge_integer_argument_makes_a_short_message(db, call):
+    """Past CPython's 4,300 digits ``repr`` and ``str`` of an int raise, so
+    these checks' messages could not be made (the error said "Exceeds the
+    limit ... for integer string conversion"); ``shown.shown_value`` is
+    their one way of showing a value."""
+    huge = 10**5000
+    board = fp.Board(9)
+    calls = {"board": lambda: fp.Board(huge),
+             "komi": lambda: setattr(board, "komi", huge),
+             "playouts_n": lambda: fp.playouts(board, db, n=huge, seed=1),
+             "playouts_seed": lambda: fp.playouts(board, db, n=2, seed=-huge),
+             "mcts_threads": lambda: MCTS(db, threads=huge),
+             "run_playouts": lambda: MCTS(db, seed=1).run(board, playouts=huge)}
+    with pytest.raises(ValueError, match="not (an|a negative) integer of about 5,000 digits$"):
+        calls[call]()
+
+
 def test_prior_knowledge_is_virtual_and_follows_the_patterns(db):
     """even_visits / pattern_visits seed the values, never the visit counts."""
     board = fp.Board(9, komi=7.5)

@@ -19,7 +19,7 @@ from fastplay._tactics cimport tactics_codes, races_codes, ladder_read
 
 from fastplay._rules import MIN_SIZE  # the Python name, for messages
 from fastplay.errors import InvalidVertexError
-from fastplay.shown import quoted
+from fastplay.shown import shown_value
 from fastplay._deprecation import renamed as _renamed
 
 cnp.import_array()
@@ -75,7 +75,8 @@ cdef int check_size(size) except -1:
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
         raise TypeError(f"board size must be an integer, not {type(size).__name__}")
     if not MIN_SIZE <= size <= MAX_SIZE_C:
-        raise ValueError(f"board size must be between {MIN_SIZE} and {MAX_SIZE_C}, not {size}")
+        raise ValueError(f"board size must be between {MIN_SIZE} and {MAX_SIZE_C}, "
+                         f"not {shown_value(size)}")
     return 0
 
 
@@ -98,7 +99,7 @@ def checked_komi(komi):
         komi = float("inf") if komi > 0 else float("-inf")
     if not -MAX_KOMI <= komi <= MAX_KOMI:
         raise ValueError(f"komi must be a finite number of points within +-{MAX_KOMI:g}, "
-                         f"not {quoted(repr(given))}")
+                         f"not {shown_value(given)}")
     return komi + 0.0       # -0.0 is 0.0: "komi -0" was shown and written as "-0"
 
 

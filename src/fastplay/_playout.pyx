@@ -20,6 +20,7 @@ from libc.string cimport memcpy, memset
 from functools import partial
 
 from fastplay._threads import run_all
+from fastplay.shown import shown_value
 
 import numpy as np
 cimport numpy as cnp
@@ -1240,15 +1241,17 @@ cdef class PlayoutEngine:
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
         if not 0 <= n <= MAX_PLAYOUTS:
-            raise ValueError(f"n must be between 0 and {MAX_PLAYOUTS}, not {n}")
+            raise ValueError(f"n must be between 0 and {MAX_PLAYOUTS}, not {shown_value(n)}")
         if not 1 <= threads <= MAX_THREADS:
-            raise ValueError(f"threads must be between 1 and {MAX_THREADS}, not {threads}")
+            raise ValueError(f"threads must be between 1 and {MAX_THREADS}, "
+                             f"not {shown_value(threads)}")
         if not 0 <= max_moves <= MAX_MOVES:
-            raise ValueError(f"max_moves must be between 0 and {MAX_MOVES}, not {max_moves}")
+            raise ValueError(f"max_moves must be between 0 and {MAX_MOVES}, "
+                             f"not {shown_value(max_moves)}")
         if seed < 0:
-            raise ValueError(f"seed must be >= 0, not {seed}")
+            raise ValueError(f"seed must be >= 0, not {shown_value(seed)}")
         if not 0 <= first <= MAX_FIRST:
-            raise ValueError(f"first must be between 0 and {MAX_FIRST}, not {first}")
+            raise ValueError(f"first must be between 0 and {MAX_FIRST}, not {shown_value(first)}")
         cached_seed, cached_key = self._key_cache
         if seed != cached_seed or type(seed) is not type(cached_seed):
             cached_key = seed_key(seed)

@@ -53,6 +53,8 @@ def shown_value(value: object) -> str:
     try:
         text = repr(value)
     except ValueError:
-        return f"an integer of about {int(value.bit_length() * 0.30103):,} digits" \
-            if isinstance(value, int) else f"a {type(value).__name__}"
+        if not isinstance(value, int):
+            return f"a {type(value).__name__}"
+        sign = "a negative" if value < 0 else "an"
+        return f"{sign} integer of about {int(value.bit_length() * 0.30103):,} digits"
     return quoted(text)

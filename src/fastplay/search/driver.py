@@ -31,6 +31,7 @@ from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import WHITE as WHITE_CODE
 from fastplay._core import PlayoutEngine, TreeNode, TreeParams
 from fastplay._playout import MAX_PLAYOUTS, MAX_THREADS  # the core's own bounds
+from fastplay.shown import shown_value
 from fastplay.board import Board, ColorLike, parse_vertex
 from fastplay.montecarlo import _engine as playout_engine
 from fastplay.search.clock import Clock
@@ -80,7 +81,8 @@ def _check_limits(visits: Any, playouts: Any, seconds: Any) -> tuple[int | None,
         if isinstance(count, bool) or not isinstance(count, (int, np.integer)):
             raise TypeError(f"{name} must be an integer, not {type(count).__name__}")
         if not 1 <= count <= MAX_PLAYOUTS:
-            raise ValueError(f"{name} must be between 1 and {MAX_PLAYOUTS} (2**53), not {count}")
+            raise ValueError(f"{name} must be between 1 and {MAX_PLAYOUTS} (2**53), "
+                             f"not {shown_value(count)}")
         count = int(count)
     if seconds is not None:
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float, np.integer,
@@ -166,7 +168,8 @@ class MCTS:
             raise TypeError(f"db must be a fastplay.PatternDatabase, not {type(db).__name__}")
         if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, (int, np.integer)) \
                 or not 1 <= threads <= MAX_THREADS:
-            raise ValueError(f"threads must be an integer 1..{MAX_THREADS}, not {threads!r}")
+            raise ValueError(f"threads must be an integer 1..{MAX_THREADS}, "
+                             f"not {shown_value(threads)}")
         if seed is not None and (isinstance(seed, (bool, np.bool_))
                                  or not isinstance(seed, (int, np.integer)) or seed < 0):
             raise ValueError(f"seed must be a non-negative integer or None, not {seed!r}")
