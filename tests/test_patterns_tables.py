@@ -319,6 +319,23 @@ def test_from_file_and_from_string_agree(tmp_path: Path) -> None:
     assert from_file == from_str == PatternDatabase.builtin("uniform")
 
 
+@pytest.mark.parametrize("text", ["(;GM[1]FF[4]SZ[9];B[ee])", "", "a note, not patterns\n"])
+@pytest.mark.parametrize("strict", [True, False])
+def test_a_file_without_patterns_loads_with_a_warning(tmp_path: Path, text: str,
+                                                       strict: bool) -> None:
+    """GNU Go's loader skips lines it does not know, so a game record, prose or
+    an empty file loads as the default value everywhere: the loader says so."""
+    path = tmp_path / "game.sgf"
+    path.write_text(text)
+    with pytest.warns(PatternWarning, match=r"game\.sgf: no pattern: every move gets the default"):
+        db = PatternDatabase.from_file(path, strict=strict)
+    assert db.rules == () and (db.table[1:] == 1).all()   # GNU Go's default value, 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        PatternDatabase.from_string(text, strict=strict)   # built in memory: no file to mistake
+        PatternDatabase.from_file(REPO / "patterns" / "mc_uniform.db")
+
+
 def test_constructor_validates_tables() -> None:
     t = np.ones((1108, 256), dtype=np.int64)
     db = PatternDatabase(t, name="ones")

@@ -349,11 +349,6 @@ def _run_patterns(args: argparse.Namespace) -> int:
     except _pattern_errors() as exc:
         raise UserError(_describe(exc)) from None
     print(f"{args.file}: OK: {len(db.rules)} patterns compiled, table sha256 {db.sha256()}")
-    if not db.rules:
-        # GNU Go's loader skips lines it does not know, so any text file
-        # loads; one with no pattern is more likely the wrong file.
-        print(f"fastplay: warning: {args.file} has no pattern: every move gets the "
-              "default value (is it a .db file?)", file=sys.stderr)
     return 0
 
 

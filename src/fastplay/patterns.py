@@ -1016,10 +1016,20 @@ class PatternDatabase:
         Raises:
             OSError: the file cannot be read (GNU Go fails the same way).
             PatternSyntaxError: strict mode, malformed file.
+
+        Warns:
+            PatternWarning: as :func:`compile_db`; also a file with no pattern
+                at all (every move then gets the default value, as under
+                ``mc_uniform``).  GNU Go's loader skips lines it does not
+                know, so an SGF file, prose or an empty file loads in both
+                modes; one with no pattern is more likely the wrong file.
         """
         data = read_input(path, "pattern database")    # an empty path is no folder
         p = Path(path)
         table, rules = compile_db(data, strict=strict, filename=str(p))
+        if not rules:
+            warnings.warn(f"{p}: no pattern: every move gets the default value "
+                          "(is it a .db file?)", PatternWarning, stacklevel=2)
         return cls(table, name=p.stem if name is None else name, source=p, rules=rules)
 
     @classmethod
