@@ -510,6 +510,43 @@ def test_a_tally_holds_its_last_call_whatever_came_before(calls: tuple[int, ...]
     assert any(draws)      # the 6x6 case does reach a draw
 
 
+def test_the_criticality_tally_counts_the_points_of_each_playouts_winner() -> None:
+    """``PlayoutTally(criticality=True)``'s ``own_won`` is, summed over
+    playouts, the winner's ``own_black`` or ``own_white`` of each one-playout
+    call (a draw adds to neither); ``own_n``, ``own_black_wins`` and
+    ``own_draws`` count the same playouts; all add up over calls until
+    ``clear_ownership``.  Komi 0 on 6x6 gives draws."""
+    from fastplay._core import PlayoutTally
+    from fastplay.montecarlo import _engine
+
+    engine = _engine(fp.PatternDatabase.builtin("mc_montegnu_classic"))
+    for board, n in ((fp.Board.from_sgf(shared_path("gnugo-regression", "games", "cgos",
+                                                    "42896.sgf"), move_number=24), 30),
+                     (fp.Board(6, komi=0.0), 40)):
+        whole = PlayoutTally(board.size, criticality=True)
+        engine.run_into(whole, board, n // 2, 7, tromp_taylor=True)
+        engine.run_into(whole, board, n - n // 2, 7, first=n // 2, tromp_taylor=True)
+        won = np.zeros(board.size ** 2, dtype=np.int64)
+        black_wins = draws = 0
+        for i in range(n):
+            one = PlayoutTally(board.size, amaf=False)
+            engine.run_into(one, board, 1, 7, first=i, tromp_taylor=True)
+            assert one.own_won is None and one.own_n == 1
+            black_wins += one.black_wins
+            draws += one.draws
+            if one.black_wins:
+                won += one.own_black
+            elif not one.draws:
+                won += one.own_white
+        assert whole.own_won is not None
+        assert np.array_equal(whole.own_won, won)
+        assert (whole.own_n, whole.own_black_wins, whole.own_draws) == (n, black_wins, draws)
+        assert (whole.own_won <= whole.own_black + whole.own_white).all()
+        whole.clear_ownership()
+        assert not whole.own_won.any() and (whole.own_n, whole.own_black_wins) == (0, 0)
+    assert draws > 0       # the 6x6 case reaches a draw
+
+
 @pytest.mark.parametrize("amaf", [False, True])
 def test_what_is_written_into_a_tally_s_views_is_gone_at_its_next_call(amaf: bool) -> None:
     """A kept view of a tally's histogram or AMAF tallies, written into,

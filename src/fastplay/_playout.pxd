@@ -82,6 +82,10 @@ cdef struct Accum:
     int64_t last_bin         # the hist index the last playout added to
     int64_t* own_black       # [size * size]; 64 bits: a PlayoutTally sums them over calls
     int64_t* own_white
+    int64_t* own_won         # [size * size] or NULL: playouts the point's owner won
+    int64_t own_n            # playouts added to the ownership tallies, and
+    int64_t own_black_wins   # Black's wins and the draws among them
+    int64_t own_draws
     int32_t* amaf_count      # [3 * size * size], first plays by colour
     int32_t* amaf_black_win  # [3 * size * size], of which Black won
 

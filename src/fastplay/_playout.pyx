@@ -722,7 +722,7 @@ cdef int run_playouts_range(PState* s, const PState* tmpl, const uint32_t* T, co
     cdef int p, moves, score, k, r, q, f, size = tmpl.b.size, npts = size * size
     cdef int err
     cdef double result
-    cdef bint bwin
+    cdef bint bwin, draw
     for i in range(i0, i1):
         if stop[0]:
             return DBG_OK
@@ -734,13 +734,10 @@ cdef int run_playouts_range(PState* s, const PState* tmpl, const uint32_t* T, co
             acc.capped += 1
         score = playout_score(s, tromp_taylor, owner)
         result = score - komi
-        if result > 0:
-            acc.black_wins += 1
-            bwin = True
-        else:
-            bwin = False
-            if result == 0:
-                acc.draws += 1
+        bwin = result > 0
+        draw = result == 0
+        acc.black_wins += bwin
+        acc.draws += draw
         acc.sum_len += moves
         acc.hist[score + npts] += 1
         acc.last_bin = score + npts
@@ -749,6 +746,13 @@ cdef int run_playouts_range(PState* s, const PState* tmpl, const uint32_t* T, co
         for k in range(npts):
             acc.own_black[k] += owner[k] > 0
             acc.own_white[k] += owner[k] < 0
+        acc.own_n += 1
+        acc.own_black_wins += bwin
+        acc.own_draws += draw
+        if acc.own_won != NULL:     # criticality's tally (PlayoutTally(criticality=True))
+            for k in range(npts):
+                acc.own_won[k] += ((owner[k] > 0) & bwin) | ((owner[k] < 0) & (not bwin)
+                                                             & (not draw))
         if amaf and amaf_tally:
             k = 0
             for r in range(size):
@@ -891,13 +895,20 @@ cdef class _Worker:
             memset(self.acc.hist, 0, (2 * npts + 1) * sizeof(int64_t))
         self.single = False
         if ownership:
-            memset(self.acc.own_black, 0, npts * sizeof(int64_t))
-            memset(self.acc.own_white, 0, npts * sizeof(int64_t))
+            self._clear_ownership()
         if self.exposed or not self.amaf_zero:
             # Once a view is out, it may have been written (even without AMAF).
             memset(self.acc.amaf_count, 0, 6 * npts * sizeof(int32_t))
             self.amaf_zero = True
         self.error = DBG_OK
+
+    cdef void _clear_ownership(self) noexcept:
+        """Zero the ownership tallies and their counts."""
+        memset(self.acc.own_black, 0, self.npts * sizeof(int64_t))
+        memset(self.acc.own_white, 0, self.npts * sizeof(int64_t))
+        if self.acc.own_won != NULL:
+            memset(self.acc.own_won, 0, self.npts * sizeof(int64_t))
+        self.acc.own_n = self.acc.own_black_wins = self.acc.own_draws = 0
 
     def __dealloc__(self):
         if self.s != NULL:
@@ -906,6 +917,7 @@ cdef class _Worker:
         free(self.acc.hist)
         free(self.acc.own_black)
         free(self.acc.own_white)
+        free(self.acc.own_won)
         free(self.acc.amaf_count)
         free(self.owner_p)
         free(self.final_p)
@@ -939,6 +951,15 @@ cdef class PlayoutTally:
             Black's wins among them, by colour code (zeros without ``amaf``).
         own_black, own_white: ``int64[size*size]``, playouts since the last
             :meth:`clear_ownership` in which the point counted for that colour.
+        own_won: with ``criticality``, ``int64[size*size]``, those playouts
+            in which the point's owner won the game (a draw counts for
+            neither colour); else ``None``.
+        own_n, own_black_wins, own_draws: those playouts, Black's wins and
+            the draws among them (ints).
+
+    ``criticality``: keep ``own_won`` too (Coulom's criticality,
+    :mod:`fastplay.search.criticality`, needs it; it costs a pass over the
+    points per playout, so it is off unless asked for).
 
     One thread at a time: :meth:`PlayoutEngine.run_into` raises
     ``RuntimeError`` for a tally another thread is filling.  Raises
@@ -950,12 +971,16 @@ cdef class PlayoutTally:
     cdef readonly object n
     cdef readonly bint busy      # run_into is filling it
 
-    def __cinit__(self, size, bint amaf=True):
+    def __cinit__(self, size, bint amaf=True, bint criticality=False):
         check_size(size)
         self.w = _Worker(size, True, False)
         self.size = size
         self.amaf_enabled = amaf
         self.n = 0
+        if criticality:
+            self.w.acc.own_won = <int64_t*>calloc(self.w.npts, sizeof(int64_t))
+            if self.w.acc.own_won == NULL:
+                raise MemoryError()
 
     @property
     def black_wins(self):
@@ -981,12 +1006,29 @@ cdef class PlayoutTally:
     def own_white(self):
         return self.w.own_white
 
+    @property
+    def own_won(self):
+        if self.w.acc.own_won == NULL:
+            return None
+        return _view(self.w, self.w.acc.own_won, 1, self.w.npts, cnp.NPY_INT64)
+
+    @property
+    def own_n(self):
+        return self.w.acc.own_n
+
+    @property
+    def own_black_wins(self):
+        return self.w.acc.own_black_wins
+
+    @property
+    def own_draws(self):
+        return self.w.acc.own_draws
+
     def clear_ownership(self):
-        """Zero ``own_black`` and ``own_white``."""
+        """Zero the ownership tallies (``own_*``) and their counts."""
         if self.busy:
             raise RuntimeError("this PlayoutTally is in use by another thread")
-        memset(self.w.acc.own_black, 0, self.w.npts * sizeof(int64_t))
-        memset(self.w.acc.own_white, 0, self.w.npts * sizeof(int64_t))
+        self.w._clear_ownership()
 
 
 # Argument bounds of PlayoutEngine.run: far beyond any real use, and inside

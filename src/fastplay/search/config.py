@@ -111,7 +111,7 @@ _REAL_BOUNDS: dict[str, tuple[float, float]] = {
     "even_visits": (0.0, 1e12), "pattern_visits": (0.0, 1e12), "score_weight": (0.0, 0.999),
     "fight_prior": (1e-6, 1e6), "ladder_prior": (1.0, 1e6), "ladder_visits": (0.0, 1e12),
     "rave_equiv": (1e-3, 1e12), "dynamic_komi": (0.0, 10.0), "mix": (0.0, 1.0),
-    "ancestor_amaf": (0.0, 1e12),
+    "ancestor_amaf": (0.0, 1e12), "criticality": (0.0, 1e3),
 }
 
 # name -> (low, high): integer options.  One search below 1 playout, or
@@ -172,6 +172,10 @@ class SearchConfig:
             those of the node two plies up, where the same side moves: each
             move it shares with that node gets up to this many of its first
             plays, at their win rate (0 = off; needs ``rave``).
+        criticality: ``k`` in the root's prior ``p(x) exp(k crit(x))``
+            (renormalised), ``crit(x)`` Coulom's criticality of the point
+            from the search's playouts (:mod:`fastplay.search.criticality`;
+            0 = off).
         score_weight: ``s`` in a playout's value ``(1 - s) win + s (1/2 +
             margin / (2 points))`` (Fuego's score modification).
         book: play the one-position book (E5 on the empty 9x9 board).
@@ -230,6 +234,7 @@ class SearchConfig:
     even_visits: float = 0.0
     pattern_visits: float = 0.0
     ancestor_amaf: float = 0.0
+    criticality: float = 0.0
     score_weight: float = 0.0
     book: bool = True
     fight_prior: float = 1.0

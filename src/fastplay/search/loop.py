@@ -35,6 +35,7 @@ from fastplay._core import SIMULATE_PYTHON, PlayoutEngine, PlayoutTally, TreePar
 from fastplay._core import SearchCounts, TreeNode, tree_backup, tree_simulate
 from fastplay.board import Board
 from fastplay.search.config import SearchConfig
+from fastplay.search.criticality import RootCriticality
 from fastplay.search.decide import ChildScores
 from fastplay.search.evaluation import Evaluator, LeafValue, ScoreTables, call_evaluator
 from fastplay.search.evaluation import mixed_value, rollout_value, terminal_value
@@ -139,6 +140,7 @@ class SearchLoop:
     evaluator: Evaluator | None = None
     state: SearchState = field(init=False)
     _margins: npt.NDArray[np.float64] = field(init=False, repr=False)
+    _crit: RootCriticality | None = field(init=False, default=None, repr=False)
 
     def run(self, board: Board, limits: Limits, batch: int, threshold: int,
             track_scores: bool = False) -> SearchState:
@@ -160,6 +162,7 @@ class SearchLoop:
             self._margins = np.arange(2 * npts + 1, dtype=np.float64) - npts
         else:
             self.tree.scores = None    # visits without scores from here on
+        self._crit = self._root_criticality(root)
         deadline = None if limits.seconds is None else time.perf_counter() + limits.seconds
         # mix = 1 is the rollouts alone: an evaluator would only be called in vain.
         evaluated = self.evaluator is not None and self.config.mix < 1
@@ -218,8 +221,25 @@ class SearchLoop:
             return True  # pondering: the tree is full
         return False
 
+    def _root_criticality(self, root: TreeNode) -> RootCriticality | None:
+        """The option ``criticality``'s state for a search of ``root``, from
+        the prior the root was made with (``None`` when the option is off)."""
+        if self.config.criticality <= 0:
+            return None
+        kept = self.tree.root_prior
+        if kept is None or kept[0] is not root:
+            kept = self.tree.root_prior = (root, np.array(root.prior))
+        return RootCriticality(self.config.criticality, kept[1])
+
+    def _update_criticality(self) -> None:
+        """Reshape the root's prior when due (under the lock)."""
+        crit, state, root = self._crit, self.state, self.tree.root
+        if crit is not None and root is not None and crit.due(state.sims):
+            crit.update(root, state.tallies, state.sims)
+
     def _new_tally(self, board: Board) -> PlayoutTally:
-        tally = PlayoutTally(board.size, self.config.rave)
+        tally = PlayoutTally(board.size, self.config.rave,
+                             criticality=self.config.criticality > 0)
         with self.lock:   # a snapshot may be reading the list
             self.state.tallies.append(tally)
         return tally
@@ -317,11 +337,14 @@ class SearchLoop:
                         return
                     python_next = self._simulate_compiled(root_board, scratch, tally, limits,
                                                           deadline, batch, threshold, grow)
+                    self._update_criticality()
             else:
                 python_next = False
                 if not self._simulate(root_board, scratch, tally, limits, deadline, batch,
                                       threshold):
                     return
+                with self.lock:
+                    self._update_criticality()
             if limits.callback is not None and time.perf_counter() - last_report > 0.05:
                 last_report = time.perf_counter()
                 limits.callback(self.state.done)
@@ -425,6 +448,7 @@ class SearchLoop:
                     else:
                         self._backup(descent, mixed_value(rollout, float(next(values)),
                                                           next(black), n, mix))
+                self._update_criticality()
 
     def _terminal(self, descent: Descent, batch: int) -> LeafValue:
         """The exact ending's value; its ownership and score join the state's."""

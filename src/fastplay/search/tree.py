@@ -70,6 +70,9 @@ class SearchTree:
         own: the colour code of the side the tree was grown for (0: none
             yet), whose nodes took ``prior_table`` and the opponent's
             ``opponent_prior``.
+        root_prior: a root and its prior as it was made, once the option
+            ``criticality`` has reshaped it (the next search of the same
+            root starts again from that prior); ``None`` otherwise.
     """
 
     root: TreeNode | None = None
@@ -80,6 +83,7 @@ class SearchTree:
     edges: int = 0
     scores: tuple[TreeNode, Any, Any] | None = None
     own: int = 0
+    root_prior: tuple[TreeNode, Any] | None = None
 
     def claim(self, own: int, split: bool) -> None:
         """Grow the tree for side ``own`` from now on; when the two sides'
@@ -101,6 +105,7 @@ class SearchTree:
         self.nodes = 0
         self.edges = 0
         self.scores = None
+        self.root_prior = None
 
     def _reused(self, board: Board, history: list[tuple[int, int]]) -> TreeNode | None:
         """The old tree's node for ``board`` when ``board`` follows from the old
