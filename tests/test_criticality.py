@@ -123,3 +123,44 @@ def test_the_option_is_checked() -> None:
             SearchConfig(criticality=bad)
     with pytest.raises(TypeError, match="criticality"):
         SearchConfig(criticality="high")  # type: ignore[arg-type]
+
+
+def test_new_nodes_down_to_criticality_depth_take_the_map(
+        db: fp.PatternDatabase, middle_game: fp.Board, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``criticality_depth``: a node made d plies below the root (1 <= d <=
+    depth) has its made prior times the map's factors, renormalised; the
+    root's own reshaping is unchanged; depth 0 leaves new nodes alone."""
+    from fastplay.search import criticality as module
+
+    reshaped: list[tuple[int, np.ndarray, np.ndarray]] = []
+    real = module._reshape
+
+    def spy(node: Any, base: np.ndarray, factors: np.ndarray) -> None:
+        real(node, base, factors)
+        reshaped.append((id(node), base.copy(), np.array(node.prior)))
+
+    monkeypatch.setattr(module, "_reshape", spy)
+    for depth in (0, 2):
+        reshaped.clear()
+        search = MCTS(db, seed=6, resign_threshold=None, criticality=10.0,
+                      criticality_depth=depth)
+        search.run(middle_game, playouts=1500)
+        root = search.tree.root
+        assert root is not None
+        made_below = [r for r in reshaped if r[0] != id(root)]
+        if depth == 0:
+            assert not made_below and reshaped
+            continue
+        assert made_below
+        depths = {}
+        stack = [(root, 0)]
+        while stack:
+            node, d = stack.pop()
+            depths[id(node)] = d
+            stack.extend((c, d + 1) for c in node.children if c is not None)
+        assert {depths[i] for i, _, _ in made_below if i in depths} <= {1, 2}
+        for _, base, prior in made_below:
+            assert prior[-1] == base[-1]
+            assert prior[:-1].sum() == pytest.approx(base[:-1].sum(), rel=1e-12)
+        maker = search._maker
+        assert maker is not None and maker.criticality is None     # not the next search's

@@ -111,7 +111,8 @@ class ReferenceSpec:
 #: Search options added after reference specs began to record theirs, with
 #: the value that gives the searches of before: a record without one of
 #: them (or a bundled benchmark, which records none) searches with that.
-OPTIONS_SINCE: dict[str, Any] = {"ancestor_amaf": 0.0, "criticality": 0.0}
+OPTIONS_SINCE: dict[str, Any] = {"ancestor_amaf": 0.0, "criticality": 0.0,
+                                 "criticality_depth": 0}
 
 
 def completed_search(search: dict[str, Any]) -> dict[str, Any]:

@@ -120,7 +120,7 @@ _REAL_BOUNDS: dict[str, tuple[float, float]] = {
 _INT_BOUNDS: dict[str, tuple[int, int]] = {
     "resign_moves": (1, 10**6), "default_playouts": (1, 2**53), "max_nodes": (1, 10**9),
     "max_memory": (1 << 20, 1 << 50),
-    "stake_stones": (0, 361), "eval_batch": (1, 4096),
+    "stake_stones": (0, 361), "eval_batch": (1, 4096), "criticality_depth": (0, 10**6),
 }
 
 
@@ -176,6 +176,8 @@ class SearchConfig:
             (renormalised), ``crit(x)`` Coulom's criticality of the point
             from the search's playouts (:mod:`fastplay.search.criticality`;
             0 = off).
+        criticality_depth: new nodes down to this many plies below the
+            root take the root's criticality map too (0 = the root alone).
         score_weight: ``s`` in a playout's value ``(1 - s) win + s (1/2 +
             margin / (2 points))`` (Fuego's score modification).
         book: play the one-position book (E5 on the empty 9x9 board).
@@ -235,6 +237,7 @@ class SearchConfig:
     pattern_visits: float = 0.0
     ancestor_amaf: float = 0.0
     criticality: float = 0.0
+    criticality_depth: int = 0
     score_weight: float = 0.0
     book: bool = True
     fight_prior: float = 1.0

@@ -20,10 +20,13 @@ Here (the search option ``criticality``, ``k``) it reshapes the root's
 prior: every ``CRIT_EVERY`` simulations, once the search has
 ``CRIT_MIN_PLAYOUTS`` playouts, each root move's prior becomes ``p(x)
 exp(k crit(x))``, ``p`` the prior the root was made with, renormalised to
-``p``'s sum; the pass keeps ``p``.  Only the root: a deeper node's
-playouts are too few for the statistic, and keeping tallies per node would
-cost ``size * size`` counters a node.  Whether it pays is measured in
-``benchmarks/RESULTS.md`` ("Criticality at the root").
+``p``'s sum; the pass keeps ``p``.  The statistic is the root's alone: a
+deeper node's playouts are too few for it, and tallies per node would cost
+``size * size`` counters a node.  With ``criticality_depth`` ``d > 0``,
+new nodes down to ``d`` plies below the root take the root's latest map in
+the same way when they are made (the map is colour-blind: a point decides
+the game for both sides).  Whether it pays is measured in
+``benchmarks/RESULTS.md`` ("Criticality").
 """
 
 from __future__ import annotations
@@ -100,6 +103,10 @@ class RootCriticality:
         self.weight = weight
         self.base = base
         self.next_update = CRIT_EVERY
+        #: ``exp(weight * crit)`` of the last update, ``float64[size * size]``
+        #: (``None`` before it); replaced, never changed in place, so that a
+        #: thread making a node without the lock reads a whole one.
+        self.factors: npt.NDArray[np.float64] | None = None
 
     def due(self, sims: int) -> bool:
         """Whether the search, at ``sims`` simulations, should update."""
@@ -113,11 +120,27 @@ class RootCriticality:
         crit = criticality(tallies)
         if crit is None or sum(t.own_n for t in tallies) < CRIT_MIN_PLAYOUTS:
             return False
-        base = self.base
-        prior = base.copy()
-        points = np.asarray(root.points)
-        prior[:-1] = base[:-1] * np.exp(self.weight * crit[points])
-        prior[:-1] *= base[:-1].sum() / prior[:-1].sum()
-        root.prior[:] = prior
-        root.u[:] = prior / (1.0 + root.n)
+        self.factors = np.exp(self.weight * crit)
+        _reshape(root, self.base, self.factors)
         return True
+
+    def reshape(self, node: TreeNode) -> None:
+        """Reshape a new node's prior by the last update's map (nothing
+        before the first update)."""
+        factors = self.factors
+        if factors is not None:
+            _reshape(node, np.array(node.prior), factors)
+
+
+def _reshape(node: TreeNode, base: npt.NDArray[np.float64],
+             factors: npt.NDArray[np.float64]) -> None:
+    """``node``'s prior: ``base`` (``float64[k]``, the pass last) times the
+    factors of its points, renormalised to ``base``'s non-pass sum; its
+    cached ``u`` follows."""
+    prior = base.copy()
+    prior[:-1] = base[:-1] * factors[np.asarray(node.points)]
+    total = prior[:-1].sum()
+    if total > 0:
+        prior[:-1] *= base[:-1].sum() / total
+    node.prior[:] = prior
+    node.u[:] = prior / (1.0 + node.n)

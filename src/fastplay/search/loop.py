@@ -162,7 +162,7 @@ class SearchLoop:
             self._margins = np.arange(2 * npts + 1, dtype=np.float64) - npts
         else:
             self.tree.scores = None    # visits without scores from here on
-        self._crit = self._root_criticality(root)
+        self._crit = self.maker.criticality = self._root_criticality(root)
         deadline = None if limits.seconds is None else time.perf_counter() + limits.seconds
         # mix = 1 is the rollouts alone: an evaluator would only be called in vain.
         evaluated = self.evaluator is not None and self.config.mix < 1
@@ -179,6 +179,7 @@ class SearchLoop:
             worker()
         else:
             _run_threads(worker, self.threads, state)
+        self.maker.criticality = None      # this search's map: not the next one's nodes
         if state.error is not None:
             # A simulation cut short (Ctrl-C, an error) may have backed up
             # only part of its path: drop the tree rather than keep one

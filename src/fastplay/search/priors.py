@@ -38,6 +38,7 @@ from fastplay.board import Board
 from fastplay.patterns import geometry_table
 from fastplay.prior import LearnedPrior, load_prior
 from fastplay.search.config import SearchConfig
+from fastplay.search.criticality import RootCriticality
 from fastplay.search.decide import wins_by_passing
 from fastplay.search.errors import PriorError
 
@@ -148,6 +149,9 @@ class NodeMaker:
         #: or its opponent when pondering), which tells the opponent's nodes
         #: (``opponent_prior``); ``None``: every node is the searching side's.
         self.own_color: int | None = None
+        #: The running search's criticality (the option ``criticality``),
+        #: whose map reshapes new nodes down to ``criticality_depth``.
+        self.criticality: RootCriticality | None = None
         self.learned: Learned | None = None
         self.opponent_learned: Learned | None = None
         self.configure(config)
@@ -188,9 +192,11 @@ class NodeMaker:
             # The common case in one compiled call, the opening rule below
             # and the refresh included: the same node (tests/test_mcts.py).
             engine, line1, line2, factors, power = self._sources(board, recent)
-            return make_node(board, engine, line1, line2, factors, self._tactical(),
-                             config.ladder_prior, config.ladder_visits, power,
-                             config.pass_prior, base, release, params, True)
+            made: TreeNode = make_node(board, engine, line1, line2, factors, self._tactical(),
+                                       config.ladder_prior, config.ladder_visits, power,
+                                       config.pass_prior, base, release, params, True)
+            self._critical(made, depth)
+            return made
         node = self._compiled(board, base, recent, release)
         if node is None:
             node = self._assembled(board, base, recent)
@@ -213,7 +219,15 @@ class NodeMaker:
             # and took 55 of a 25x25 search's 60 visits (a tester's finding).
             node.forbid(-1)
         node.refresh(params)
+        self._critical(node, depth)
         return node
+
+    def _critical(self, node: TreeNode, depth: int) -> None:
+        """The option ``criticality_depth``: a new node down to that depth
+        takes the search's criticality map (:mod:`fastplay.search.criticality`)."""
+        crit = self.criticality
+        if crit is not None and 1 <= depth <= self.config.criticality_depth:
+            crit.reshape(node)
 
     def _builtin_weights(self) -> bool:
         """Whether :func:`make_node` makes the node's priors: no user prior,
