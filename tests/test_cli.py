@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
+import fastplay as fp
 from fastplay.cli import main
-from fastplay.patterns import PatternDatabase
+from fastplay.patterns import PatternDatabase, PatternWarning
 
 
 def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
@@ -59,6 +60,24 @@ def test_patterns_check_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert err.startswith("fastplay: error: ") and f"{bad}:" in err and "Traceback" not in err
     assert main(["patterns", "check", str(tmp_path / "missing.db")]) == 2
     assert "missing.db" in capsys.readouterr().err
+
+
+def test_a_warning_made_an_error_is_a_clean_error(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Under ``python -W error`` a warning of the input (here a .db file
+    with no pattern) is an error like any other: one ``fastplay: error:``
+    line and the usage status, no traceback (a tester's finding)."""
+    import warnings
+
+    empty = tmp_path / "empty.db"
+    empty.write_text("")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert main(["patterns", "check", str(empty)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fastplay: error: ") and "no pattern" in err
+    assert "Traceback" not in err and err.count("\n") == 1
+    assert fp.PatternWarning is PatternWarning       # exported beside PatternSyntaxError
 
 
 def test_patterns_check_warns_of_a_file_without_patterns(

@@ -43,6 +43,7 @@ _LAZY = {
     "SGFError": "fastplay.sgf",
     "PatternDatabase": "fastplay.patterns",
     "PatternSyntaxError": "fastplay.patterns",
+    "PatternWarning": "fastplay.patterns",
     "playout": "fastplay.montecarlo",
     "playouts": "fastplay.montecarlo",
     "PlayoutResult": "fastplay.montecarlo",

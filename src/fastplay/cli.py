@@ -201,6 +201,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as exc:
         print(f"fastplay: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except Warning as exc:
+        # A warning made an error by the user ("python -W error ..."): an
+        # error of the input like any other, not a traceback.
+        print(f"fastplay: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
 
