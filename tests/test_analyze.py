@@ -199,3 +199,23 @@ def test_error_messages_escape_control_characters_of_file_names(tmp_path: Path) 
         proc = run_cli(*args)
         assert proc.returncode != 0 and "\x1b" not in proc.stderr
         assert "missing\\x1b[31m.sgf" in proc.stderr
+
+
+def test_a_database_file_and_search_options(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """``--mc-load-patterns FILE`` and ``--search NAME=VALUE`` change the
+    search as in ``fastplay gtp``; the same ones give the same output; a bad
+    option is a usage error naming it."""
+    from fastplay.patterns import PatternDatabase
+
+    uniform = PatternDatabase.builtin("mc_uniform").source
+    assert uniform is not None
+    outputs = []
+    for extra in ([], ["--mc-load-patterns", str(uniform), "--search", "c_puct=3"],
+                  ["--mc-load-patterns", str(uniform), "--search", "c_puct=3"]):
+        assert main(["--playouts", "300", *extra]) == 0
+        text = capsys.readouterr().out
+        outputs.append(text[:text.index("playouts in")])      # the timing line aside
+    assert outputs[1] == outputs[2] and outputs[0] != outputs[1]
+    assert main(["--search", "c_puct=-1"]) == 2
+    assert "c_puct" in capsys.readouterr().err

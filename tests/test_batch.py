@@ -319,3 +319,47 @@ def test_no_more_worker_processes_than_positions(monkeypatch: pytest.MonkeyPatch
     assert sizes == [3]
     assert [a["id"] for a in batch._results([1], 100)] == [1]  # type: ignore[list-item]
     assert sizes == [3]                                         # one job: no pool at all
+
+
+def test_a_batch_takes_a_database_file_and_search_options(tmp_path: Path, capsys: Any) -> None:
+    """``--mc-load-patterns`` and ``--search`` reach every worker: with
+    ``--jobs 2`` the answers equal those of one process and of the single
+    position's search with the same options, and differ from the defaults';
+    a bad file or option is one usage error before any search, and the
+    database's warning is shown once (a tester's finding: analyze had
+    neither flag)."""
+    import shutil
+    import warnings
+
+    from fastplay.patterns import PatternDatabase, PatternWarning
+
+    record = tmp_path / "a.sgf"
+    record.write_bytes(GAME_9)
+    uniform = PatternDatabase.builtin("mc_uniform").source
+    assert uniform is not None
+    db = tmp_path / "u.db"
+    shutil.copy(uniform, db)
+    options = ["--mc-load-patterns", str(db), "--search", "c_puct=3", "--playouts", "60"]
+    answers = []
+    for extra in ([], ["--jobs", "2"]):
+        out = tmp_path / f"o{len(extra)}.jsonl"
+        assert run([str(record), "--json", str(out), *options, *extra], capsys)[0] == 0
+        answers.append(lines_of(out))
+    plain = tmp_path / "plain.jsonl"
+    assert run([str(record), "--json", str(plain), "--playouts", "60"], capsys)[0] == 0
+    assert answers[0] == answers[1] and answers[0] != lines_of(plain)
+    empty = tmp_path / "empty.db"
+    empty.write_text("")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        code, _, _ = run([str(record), "--every", "3", "--playouts", "20",
+                          "--mc-load-patterns", str(empty)], capsys)
+    assert code == 0
+    assert [str(w.message) for w in seen if issubclass(w.category, PatternWarning)] \
+        == [f"{empty}: no pattern: every move gets the default value (is it a .db file?)"]
+    for bad, said in ((["--mc-load-patterns", str(tmp_path / "missing.db")], "missing.db"),
+                      (["--search", "mix=0.5"], "needs an evaluator")):
+        code, stdout, err = run([str(record), "--every", "3", *bad], capsys)
+        assert code == 2 and said in err and stdout == ""
+    code, _, err = run([str(record), "--search", "prior_table=none"], capsys)
+    assert code == 2 and "use --prior" in err

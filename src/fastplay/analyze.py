@@ -24,9 +24,9 @@ from typing import Any, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from fastplay.argtypes import (non_negative_int, playout_count, positive_float, positive_int,
-                               prior_option, thread_count)
-from fastplay.batch import BATCH_PLAYOUTS
+from fastplay.argtypes import (analysis_option, non_negative_int, playout_count,
+                               positive_float, positive_int, prior_option, thread_count)
+from fastplay.batch import BATCH_PLAYOUTS, pattern_database, search_options
 from fastplay.shown import escape_controls
 
 __all__ = ["main", "build_parser", "bundled_game", "BUNDLED_GAME", "format_ownership",
@@ -109,6 +109,12 @@ def build_parser() -> argparse.ArgumentParser:
                              "from benchmarks/train_prior.py, or 'none'")
     parser.add_argument("--mc-patterns", metavar="NAME",
                         help="built-in pattern database (default mc_montegnu_classic)")
+    parser.add_argument("--mc-load-patterns", metavar="FILE",
+                        help="load a pattern database file; wins over --mc-patterns, as in GNU Go")
+    parser.add_argument("--search", type=analysis_option, action="append", default=[],
+                        metavar="NAME=VALUE",
+                        help="a search option of fastplay.search.SearchConfig, as in 'fastplay "
+                             "gtp --search' (repeatable), e.g. '--search c_puct=0.7'")
     parser.add_argument("--top", type=positive_int, default=8, metavar="K",
                         help="moves to list (default 8)")
     parser.add_argument("--plot", metavar="FILE.png",
@@ -152,6 +158,22 @@ def _json_target_problem(args: argparse.Namespace) -> str | None:
     inputs = {os.path.realpath(p) for p in args.sgf if os.path.isfile(p)}
     if os.path.realpath(target) in inputs:
         return "is one of the records to analyse (it would be overwritten)"
+    return None
+
+
+def _search_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with a batch's database or search options, found once
+    here rather than in every record's worker (``None``: nothing); the
+    database's warnings are shown here, once."""
+    from fastplay.search import MCTS, SearchConfig
+
+    try:
+        db = pattern_database(args.mc_patterns, args.mc_load_patterns)
+        MCTS(db, config=SearchConfig(**search_options(args.prior, args.search)))
+    except OSError as exc:
+        return f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
+    except (ValueError, TypeError) as exc:
+        return str(exc)
     return None
 
 
@@ -324,17 +346,12 @@ def analyze(args: argparse.Namespace, out: TextIO) -> int:
         check_plot_path(args.plot)
         _check_matplotlib()
     board, source = _load(args)
-    db = PatternDatabase.builtin(args.mc_patterns) if args.mc_patterns is not None else \
-        PatternDatabase.default()
+    db = pattern_database(args.mc_patterns, args.mc_load_patterns)
     playouts = args.playouts
     if playouts is None and args.seconds is None:
         playouts = DEFAULT_PLAYOUTS
-    # The position's analysis, not a game move: no resignation and no opening
-    # book (the book's E5 on an empty 9x9 board was reported as the best
-    # move above more visited ones), as the batch mode and the analysis
-    # protocol search.
-    search = MCTS(db, threads=args.threads, seed=args.seed, resign_threshold=None,
-                  book=False, prior_table=prior_option(args.prior))
+    search = MCTS(db, threads=args.threads, seed=args.seed,
+                  **search_options(prior_option(args.prior), args.search))
 
     from tqdm import tqdm
 
@@ -421,6 +438,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         problem = _json_target_problem(args)
         if problem is not None:
             print(f"fastplay analyze: error: --json {args.json}: {problem}", file=sys.stderr)
+            return EXIT_USAGE
+        problem = _search_problem(args)
+        if problem is not None:
+            print(escape_controls(f"fastplay analyze: error: {problem}"), file=sys.stderr)
             return EXIT_USAGE
         return run_batch(args, sys.stdout)
     args.sgf = args.sgf[0] if args.sgf else None

@@ -132,13 +132,26 @@ def search_option(text: str) -> tuple[str, object]:
     the options with a flag of their own in ``fastplay gtp``
     (:data:`FLAGGED_OPTIONS`) are refused with the flag's name, whatever
     their value, and left out of the list of known options."""
+    return _flagged_option(text, FLAGGED_OPTIONS)
+
+
+#: The search options with a flag of their own in ``fastplay analyze``.
+ANALYZE_FLAGGED = {"prior_table": "--prior"}
+
+
+def analysis_option(text: str) -> tuple[str, object]:
+    """``fastplay analyze --search NAME=VALUE``: as :func:`search_option`,
+    with ``fastplay analyze``'s flags (:data:`ANALYZE_FLAGGED`)."""
+    return _flagged_option(text, ANALYZE_FLAGGED)
+
+
+def _flagged_option(text: str, flagged: dict[str, str]) -> tuple[str, object]:
     from fastplay.search.config import parse_option  # only when the flag is given
 
     name = text.partition("=")[0].strip()
-    if name in FLAGGED_OPTIONS:
-        raise argparse.ArgumentTypeError(f"{name} has a flag of its own: use "
-                                         f"{FLAGGED_OPTIONS[name]}")
+    if name in flagged:
+        raise argparse.ArgumentTypeError(f"{name} has a flag of its own: use {flagged[name]}")
     try:
-        return parse_option(text, hidden=FLAGGED_OPTIONS)
+        return parse_option(text, hidden=flagged)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None

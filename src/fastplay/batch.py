@@ -32,15 +32,18 @@ import sys
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from fastplay.inputfile import read_input
 from fastplay.sgf import SGFWarning
 from fastplay.shown import escape_controls
 
+if TYPE_CHECKING:  # pragma: no cover - typing only; the core is imported late
+    from fastplay.patterns import PatternDatabase
+
 __all__ = ["run_batch", "gtp_to_sgf", "sgf_to_gtp", "record_paths", "analysis_turns",
            "write_analysis_sgf", "analyse_job", "Job", "SGF_SUFFIX", "BATCH_PLAYOUTS",
-           "sgf_targets", "OutputError"]
+           "sgf_targets", "OutputError", "pattern_database", "search_options"]
 
 #: Suffix of the records ``--write-sgf`` writes.
 SGF_SUFFIX = ".analysis.sgf"
@@ -97,6 +100,26 @@ def record_paths(inputs: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def pattern_database(name: str | None, path: str | None) -> PatternDatabase:
+    """``--mc-load-patterns`` (``path``) if given, else ``--mc-patterns``
+    (``name``), else the default database.  Raises as
+    :meth:`PatternDatabase.from_file` and :meth:`PatternDatabase.builtin`."""
+    from fastplay.patterns import PatternDatabase
+
+    if path is not None:
+        return PatternDatabase.from_file(path)
+    return PatternDatabase.builtin(name) if name is not None else PatternDatabase.default()
+
+
+def search_options(prior: Any, given: Sequence[tuple[str, Any]]) -> dict[str, Any]:
+    """The search options of an analysis: the position's analysis, not a game
+    move, so no resignation and no opening book (the book's E5 on an empty
+    9x9 board was reported as the best move above more visited ones), as the
+    analysis protocol searches; ``prior`` from ``--prior``; then the user's
+    ``--search`` options (``given``), which win."""
+    return {"resign_threshold": None, "book": False, "prior_table": prior, **dict(given)}
+
+
 def analysis_turns(moves: int, every: int) -> list[int]:
     """Turns 0, ``every``, 2 ``every``... up to ``moves``."""
     return list(range(0, moves + 1, every))
@@ -115,6 +138,8 @@ class Job:
     seed: int
     prior: str | None
     patterns: str | None
+    patterns_file: str | None = None
+    options: tuple[tuple[str, Any], ...] = ()
 
 
 _WORKER: dict[str, Any] = {}
@@ -126,17 +151,18 @@ def analyse_job(job: Job) -> dict[str, Any]:
     try:
         from fastplay.analysis.respond import build_response
         from fastplay.board import Board
-        from fastplay.patterns import PatternDatabase
+        from fastplay.patterns import PatternWarning
         from fastplay.search import MCTS, SearchConfig
 
-        if _WORKER.get("patterns", ()) != job.patterns:
-            _WORKER["db"] = PatternDatabase.builtin(job.patterns) if job.patterns \
-                else PatternDatabase.default()
-            _WORKER["patterns"] = job.patterns
+        if _WORKER.get("patterns", ()) != (job.patterns, job.patterns_file):
+            with warnings.catch_warnings():   # the main process showed them, once
+                warnings.simplefilter("ignore", PatternWarning)
+                _WORKER["db"] = pattern_database(job.patterns, job.patterns_file)
+            _WORKER["patterns"] = (job.patterns, job.patterns_file)
         with warnings.catch_warnings():   # _jobs reported them, naming the record
             warnings.simplefilter("ignore", SGFWarning)
             board = Board.from_sgf(job.data, move_number=job.turn)
-        config = SearchConfig(prior_table=job.prior, resign_threshold=None, book=False)
+        config = SearchConfig(**search_options(job.prior, job.options))
         search = MCTS(_WORKER["db"], config=config, threads=job.threads, seed=job.seed)
         info = None
         for info in search.analyze(board, visits=job.playouts, seconds=job.seconds,
@@ -321,7 +347,8 @@ def run_batch(args: argparse.Namespace, stdout: TextIO) -> int:
     playouts = args.playouts if args.playouts is not None or args.seconds is not None \
         else BATCH_PLAYOUTS
     jobs = [Job(path, data, turn, playouts, args.seconds, args.threads, args.seed + turn,
-                args.prior, args.mc_patterns) for path, data, turns in records for turn in turns]
+                args.prior, args.mc_patterns, args.mc_load_patterns, tuple(args.search))
+            for path, data, turns in records for turn in turns]
     cpus = os.cpu_count() or 1
     if (args.jobs or 1) > cpus:
         print(f"fastplay analyze: warning: --jobs {args.jobs} on {cpus} CPUs: more worker "
