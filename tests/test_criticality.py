@@ -53,6 +53,8 @@ def test_criticality_is_the_covariance_of_owning_and_winning() -> None:
                    own_draws=2)
     assert criticality([drawn]) == pytest.approx([0.0])
     assert criticality([]) is None
+    assert criticality([a, b], min_playouts=5) is None          # 4 playouts
+    assert criticality([a, b], min_playouts=4) == pytest.approx([0.25])
     assert criticality([_tally(own_black=[0], own_white=[0], own_won=[0], own_n=0,
                                own_black_wins=0, own_draws=0)]) is None
 

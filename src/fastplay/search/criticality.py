@@ -46,16 +46,18 @@ CRIT_EVERY = 64
 CRIT_MIN_PLAYOUTS = 256
 
 
-def criticality(tallies: Sequence[PlayoutTally]) -> npt.NDArray[np.float64] | None:
+def criticality(tallies: Sequence[PlayoutTally], min_playouts: int = 1
+                ) -> npt.NDArray[np.float64] | None:
     """Coulom's criticality of every point over the tallies' playouts.
 
     Args:
         tallies: tallies made with ``criticality=True`` (their ownership
             counts since :meth:`PlayoutTally.clear_ownership` are summed).
+        min_playouts: fewer playouts than this give ``None``.
 
     Returns:
         ``float64[size * size]`` in [-1, 1] (row-major, row 0 the top), or
-        ``None`` before any playout.
+        ``None`` with fewer than ``min_playouts`` playouts (or none).
 
     Raises:
         ValueError: a tally without ``own_won`` (made without
@@ -81,7 +83,7 @@ def criticality(tallies: Sequence[PlayoutTally]) -> npt.NDArray[np.float64] | No
         n += t.own_n
         black_wins += t.own_black_wins
         draws += t.own_draws
-    if n == 0:
+    if n == 0 or n < min_playouts:
         return None
     mu_b = black_wins / n
     mu_w = (n - black_wins - draws) / n
@@ -117,8 +119,8 @@ class RootCriticality:
         returns whether it did (enough playouts).  Call under the search's
         lock: selection reads the rows."""
         self.next_update = sims + CRIT_EVERY
-        crit = criticality(tallies)
-        if crit is None or sum(t.own_n for t in tallies) < CRIT_MIN_PLAYOUTS:
+        crit = criticality(tallies, CRIT_MIN_PLAYOUTS)
+        if crit is None:
             return False
         self.factors = np.exp(self.weight * crit)
         _reshape(root, self.base, self.factors)
