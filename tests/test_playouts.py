@@ -476,6 +476,11 @@ def test_run_into_a_tally_equals_run():
     for size in (9.0, True, "9"):
         with pytest.raises(TypeError, match="board size must be an integer"):
             PlayoutTally(size)
+    # Flags are bools: the string "no" would be true.
+    for flags, name in (({"amaf": "no"}, "amaf"), ({"criticality": 1}, "criticality")):
+        with pytest.raises(TypeError, match=f"{name} must be a bool, not "):
+            PlayoutTally(9, **flags)
+    assert PlayoutTally(9, amaf=np.bool_(False)).amaf_enabled is False
     assert tally.own_black.dtype == np.int64   # summed over a whole search, or longer
 
 

@@ -963,7 +963,8 @@ cdef class PlayoutTally:
 
     One thread at a time: :meth:`PlayoutEngine.run_into` raises
     ``RuntimeError`` for a tally another thread is filling.  Raises
-    ``ValueError`` for a size outside 2..25.
+    ``ValueError`` for a size outside 2..25, ``TypeError`` for a flag that
+    is not a bool (``"no"`` would be true).
     """
     cdef _Worker w
     cdef readonly int size
@@ -971,7 +972,10 @@ cdef class PlayoutTally:
     cdef readonly object n
     cdef readonly bint busy      # run_into is filling it
 
-    def __cinit__(self, size, bint amaf=True, bint criticality=False):
+    def __cinit__(self, size, amaf=True, criticality=False):
+        for name, flag in (("amaf", amaf), ("criticality", criticality)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise TypeError(f"{name} must be a bool, not {type(flag).__name__}")
         check_size(size)
         self.w = _Worker(size, True, False)
         self.size = size

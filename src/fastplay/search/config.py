@@ -176,7 +176,8 @@ class SearchConfig:
             from the search's playouts (:mod:`fastplay.search.criticality`;
             0 = off).
         criticality_depth: new nodes down to this many plies below the
-            root take the root's criticality map too (0 = the root alone).
+            root take the root's criticality map too (0 = the root alone;
+            nothing while ``criticality`` is 0, which makes no map).
         score_weight: ``s`` in a playout's value ``(1 - s) win + s (1/2 +
             margin / (2 points))`` (Fuego's score modification).
         book: play the one-position book (E5 on the empty 9x9 board).
