@@ -10,11 +10,22 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+# A run started in the background of a script (``cmd &``) or under nohup
+# inherits SIGINT ignored, and Python then installs no KeyboardInterrupt
+# handler: the tests that send a Ctrl-C (to this process, or to the engines
+# they start) would wait for it to their deadlines, one of them for minutes.
+# A handler turns it back on here, and in the children too: exec resets a
+# handled signal (not an ignored one) to its default, and Python installs its
+# own handler again.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("FASTPLAY_SHARED", REPO.parent / "shared")).resolve()
