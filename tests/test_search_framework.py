@@ -542,7 +542,9 @@ def test_an_analysis_cut_by_ctrl_c_lets_go_only_after_its_search_stopped(db):
     assert main is not None
     threading.Timer(0.6, signal.pthread_kill, (main, signal.SIGINT)).start()
     with pytest.raises(KeyboardInterrupt):
-        for _ in search.analyze(fp.Board(9), visits=10_000, interval=5.0):
+        # The clock ends it if the Ctrl-C never comes (it then fails in 30 s,
+        # not after the 500 s that 10,000 visits of this evaluator take).
+        for _ in search.analyze(fp.Board(9), visits=10_000, seconds=30.0, interval=5.0):
             pass
     assert inside[0] == 0
     assert search.run(fp.Board(9), visits=20).playouts > 0     # not busy, tree usable
