@@ -313,12 +313,35 @@ BAD_QUERIES: list[tuple[str, str | None]] = [
      "allowMoves"),
     (json.dumps(query(overrideSettings=[1])), "overrideSettings"),
     (json.dumps(query(overrideSettings={"maxTime": -1})), "overrideSettings"),
+    # Checked even where the query's own maxVisits wins (it was ignored).
+    (json.dumps(query(maxVisits=10, overrideSettings={"maxVisits": -5})), "overrideSettings"),
+    (json.dumps(query(overrideSettings={"numSearchThreads": 0})), "overrideSettings"),
     (json.dumps(query(overrideSettings={"reportAnalysisWinratesAs": "GREEN"})),
      "overrideSettings"),
     ('{"id": "t", "action": "terminate"}', "terminateId"),
     ('{"id": "t", "action": "terminate", "terminateId": "q", "turnNumbers": "x"}',
      "turnNumbers"),
 ]
+
+
+@pytest.mark.parametrize("line,message", [
+    (json.dumps(query(moves=[["B", "E5"], ["W", "E5"]])), "Illegal move 1: E5 (occupied)"),
+    (json.dumps(query(overrideSettings={"maxTime": -5})),
+     "maxTime: Must be a number from 0.001 to 1e+09"),
+    (json.dumps(query(overrideSettings={"analysisPVLen": 0})), "analysisPVLen: Must be an integer"),
+    ('{"id": "q", "maxVisits": ' + "9" * 5000 + "}",
+     "Could not parse request as JSON: Exceeds the limit (4300 digits)"),
+])
+def test_error_messages_name_the_setting_and_the_rule(engine: Any, line: str,
+                                                      message: str) -> None:
+    """An illegal move names the rule broken; an ``overrideSettings`` error
+    names its key; a JSON number too long for Python says so, without
+    Python's advice to the programmer."""
+    eng, sink = engine
+    eng.handle(line)
+    (answer,) = sink.wait(lambda a: len(a) >= 1)
+    assert answer["error"].startswith(message), answer
+    assert "sys.set_int_max_str_digits" not in answer["error"]
 
 
 @pytest.mark.parametrize("line,field", BAD_QUERIES,

@@ -129,7 +129,10 @@ class AnalysisEngine:
         try:
             request = json.loads(line)
         except (ValueError, RecursionError) as exc:
-            self._error(None, None, f"Could not parse request as JSON: {exc}")
+            # Python's own advice ("use sys.set_int_max_str_digits()") is not
+            # the client's to follow.
+            reason = str(exc).split("; use sys.set_int_max_str_digits", 1)[0]
+            self._error(None, None, f"Could not parse request as JSON: {reason}")
             return
         if not isinstance(request, dict):
             self._error(None, None, "Request line was valid json but was not an object, "

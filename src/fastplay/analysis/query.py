@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from fastplay.analysis.rules import (Rules, RulesError, check_komi, describe, handicap_bonus,
                                      parse_rules, supported)
 from fastplay.board import Board, IllegalMoveError, InvalidVertexError, format_vertex, parse_vertex
+
+T = TypeVar("T")
 
 __all__ = ["Query", "QueryError", "MoveFilter", "Defaults", "parse_query", "parse_player",
            "PERSPECTIVES", "MAX_SIZE"]
@@ -240,13 +243,22 @@ def _filters(query: dict[str, Any], size: int) -> list[MoveFilter]:
     return out
 
 
+def _setting(read: Callable[[], T]) -> T:
+    """``read()`` of one ``overrideSettings`` key, its error reported under
+    the field ``overrideSettings`` with the key's name in front."""
+    try:
+        return read()
+    except QueryError as exc:
+        raise QueryError("overrideSettings", f"{exc.field}: {exc}") from None
+
+
 def _overrides(query: dict[str, Any], defaults: Defaults, out: Query) -> None:
     """Apply ``overrideSettings``; unknown keys are a warning, not an error."""
     settings = query.get("overrideSettings", {})
     if not isinstance(settings, dict):
         raise QueryError("overrideSettings", "Must be an object")
     if "maxTime" in settings:
-        out.max_time = _number(settings["maxTime"], "overrideSettings", 1e-3, 1e9)
+        out.max_time = _setting(lambda: _number(settings["maxTime"], "maxTime", 1e-3, 1e9))
     if "reportAnalysisWinratesAs" in settings:
         value = settings["reportAnalysisWinratesAs"]
         if not isinstance(value, str) or value.strip().upper() not in PERSPECTIVES:
@@ -254,14 +266,15 @@ def _overrides(query: dict[str, Any], defaults: Defaults, out: Query) -> None:
                                                  "WHITE or SIDETOMOVE")
         out.perspective = value.strip().upper()
     for key in ("maxVisits", "maxPlayouts"):
-        # The query's own maxVisits wins over the override.
-        if key in settings and "maxVisits" not in query:
-            out.max_visits = _integer(settings, key, 1, MAX_VISITS, 1)
+        if key in settings:
+            visits = _setting(lambda: _integer(settings, key, 1, MAX_VISITS, 1))
+            if "maxVisits" not in query:    # the query's own maxVisits wins
+                out.max_visits = visits
     for key in ("numSearchThreads", "numSearchThreadsPerAnalysisThread"):
         if key in settings:
-            out.threads = _integer(settings, key, 1, MAX_THREADS, 1)
+            out.threads = _setting(lambda: _integer(settings, key, 1, MAX_THREADS, 1))
     if "analysisPVLen" in settings:
-        out.pv_len = _integer(settings, "analysisPVLen", 1, MAX_PV_LEN, 1)
+        out.pv_len = _setting(lambda: _integer(settings, "analysisPVLen", 1, MAX_PV_LEN, 1))
     ignored = sorted(k for k in settings if k not in OVERRIDES)
     if ignored:
         out.warnings.append(("overrideSettings", "fastplay ignores these settings: "
@@ -337,9 +350,10 @@ def _positions(query: dict[str, Any], size: int, rules: Rules, turns: list[int]
         player, index = moves[turn]
         try:
             board.play(index, player)
-        except IllegalMoveError:
-            raise QueryError("moves", f"Illegal move {turn}: {format_vertex(index, size)}"
-                             ) from None
+        except IllegalMoveError as exc:
+            # KataGo's words, and the rule broken.
+            raise QueryError("moves", f"Illegal move {turn}: {format_vertex(index, size)} "
+                                      f"({exc.rule})") from None
     return positions
 
 
