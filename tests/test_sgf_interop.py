@@ -298,6 +298,16 @@ def test_str_without_game_is_a_file_name(tmp_path: Path) -> None:
         Board.from_sgf(str(tmp_path / "no (such) file; really.sgf"))
 
 
+def test_a_lone_surrogate_is_an_sgf_error_or_no_such_file() -> None:
+    """JSON and Python strings can hold a lone surrogate, which no encoding
+    writes: in SGF text it is an :class:`SGFError`, in a file name no file
+    (it raised a bare ``UnicodeEncodeError``; a tester's finding)."""
+    with pytest.raises(SGFError, match="lone surrogate"):
+        Board.from_sgf("(;SZ[9]PB[\ud800];B[ee])")
+    with pytest.raises(FileNotFoundError, match="cannot be encoded"):
+        Board.from_sgf("game\ud800.sgf")
+
+
 @pytest.mark.parametrize("text", [
     "(;GM[1]SZ[9];B[aa] (;W[bb]) (;W[cc]))",
     "(;GM[1]SZ[9];B[aa]\n  (;W[bb])\n  (;W[cc])\n)",

@@ -30,11 +30,19 @@ def read_input(path: str | os.PathLike[str], what: str = "input file",
             more than ``limit`` bytes (``errno.EFBIG``, naming ``what``, the
             path and the limit).
         FileNotFoundError: an empty path (which ``pathlib`` would take for
-            the current folder), naming ``what``.
+            the current folder), or a name the file system's encoding cannot
+            write (a lone surrogate), naming ``what``.
     """
     if os.fspath(path) in ("", b""):
         raise FileNotFoundError(errno.ENOENT, f"no {what} given (an empty file name)", "")
-    with open(Path(path), "rb") as stream:
+    try:
+        stream = open(Path(path), "rb")
+    except UnicodeEncodeError:
+        # A lone surrogate that the file system's encoding cannot write: no
+        # file can have that name.
+        raise FileNotFoundError(errno.ENOENT, f"no such {what} (its name cannot be "
+                                "encoded for the file system)", os.fspath(path)) from None
+    with stream:
         data = stream.read(limit + 1)
     if len(data) > limit:
         raise OSError(errno.EFBIG, f"{what} is larger than {limit:,} bytes, the most "

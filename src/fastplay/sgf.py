@@ -264,7 +264,12 @@ def _read_source(path_or_text: str | os.PathLike[str] | bytes) -> tuple[bytes, b
         return bytes(path_or_text), False
     if isinstance(path_or_text, str):
         if _is_sgf_text(path_or_text):
-            return path_or_text.lstrip("\ufeff").encode("utf-8"), True
+            try:
+                return path_or_text.lstrip("\ufeff").encode("utf-8"), True
+            except UnicodeEncodeError as exc:
+                raise SGFError(f"the SGF text holds a character no encoding can write "
+                               f"({path_or_text[exc.start]!r}, a lone surrogate, at "
+                               f"character {exc.start})") from None
         if not path_or_text.strip("\ufeff \t\r\n"):
             raise SGFError("no SGF data: the text is empty")
     if isinstance(path_or_text, (str, os.PathLike)):
