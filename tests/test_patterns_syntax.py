@@ -152,6 +152,20 @@ def test_fewer_than_three_rows() -> None:
     assert where("...\n.*.\n:5\n") == (3, 1)
 
 
+def test_a_row_starting_with_the_centre_symbol_is_named() -> None:
+    """A row that begins with ``*`` is a comment to GNU Go, so the diagram
+    is a row short; the error says which line was skipped and why (a
+    tester's finding: it named only the colon line)."""
+    err = syntax_error("oOo\n**O\noO?\n:10\n")
+    assert (err.line, err.column) == (4, 1)
+    assert "2 rows" in err.message
+    assert "line 2 starts with '*', so GNU Go skips it as a comment" in err.message
+    # A '*' line of an earlier pattern is not blamed for a later one.
+    err = syntax_error("* a comment\n" + EMPTY + ":5\n...\n.*.\n:6\n")
+    assert "2 rows" in err.message and "starts with '*'" not in err.message
+    assert "starts with '*'" in syntax_error("* note\n:5\n").message
+
+
 def test_colon_line_before_any_diagram() -> None:
     text = ":5\n" + EMPTY + ":6\n"
     assert where(text) == (1, 1)

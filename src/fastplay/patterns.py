@@ -557,6 +557,16 @@ def _fill(table: np.ndarray, classes: np.ndarray, props: np.ndarray, value: int)
     return count
 
 
+def _star_hint(star_line: int) -> str:
+    """What a strict error adds when a line since the last colon line began
+    with ``*`` (the centre's symbol, never a row's first byte): GNU Go skipped
+    it as a comment, which is why a row is missing."""
+    if not star_line:
+        return ""
+    return (f" (line {star_line} starts with '*', so GNU Go skips it as a comment: a row "
+            "starts with one of . x X o O | + - ? %)")
+
+
 def _compile_bytes(data: bytes, strict: bool) -> _Compiled:
     """Run GNU Go's loader state machine (§2.6), with strict-mode checks when asked."""
     problems = _strict_line_problems(data) if strict else {}
@@ -569,10 +579,13 @@ def _compile_bytes(data: bytes, strict: bool) -> _Compiled:
     rules: list[Rule] = []
     notes: list[tuple[int, int, str]] = []
     warned_diagram = False
+    star_line = 0   # the last line since the colon line that starts with '*'
     for line, column, piece in _pieces(data):
         if column == 1 and line in problems:
             raise _LocatedError(line, *problems[line])
         first = piece[0]
+        if first == ord("*"):
+            star_line = line
         if first in _ROW_START:
             if strict and rows >= 3:
                 raise _LocatedError(
@@ -604,9 +617,11 @@ def _compile_bytes(data: bytes, strict: bool) -> _Compiled:
             if rows not in (0, 3):
                 raise _LocatedError(line, column,
                                     f"the diagram before this colon line has {rows} "
-                                    f"row{'s' if rows != 1 else ''}; it needs exactly 3")
+                                    f"row{'s' if rows != 1 else ''}; it needs exactly 3"
+                                    + _star_hint(star_line))
             if not seen_diagram and rows == 0:
-                raise _LocatedError(line, column, "colon line before any diagram")
+                raise _LocatedError(line, column,
+                                    "colon line before any diagram" + _star_hint(star_line))
             value, keywords = _strict_colon_line(line, piece)
         else:
             m = _GNUGO_VALUE.match(piece)
@@ -627,7 +642,7 @@ def _compile_bytes(data: bytes, strict: bool) -> _Compiled:
         filled = _fill(table, classes, props, value)
         rules.append(Rule(line, value, keywords, _diagram_text(cells), int(classes.size),
                           int(props.size), filled))
-        rows = 0
+        rows = star_line = 0
     if strict and rows:
         raise _LocatedError(first_row_line, 1, "diagram without a colon line")
     table[1:][table[1:] == UNSET] = DEFAULT_VALUE
