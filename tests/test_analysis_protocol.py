@@ -555,6 +555,42 @@ def test_quit_without_waiting_stops_queued_positions() -> None:
     assert all(not a["isDuringSearch"] for a in answers)
 
 
+def test_the_command_takes_a_pattern_file_and_search_options(tmp_path: Any, capsys: Any
+                                                            ) -> None:
+    """``--mc-load-patterns FILE`` and ``--search NAME=VALUE``, as ``fastplay
+    analyze`` and ``gtp`` take them (a tester's finding: the analysis engine
+    had neither); bad ones end the command before any query, status 2."""
+    from pathlib import Path
+
+    from fastplay.analysis import _database_and_config, build_parser
+    from fastplay.cli import main
+    from fastplay.patterns import PatternDatabase
+
+    montegnu = Path(__file__).resolve().parents[1] / "patterns" / "mc_montegnu_classic.db"
+    args = build_parser().parse_args(["--mc-load-patterns", str(montegnu), "--search",
+                                      "c_puct=0.5", "--search", "rave_equiv=300"])
+    db, config = _database_and_config(args)
+    assert (config.c_puct, config.rave_equiv, config.prior_table) == (0.5, 300.0, "auto")
+    assert (db.table == PatternDatabase.builtin("mc_montegnu_classic").table).all()
+    # The file's database plays as the built-in one: the same answer, seed for seed.
+    line = (json.dumps(query(id="p", maxVisits=60)) + "\n").encode()
+    answers = [subprocess.run([sys.executable, "-m", "fastplay", "analysis", "--seed", "3",
+                               *extra], input=line, capture_output=True, timeout=TIMEOUT)
+               for extra in ([], ["--mc-load-patterns", str(montegnu)])]
+    assert [a.returncode for a in answers] == [0, 0], answers[1].stderr
+    assert answers[0].stdout == answers[1].stdout and b"moveInfos" in answers[0].stdout
+    bad = tmp_path / "short.db"
+    bad.write_text("oOo\n**O\noO?\n:10\n")
+    assert main(["analysis", "--mc-load-patterns", str(bad)]) == 2
+    assert f"{bad}:4:1: the diagram" in capsys.readouterr().err
+    assert main(["analysis", "--mc-load-patterns", str(tmp_path / "none.db")]) == 2
+    assert "none.db: No such file or directory" in capsys.readouterr().err
+    assert main(["analysis", "--search", "c_puct=x"]) == 2
+    assert "c_puct must be a number" in capsys.readouterr().err
+    assert main(["analysis", "--search", "prior_table=none"]) == 2
+    assert "use --prior" in capsys.readouterr().err
+
+
 def test_cli_lists_and_helps_the_analysis_command(capsys: Any) -> None:
     from fastplay.cli import main
 

@@ -33,10 +33,14 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from fastplay.argtypes import (non_negative_int, positive_float, positive_int, prior_option,
-                               thread_count)
+from fastplay.argtypes import (analysis_option, non_negative_int, positive_float, positive_int,
+                               prior_option, thread_count)
+
+if TYPE_CHECKING:  # pragma: no cover - typing only; imported when serving
+    from fastplay.patterns import PatternDatabase
+    from fastplay.search import SearchConfig
 
 __all__ = ["main", "build_parser", "serve"]
 
@@ -71,6 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the tree's move prior (as fastplay gtp --prior)")
     parser.add_argument("--mc-patterns", metavar="NAME",
                         help="built-in pattern database (default mc_montegnu_classic)")
+    parser.add_argument("--mc-load-patterns", metavar="FILE",
+                        help="load a pattern database file; wins over --mc-patterns, as in GNU Go")
+    parser.add_argument("--search", type=analysis_option, action="append", default=[],
+                        metavar="NAME=VALUE",
+                        help="a search option of fastplay.search.SearchConfig every query "
+                             "starts from, as in 'fastplay analyze --search' (repeatable)")
     parser.add_argument("--quit-without-waiting", action="store_true",
                         help="when stdin closes, stop the queued positions instead of "
                              "finishing them")
@@ -83,12 +93,8 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     no error)."""
     from fastplay.analysis.engine import AnalysisEngine
     from fastplay.analysis.query import Defaults
-    from fastplay.patterns import PatternDatabase
-    from fastplay.search import SearchConfig
 
-    db = PatternDatabase.builtin(args.mc_patterns) if args.mc_patterns else \
-        PatternDatabase.default()
-    config = SearchConfig(prior_table=prior_option(args.prior))
+    db, config = _database_and_config(args)
     defaults = Defaults(max_visits=args.max_visits, max_time=args.max_time,
                         perspective=args.report_winrates_as, threads=args.threads)
     engine = AnalysisEngine(stdout, db=db, config=config, defaults=defaults,
@@ -110,6 +116,18 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     return 0
 
 
+def _database_and_config(args: argparse.Namespace) -> tuple[PatternDatabase, SearchConfig]:
+    """The pattern database and the search options of parsed ``args``
+    (``--mc-load-patterns`` or ``--mc-patterns``; ``--prior``, then the
+    ``--search`` options).  Raises ``OSError``, ``ValueError`` or
+    ``TypeError`` for a bad file or option."""
+    from fastplay.batch import pattern_database
+    from fastplay.search import SearchConfig
+
+    db = pattern_database(args.mc_patterns, args.mc_load_patterns)
+    return db, SearchConfig(prior_table=prior_option(args.prior), **dict(args.search))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``fastplay analysis`` with ``argv`` (the arguments after ``analysis``);
     returns the exit status."""
@@ -119,12 +137,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help or a usage error, already printed
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     try:
-        from fastplay.patterns import PatternDatabase
-
-        if args.mc_patterns:
-            PatternDatabase.builtin(args.mc_patterns)
-        prior_option(args.prior)
-    except (OSError, ValueError) as exc:
+        _database_and_config(args)    # its warnings shown once, before any query
+    except OSError as exc:
+        reason = f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
+        print(f"fastplay analysis: error: {reason}", file=sys.stderr)
+        return EXIT_USAGE
+    except (ValueError, TypeError) as exc:
         print(f"fastplay analysis: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     # Bytes that are not UTF-8 become U+FFFD: a bad byte is a bad query, not a crash.
