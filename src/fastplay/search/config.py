@@ -264,7 +264,8 @@ class SearchConfig:
             set_(self, name, _integer(name, getattr(self, name), ilow, ihigh))
         for name in ("rave", "book", "race_reading"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False, "
+                raise ValueError(f"{name} must be True or False (true or false in a "
+                                 f"--search option), "
                                  f"not {shown_value(getattr(self, name))}")
             set_(self, name, bool(getattr(self, name)))
         if self.batch is not None:
