@@ -481,6 +481,11 @@ def test_run_into_a_tally_equals_run():
         with pytest.raises(TypeError, match=f"{name} must be a bool, not "):
             PlayoutTally(9, **flags)
     assert PlayoutTally(9, amaf=np.bool_(False)).amaf_enabled is False
+    # Its arrays are live but read-only: counts change only by its calls.
+    crit = PlayoutTally(9, criticality=True)
+    for name in ("hist", "amaf", "own_black", "own_white", "own_won"):
+        with pytest.raises(ValueError, match="read-only"):
+            getattr(crit, name)[0] = 99
     assert tally.own_black.dtype == np.int64   # summed over a whole search, or longer
 
 
@@ -553,11 +558,12 @@ def test_the_criticality_tally_counts_the_points_of_each_playouts_winner() -> No
 
 
 @pytest.mark.parametrize("amaf", [False, True])
-def test_what_is_written_into_a_tally_s_views_is_gone_at_its_next_call(amaf: bool) -> None:
-    """A kept view of a tally's histogram or AMAF tallies, written into,
-    holds the next call's tallies again (zeros for AMAF without ``amaf``):
-    a view handed out ends the shortcuts that skip the clearing (a fresh
-    tester's finding: without AMAF the write stayed)."""
+def test_a_tally_s_kept_views_hold_each_call_s_tallies(amaf: bool) -> None:
+    """A kept view of a tally's histogram or AMAF tallies holds the next
+    call's tallies (zeros for AMAF without ``amaf``): a view handed out ends
+    the shortcuts that skip the clearing.  The views are read-only, and stay
+    so (a fresh tester's finding: a write into one stayed, and a later one's:
+    a write changed the tally)."""
     from fastplay._core import PlayoutTally
     from fastplay.montecarlo import _engine
 
@@ -565,10 +571,12 @@ def test_what_is_written_into_a_tally_s_views_is_gone_at_its_next_call(amaf: boo
     board = fp.Board(9, komi=7.5)
     tally = PlayoutTally(9, amaf=amaf)
     kept_amaf, kept_hist = tally.amaf, tally.hist
+    for view in (kept_amaf, kept_hist):
+        with pytest.raises(ValueError, match="read-only"):
+            view.flat[0] = 5
+        with pytest.raises(ValueError):
+            view.flags.writeable = True
     for n, seed in ((4, 1), (1, 2), (1, 3), (3, 4)):
-        kept_amaf[0, 0, 0] = 77
-        kept_amaf[1, 1, 5] += 9
-        kept_hist[3] = 5
         engine.run_into(tally, board, n, seed)
         ref = engine.run(board, n, seed, 1, amaf=amaf, tromp_taylor=True)
         assert np.array_equal(kept_hist, ref["hist"])

@@ -943,7 +943,7 @@ cdef class PlayoutTally:
         size: board size (points per side).
         amaf: keep first-play tallies.
 
-    Attributes (arrays are live: the next call overwrites them):
+    Attributes (arrays are live, read-only views: the next call overwrites them):
         n, black_wins, draws: the last call's playouts, Black's wins, draws.
         hist: ``int64[2*size*size+1]``, the last call's Black-minus-White area
             scores + size*size.
@@ -996,25 +996,27 @@ cdef class PlayoutTally:
 
     @property
     def hist(self):
-        return self.w.hist
+        return _read_only(self.w.hist)
 
     @property
     def amaf(self):
-        return self.w.amaf.reshape(2, 3, self.size * self.size)
+        # Read-only before the reshape: a view of a writable array could be
+        # made writable again.
+        return _read_only(self.w.amaf).reshape(2, 3, self.size * self.size)
 
     @property
     def own_black(self):
-        return self.w.own_black
+        return _read_only(self.w.own_black)
 
     @property
     def own_white(self):
-        return self.w.own_white
+        return _read_only(self.w.own_white)
 
     @property
     def own_won(self):
         if self.w.acc.own_won == NULL:
             return None
-        return _view(self.w, self.w.acc.own_won, 1, self.w.npts, cnp.NPY_INT64)
+        return _read_only(_view(self.w, self.w.acc.own_won, 1, self.w.npts, cnp.NPY_INT64))
 
     @property
     def own_n(self):
@@ -1033,6 +1035,14 @@ cdef class PlayoutTally:
         if self.busy:
             raise RuntimeError("this PlayoutTally is in use by another thread")
         self.w._clear_ownership()
+
+
+def _read_only(array):
+    """``array`` (a fresh view of the core's memory, whose base is no numpy
+    array, so that it cannot be made writable again) made read-only: a
+    tally's counts change only by its calls."""
+    array.flags.writeable = False
+    return array
 
 
 # Argument bounds of PlayoutEngine.run: far beyond any real use, and inside

@@ -836,7 +836,7 @@ def tree_backup(list nodes not None, list path not None, double n, double black_
     cdef Py_ssize_t j
     cdef int64_t npts = 0
     cdef double* am = NULL
-    cdef cnp.int32_t[:, :, ::1] tallies
+    cdef const cnp.int32_t[:, :, ::1] tallies
     # Every index read once (its __index__ may run Python code), then the
     # nodes taken as they are now and checked: nothing below runs Python.
     indices = [operator.index(x) for x in path]
