@@ -88,6 +88,20 @@ def test_a_move_past_the_end_names_the_record_and_the_flag(tmp_path: Path, capsy
     assert "move_number" not in err and "unreadable" not in err
 
 
+def test_a_collection_s_first_game_is_analysed_with_a_note(tmp_path: Path, capsys) -> None:
+    """A file of several games: the first, and a note that says so (it was
+    silent: a tester's finding); one game, no note."""
+    record = tmp_path / "two.sgf"
+    record.write_text("(;GM[1]SZ[9];B[ee];W[cc])\n(;GM[1]SZ[9];B[dd])\n", encoding="utf-8")
+    assert main([str(record), "--playouts", "50"]) == 0
+    out, err = capsys.readouterr()
+    assert f"note: {record} holds 2 games; this analyses the first" in err
+    assert "after move 2" in out
+    record.write_text("(;GM[1]SZ[9];B[ee];W[cc])\n", encoding="utf-8")
+    assert main([str(record), "--playouts", "50"]) == 0
+    assert "note:" not in capsys.readouterr().err
+
+
 def test_plot(tmp_path: Path, capsys):
     target = tmp_path / "own.png"
     status = main(["--playouts", "200", "--plot", str(target)])
