@@ -88,18 +88,19 @@ def test_a_move_past_the_end_names_the_record_and_the_flag(tmp_path: Path, capsy
     assert "move_number" not in err and "unreadable" not in err
 
 
-def test_a_collection_s_first_game_is_analysed_with_a_note(tmp_path: Path, capsys) -> None:
-    """A file of several games: the first, and a note that says so (it was
-    silent: a tester's finding); one game, no note."""
+def test_a_collection_s_first_game_is_analysed_with_a_warning(tmp_path: Path) -> None:
+    """A file of several games: the first, and a warning that says so (it
+    was silent: a tester's finding); one game, no warning."""
     record = tmp_path / "two.sgf"
     record.write_text("(;GM[1]SZ[9];B[ee];W[cc])\n(;GM[1]SZ[9];B[dd])\n", encoding="utf-8")
-    assert main([str(record), "--playouts", "50"]) == 0
-    out, err = capsys.readouterr()
-    assert f"note: {record} holds 2 games; this analyses the first" in err
-    assert "after move 2" in out
+    proc = run_cli(str(record), "--playouts", "50")
+    assert proc.returncode == 0, proc.stderr
+    assert "fastplay: warning: the file holds a collection of 2 games; the first is read" \
+        in proc.stderr
+    assert "after move 2" in proc.stdout
     record.write_text("(;GM[1]SZ[9];B[ee];W[cc])\n", encoding="utf-8")
-    assert main([str(record), "--playouts", "50"]) == 0
-    assert "note:" not in capsys.readouterr().err
+    proc = run_cli(str(record), "--playouts", "50")
+    assert proc.returncode == 0 and "warning" not in proc.stderr
 
 
 def test_plot(tmp_path: Path, capsys):

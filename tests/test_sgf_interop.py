@@ -24,7 +24,7 @@ from sgfmill import common, sgf
 
 import fastplay
 from fastplay.board import Board
-from fastplay.sgf import SGFError, TEXT_PROPERTIES, board_to_sgf, escape_text, load_board, \
+from fastplay.sgf import SGFError, SGFWarning, TEXT_PROPERTIES, board_to_sgf, escape_text, load_board, \
     unescape_text
 
 if sys.version_info < (3, 11):  # pragma: no cover - pysgf needs Python 3.11
@@ -296,6 +296,19 @@ def test_str_with_mail_header_is_sgf_text() -> None:
 def test_str_without_game_is_a_file_name(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         Board.from_sgf(str(tmp_path / "no (such) file; really.sgf"))
+
+
+def test_a_collection_of_games_warns_that_its_first_is_read() -> None:
+    import warnings
+
+    with pytest.warns(SGFWarning, match="collection of 2 games; the first is read"):
+        board = Board.from_sgf(b"(;GM[1]SZ[9];B[ee]) (;GM[1]SZ[9];B[aa];W[bb])")
+    assert board.history == [("B", "E5")]
+    with pytest.warns(SGFWarning, match="collection of more than one game"):
+        Board.from_sgf(b"(;GM[1]SZ[9];B[ee]) (;GM[1]SZ[9];B[a")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")      # one game, a "(;" in its comment: no warning
+        Board.from_sgf(b"(;GM[1]SZ[9]C[a variation (;B[aa]) in words];B[ee])")
 
 
 def test_a_lone_surrogate_is_an_sgf_error_or_no_such_file() -> None:

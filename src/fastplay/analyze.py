@@ -328,25 +328,7 @@ def _load(args: argparse.Namespace) -> tuple[Any, str]:
     if args.sgf is None:
         move = BUNDLED_MOVE if args.move is None else args.move
         return Board.from_sgf(bundled_game(), move_number=move), f"bundled game {BUNDLED_GAME}"
-    board = Board.from_sgf(args.sgf, move_number=args.move)
-    games = _games_in(args.sgf)
-    if games > 1:
-        print(escape_controls(f"fastplay analyze: note: {args.sgf} holds {games} games; this "
-                              "analyses the first"), file=sys.stderr)
-    return board, args.sgf
-
-
-def _games_in(path: str) -> int:
-    """How many games the SGF collection in ``path`` holds (sgfmill's
-    parser; 1 when it cannot tell: the first game was read already)."""
-    from sgfmill import sgf_grammar
-
-    from fastplay.inputfile import read_input
-
-    try:
-        return len(sgf_grammar.parse_sgf_collection(read_input(path, "SGF file")))
-    except (OSError, ValueError):
-        return 1
+    return Board.from_sgf(args.sgf, move_number=args.move), args.sgf
 
 
 def analyze(args: argparse.Namespace, out: TextIO) -> int:

@@ -347,6 +347,24 @@ def _parse_size(coarse: sgf_grammar.Coarse_game_tree) -> int:
     return size
 
 
+#: Where a game of a collection may start, in bytes (sgfmill's rule).
+_GAME_START_BYTES = re.compile(rb"\(\s*;")
+
+
+def _warn_of_more_games(data: bytes) -> None:
+    """An :class:`SGFWarning` when ``data`` is a collection of several games
+    (only the first is read: it was silent, a tester's finding)."""
+    if len(_GAME_START_BYTES.findall(data)) < 2:
+        return       # the common case, without a second parse
+    try:
+        games = f"{len(sgf_grammar.parse_sgf_collection(data))} games"
+    except ValueError:
+        games = "more than one game"     # a later one is unreadable
+    if games != "1 games":
+        warnings.warn(f"the file holds a collection of {games}; the first is read",
+                      SGFWarning, stacklevel=4)
+
+
 def _parse_game(data: bytes, from_str: bool = False,
                 encoding: str | None = None) -> tuple[sgf.Sgf_game, int]:
     """Parse ``data``; ``from_str``: UTF-8 from a ``str``, whatever ``CA``
@@ -361,6 +379,7 @@ def _parse_game(data: bytes, from_str: bool = False,
         raise SGFError(f"unreadable SGF: {exc}") from exc
     if not coarse.sequence:
         raise SGFError("unreadable SGF: empty game tree")
+    _warn_of_more_games(data)
     override: str | None = None
     if from_str:
         override = "UTF-8"
