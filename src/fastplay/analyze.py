@@ -24,7 +24,7 @@ from typing import Any, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from fastplay.argtypes import (analysis_option, non_negative_int, playout_count,
+from fastplay.argtypes import (add_database_and_search_flags, non_negative_int, playout_count,
                                positive_float, positive_int, prior_option, thread_count)
 from fastplay.batch import BATCH_PLAYOUTS, pattern_database, search_options
 from fastplay.shown import escape_controls
@@ -107,14 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the tree's move prior: 'auto' (default: learned on 9x9, "
                              "13x13, 19x19), gnugo9x9, gnugo13x13, gnugo19x19, a .npz file "
                              "from benchmarks/train_prior.py, or 'none'")
-    parser.add_argument("--mc-patterns", metavar="NAME",
-                        help="built-in pattern database (default mc_montegnu_classic)")
-    parser.add_argument("--mc-load-patterns", metavar="FILE",
-                        help="load a pattern database file; wins over --mc-patterns, as in GNU Go")
-    parser.add_argument("--search", type=analysis_option, action="append", default=[],
-                        metavar="NAME=VALUE",
-                        help="a search option of fastplay.search.SearchConfig, as in 'fastplay "
-                             "gtp --search' (repeatable), e.g. '--search c_puct=0.7'")
+    add_database_and_search_flags(
+        parser, "a search option of fastplay.search.SearchConfig, as in 'fastplay gtp "
+                "--search' (repeatable), e.g. '--search c_puct=0.7'")
     parser.add_argument("--top", type=positive_int, default=8, metavar="K",
                         help="moves to list (default 8)")
     parser.add_argument("--plot", metavar="FILE.png",

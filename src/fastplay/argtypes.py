@@ -155,3 +155,15 @@ def _flagged_option(text: str, flagged: dict[str, str]) -> tuple[str, object]:
         return parse_option(text, hidden=flagged)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_database_and_search_flags(parser: argparse.ArgumentParser, search_help: str) -> None:
+    """``--mc-patterns NAME``, ``--mc-load-patterns FILE`` and the repeatable
+    ``--search NAME=VALUE`` (:func:`analysis_option`) of ``fastplay analyze``
+    and ``fastplay analysis``; ``search_help``: what ``--search`` sets there."""
+    parser.add_argument("--mc-patterns", metavar="NAME",
+                        help="built-in pattern database (default mc_montegnu_classic)")
+    parser.add_argument("--mc-load-patterns", metavar="FILE",
+                        help="load a pattern database file; wins over --mc-patterns, as in GNU Go")
+    parser.add_argument("--search", type=analysis_option, action="append", default=[],
+                        metavar="NAME=VALUE", help=search_help)

@@ -35,8 +35,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from fastplay.argtypes import (analysis_option, non_negative_int, positive_float, positive_int,
-                               prior_option, thread_count)
+from fastplay.argtypes import (add_database_and_search_flags, non_negative_int, positive_float,
+                               positive_int, prior_option, thread_count)
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; imported when serving
     from fastplay.patterns import PatternDatabase
@@ -73,14 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="random seed: with one thread each answer is reproducible")
     parser.add_argument("--prior", default="auto", metavar="NAME|FILE|none",
                         help="the tree's move prior (as fastplay gtp --prior)")
-    parser.add_argument("--mc-patterns", metavar="NAME",
-                        help="built-in pattern database (default mc_montegnu_classic)")
-    parser.add_argument("--mc-load-patterns", metavar="FILE",
-                        help="load a pattern database file; wins over --mc-patterns, as in GNU Go")
-    parser.add_argument("--search", type=analysis_option, action="append", default=[],
-                        metavar="NAME=VALUE",
-                        help="a search option of fastplay.search.SearchConfig every query "
-                             "starts from, as in 'fastplay analyze --search' (repeatable)")
+    add_database_and_search_flags(
+        parser, "a search option of fastplay.search.SearchConfig every query starts from, "
+                "as in 'fastplay analyze --search' (repeatable)")
     parser.add_argument("--quit-without-waiting", action="store_true",
                         help="when stdin closes, stop the queued positions instead of "
                              "finishing them")
