@@ -82,14 +82,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO,
+          made: tuple[PatternDatabase, SearchConfig] | None = None) -> int:
     """Run the engine described by parsed ``args`` until ``stdin`` ends; 0,
     or 2 when its answers could not be written (a reader that went away is
-    no error)."""
+    no error).  ``made``: the database and search options of ``args``
+    when the caller has made them already."""
     from fastplay.analysis.engine import AnalysisEngine
     from fastplay.analysis.query import Defaults
 
-    db, config = _database_and_config(args)
+    db, config = made if made is not None else _database_and_config(args)
     defaults = Defaults(max_visits=args.max_visits, max_time=args.max_time,
                         perspective=args.report_winrates_as, threads=args.threads)
     engine = AnalysisEngine(stdout, db=db, config=config, defaults=defaults,
@@ -132,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help or a usage error, already printed
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     try:
-        _database_and_config(args)    # its warnings shown once, before any query
+        made = _database_and_config(args)    # checked once, before any query
     except OSError as exc:
         reason = f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
         print(f"fastplay analysis: error: {reason}", file=sys.stderr)
@@ -148,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                  closefd=False)
     stdout = open(sys.stdout.fileno(), "w", encoding="utf-8", closefd=False)
     try:
-        return serve(args, stdin, stdout)
+        return serve(args, stdin, stdout, made)
     except KeyboardInterrupt:
         return 130
 
