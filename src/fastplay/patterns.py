@@ -584,8 +584,7 @@ def _compile_bytes(data: bytes, strict: bool) -> _Compiled:
         if column == 1 and line in problems:
             raise _LocatedError(line, *problems[line])
         first = piece[0]
-        if first == ord("*"):
-            star_line = line
+        star_line = line if first == ord("*") else star_line
         if first in _ROW_START:
             if strict and rows >= 3:
                 raise _LocatedError(
