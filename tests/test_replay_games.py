@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -189,7 +191,6 @@ def replay_record(rel: str) -> Replay:
             point = sgf_properties.interpret_go_point(values[0], size)
             last_pl = None
             mover = ident
-            opponent = "W" if mover == "B" else "B"
             before_caps = board.captures[mover]
             vertex = _gtp(point)
             board.play(vertex, mover)
@@ -202,33 +203,60 @@ def replay_record(rel: str) -> Replay:
                 ko = ref.play(point[0], point[1], mover.lower())
                 ko_expected = None if ko is None else _gtp(ko)
             new_grid = reference_grid(ref)
-            got = board.to_numpy()
             where = f"node {index} move {out.moves} {mover} {vertex}"
-            if not np.array_equal(got, new_grid):
-                diff = [common.format_vertex((size - 1 - r, c))
-                        for r, c in np.argwhere(got != new_grid)]
-                problem(f"{where}: board differs from sgfmill at {' '.join(diff[:10])}")
-            libs = board.liberty_array()
-            expect_libs = recount_liberties(new_grid)
-            if libs.shape != (size, size) or not np.array_equal(libs, expect_libs):
-                bad = [common.format_vertex((size - 1 - r, c))
-                       for r, c in np.argwhere(libs != expect_libs)]
-                problem(f"{where}: liberties differ from the recount at {' '.join(bad[:10])}")
-            removed = int(np.count_nonzero((grid == (-1 if mover == "B" else 1)) & (new_grid == 0)))
-            if board.captures[mover] - before_caps != removed:
-                problem(f"{where}: captures grew by {board.captures[mover] - before_caps}, "
-                        f"{removed} stones were taken")
-            if board.ko_point != ko_expected:
-                problem(f"{where}: ko point {board.ko_point!r}, sgfmill says {ko_expected!r}")
-            if board.to_move != opponent:
-                problem(f"{where}: to_move {board.to_move!r} after a {mover} move")
-            if board.move_number != moves_since_setup:
-                problem(f"{where}: move_number {board.move_number}, expected {moves_since_setup}")
+            for text in _move_problems(board, grid, new_grid, mover, before_caps, ko_expected,
+                                       moves_since_setup):
+                problem(f"{where}: {text}")
             out.checks += 6
             grid = new_grid
             if out.moves == total // 2:
                 probe = (out.moves, new_grid, board.zobrist_hash)
 
+    to_move = last_pl or (None if last_colour is None else ("W" if last_colour == "B" else "B"))
+    _check_record_end(out, problem, path, board, (start_grid, start_hash), moves_since_setup,
+                      to_move, probe)
+    return out
+
+
+def _move_problems(board: fastplay.Board, grid: np.ndarray, new_grid: np.ndarray, mover: str,
+                   before_caps: int, ko_expected: str | None, moves_since_setup: int
+                   ) -> list[str]:
+    """What is wrong with ``board`` after ``mover``'s move, against
+    sgfmill's position ``new_grid`` (``grid``: the one before), the ko
+    point sgfmill reports and the moves since the setup: the six checks of
+    a move."""
+    size = board.size
+    found = []
+    got = board.to_numpy()
+    if not np.array_equal(got, new_grid):
+        diff = [common.format_vertex((size - 1 - r, c)) for r, c in np.argwhere(got != new_grid)]
+        found.append(f"board differs from sgfmill at {' '.join(diff[:10])}")
+    libs = board.liberty_array()
+    expect_libs = recount_liberties(new_grid)
+    if libs.shape != (size, size) or not np.array_equal(libs, expect_libs):
+        bad = [common.format_vertex((size - 1 - r, c)) for r, c in np.argwhere(libs != expect_libs)]
+        found.append(f"liberties differ from the recount at {' '.join(bad[:10])}")
+    removed = int(np.count_nonzero((grid == (-1 if mover == "B" else 1)) & (new_grid == 0)))
+    if board.captures[mover] - before_caps != removed:
+        found.append(f"captures grew by {board.captures[mover] - before_caps}, "
+                     f"{removed} stones were taken")
+    if board.ko_point != ko_expected:
+        found.append(f"ko point {board.ko_point!r}, sgfmill says {ko_expected!r}")
+    if board.to_move != ("W" if mover == "B" else "B"):
+        found.append(f"to_move {board.to_move!r} after a {mover} move")
+    if board.move_number != moves_since_setup:
+        found.append(f"move_number {board.move_number}, expected {moves_since_setup}")
+    return found
+
+
+def _check_record_end(out: Replay, problem: Callable[[str], None], path: Path,
+                      board: fastplay.Board, start: tuple[np.ndarray, int],
+                      moves_since_setup: int, expect_to_move: str | None,
+                      probe: tuple[int, np.ndarray, int] | None) -> None:
+    """The checks at a record's end: undo back to the starting position
+    ``start`` (grid, hash), the loader against the replay (and at the
+    ``probe``'s move number), and ``board_to_sgf``'s round trip."""
+    start_grid, start_hash = start
     final_grid, final_hash, final_caps = board.to_numpy(), board.zobrist_hash, board.captures
 
     # undo walks back to the last starting position exactly
@@ -244,7 +272,6 @@ def replay_record(rel: str) -> Replay:
         problem("load_board's final position differs from the replay")
     if loaded.move_number != moves_since_setup:
         problem(f"load_board's move_number {loaded.move_number}, expected {moves_since_setup}")
-    expect_to_move = last_pl or (None if last_colour is None else ("W" if last_colour == "B" else "B"))
     if expect_to_move is not None and loaded.to_move != expect_to_move:
         problem(f"load_board's to_move {loaded.to_move!r}, expected {expect_to_move!r}")
     if moves_since_setup == out.moves and loaded.captures != final_caps:
@@ -266,7 +293,6 @@ def replay_record(rel: str) -> Replay:
         if not np.array_equal(part.to_numpy(), probe_grid) or part.zobrist_hash != probe_hash:
             problem(f"load_board(move_number={n}) differs from the replay after {n} moves")
         out.checks += 1
-    return out
 
 
 @functools.cache
