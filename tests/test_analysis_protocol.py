@@ -566,19 +566,24 @@ def test_the_command_takes_a_pattern_file_and_search_options(tmp_path: Any, caps
     from fastplay.cli import main
     from fastplay.patterns import PatternDatabase
 
-    montegnu = Path(__file__).resolve().parents[1] / "patterns" / "mc_montegnu_classic.db"
-    args = build_parser().parse_args(["--mc-load-patterns", str(montegnu), "--search",
+    folder = Path(__file__).resolve().parents[1] / "patterns"
+    montegnu, uniform = folder / "mc_montegnu_classic.db", folder / "mc_uniform.db"
+    args = build_parser().parse_args(["--mc-load-patterns", str(uniform), "--search",
                                       "c_puct=0.5", "--search", "rave_equiv=300"])
     db, config = _database_and_config(args)
     assert (config.c_puct, config.rave_equiv, config.prior_table) == (0.5, 300.0, "auto")
-    assert (db.table == PatternDatabase.builtin("mc_montegnu_classic").table).all()
-    # The file's database plays as the built-in one: the same answer, seed for seed.
+    assert (db.table == PatternDatabase.builtin("mc_uniform").table).all()
+    assert not (db.table == PatternDatabase.default().table).all()
+    # A file of the default database plays as the default, seed for seed; another
+    # file's playouts give another answer (the file is not ignored).
     line = (json.dumps(query(id="p", maxVisits=60)) + "\n").encode()
     answers = [subprocess.run([sys.executable, "-m", "fastplay", "analysis", "--seed", "3",
                                *extra], input=line, capture_output=True, timeout=TIMEOUT)
-               for extra in ([], ["--mc-load-patterns", str(montegnu)])]
-    assert [a.returncode for a in answers] == [0, 0], answers[1].stderr
+               for extra in ([], ["--mc-load-patterns", str(montegnu)],
+                             ["--mc-load-patterns", str(uniform)])]
+    assert [a.returncode for a in answers] == [0, 0, 0], answers[1].stderr + answers[2].stderr
     assert answers[0].stdout == answers[1].stdout and b"moveInfos" in answers[0].stdout
+    assert answers[2].stdout != answers[0].stdout and b"moveInfos" in answers[2].stdout
     bad = tmp_path / "short.db"
     bad.write_text("oOo\n**O\noO?\n:10\n")
     assert main(["analysis", "--mc-load-patterns", str(bad)]) == 2
