@@ -347,8 +347,8 @@ def _parse_size(coarse: sgf_grammar.Coarse_game_tree) -> int:
     return size
 
 
-#: Where a game of a collection may start, in bytes (sgfmill's rule).
-_GAME_START_BYTES = re.compile(rb"\(\s*;")
+#: The same start of a game tree in bytes (sgfmill's rule for a collection's games).
+_GAME_START_BYTES = re.compile(_GAME_START.pattern.encode("ascii"))
 
 
 def _warn_of_more_games(data: bytes) -> None:
@@ -357,10 +357,11 @@ def _warn_of_more_games(data: bytes) -> None:
     if len(_GAME_START_BYTES.findall(data)) < 2:
         return       # the common case, without a second parse
     try:
-        games = f"{len(sgf_grammar.parse_sgf_collection(data))} games"
+        count = len(sgf_grammar.parse_sgf_collection(data))
     except ValueError:
-        games = "more than one game"     # a later one is unreadable
-    if games != "1 games":
+        count = 0    # a later game is unreadable: more than one, at least
+    if count != 1:   # one game whose text holds another "(;"
+        games = f"{count} games" if count else "more than one game"
         warnings.warn(f"the file holds a collection of {games}; the first is read",
                       SGFWarning, stacklevel=4)
 

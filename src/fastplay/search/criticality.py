@@ -83,7 +83,7 @@ def criticality(tallies: Sequence[PlayoutTally], min_playouts: int = 1
         n += t.own_n
         black_wins += t.own_black_wins
         draws += t.own_draws
-    if n == 0 or n < min_playouts:
+    if n < max(min_playouts, 1):
         return None
     mu_b = black_wins / n
     mu_w = (n - black_wins - draws) / n
