@@ -330,7 +330,7 @@ BAD_QUERIES: list[tuple[str, str | None]] = [
      "maxTime: Must be a number from 0.001 to 1e+09"),
     (json.dumps(query(overrideSettings={"analysisPVLen": 0})), "analysisPVLen: Must be an integer"),
     ('{"id": "q", "maxVisits": ' + "9" * 5000 + "}",
-     "Could not parse request as JSON: Exceeds the limit (4300 digits)"),
+     "Could not parse request as JSON: a number of 5000 digits (at most 4300)"),
 ])
 def test_error_messages_name_the_setting_and_the_rule(engine: Any, line: str,
                                                       message: str) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import heapq
 import json
+import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -44,6 +45,17 @@ class _Task:
     @property
     def turn(self) -> int:
         return self.query.turns[self.index]
+
+
+def _json_int(text: str) -> int:
+    """A JSON integer, or ``ValueError`` for one longer than Python converts
+    (``sys.get_int_max_str_digits()``; whose own message advises the
+    programmer to raise the limit, not the client to send a shorter number)."""
+    limit = sys.get_int_max_str_digits()
+    digits = len(text) - text.startswith("-")
+    if limit and digits > limit:
+        raise ValueError(f"a number of {digits} digits (at most {limit})")
+    return int(text)
 
 
 class AnalysisEngine:
@@ -127,12 +139,9 @@ class AnalysisEngine:
         if not line:
             return
         try:
-            request = json.loads(line)
+            request = json.loads(line, parse_int=_json_int)
         except (ValueError, RecursionError) as exc:
-            # Python's own advice ("use sys.set_int_max_str_digits()") is not
-            # the client's to follow.
-            reason = str(exc).split("; use sys.set_int_max_str_digits", 1)[0]
-            self._error(None, None, f"Could not parse request as JSON: {reason}")
+            self._error(None, None, f"Could not parse request as JSON: {exc}")
             return
         if not isinstance(request, dict):
             self._error(None, None, "Request line was valid json but was not an object, "
