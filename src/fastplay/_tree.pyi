@@ -25,8 +25,12 @@ class TreeParams:
     c_uct: float
     fpu_reduction: float
     rave_equiv: float
+    widen_base: int
+    widen_visits: float
+    widen_factor: float
     def __init__(self, puct: bool, rave: bool, virtual: bool, c_puct: float, c_uct: float,
-                 fpu_reduction: float, rave_equiv: float) -> None: ...
+                 fpu_reduction: float, rave_equiv: float, widen_base: int = 0,
+                 widen_visits: float = 40.0, widen_factor: float = 1.4) -> None: ...
 
 class SearchCounts:
     """A search's counts, kept by :func:`tree_simulate` at each back-up."""
@@ -72,6 +76,7 @@ class TreeNode:
     def edge(self, i: int) -> tuple[int, float, float]: ...
     def forbid(self, i: int) -> None: ...
     def refresh(self, params: TreeParams) -> None: ...
+    def reorder(self) -> None: ...
     def select(self, params: TreeParams) -> int: ...   # -1: no move allowed
 
 def prior_node(color: int, points: npt.ArrayLike, raw: npt.ArrayLike,

@@ -121,23 +121,43 @@ cdef class TreeParams:
         fpu_reduction: first-play urgency reduction (win-rate units).
         rave_equiv: playouts at which a move's value and its RAVE value weigh
             the same (> 0).
+        widen_base, widen_visits, widen_factor: progressive widening
+            (Chaslot et al., "Progressive strategies for Monte-Carlo tree
+            search", 2008, section 4.2: "progressive unpruning"): a node
+            whose edges hold ``N`` playouts (virtual loss included) selects
+            only among its ``widen_base`` allowed moves of highest prior,
+            one more each time ``N`` reaches ``widen_visits *
+            widen_factor ** t`` (t = 0, 1, ...); ``widen_base`` 0: every
+            move (the default).
 
     Raises ``ValueError`` for constants that are not finite, a negative
-    exploration constant, ``fpu_reduction`` outside [-1, 1] or
+    exploration constant, ``fpu_reduction`` outside [-1, 1],
     ``rave_equiv`` outside [1e-3, 1e12] (the bounds of
-    :class:`fastplay.mcts.MCTS`).
+    :class:`fastplay.mcts.MCTS`), ``widen_base`` outside [0, 10**6],
+    ``widen_visits`` outside [1, 1e12] or ``widen_factor`` outside (1, 100].
     """
     cdef readonly bint puct, rave, virtual
     cdef readonly double c_puct, c_uct, fpu_reduction, rave_equiv
-    cdef double inv_equiv
+    cdef readonly int widen_base
+    cdef readonly double widen_visits, widen_factor
+    cdef double inv_equiv, inv_log_factor
     cdef bint ready
 
     def __init__(self, bint puct, bint rave, bint virtual, double c_puct, double c_uct,
-                 double fpu_reduction, double rave_equiv):
+                 double fpu_reduction, double rave_equiv, int widen_base=0,
+                 double widen_visits=40.0, double widen_factor=1.4):
         if not (0.0 <= c_puct < INFINITY and 0.0 <= c_uct < INFINITY
                 and -1.0 <= fpu_reduction <= 1.0 and 1e-3 <= rave_equiv <= 1e12):
             raise ValueError("c_puct and c_uct must be finite and >= 0, fpu_reduction in "
                              "[-1, 1], rave_equiv in [1e-3, 1e12]")
+        if not (0 <= widen_base <= 1000000 and 1.0 <= widen_visits <= 1e12
+                and 1.0 < widen_factor <= 100.0):
+            raise ValueError("widen_base must be in [0, 1000000], widen_visits in [1, 1e12], "
+                             "widen_factor in (1, 100]")
+        self.widen_base = widen_base
+        self.widen_visits = widen_visits
+        self.widen_factor = widen_factor
+        self.inv_log_factor = 1.0 / log(widen_factor)
         self.puct = puct
         self.rave = rave
         self.virtual = virtual
@@ -217,6 +237,7 @@ cdef class TreeNode:
     cdef double* B
     cdef int64_t* M
     cdef uint8_t* A
+    cdef int32_t* R     # moves by prior, highest first (widening); NULL until needed
 
     def __init__(self, int color, moves, prior, double base=0.0):
         if self.k:
@@ -287,6 +308,7 @@ cdef class TreeNode:
     def __dealloc__(self):
         free(self.S)
         free(self.A)
+        free(self.R)
 
     @property
     def data(self):
@@ -425,8 +447,49 @@ cdef class TreeNode:
         self.A[i] = 0
 
     def refresh(self, TreeParams params not None):
-        """Recompute ``qs`` from the statistics (after a change made from Python)."""
+        """Recompute ``qs`` from the statistics, and retake the widening order
+        from ``prior`` (after a change made from Python)."""
         self._refresh(params)
+        self.reorder()
+
+    def reorder(self):
+        """Retake the progressive widening's order of the moves (highest
+        prior first, ties in move order) from ``prior``, after it was
+        written from Python; the order is otherwise taken once, at the
+        node's first widened selection."""
+        self._check_ready()
+        free(self.R)
+        self.R = NULL
+
+    cdef int _rank(self) noexcept:
+        """Fill ``R``: the moves by prior, highest first, ties in move order
+        (an insertion sort, once per node).  Returns -1 when out of memory."""
+        cdef int i, j, m
+        cdef double x
+        self.R = <int32_t*>malloc(self.k * sizeof(int32_t))
+        if self.R == NULL:
+            return -1
+        for i in range(self.k):
+            x = self.P[i]
+            j = i
+            while j > 0 and self.P[self.R[j - 1]] < x:
+                self.R[j] = self.R[j - 1]
+                j -= 1
+            self.R[j] = i
+        return 0
+
+    cdef int _width(self, TreeParams p) noexcept:
+        """How many allowed moves a widened selection considers: all of
+        them (``open``) without widening."""
+        cdef double total = self.sum_n + self.sum_vl
+        cdef double extra = 0.0
+        if p.widen_base <= 0:
+            return self.open
+        if total >= p.widen_visits:
+            extra = 1.0 + log(total / p.widen_visits) * p.inv_log_factor
+        if p.widen_base + extra >= self.open:
+            return self.open
+        return p.widen_base + <int>extra
 
     cdef void _refresh(self, TreeParams p) noexcept:
         # With t = 1 + rn / rave_equiv the blend (1 - beta) Q + beta Q~ is
@@ -457,21 +520,35 @@ cdef class TreeNode:
         return self._select(params)
 
     cdef int _select(self, TreeParams p) noexcept:
+        # Progressive widening: the ``width`` allowed moves of highest prior
+        # (all of them when the order cannot be made: out of memory).
+        cdef int width = self._width(p)
+        if width < self.open and (self.R != NULL or self._rank() == 0):
+            return self._best(p, self.R, width)
+        return self._best(p, NULL, self.open)
+
+    cdef int _best(self, TreeParams p, const int32_t* order, int limit) noexcept:
         # Only allowed moves, and the first of them whatever its score: a
         # NaN (from values set from Python) must not pick a forbidden move,
-        # or a descent would forbid it again for ever.
-        cdef int j, best = -1, k = self.k
+        # or a descent would forbid it again for ever.  ``order`` (NULL:
+        # move order) is the order the moves are visited in, and the search
+        # stops after ``limit`` allowed ones.
+        cdef int r, j, seen = 0, best = -1, k = self.k
         cdef double score, top = -INFINITY
         cdef double c
         if p.puct and not self.sum_vl:
             c = p.c_puct * sqrt(self.sum_n + 1)
-            for j in range(k):
+            for r in range(k):
+                j = order[r] if order != NULL else r
                 if not self.A[j]:
                     continue
                 score = self.U[j] * c
                 score += self.Q[j]
                 if best < 0 or score > top:
                     top, best = score, j
+                seen += 1
+                if seen >= limit:
+                    break
             return best
         cdef double* S = self.S
         cdef double real = self.sum_n, total = self.sum_n + self.sum_vl
@@ -479,7 +556,8 @@ cdef class TreeNode:
         if total > 0:
             parent_q = self.sum_w / real if real > 0 else 0.5
         c = p.c_puct * sqrt(total + 1)
-        for j in range(k):
+        for r in range(k):
+            j = order[r] if order != NULL else r
             if not self.A[j]:
                 continue
             n = S[ROW_N * k + j] + S[ROW_VL * k + j] if self.sum_vl else S[ROW_N * k + j]
@@ -504,6 +582,9 @@ cdef class TreeNode:
                 score = 1e6 + self.P[j]    # unvisited moves first, in prior order
             if best < 0 or score > top:
                 top, best = score, j
+            seen += 1
+            if seen >= limit:
+                break
         return best
 
 

@@ -111,6 +111,7 @@ _REAL_BOUNDS: dict[str, tuple[float, float]] = {
     "fight_prior": (1e-6, 1e6), "ladder_prior": (1.0, 1e6), "ladder_visits": (0.0, 1e12),
     "rave_equiv": (1e-3, 1e12), "dynamic_komi": (0.0, 10.0), "mix": (0.0, 1.0),
     "ancestor_amaf": (0.0, 1e12), "criticality": (0.0, 1e3),
+    "widen_visits": (1.0, 1e12), "widen_factor": (1.001, 100.0),
 }
 
 # name -> (low, high): integer options.  One search below 1 playout, or
@@ -120,6 +121,7 @@ _INT_BOUNDS: dict[str, tuple[int, int]] = {
     "resign_moves": (1, 10**6), "default_playouts": (1, 2**53), "max_nodes": (1, 10**9),
     "max_memory": (1 << 20, 1 << 50),
     "stake_stones": (0, 361), "eval_batch": (1, 4096), "criticality_depth": (0, 10**6),
+    "widen_base": (0, 10**6),
 }
 
 
@@ -178,6 +180,13 @@ class SearchConfig:
         criticality_depth: new nodes down to this many plies below the
             root take the root's criticality map too (0 = the root alone;
             nothing while ``criticality`` is 0, which makes no map).
+        widen_base, widen_visits, widen_factor: progressive widening
+            (Chaslot et al. 2008, "progressive unpruning"): a node whose
+            edges hold ``N`` playouts selects among its ``widen_base``
+            allowed moves of highest prior only, one more each time ``N``
+            reaches ``widen_visits * widen_factor ** t`` (t = 0, 1, ...;
+            :class:`fastplay._core.TreeParams`); ``widen_base`` 0 (the
+            default): every move.
         score_weight: ``s`` in a playout's value ``(1 - s) win + s (1/2 +
             margin / (2 points))`` (Fuego's score modification).
         book: play the one-position book (E5 on the empty 9x9 board).
@@ -238,6 +247,9 @@ class SearchConfig:
     ancestor_amaf: float = 0.0
     criticality: float = 0.0
     criticality_depth: int = 0
+    widen_base: int = 0
+    widen_visits: float = 40.0
+    widen_factor: float = 1.4
     score_weight: float = 0.0
     book: bool = True
     fight_prior: float = 1.0

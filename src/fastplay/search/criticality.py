@@ -146,3 +146,4 @@ def _reshape(node: TreeNode, base: npt.NDArray[np.float64],
         prior[:-1] *= base[:-1].sum() / total
     node.prior[:] = prior
     node.u[:] = prior / (1.0 + node.n)
+    node.reorder()
