@@ -1,0 +1,135 @@
+"""Progressive widening (Chaslot et al. 2008, "progressive unpruning"):
+the compiled selection considers only the moves of highest prior, more
+as a node's playouts grow; checked against a Python reference of the
+schedule and of the selection it restricts."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import fastplay as fp
+from fastplay._core import BLACK, TreeNode, TreeParams
+from fastplay.search import MCTS, SearchConfig
+from fastplay.search.config import parse_option
+
+K = 10
+
+
+def make_node() -> TreeNode:
+    """Ten moves (the pass last) whose priors rank them in reverse order of
+    index, and whose values rank them the other way round: the move of
+    lowest prior is the best one, so a selection shows how far it looked."""
+    prior = np.array([0.02, 0.04, 0.06, 0.08, 0.10, 0.12, 0.14, 0.16, 0.18, 0.001])
+    node = TreeNode(BLACK, [*range(K - 1), -1], prior)
+    node.n[:] = 1.0
+    node.w[:] = np.linspace(0.9, 0.1, K)
+    return node
+
+
+def params(policy_puct: bool, base: int, visits: float = 40.0, factor: float = 2.0) -> TreeParams:
+    # No exploration term: the score is the move's value alone.
+    return TreeParams(policy_puct, False, False, 0.0, 0.0, 0.1, 1000.0, base, visits, factor)
+
+
+def reference_width(base: int, total: float, visits: float, factor: float, allowed: int) -> int:
+    if base == 0:
+        return allowed
+    extra = 0 if total < visits else 1 + math.floor(math.log(total / visits) / math.log(factor))
+    return min(allowed, base + extra)
+
+
+def reference_select(node: TreeNode, width: int) -> int:
+    """The best value among the ``width`` allowed moves of highest prior
+    (ties in move order), first on ties."""
+    allowed = [j for j in range(K) if node.allowed[j]]
+    ranked = sorted(allowed, key=lambda j: (-node.prior[j], j))[:width]
+    values = node.w / node.n
+    return max(ranked, key=lambda j: (values[j], -ranked.index(j)))
+
+
+@pytest.mark.parametrize("puct", [True, False])
+@pytest.mark.parametrize("total", [1.0, 39.0, 40.0, 79.0, 81.0, 170.0, 1e6])
+def test_selection_widens_with_the_playouts(puct: bool, total: float) -> None:
+    p = params(puct, 2)
+    node = make_node()
+    node.refresh(p)
+    node.sum_n = total
+    width = reference_width(2, total, 40.0, 2.0, K)
+    assert node.select(p) == reference_select(node, width)
+    # The schedule reaches every move: then the best value wins.
+    assert reference_select(node, K) == 0
+
+
+def test_the_schedule_counts_pending_virtual_loss() -> None:
+    p = params(True, 1)
+    node = make_node()
+    node.refresh(p)
+    node.sum_n, node.sum_vl = 30.0, 20.0          # 50 playouts: width 2
+    assert node.select(p) == reference_select(node, 2) == 7
+
+
+def test_forbidden_moves_leave_the_width_to_the_next() -> None:
+    p = params(True, 2)
+    node = make_node()
+    node.refresh(p)
+    node.forbid(8)                                 # the highest prior
+    assert node.select(p) == reference_select(node, 2) == 6
+    for j in range(K - 1):
+        node.forbid(j)
+    assert node.select(p) == K - 1                 # the pass, the last move left
+    node.forbid(K - 1)
+    assert node.select(p) == -1
+
+
+def test_no_widening_is_the_plain_selection() -> None:
+    node = make_node()
+    plain = TreeParams(True, False, False, 0.0, 0.0, 0.1, 1000.0)
+    node.refresh(plain)
+    assert plain.widen_base == 0
+    assert node.select(plain) == node.select(params(True, 0)) == 0
+
+
+def test_reorder_takes_a_prior_written_from_python() -> None:
+    p = params(True, 1)
+    node = make_node()
+    node.refresh(p)
+    assert node.select(p) == 8
+    node.prior[:K - 1] = node.prior[:K - 1][::-1].copy()
+    node.reorder()
+    assert node.select(p) == reference_select(node, 1) == 0
+
+
+@pytest.mark.parametrize("args", [(-1, 40.0, 1.4), (1_000_001, 40.0, 1.4), (5, 0.5, 1.4),
+                                  (5, 40.0, 1.0), (5, 40.0, float("nan")), (5, float("inf"), 1.4)])
+def test_bad_widening_constants_are_refused(args: tuple[int, float, float]) -> None:
+    with pytest.raises(ValueError, match="widen"):
+        TreeParams(True, True, False, 1.0, 0.5, 0.1, 1000.0, *args)
+
+
+def test_search_options() -> None:
+    assert parse_option("widen_base=5") == ("widen_base", 5)
+    for bad in ("widen_base=-1", "widen_base=2.5", "widen_factor=1", "widen_visits=0"):
+        with pytest.raises(ValueError, match=bad.split("=")[0]):
+            parse_option(bad)
+
+
+def test_a_search_visits_only_the_widened_moves() -> None:
+    """With the width never growing (``widen_visits`` beyond the search),
+    the root's visits go to its ``widen_base`` moves of highest prior."""
+    db = fp.PatternDatabase.builtin("mc_montegnu_classic")
+    config = SearchConfig(widen_base=3, widen_visits=1e9, book=False)
+    search = MCTS(db, config=config, seed=5)
+    board = fp.Board(9)
+    for move in ("E5", "D4", "F6"):
+        board.play(move)
+    result = search.run(board, visits=600)
+    root = search.root
+    assert root is not None
+    visited = np.flatnonzero(root.n > 0)
+    assert len(visited) == len(result.children) == 3
+    ranked = sorted(np.flatnonzero(root.allowed), key=lambda j: (-root.prior[j], j))
+    assert sorted(visited) == sorted(ranked[:3])
+    assert root.n.sum() == 600
