@@ -478,7 +478,7 @@ cdef class TreeNode:
             self.R[j] = i
         return 0
 
-    cdef int _width(self, TreeParams p) noexcept:
+    cdef inline int _width(self, TreeParams p) noexcept:
         """How many allowed moves a widened selection considers: all of
         them (``open``) without widening."""
         cdef double total = self.sum_n + self.sum_vl
@@ -524,31 +524,34 @@ cdef class TreeNode:
         # (all of them when the order cannot be made: out of memory).
         cdef int width = self._width(p)
         if width < self.open and (self.R != NULL or self._rank() == 0):
-            return self._best(p, self.R, width)
-        return self._best(p, NULL, self.open)
+            return self._best(p, self.R, width, True)
+        return self._best(p, NULL, 0, False)
 
-    cdef int _best(self, TreeParams p, const int32_t* order, int limit) noexcept:
+    cdef inline int _best(self, TreeParams p, const int32_t* order, int limit,
+                          const bint widened) noexcept:
         # Only allowed moves, and the first of them whatever its score: a
         # NaN (from values set from Python) must not pick a forbidden move,
-        # or a descent would forbid it again for ever.  ``order`` (NULL:
-        # move order) is the order the moves are visited in, and the search
-        # stops after ``limit`` allowed ones.
+        # or a descent would forbid it again for ever.  ``widened``: the
+        # moves are visited in ``order`` and the search stops after ``limit``
+        # allowed ones; else every move, in move order (two copies of the
+        # loops, as the two calls inline this with a constant).
         cdef int r, j, seen = 0, best = -1, k = self.k
         cdef double score, top = -INFINITY
         cdef double c
         if p.puct and not self.sum_vl:
             c = p.c_puct * sqrt(self.sum_n + 1)
             for r in range(k):
-                j = order[r] if order != NULL else r
+                j = order[r] if widened else r
                 if not self.A[j]:
                     continue
                 score = self.U[j] * c
                 score += self.Q[j]
                 if best < 0 or score > top:
                     top, best = score, j
-                seen += 1
-                if seen >= limit:
-                    break
+                if widened:
+                    seen += 1
+                    if seen >= limit:
+                        break
             return best
         cdef double* S = self.S
         cdef double real = self.sum_n, total = self.sum_n + self.sum_vl
@@ -557,7 +560,7 @@ cdef class TreeNode:
             parent_q = self.sum_w / real if real > 0 else 0.5
         c = p.c_puct * sqrt(total + 1)
         for r in range(k):
-            j = order[r] if order != NULL else r
+            j = order[r] if widened else r
             if not self.A[j]:
                 continue
             n = S[ROW_N * k + j] + S[ROW_VL * k + j] if self.sum_vl else S[ROW_N * k + j]
@@ -582,9 +585,10 @@ cdef class TreeNode:
                 score = 1e6 + self.P[j]    # unvisited moves first, in prior order
             if best < 0 or score > top:
                 top, best = score, j
-            seen += 1
-            if seen >= limit:
-                break
+            if widened:
+                seen += 1
+                if seen >= limit:
+                    break
         return best
 
 
