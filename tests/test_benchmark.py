@@ -32,6 +32,14 @@ from fastplay.benchmark.score import PR_SCALE
 from conftest import shared_path
 
 RECORDS = str(resources.files("fastplay") / "data")
+# The search options that reference specs recorded when they began to
+# (SearchConfig's options then, ``prior_table`` aside).
+RECORDED_FIRST = {
+    "batch", "book", "c_puct", "c_uct", "default_playouts", "dynamic_komi", "eval_batch",
+    "even_visits", "expand_threshold", "fight_prior", "fpu_reduction", "ladder_prior",
+    "ladder_visits", "max_memory", "max_nodes", "mix", "opponent_prior", "pass_prior",
+    "pattern_visits", "policy", "prior_power", "race_reading", "rave", "rave_equiv",
+    "resign_moves", "resign_threshold", "score_weight", "scoring", "stake_stones"}
 FILTER = FilterSpec(visits=96, top=3, margin=0.02)
 REFERENCE = ReferenceSpec(visits=64, repeats=2)
 FASTPLAY_GTP = f"{shlex.quote(sys.executable)} -m fastplay gtp --playouts 32 --seed 3"
@@ -198,6 +206,9 @@ def test_recorded_search_options_keep_the_references(bench: Benchmark,
     # and loads: the benchmark's header without it is still valid.
     older = {k: v for k, v in spec.search.items() if k not in OPTIONS_SINCE}
     assert value(older) == entry.value_of(move)
+    # Every option added since records began is in OPTIONS_SINCE, or the
+    # records of before would be refused as missing it.
+    assert set(older) == RECORDED_FIRST
     # The size's exploration is recorded as a number, as the threshold is.
     assert (recorded_search(9)["c_puct"], recorded_search(13)["c_puct"]) == (1.0, 0.7)
     assert (recorded_search(9)["ladder_visits"], recorded_search(19)["ladder_visits"]) == \

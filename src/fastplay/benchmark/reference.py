@@ -112,7 +112,8 @@ class ReferenceSpec:
 #: the value that gives the searches of before: a record without one of
 #: them (or a bundled benchmark, which records none) searches with that.
 OPTIONS_SINCE: dict[str, Any] = {"ancestor_amaf": 0.0, "criticality": 0.0,
-                                 "criticality_depth": 0}
+                                 "criticality_depth": 0, "widen_base": 0, "widen_visits": 40.0,
+                                 "widen_factor": 1.4}
 
 
 def completed_search(search: dict[str, Any]) -> dict[str, Any]:
