@@ -355,7 +355,23 @@ def test_ray_task_error_names_the_index(ray_backend: RayBackend) -> None:
     assert str(error) == "task 2 failed: ValueError: factorial() not defined for negative values"
     for seed in ray_backend.map(derive_seed, range(10_000)):
         assert seed == derive_seed(0)
-        break  # the tasks in flight are cancelled
+        break  # the tasks in flight finish unread
+    assert list(ray_backend.map(derive_seed, TASKS)) == EXPECTED
+
+
+def test_ray_map_stopped_early_cancels_nothing(ray_backend: RayBackend,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A map left early (the caller's break, a task's error) never calls
+    ``ray.cancel``, whose race with a task's completion can abort the
+    process (ray-project/ray#54846): its tasks in flight run to their end."""
+    ray = _import_ray()
+    cancels: list[object] = []
+    monkeypatch.setattr(ray, "cancel", lambda ref, *a, **k: cancels.append(ref))
+    for _ in ray_backend.map(derive_seed, range(1_000)):
+        break
+    got, error = _consume(ray_backend.map(math.factorial, [3, -1] + list(range(50))))
+    assert got == [6] and error is not None
+    assert cancels == []
     assert list(ray_backend.map(derive_seed, TASKS)) == EXPECTED
 
 
