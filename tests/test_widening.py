@@ -35,10 +35,14 @@ def params(policy_puct: bool, base: int, visits: float = 40.0, factor: float = 2
 
 
 def reference_width(base: int, total: float, visits: float, factor: float, allowed: int) -> int:
+    """The contract itself: one more move per threshold ``visits * factor **
+    t`` (t = 0, 1, ...) that ``total`` has reached."""
     if base == 0:
         return allowed
-    extra = 0 if total < visits else 1 + math.floor(math.log(total / visits) / math.log(factor))
-    return min(allowed, base + extra)
+    extra = 0
+    while visits * factor ** extra <= total and base + extra < allowed:
+        extra += 1
+    return base + extra
 
 
 def reference_select(node: TreeNode, width: int) -> int:
@@ -51,7 +55,7 @@ def reference_select(node: TreeNode, width: int) -> int:
 
 
 @pytest.mark.parametrize("puct", [True, False])
-@pytest.mark.parametrize("total", [1.0, 39.0, 40.0, 79.0, 81.0, 170.0, 1e6])
+@pytest.mark.parametrize("total", [1.0, 39.0, 40.0, 79.0, 80.0, 81.0, 160.0, 170.0, 320.0, 1e6])
 def test_selection_widens_with_the_playouts(puct: bool, total: float) -> None:
     p = params(puct, 2)
     node = make_node()
@@ -61,6 +65,22 @@ def test_selection_widens_with_the_playouts(puct: bool, total: float) -> None:
     assert node.select(p) == reference_select(node, width)
     # The schedule reaches every move: then the best value wins.
     assert reference_select(node, K) == 0
+
+
+@pytest.mark.parametrize("visits, factor", [(1.0, 2.0), (1.0, 10.0), (3.0, 1.5), (40.0, 1.4)])
+def test_a_threshold_reached_exactly_counts(visits: float, factor: float) -> None:
+    """At ``N = visits * factor ** t`` exactly the width has grown t + 1
+    times, though a logarithm may land a hair below t (8 with factor 2:
+    ``log(8) * (1 / log(2))`` is 2.9999999999999996); just below, t times."""
+    p = TreeParams(True, False, False, 0.0, 0.0, 0.1, 1000.0, 1, visits, factor)
+    for t in range(4):
+        exact = visits * factor ** t
+        for total in (exact, math.nextafter(exact, 0.0)):
+            node = make_node()
+            node.refresh(p)
+            node.sum_n = total
+            assert node.select(p) == reference_select(
+                node, reference_width(1, total, visits, factor, K))
 
 
 def test_the_schedule_counts_pending_virtual_loss() -> None:
@@ -102,11 +122,25 @@ def test_reorder_takes_a_prior_written_from_python() -> None:
     assert node.select(p) == reference_select(node, 1) == 0
 
 
-@pytest.mark.parametrize("args", [(-1, 40.0, 1.4), (1_000_001, 40.0, 1.4), (5, 0.5, 1.4),
-                                  (5, 40.0, 1.0), (5, 40.0, float("nan")), (5, float("inf"), 1.4)])
-def test_bad_widening_constants_are_refused(args: tuple[int, float, float]) -> None:
-    with pytest.raises(ValueError, match="widen"):
+@pytest.mark.parametrize("args, name", [
+    ((-1, 40.0, 1.4), "widen_base"), ((1_000_001, 40.0, 1.4), "widen_base"),
+    ((2**31, 40.0, 1.4), "widen_base"), ((1.5, 40.0, 1.4), "widen_base"),
+    ((np.float64(5.0), 40.0, 1.4), "widen_base"), ((float("nan"), 40.0, 1.4), "widen_base"),
+    ((True, 40.0, 1.4), "widen_base"), (("5", 40.0, 1.4), "widen_base"),
+    ((5, 0.5, 1.4), "widen_visits"), ((5, float("inf"), 1.4), "widen_visits"),
+    ((5, True, 1.4), "widen_visits"), ((5, "x", 1.4), "widen_visits"),
+    ((5, 40.0, 1.0), "widen_factor"), ((5, 40.0, float("nan")), "widen_factor"),
+    ((5, 40.0, 100.5), "widen_factor")])
+def test_bad_widening_constants_are_refused(args: tuple[object, object, object],
+                                            name: str) -> None:
+    with pytest.raises(ValueError, match=f"^{name} must be"):
         TreeParams(True, True, False, 1.0, 0.5, 0.1, 1000.0, *args)
+    assert TreeParams(True, True, False, 1.0, 0.5, 0.1, 1000.0, np.int64(5)).widen_base == 5
+
+
+def test_select_needs_initialised_params() -> None:
+    with pytest.raises(RuntimeError, match="not initialised"):
+        make_node().select(TreeParams.__new__(TreeParams))
 
 
 def test_search_options() -> None:

@@ -33,7 +33,7 @@ normaliser; within 1e-12).
 from libc.stdint cimport uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free, calloc, realloc
 from libc.string cimport memcpy, memset
-from libc.math cimport sqrt, log, pow, INFINITY
+from libc.math cimport sqrt, log, pow, floor, INFINITY
 
 import numpy as np
 cimport numpy as cnp
@@ -144,20 +144,18 @@ cdef class TreeParams:
     cdef bint ready
 
     def __init__(self, bint puct, bint rave, bint virtual, double c_puct, double c_uct,
-                 double fpu_reduction, double rave_equiv, int widen_base=0,
-                 double widen_visits=40.0, double widen_factor=1.4):
+                 double fpu_reduction, double rave_equiv, widen_base=0, widen_visits=40.0,
+                 widen_factor=1.4):
         if not (0.0 <= c_puct < INFINITY and 0.0 <= c_uct < INFINITY
                 and -1.0 <= fpu_reduction <= 1.0 and 1e-3 <= rave_equiv <= 1e12):
             raise ValueError("c_puct and c_uct must be finite and >= 0, fpu_reduction in "
                              "[-1, 1], rave_equiv in [1e-3, 1e12]")
-        if not (0 <= widen_base <= 1000000 and 1.0 <= widen_visits <= 1e12
-                and 1.0 < widen_factor <= 100.0):
-            raise ValueError("widen_base must be in [0, 1000000], widen_visits in [1, 1e12], "
-                             "widen_factor in (1, 100]")
-        self.widen_base = widen_base
-        self.widen_visits = widen_visits
-        self.widen_factor = widen_factor
-        self.inv_log_factor = 1.0 / log(widen_factor)
+        self.widen_base = _widen_base(widen_base)
+        self.widen_visits = _real_in("widen_visits", widen_visits, 1.0, 1e12, "[1, 1e12]")
+        self.widen_factor = _real_in("widen_factor", widen_factor, 1.0, 100.0, "(1, 100]")
+        if self.widen_factor == 1.0:
+            raise ValueError(f"widen_factor must be a number in (1, 100], not {widen_factor!r}")
+        self.inv_log_factor = 1.0 / log(self.widen_factor)
         self.puct = puct
         self.rave = rave
         self.virtual = virtual
@@ -172,6 +170,34 @@ cdef class TreeParams:
         if not self.ready:
             raise RuntimeError("the TreeParams was not initialised")
         return 0
+
+
+def _widen_base(value):
+    """``widen_base`` checked: an integer (not a bool) in [0, 1000000]."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"widen_base must be an integer in [0, 1000000], not {value!r}")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise ValueError(f"widen_base must be an integer in [0, 1000000], "
+                         f"not {value!r}") from None
+    if not 0 <= number <= 1000000:
+        raise ValueError(f"widen_base must be an integer in [0, 1000000], not {number}")
+    return number
+
+
+def _real_in(name, value, double low, double high, bounds):
+    """``value`` as a float in [``low``, ``high``] (``bounds`` as the message
+    gives them), not a bool; else ``ValueError`` naming ``name``."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be a number in {bounds}, not {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number in {bounds}, not {value!r}") from None
+    if not low <= number <= high:
+        raise ValueError(f"{name} must be a number in {bounds}, not {value!r}")
+    return number
 
 
 # Rows of TreeNode's data block: the statistics (``stats``, rows 0-7) and
@@ -482,14 +508,22 @@ cdef class TreeNode:
         """How many allowed moves a widened selection considers: all of
         them (``open``) without widening."""
         cdef double total = self.sum_n + self.sum_vl
-        cdef double extra = 0.0
+        cdef double t
         if p.widen_base <= 0:
             return self.open
-        if total >= p.widen_visits:
-            extra = 1.0 + log(total / p.widen_visits) * p.inv_log_factor
-        if p.widen_base + extra >= self.open:
-            return self.open
-        return p.widen_base + <int>extra
+        if total < p.widen_visits:
+            return min(p.widen_base, self.open)
+        # The thresholds passed, t + 1 of them: t = floor(log(N / A) / log(B))
+        # up to rounding, then set right by the thresholds themselves (the
+        # logarithm can land a hair below an exact power: 8 with B = 2).
+        t = floor(log(total / p.widen_visits) * p.inv_log_factor)
+        if t + p.widen_base >= self.open:
+            return self.open        # even were t one too high
+        if p.widen_visits * pow(p.widen_factor, t + 1) <= total:
+            t += 1
+        elif t > 0 and p.widen_visits * pow(p.widen_factor, t) > total:
+            t -= 1
+        return min(p.widen_base + 1 + <int>t, self.open)
 
     cdef void _refresh(self, TreeParams p) noexcept:
         # With t = 1 + rn / rave_equiv the blend (1 - beta) Q + beta Q~ is
@@ -517,6 +551,7 @@ cdef class TreeNode:
         otherwise (threads, UCT) the formulas are evaluated in full, virtual
         loss counting as lost playouts.
         """
+        params._check_ready()
         return self._select(params)
 
     cdef int _select(self, TreeParams p) noexcept:
