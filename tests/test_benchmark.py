@@ -205,7 +205,10 @@ def test_recorded_search_options_keep_the_references(bench: Benchmark,
     # A record made before an option existed searches with its old value,
     # and loads: the benchmark's header without it is still valid.
     older = {k: v for k, v in spec.search.items() if k not in OPTIONS_SINCE}
-    assert value(older) == entry.value_of(move)
+    # A record without the options added since searches with their values
+    # of before (today's defaults may differ: widening on 9x9).
+    assert value(older) == value({**spec.search, **OPTIONS_SINCE})
+    then = dataclasses.replace(spec, search={**spec.search, **OPTIONS_SINCE})
     # Every option added since records began is in OPTIONS_SINCE, or the
     # records of before would be refused as missing it.
     assert set(older) == RECORDED_FIRST
@@ -213,6 +216,7 @@ def test_recorded_search_options_keep_the_references(bench: Benchmark,
     assert (recorded_search(9)["c_puct"], recorded_search(13)["c_puct"]) == (1.0, 0.7)
     assert (recorded_search(9)["ladder_visits"], recorded_search(19)["ladder_visits"]) == \
         (15.0, 15.0)
+    assert (recorded_search(9)["widen_base"], recorded_search(13)["widen_base"]) == (10, 0)
     assert value({**spec.search, "ancestor_amaf": 20.0}) != entry.value_of(move)
     # A file recorded then (its base the digest of its own header) loads,
     # and a build may reuse its references; one edited by hand is refused.
@@ -220,9 +224,11 @@ def test_recorded_search_options_keep_the_references(bench: Benchmark,
                           {**bench.reference, "search": older}, bench.entries, bench.version)
     again = Benchmark.from_bytes(made_then.to_bytes())
     assert again.reference["search"] == older
-    assert reuse_mismatch(again, spec, bench.seed) is None
-    assert reuse_mismatch(again, spec, bench.seed + 1) == \
+    assert reuse_mismatch(again, then, bench.seed) is None
+    assert reuse_mismatch(again, then, bench.seed + 1) == \
         f"another seed ({bench.seed}, not {bench.seed + 1})"
+    # searched without the 9x9 default's widening: not today's references
+    assert "search.widen_base" in (reuse_mismatch(again, spec, bench.seed) or "")
     other = dataclasses.replace(spec, search={**spec.search, "c_puct": 3.0})
     why = reuse_mismatch(again, other, bench.seed)
     assert why is not None and "search.c_puct" in why

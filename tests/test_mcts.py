@@ -26,6 +26,7 @@ from fastplay.search.loop import SearchLoop
 from fastplay.search.priors import NodeMaker
 
 from conftest import shared_path
+from test_widening import reference_width
 
 
 @pytest.fixture(scope="module")
@@ -210,7 +211,16 @@ def test_cached_selection_follows_the_formulas(db):
             score = q + node.prior * c_puct * np.sqrt(node.sum_n + 1) / (1 + node.n)
             if node.open:
                 params = search._tree_params(board.size)
-                assert score[node.select(params)] == pytest.approx(score.max(), abs=1e-9)
+                # Progressive widening (the 9x9 default): the argmax over the
+                # moves of highest prior that the node's playouts open.
+                config = search.config
+                width = reference_width(config.widen_for(board.size), node.sum_n + node.sum_vl,
+                                        config.widen_visits, config.widen_factor, node.open)
+                ranked = sorted(np.flatnonzero(node.allowed), key=lambda j: (-node.prior[j], j))
+                opened = np.full(len(score), -np.inf)
+                opened[ranked[:width]] = 0.0
+                assert score[node.select(params)] == pytest.approx((score + opened).max(),
+                                                                   abs=1e-9)
                 # A pending virtual loss too small to change any sum sends the
                 # selection through the full formulas: same choice.
                 fast = node.select(params)
@@ -454,9 +464,10 @@ def test_dynamic_komi_raises_the_komi_against_a_side_far_ahead(db, monkeypatch):
         board = fp.Board(9, komi=komi)
         if color == "W":
             board.play("E5")
-        # (the playout values as prior: with them this seed's 300 playouts
-        # include one won only under the game's komi, which the last check below needs)
-        search = MCTS(db, seed=1, dynamic_komi=3.0, prior_table=None)
+        # (the playout values as prior and every move open: with them this
+        # seed's 300 playouts include one won only under the game's komi,
+        # which the last check below needs)
+        search = MCTS(db, seed=1, dynamic_komi=3.0, prior_table=None, widen_base=0)
         first = search.run(board, playouts=300)
         assert first.winrate > KOMI_RAISE
         assert search.extra_komi == {board.to_move_code: 3.0}

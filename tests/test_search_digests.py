@@ -31,7 +31,12 @@ And the 9x9 and 13x13 digests whose searches meet a tactical code, when
 the default ladder virtual playouts became 15 (``LADDER_VISITS``; RESULTS.md,
 "The ladder reader's virtual playouts"; the 19x19 opening meets none): the
 ``*_l50`` sets give ``ladder_visits=50`` back and still give the old ones.
-Every other digest is still the closed class's.
+Every other digest is still the closed class's.  Every set searches
+without progressive widening (``widen_base=0``), the default on 9x9 since
+the screens of RESULTS.md, "Progressive widening": the pinned digests
+keep showing that nothing else moved, and ``test_default_widening`` shows
+that the new default is exactly ``widen_base=10`` on 9x9 and no widening
+elsewhere.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ import pytest
 
 import fastplay as fp
 from fastplay.search import MCTS, SearchConfig, SearchResult
-from fastplay.search.config import EXPAND_FLOOR, LADDER_VISITS
+from fastplay.search.config import EXPAND_FLOOR, LADDER_VISITS, WIDEN_BASE_BY_SIZE
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "default": {},
@@ -59,6 +64,8 @@ CONFIGS["default_c1"] = {"c_puct": 1.0}
 CONFIGS["extras_c1"] = {**CONFIGS["extras"], "c_puct": 1.0}
 for _name in ("default", "uct_norave", "default_x2", "uct_norave_x2", "extras"):
     CONFIGS[f"{_name}_l50"] = {**CONFIGS[_name], "ladder_visits": 50.0}
+for _name in CONFIGS:
+    CONFIGS[_name] = {**CONFIGS[_name], "widen_base": 0}
 
 PINNED = """
 default empty9 407888ac8c2fcabb f2bf91c2206c90f0
@@ -183,3 +190,22 @@ def test_default_ladder_visits(db: fp.PatternDatabase, size: int) -> None:
     default = digest()
     assert default == digest(ladder_visits=15.0)
     assert default != digest(ladder_visits=50.0)
+
+
+@pytest.mark.parametrize("size", [9, 13])
+def test_default_widening(db: fp.PatternDatabase, size: int) -> None:
+    """The default widens on 9x9 (``widen_base`` 10, ``WIDEN_BASE_BY_SIZE``)
+    and not on 13x13: the same search as that given, not the same as the
+    other."""
+    board = fp.Board(size, komi=7.5)
+    board.play("C3")
+
+    def digest(**options: Any) -> str:
+        return _digest(MCTS(db, SearchConfig(**options), threads=1, seed=3).run(board,
+                                                                               playouts=1500))
+
+    assert WIDEN_BASE_BY_SIZE == {9: 10}
+    default = digest()
+    base = WIDEN_BASE_BY_SIZE.get(size, 0)
+    assert default == digest(widen_base=base)
+    assert default != digest(widen_base=10 - base)

@@ -126,8 +126,9 @@ def recorded_search(size: int) -> dict[str, Any]:
     """The options of a reference search on a board of ``size``, as today's
     defaults set them: every :class:`fastplay.search.SearchConfig` option but
     ``prior_table`` (the spec's ``prior``), no resignation, no book, and the
-    expansion threshold and exploration constant resolved for the size
-    (``max(EXPAND_FLOOR, 2 leaf batches)``, ``SearchConfig.puct_for``), so
+    expansion threshold, exploration constant and widening resolved for the
+    size (``max(EXPAND_FLOOR, 2 leaf batches)``, ``SearchConfig.puct_for``,
+    ``SearchConfig.widen_for``), so
     that a later change of the default rule leaves the references alone.
     Plain JSON values."""
     from fastplay.search import SearchConfig
@@ -139,6 +140,7 @@ def recorded_search(size: int) -> dict[str, Any]:
                if f.name != "prior_table"}
     options["expand_threshold"] = default_expand_threshold(leaf_batch(None, 1, size))
     options["c_puct"] = config.puct_for(size)      # the size's, resolved as the threshold
+    options["widen_base"] = config.widen_for(size)
     return options
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from fastplay.asciinum import ascii_float, ascii_int
 from fastplay.shown import quoted, shown_value
 
-__all__ = ["SearchConfig", "C_PUCT", "C_PUCT_BY_SIZE", "C_UCT", "DEFAULT_BATCH",
+__all__ = ["SearchConfig", "C_PUCT", "C_PUCT_BY_SIZE", "WIDEN_BASE_BY_SIZE", "C_UCT", "DEFAULT_BATCH",
            "DEFAULT_PLAYOUTS", "MAX_BATCH", "LADDER_PRIOR", "LADDER_VISITS", "EDGE_BYTES",
            "EXPAND_FLOOR", "default_expand_threshold", "option_names", "parse_option"]
 
@@ -32,6 +32,10 @@ C_UCT = 0.5
 #: ``c_puct`` per board size where the default (``c_puct=None``) is not
 #: :data:`C_PUCT` (13x13: RESULTS.md, "Exploration 0.7 on 13x13").
 C_PUCT_BY_SIZE: dict[int, float] = {13: 0.7}
+
+#: ``widen_base`` per board size where the default (``widen_base=None``) is
+#: not 0, no widening (9x9: RESULTS.md, "Progressive widening").
+WIDEN_BASE_BY_SIZE: dict[int, int] = {9: 10}
 
 #: Playouts per leaf and search thread when ``batch`` is ``None`` (the choice
 #: of 1 per leaf: RESULTS.md, "Where the search's constants come from").
@@ -121,7 +125,6 @@ _INT_BOUNDS: dict[str, tuple[int, int]] = {
     "resign_moves": (1, 10**6), "default_playouts": (1, 2**53), "max_nodes": (1, 10**9),
     "max_memory": (1 << 20, 1 << 50),
     "stake_stones": (0, 361), "eval_batch": (1, 4096), "criticality_depth": (0, 10**6),
-    "widen_base": (0, 10**6),
 }
 
 
@@ -185,8 +188,11 @@ class SearchConfig:
             edges hold ``N`` playouts selects among its ``widen_base``
             allowed moves of highest prior only, one more each time ``N``
             reaches ``widen_visits * widen_factor ** t`` (t = 0, 1, ...;
-            :class:`fastplay._core.TreeParams`); ``widen_base`` 0 (the
-            default): every move.
+            :class:`fastplay._core.TreeParams`); ``widen_base`` 0: every
+            move; ``None`` (the default): the board size's
+            (:data:`WIDEN_BASE_BY_SIZE`, else 0: :meth:`widen_for`).
+            Bounds: ``widen_base`` in [0, 10**6], ``widen_visits`` in [1,
+            1e12], ``widen_factor`` in [1.001, 100].
         score_weight: ``s`` in a playout's value ``(1 - s) win + s (1/2 +
             margin / (2 points))`` (Fuego's score modification).
         book: play the one-position book (E5 on the empty 9x9 board).
@@ -247,7 +253,7 @@ class SearchConfig:
     ancestor_amaf: float = 0.0
     criticality: float = 0.0
     criticality_depth: int = 0
-    widen_base: int = 0
+    widen_base: int | None = None
     widen_visits: float = 40.0
     widen_factor: float = 1.4
     score_weight: float = 0.0
@@ -299,6 +305,8 @@ class SearchConfig:
             set_(self, "prior_power", _bounded("prior_power", self.prior_power, 0.0, 4.0))
         if self.c_puct is not None:
             set_(self, "c_puct", _bounded("c_puct", self.c_puct, 0.0, 1e6))
+        if self.widen_base is not None:
+            set_(self, "widen_base", _integer("widen_base", self.widen_base, 0, 10**6))
 
     def puct_for(self, size: int) -> float:
         """The PUCT exploration constant on a board of ``size``: ``c_puct``,
@@ -306,6 +314,13 @@ class SearchConfig:
         if self.c_puct is not None:
             return self.c_puct
         return C_PUCT_BY_SIZE.get(size, C_PUCT)
+
+    def widen_for(self, size: int) -> int:
+        """The progressive widening's ``widen_base`` on a board of ``size``:
+        ``widen_base``, or the size's default when it is ``None``."""
+        if self.widen_base is not None:
+            return self.widen_base
+        return WIDEN_BASE_BY_SIZE.get(size, 0)
 
     @property
     def virtual(self) -> bool:

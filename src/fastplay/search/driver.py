@@ -468,7 +468,7 @@ class MCTS:
         """The selection constants on a board of ``size``, as the compiled tree reads them."""
         c = self.config
         return TreeParams(c.policy == "puct", c.rave, c.virtual, c.puct_for(size), c.c_uct,
-                          c.fpu_reduction, c.rave_equiv, c.widen_base, c.widen_visits,
+                          c.fpu_reduction, c.rave_equiv, c.widen_for(size), c.widen_visits,
                           c.widen_factor)
 
     def _search(self, board: Board, limits: Limits, track_scores: bool = False,
