@@ -123,7 +123,7 @@ cdef class TreeParams:
             the same (> 0).
         widen_base, widen_visits, widen_factor: progressive widening
             (Chaslot et al., "Progressive strategies for Monte-Carlo tree
-            search", 2008, section 4.2: "progressive unpruning"): a node
+            search", 2008: "progressive unpruning"): a node
             whose edges hold ``N`` playouts (virtual loss included) selects
             only among its ``widen_base`` allowed moves of highest prior,
             one more each time ``N`` reaches ``widen_visits *
