@@ -33,7 +33,7 @@ normaliser; within 1e-12).
 from libc.stdint cimport uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free, calloc, realloc
 from libc.string cimport memcpy, memset
-from libc.math cimport sqrt, log, pow, floor, INFINITY
+from libc.math cimport sqrt, log, pow, INFINITY
 
 import numpy as np
 cimport numpy as cnp
@@ -140,7 +140,10 @@ cdef class TreeParams:
     cdef readonly double c_puct, c_uct, fpu_reduction, rave_equiv
     cdef readonly int widen_base
     cdef readonly double widen_visits, widen_factor
-    cdef double inv_equiv, inv_log_factor
+    cdef double inv_equiv
+    # The widening's thresholds widen_visits * widen_factor ** t, one per
+    # move a node can gain (inf past double range).
+    cdef double widen_at[MAX_SIZE_C * MAX_SIZE_C + 1]
     cdef bint ready
 
     def __init__(self, bint puct, bint rave, bint virtual, double c_puct, double c_uct,
@@ -155,7 +158,9 @@ cdef class TreeParams:
         self.widen_factor = _real_in("widen_factor", widen_factor, 1.0, 100.0, "(1, 100]")
         if self.widen_factor == 1.0:
             raise ValueError(f"widen_factor must be a number in (1, 100], not {widen_factor!r}")
-        self.inv_log_factor = 1.0 / log(self.widen_factor)
+        cdef int t
+        for t in range(MAX_SIZE_C * MAX_SIZE_C + 1):
+            self.widen_at[t] = self.widen_visits * pow(self.widen_factor, t)
         self.puct = puct
         self.rave = rave
         self.virtual = virtual
@@ -490,7 +495,7 @@ cdef class TreeNode:
     cdef int _rank(self) noexcept:
         """Fill ``R``: the moves by prior, highest first, ties in move order
         (an insertion sort, once per node).  Returns -1 when out of memory."""
-        cdef int i, j, m
+        cdef int i, j
         cdef double x
         self.R = <int32_t*>malloc(self.k * sizeof(int32_t))
         if self.R == NULL:
@@ -508,22 +513,18 @@ cdef class TreeNode:
         """How many allowed moves a widened selection considers: all of
         them (``open``) without widening."""
         cdef double total = self.sum_n + self.sum_vl
-        cdef double t
-        if p.widen_base <= 0:
+        cdef int lo = 0, hi = self.open - p.widen_base, mid
+        if p.widen_base <= 0 or hi <= 0:
             return self.open
-        if total < p.widen_visits:
-            return min(p.widen_base, self.open)
-        # The thresholds passed, t + 1 of them: t = floor(log(N / A) / log(B))
-        # up to rounding, then set right by the thresholds themselves (the
-        # logarithm can land a hair below an exact power: 8 with B = 2).
-        t = floor(log(total / p.widen_visits) * p.inv_log_factor)
-        if t + p.widen_base >= self.open:
-            return self.open        # even were t one too high
-        if p.widen_visits * pow(p.widen_factor, t + 1) <= total:
-            t += 1
-        elif t > 0 and p.widen_visits * pow(p.widen_factor, t) > total:
-            t -= 1
-        return min(p.widen_base + 1 + <int>t, self.open)
+        # The thresholds reached (a binary search of the increasing table),
+        # at most the ``hi`` that open every move.
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if p.widen_at[mid] <= total:
+                lo = mid + 1
+            else:
+                hi = mid
+        return p.widen_base + lo
 
     cdef void _refresh(self, TreeParams p) noexcept:
         # With t = 1 + rn / rave_equiv the blend (1 - beta) Q + beta Q~ is
