@@ -512,7 +512,9 @@ def test_a_response_text_cannot_break_the_framing(result: str, success: bool,
 
 
 def test_loadsgf_errors(engine: GTPEngine, tmp_path: Any) -> None:
-    assert "cannot load" in fails(engine, f"loadsgf {tmp_path / 'missing.sgf'}")
+    missing = tmp_path / "missing.sgf"
+    assert fails(engine, f"loadsgf {missing}") == (
+        f"cannot load file {missing}: No such file or directory")
     bad = tmp_path / "bad.sgf"
     bad.write_text("this is not sgf")
     assert "cannot load" in fails(engine, f"loadsgf {bad}")

@@ -290,7 +290,7 @@ class GTPEngine:
                 # A move number past the end loads the whole game, as in GNU Go.
                 board = Board.from_sgf(path, superko=self.superko)
         except OSError as exc:
-            raise GTPError(f"cannot load file: {exc.strerror or exc}") from None
+            raise GTPError(f"cannot load file {path}: {exc.strerror or exc}") from None
         except (SGFError, ValueError) as exc:
             raise GTPError(f"cannot load file: {exc}") from None
         self.board = board
