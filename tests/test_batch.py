@@ -87,6 +87,25 @@ def test_case_40_part_b_with_a_next_move_the_variation_is_a_second_child() -> No
     assert Board.from_sgf(text).history == [("B", "E5"), ("W", "C7")]  # main line kept
 
 
+@pytest.mark.parametrize("record", [
+    b"(;GM[1]FF[4]SZ[9]KM[7];B[ee];W[cc];B[];W[])",
+    b"(;GM[1]FF[4]SZ[9]KM[7]RE[W+R];B[ee];W[cc])",
+])
+def test_a_finished_game_keeps_its_end(record: bytes) -> None:
+    """Below the last node of a finished game (two passes, or a result) no
+    variation is written: readers would take it for the game's main line (a
+    tester's report); earlier nodes still get theirs, the last its comment."""
+    answers = {1: answer_with_pv("W", ["D4", "A9"])}
+    last = len(Board.from_sgf(record).history)
+    answers[last] = answer_with_pv("W" if last % 2 == 0 else "B", ["D4", "A9"])
+    text = write_analysis_sgf(record, answers)
+    game = sgf.Sgf_game.from_bytes(text)
+    main = game.get_main_sequence()
+    assert Board.from_sgf(text).history == Board.from_sgf(record).history
+    assert len(main) == last + 1 and not len(main[-1])
+    assert "fastplay: " in main[-1].get("C") and len(main[1]) == 2
+
+
 def test_case_40_part_d_every_point_of_every_size() -> None:
     for size in range(2, 26):
         for row in range(size):

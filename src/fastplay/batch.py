@@ -188,6 +188,16 @@ def _main_line_nodes(game: Any) -> dict[int, Any]:
     return out
 
 
+def _finished(game: Any) -> bool:
+    """Whether the record's game is over: it has a result (``RE``) or its
+    main line ends with two passes."""
+    if game.get_root().has_property("RE"):
+        return True
+    moves = [node.get_move() for node in game.get_main_sequence()]
+    played = [move for colour, move in moves if colour is not None]
+    return len(played) >= 2 and played[-1] is None and played[-2] is None
+
+
 def _percent(winrate: float) -> str:
     return f"{100 * winrate:.1f}%"
 
@@ -209,7 +219,11 @@ def write_analysis_sgf(data: bytes, answers: Mapping[int, Mapping[str, Any]]) ->
     """The record ``data`` with ``answers`` (turn -> answer) added: a comment
     on each analysed node (after any comment it had) and the best move's
     principal variation as a new last child of that node, one node per
-    move, the colours alternating from the side to move.  Raises
+    move, the colours alternating from the side to move (case 40 of
+    ``../shared/cases``).  Below the last node of a finished game (a result
+    ``RE``, or two passes at its end) the variation is left out, as every
+    reader would take it for the game's continuation; the comment still
+    gives it.  Raises
     ``ValueError`` when sgfmill cannot read the record (``SGFError`` when it
     has more than ``fastplay.sgf.MAX_NODES`` nodes)."""
     from sgfmill import sgf
@@ -223,12 +237,15 @@ def write_analysis_sgf(data: bytes, answers: Mapping[int, Mapping[str, Any]]) ->
         game = sgf.Sgf_game.from_bytes(data, override_encoding="iso-8859-1")
     size = game.get_size()
     nodes = _main_line_nodes(game)
+    ended = _finished(game)
     for turn, answer in sorted(answers.items()):
         node = nodes.get(turn)
         if node is None or not answer.get("moveInfos"):
             continue
         old = node.get("C") if node.has_property("C") else ""
         node.set("C", (old + "\n\n" if old else "") + _comment(answer))
+        if ended and not len(node):
+            continue
         best = answer["moveInfos"][0]
         colour = answer["rootInfo"]["currentPlayer"]
         parent = node
