@@ -331,6 +331,17 @@ BAD_QUERIES: list[tuple[str, str | None]] = [
     (json.dumps(query(overrideSettings={"analysisPVLen": 0})), "analysisPVLen: Must be an integer"),
     ('{"id": "q", "maxVisits": ' + "9" * 5000 + "}",
      "Could not parse request as JSON: a number of 5000 digits (at most 4300)"),
+    # Not JSON (RFC 8259), refused as KataGo's parser does; an action with one
+    # was once acknowledged by an answer that could not be written.
+    ('{"id": "t", "action": "query_version", "x": NaN}',
+     "Could not parse request as JSON: NaN is not a JSON value"),
+    ('{"id": "t", "action": "terminate", "terminateId": "q", "x": -Infinity}',
+     "Could not parse request as JSON: -Infinity is not a JSON value"),
+    (json.dumps(query(komi=7.5)).replace("7.5", "Infinity"),
+     "Could not parse request as JSON: Infinity is not a JSON value"),
+    # A coordinate of thousands of digits is no location (not int()'s error).
+    (json.dumps(query(moves=[["B", "(" + "9" * 5000 + ",1)"]])),
+     "Could not parse board location: '(99999"),
 ])
 def test_error_messages_name_the_setting_and_the_rule(engine: Any, line: str,
                                                       message: str) -> None:

@@ -47,6 +47,13 @@ class _Task:
         return self.query.turns[self.index]
 
 
+def _no_constant(name: str) -> Any:
+    """``ValueError`` for ``NaN``, ``Infinity`` and ``-Infinity``, which are not
+    JSON (RFC 8259) and which KataGo's parser refuses too; Python's ``json``
+    would take them as floats (and fail to echo them in an answer)."""
+    raise ValueError(f"{name} is not a JSON value")
+
+
 def _json_int(text: str) -> int:
     """A JSON integer, or ``ValueError`` for one longer than Python converts
     (``sys.get_int_max_str_digits()``; whose own message advises the
@@ -139,7 +146,7 @@ class AnalysisEngine:
         if not line:
             return
         try:
-            request = json.loads(line, parse_int=_json_int)
+            request = json.loads(line, parse_int=_json_int, parse_constant=_no_constant)
         except (ValueError, RecursionError) as exc:
             self._error(None, None, f"Could not parse request as JSON: {exc}")
             return

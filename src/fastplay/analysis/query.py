@@ -39,7 +39,9 @@ MAX_THREADS = 64
 MAX_PRIORITY = (1 << 63) - 1
 
 _PLAYERS = {"b": "B", "black": "B", "w": "W", "white": "W"}
-_XY = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)")
+# At most 3 digits a coordinate (boards are at most 25 points wide): a longer
+# number is no location, and int() of thousands of digits raises.
+_XY = re.compile(r"\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\)")
 
 #: Top-level fields fastplay reads; others get an "unused field" warning.
 KNOWN_FIELDS = frozenset({
@@ -165,7 +167,9 @@ def _location(text: Any, size: int, name: str, allow_pass: bool) -> int:
             else:
                 if index >= 0 or allow_pass:
                     return index
-    raise QueryError(name, f"Could not parse board location: {text!r}")
+    shown = repr(text)
+    raise QueryError(name, "Could not parse board location: "
+                     + (shown if len(shown) <= 60 else shown[:57] + "..."))
 
 
 def _pairs(query: dict[str, Any], name: str, size: int, allow_pass: bool
