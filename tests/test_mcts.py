@@ -887,12 +887,14 @@ def test_empty_board_never_first_line_or_pass(db, playouts):
         assert result.best_move not in FIRST_LINE, (playouts, seed, result.best_move)
 
 
-def test_a_search_without_playouts_answers_an_allowed_move(db):
-    """seconds=1e-9 runs no playout: the answer is the best prior among the
-    allowed moves, not the opening's forbidden pass (whose prior, 0.01, is
-    the largest on 19x19)."""
+def test_a_search_out_of_time_answers_an_allowed_move(db):
+    """seconds=1e-9 runs one simulation, the first visit (a tester's analysis
+    at ``--max-time 1e-9`` once answered no move and no visits): the answer
+    is an allowed move, not the opening's forbidden pass (whose prior, 0.01,
+    is the largest on 19x19)."""
     result = MCTS(db, seed=1, book=False).run(fp.Board(19), seconds=1e-9)
     assert result.best_move != "pass"
+    assert 1 <= result.visits <= 16 and result.children   # one leaf batch
 
 
 def test_pass_is_no_candidate_in_the_opening_unless_the_opponent_passed(db):

@@ -202,7 +202,9 @@ class SearchLoop:
             return True
         if limits.visits is not None and state.done + state.pending >= limits.visits:
             return True
-        if deadline is not None:
+        if deadline is not None and state.done > 0:
+            # The clock stops a search after its first visit: an answer of
+            # no visits (no move, no win rate) is no analysis at all.
             now = time.perf_counter()
             if now >= deadline:
                 return True
