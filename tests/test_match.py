@@ -51,6 +51,10 @@ STUB = textwrap.dedent('''
             answer = ""
             if not command:
                 continue
+            if command[0] == "komi" and kind == "K":
+                sys.stdout.write("? komi out of range\\n\\n")
+                sys.stdout.flush()
+                continue
             if command[0] == "clear_board":
                 occupied.clear()
             elif command[0] == "play" and command[2].lower() != "pass":
@@ -184,6 +188,23 @@ def test_timeout_loses_and_engine_is_restarted(stubs) -> None:
     assert time.monotonic() - start < 15
     assert [g.result for g in result.games] == ["W+T", "B+T"]
     assert result.losses == 2
+
+
+def test_a_refused_set_up_stops_the_match(stubs, capsys: Any) -> None:
+    """An engine that refuses the komi (or the size) cannot play any game:
+    the match stops with an error naming the engine and its answer, instead
+    of scoring forfeits (a tester's match at komi 2000 reported 1-1, exit 0)."""
+    from fastplay.cli import main
+    from fastplay.match import MatchSetupError
+
+    k, log_k = stubs("K", "k")
+    p, _ = stubs("P", "p")
+    with pytest.raises(MatchSetupError, match="'komi 7.5' failed: komi out of range"):
+        run_match(p, k, games=4, progress=False)
+    assert commands(log_k)[-1] == "quit" and not genmoves(log_k)
+    assert main(["match", k, p, "--games", "2", "--no-progress"]) == 2   # as any engine error
+    err = capsys.readouterr().err
+    assert "komi out of range" in err and "no game can be played" in err
 
 
 def test_crash_and_illegal_move_lose(stubs) -> None:

@@ -86,6 +86,15 @@ class EngineTimeoutError(EngineError):
     """The engine did not answer in time."""
 
 
+class EngineRefusedError(EngineError):
+    """The engine answered a command with a failure (``? message``)."""
+
+
+class MatchSetupError(EngineError):
+    """An engine refused a game's set-up (``boardsize``, ``clear_board`` or
+    ``komi``): no game of the match can be played, so none is scored."""
+
+
 #: ``GTPClient(stderr=TAIL)`` (the default): the engine's standard error is
 #: read and dropped but for its last :data:`TAIL_LINES` lines, which an error
 #: about its exit quotes (an engine that refuses its command line says why).
@@ -236,7 +245,7 @@ class GTPClient:
         if status == "=":
             return text
         if status == "?":
-            raise EngineError(f"{self.label}: {command!r} failed: {text}")
+            raise EngineRefusedError(f"{self.label}: {command!r} failed: {text}")
         raise EngineError(f"{self.label}: malformed response to {command!r}: {head!r}")
 
     def close(self, *, quit_first: bool = True, timeout: float = 5.0) -> None:
@@ -431,11 +440,19 @@ def _set_up(engine: GTPClient, size: int, komi: float,
     """Board size, a cleared board, komi and the time settings; why the engine lost, if it did.
 
     An engine that refuses ``time_settings`` plays on (the referee's clock runs
-    all the same); one that does not answer it in time, or dies, loses."""
+    all the same); one that does not answer it in time, or dies, loses.  One
+    that refuses the size, the clearing or the komi raises
+    :class:`MatchSetupError`: every game would end so (a tester's match at
+    komi 2000 scored forfeits as a 1-1 result)."""
     for command in (f"boardsize {size}", "clear_board", f"komi {komi:g}"):
-        _, failure = _send_failure(engine, command)
-        if failure:
-            return failure
+        try:
+            engine.send(command)
+        except EngineRefusedError as exc:
+            raise MatchSetupError(f"{exc}; no game can be played") from None
+        except EngineTimeoutError as exc:
+            return TIME + ":" + str(exc)
+        except EngineError as exc:
+            return FORFEIT + ":" + str(exc)
     return _optional(engine, time_control.gtp()) if time_control is not None else None
 
 
