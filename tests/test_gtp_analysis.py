@@ -451,6 +451,9 @@ def test_gnu_go_extensions(tmp_path):
     path = tmp_path / "game.sgf"
     assert engine.handle(f"printsgf {path}") == "=\n\n"
     assert fp.Board.from_sgf(path).get("E5") == "B"
+    missing = tmp_path / "no" / "game.sgf"
+    assert engine.handle(f"printsgf {missing}") == (
+        f"? cannot write file {missing}: No such file or directory\n\n")
     assert float(engine.handle("cputime")[2:]) >= 0
     assert "lz-analyze" in engine.handle("help")
     for line in ("kgs-time_settings none", "kgs-time_settings absolute 300",

@@ -58,7 +58,7 @@ def printsgf(engine: GTPEngine, args: Sequence[str]) -> str:
         with open(args[0], "w", encoding="utf-8") as out:
             out.write(text)
     except OSError as exc:
-        raise GTPError(f"cannot write file: {exc.strerror or exc}") from None
+        raise GTPError(f"cannot write file {args[0]}: {exc.strerror or exc}") from None
     return ""
 
 
