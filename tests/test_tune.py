@@ -414,7 +414,10 @@ def test_references_file_errors_name_the_file_and_line(tmp_path: Path, change: o
     assert stop.value.code == 2 and message in capsys.readouterr().err
     with pytest.raises(SystemExit):
         tune_main(["quality", "mc_uniform", "--references", str(tmp_path / "none")])
-    assert "No such file" in capsys.readouterr().err
+    assert f"{tmp_path / 'none'}: No such file" in capsys.readouterr().err
+    with pytest.raises(SystemExit):   # the file and the reason, not "[Errno 21] ..."
+        tune_main(["quality", "mc_uniform", "--references", str(tmp_path)])
+    assert capsys.readouterr().err.endswith(f"error: {tmp_path}: Is a directory\n")
 
 
 def test_the_shipped_tuned_database_is_made_again_byte_for_byte(

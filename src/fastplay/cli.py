@@ -293,7 +293,7 @@ def _run_gtp(args: argparse.Namespace) -> int:
     try:
         engine.prepare()
     except _pattern_errors() as exc:
-        raise UserError(_describe(exc)) from None
+        raise UserError(describe_error(exc)) from None
     except GTPError as exc:
         raise UserError(str(exc)) from None
     return run(sys.stdin, sys.stdout, engine)
@@ -323,7 +323,7 @@ def _run_match(args: argparse.Namespace) -> int:
                            move_timeout=args.move_timeout, max_moves=args.max_moves,
                            progress=not args.no_progress, time_control=time_control)
     except (EngineError, ValueError, OSError) as exc:
-        raise UserError(_describe(exc)) from None
+        raise UserError(describe_error(exc)) from None
     for index, game in enumerate(result.games, 1):
         print(f"game {index}: Black {game.black}, White {game.white}: {game.result}  "
               f"[{game.reason}]")
@@ -352,7 +352,7 @@ def _run_patterns(args: argparse.Namespace) -> int:
     try:
         db = PatternDatabase.from_file(args.file)
     except _pattern_errors() as exc:
-        raise UserError(_describe(exc)) from None
+        raise UserError(describe_error(exc)) from None
     # No pattern loads (GNU Go's loader skips what it does not know, and
     # from_file warns), but is not called OK (a tester's remark).
     verdict = "OK" if db.rules else "loads as an empty database, no pattern"
@@ -360,7 +360,9 @@ def _run_patterns(args: argparse.Namespace) -> int:
     return 0
 
 
-def _describe(exc: BaseException) -> str:
+def describe_error(exc: BaseException) -> str:
+    """An error's text for a user: an OS error as ``FILE: reason``, not
+    ``[Errno N] ...``; another its message, or its type's name."""
     if isinstance(exc, OSError) and exc.filename:
         return f"{exc.filename}: {exc.strerror or exc}"
     if isinstance(exc, OSError) and exc.strerror:

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fastplay.argtypes import finite_float, non_negative_int, positive_float, positive_int
+from fastplay.cli import describe_error
 from fastplay.outputfile import write_whole
 from fastplay.shown import quoted
 
@@ -92,7 +93,7 @@ def _positions(parser: argparse.ArgumentParser, args: argparse.Namespace
                     f"{entries_digest(entries)})", entries)
         benchmark, _ = open_benchmark(args.benchmark)
     except (OSError, BenchmarkError) as exc:
-        parser.error(str(exc) or type(exc).__name__)
+        parser.error(describe_error(exc))
     return benchmark.label, benchmark.entries
 
 
@@ -330,7 +331,7 @@ def _run_mm(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: lis
             samples = collect_samples(files, args.player, args.size, skipped=skipped, cut=cut,
                                       left_out=left_out)
     except (OSError, EOFError, SGFError, tarfile.TarError) as exc:
-        parser.error(str(exc) or type(exc).__name__)
+        parser.error(describe_error(exc))
     for line in records_report(skipped, cut, left_out):
         print(line, file=sys.stderr)
     if not len(samples):
