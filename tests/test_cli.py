@@ -384,3 +384,18 @@ def test_the_modules_run_directly_check_the_streams_too(module: str, args: list[
                           stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1), timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip() == b"fastplay: error: standard output is closed"
+
+
+@pytest.mark.parametrize("size", ["0", "1", "26"])
+def test_board_sizes_are_checked_alike(size: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``match``, ``tune`` and ``benchmark build`` check ``--size`` as one
+    argument type (a tester saw two messages and two prefixes for 0 and 1)."""
+    from fastplay.tune.cli import main as tune_main
+
+    for args in (["match", "a", "b", "--size", size],
+                 ["benchmark", "build", "--size", size, "--decisions", "1", "x.sgf"]):
+        assert main(args) == 2
+        assert f"argument --size: board sizes are 2..25, not {size}" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        tune_main(["mm", "records.tar.gz", "--size", size])
+    assert f"argument --size: board sizes are 2..25, not {size}" in capsys.readouterr().err

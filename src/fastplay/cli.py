@@ -18,8 +18,9 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
-from fastplay.argtypes import (finite_float, non_negative_int, playout_count, positive_float,
-                               positive_int, search_option, thread_count, unit_float)
+from fastplay.argtypes import (board_size, finite_float, non_negative_int, playout_count,
+                               positive_float, positive_int, search_option, thread_count,
+                               unit_float)
 
 __all__ = ["main"]
 
@@ -162,7 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("engine_a", metavar="CMD_A", help="command line of engine A")
     match.add_argument("engine_b", metavar="CMD_B", help="command line of engine B")
     match.add_argument("--games", type=positive_int, default=2, metavar="N")
-    match.add_argument("--size", type=positive_int, default=9, metavar="N")
+    match.add_argument("--size", type=board_size, default=9, metavar="N")
     match.add_argument("--komi", type=finite_float, default=7.5)
     match.add_argument("--sgf-dir", metavar="DIR", help="save every game as SGF here")
     match.add_argument("--sprt", type=finite_float, nargs=2, metavar=("ELO0", "ELO1"),
@@ -307,8 +308,6 @@ def _run_match(args: argparse.Namespace) -> int:
         if not (args.alpha < 1 and args.beta < 1) or args.sprt[0] == args.sprt[1]:
             raise UserError("--sprt needs ELO0 != ELO1 and 0 < alpha, beta < 1")
         sprt = SPRT(args.sprt[0], args.sprt[1], args.alpha, args.beta)
-    if not 2 <= args.size <= 25:
-        raise UserError(f"--size must be between 2 and 25, not {args.size}")
     time_control = None
     if args.time is not None:
         from fastplay.match_clock import TimeControl

@@ -34,7 +34,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fastplay.argtypes import finite_float, non_negative_int, positive_float, positive_int
+from fastplay.argtypes import (board_size, finite_float, non_negative_int, positive_float,
+                               positive_int)
 
 if TYPE_CHECKING:
     from fastplay.backend import Backend
@@ -55,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     build = sub.add_parser("build", help="choose decisions from game records and rate "
                            "their candidates")
     build.add_argument("records", nargs="+", metavar="RECORDS", help="SGF files or folders")
-    build.add_argument("--size", type=positive_int, required=True, metavar="N")
+    build.add_argument("--size", type=board_size, required=True, metavar="N")
     build.add_argument("--decisions", type=positive_int, required=True, metavar="K")
     build.add_argument("--seed", type=non_negative_int, required=True, metavar="S")
     build.add_argument("--out", required=True, metavar="FILE", help="the .jsonl.gz to write")
@@ -168,8 +169,6 @@ def _run_build(args: argparse.Namespace) -> int:
         raise _Usage("--repeats must be at least 2 (the standard error is measured)")
     if args.mc_patterns not in PatternDatabase.names():
         raise _Usage(f"--mc-patterns: no built-in database {args.mc_patterns!r}")
-    if not 2 <= args.size <= 25:
-        raise _Usage(f"--size must be between 2 and 25, not {args.size}")
     _check_output("--out", args.out)
     for path in args.records:
         if not os.path.exists(path):

@@ -46,7 +46,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fastplay.argtypes import finite_float, non_negative_int, positive_float, positive_int
+from fastplay.argtypes import (board_size, finite_float, non_negative_int, positive_float,
+                                positive_int)
 from fastplay.cli import describe_error
 from fastplay.outputfile import write_whole
 from fastplay.shown import quoted
@@ -104,7 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="method", metavar="METHOD", required=True)
     mm = sub.add_parser("mm", help="fit values to game records' moves (Coulom 2007)")
     mm.add_argument("records", nargs="+", help="SGF files, folders or tar archives (.tar, .tar.gz, .tar.bz2, .tar.xz)")
-    mm.add_argument("--size", type=positive_int, default=9)
+    mm.add_argument("--size", type=board_size, default=9)
     mm.add_argument("--player", help="substring of the player's PB/PW name (default: both)")
     mm.add_argument("--scale", type=_scale, default=1000.0,
                     help="value of a cell of median strength (default 1000)")
@@ -147,7 +148,7 @@ def _games_parser(sub: Any) -> None:
                        "--seed {seed}'")
     games.add_argument("--pairs", type=positive_int, default=1,
                        help="games with each colour per step (default 1)")
-    games.add_argument("--size", type=positive_int, default=9)
+    games.add_argument("--size", type=board_size, default=9)
     games.add_argument("--komi", type=finite_float, default=7.5)
     games.add_argument("--referee", metavar="CMD",
                        help="GTP engine whose final_status_list dead settles dead stones")
