@@ -318,6 +318,8 @@ BAD_QUERIES: list[tuple[str, str | None]] = [
     (json.dumps(query(overrideSettings={"numSearchThreads": 0})), "overrideSettings"),
     (json.dumps(query(overrideSettings={"reportAnalysisWinratesAs": "GREEN"})),
      "overrideSettings"),
+    # Positions are copied per turn: a history longer than any game is refused.
+    (json.dumps(query(moves=[["B", "pass"], ["W", "pass"]] * 2501)), "moves"),
     ('{"id": "t", "action": "terminate"}', "terminateId"),
     ('{"id": "t", "action": "terminate", "terminateId": "q", "turnNumbers": "x"}',
      "turnNumbers"),
