@@ -216,7 +216,7 @@ def test_recorded_search_options_keep_the_references(bench: Benchmark,
     assert (recorded_search(9)["c_puct"], recorded_search(13)["c_puct"]) == (1.0, 0.7)
     assert (recorded_search(9)["ladder_visits"], recorded_search(19)["ladder_visits"]) == \
         (15.0, 15.0)
-    assert (recorded_search(9)["widen_base"], recorded_search(13)["widen_base"]) == (10, 0)
+    assert [recorded_search(n)["widen_base"] for n in (9, 13, 19)] == [10, 10, 0]
     assert value({**spec.search, "ancestor_amaf": 20.0}) != entry.value_of(move)
     # A file recorded then (its base the digest of its own header) loads,
     # and a build may reuse its references; one edited by hand is refused.

@@ -33,10 +33,11 @@ the default ladder virtual playouts became 15 (``LADDER_VISITS``; RESULTS.md,
 ``*_l50`` sets give ``ladder_visits=50`` back and still give the old ones.
 Every other digest is still the closed class's.  Every set searches
 without progressive widening (``widen_base=0``), the default on 9x9 since
-the screens of RESULTS.md, "Progressive widening": the pinned digests
-keep showing that nothing else moved, and ``test_default_widening`` shows
-that the new default is exactly ``widen_base=10`` on 9x9 and no widening
-elsewhere.
+the screens of RESULTS.md, "Progressive widening", and on 13x13 since
+"Progressive widening on 13x13": the pinned digests keep showing that
+nothing else moved, and ``test_default_widening`` shows that the new
+default is exactly ``widen_base=10`` on 9x9 and 13x13 and no widening on
+19x19.
 """
 
 from __future__ import annotations
@@ -192,11 +193,11 @@ def test_default_ladder_visits(db: fp.PatternDatabase, size: int) -> None:
     assert default != digest(ladder_visits=50.0)
 
 
-@pytest.mark.parametrize("size", [9, 13])
+@pytest.mark.parametrize("size", [9, 13, 19])
 def test_default_widening(db: fp.PatternDatabase, size: int) -> None:
-    """The default widens on 9x9 (``widen_base`` 10, ``WIDEN_BASE_BY_SIZE``)
-    and not on 13x13: the same search as that given, not the same as the
-    other."""
+    """The default widens on 9x9 and 13x13 (``widen_base`` 10,
+    ``WIDEN_BASE_BY_SIZE``) and not on 19x19: the same search as that given,
+    not the same as the other."""
     board = fp.Board(size, komi=7.5)
     board.play("C3")
 
@@ -204,7 +205,7 @@ def test_default_widening(db: fp.PatternDatabase, size: int) -> None:
         return _digest(MCTS(db, SearchConfig(**options), threads=1, seed=3).run(board,
                                                                                playouts=1500))
 
-    assert WIDEN_BASE_BY_SIZE == {9: 10}
+    assert WIDEN_BASE_BY_SIZE == {9: 10, 13: 10}
     default = digest()
     base = WIDEN_BASE_BY_SIZE.get(size, 0)
     assert default == digest(widen_base=base)

@@ -34,8 +34,9 @@ C_UCT = 0.5
 C_PUCT_BY_SIZE: dict[int, float] = {13: 0.7}
 
 #: ``widen_base`` per board size where the default (``widen_base=None``) is
-#: not 0, no widening (9x9: RESULTS.md, "Progressive widening").
-WIDEN_BASE_BY_SIZE: dict[int, int] = {9: 10}
+#: not 0, no widening (9x9: RESULTS.md, "Progressive widening"; 13x13:
+#: "Progressive widening on 13x13").
+WIDEN_BASE_BY_SIZE: dict[int, int] = {9: 10, 13: 10}
 
 #: Playouts per leaf and search thread when ``batch`` is ``None`` (the choice
 #: of 1 per leaf: RESULTS.md, "Where the search's constants come from").
