@@ -363,14 +363,17 @@ def _other(color: str) -> str:
     return "W" if color == "B" else "B"
 
 
+def _loss(exc: EngineError) -> str:
+    """Why an engine that raised ``exc`` lost: on time, or by forfeit."""
+    return (TIME if isinstance(exc, EngineTimeoutError) else FORFEIT) + ":" + str(exc)
+
+
 def _send_failure(engine: GTPClient, command: str, timeout: float | None = None) -> tuple[str | None, str | None]:
     """``(response, None)`` or ``(None, reason)``: why the engine lost, if it did."""
     try:
         return engine.send(command, timeout), None
-    except EngineTimeoutError as exc:
-        return None, TIME + ":" + str(exc)
     except EngineError as exc:
-        return None, FORFEIT + ":" + str(exc)
+        return None, _loss(exc)
 
 
 def play_game(black: GTPClient, white: GTPClient, *, size: int = 9, komi: float = 7.5,
@@ -449,10 +452,8 @@ def _set_up(engine: GTPClient, size: int, komi: float,
             engine.send(command)
         except EngineRefusedError as exc:
             raise MatchSetupError(f"{exc}; no game can be played") from None
-        except EngineTimeoutError as exc:
-            return TIME + ":" + str(exc)
         except EngineError as exc:
-            return FORFEIT + ":" + str(exc)
+            return _loss(exc)
     return _optional(engine, time_control.gtp()) if time_control is not None else None
 
 
@@ -461,10 +462,8 @@ def _optional(engine: GTPClient, command: str, timeout: float | None = None) -> 
     no answer in time, or it died."""
     try:
         engine.send(command, timeout)
-    except EngineTimeoutError as exc:
-        return TIME + ":" + str(exc)
-    except EngineTerminatedError as exc:
-        return FORFEIT + ":" + str(exc)
+    except (EngineTimeoutError, EngineTerminatedError) as exc:
+        return _loss(exc)
     except EngineError:
         pass
     return None

@@ -36,10 +36,10 @@ PERSPECTIVES = ("BLACK", "WHITE", "SIDETOMOVE")
 MAX_VISITS = 1 << 50
 MAX_PV_LEN = 100
 #: Moves a query's history may hold.  Each analysed turn keeps a copy of its
-#: position and history (about 30 kB and 17 bytes a move on 19x19), so
-#: memory grows with turns times moves: a tester's 20,000 passes with every
-#: turn analysed took 4.1 GB.  At this bound a query's positions take at most
-#: some 360 MB; no real game comes near it.
+#: position and history (on 19x19 about 39 kB and 16 bytes a move of
+#: resident memory), so memory grows with turns times moves: a tester's
+#: 20,000 passes with every turn analysed took 4.1 GB.  At this bound a
+#: query's positions take at most some 400 MB; no real game comes near it.
 MAX_QUERY_MOVES = 5000
 MAX_THREADS = 64
 MAX_PRIORITY = (1 << 63) - 1

@@ -20,8 +20,9 @@ from fastplay.asciinum import ascii_float, ascii_int
 from fastplay.shown import quoted, shown_value
 
 __all__ = ["SearchConfig", "C_PUCT", "C_PUCT_BY_SIZE", "WIDEN_BASE_BY_SIZE", "C_UCT",
-           "DEFAULT_BATCH", "DEFAULT_PLAYOUTS", "MAX_BATCH", "LADDER_PRIOR", "LADDER_VISITS", "EDGE_BYTES",
-           "EXPAND_FLOOR", "default_expand_threshold", "option_names", "parse_option"]
+           "DEFAULT_BATCH", "DEFAULT_PLAYOUTS", "MAX_BATCH", "LADDER_PRIOR", "LADDER_VISITS",
+           "EDGE_BYTES", "EXPAND_FLOOR", "default_expand_threshold", "option_names",
+           "parse_option"]
 
 #: Exploration constants.  Visits are counted in playouts, so the PUCT term is
 #: about ``1/sqrt(batch)`` of what it would be with visits counted in
