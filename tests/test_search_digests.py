@@ -154,6 +154,14 @@ def test_seeded_search_is_unchanged(db: fp.PatternDatabase, config: str, positio
     assert _digest(search.run(board, visits=800)) == second   # tree reuse
 
 
+def _default_digest(db: fp.PatternDatabase, board: fp.Board, playouts: int,
+                    **options: Any) -> str:
+    """The digest of a one-thread search (seed 3) of ``board`` with ``options``
+    (none: the defaults), for the tests that a default equals a value given."""
+    search = MCTS(db, SearchConfig(**options), threads=1, seed=3)
+    return _digest(search.run(board, playouts=playouts))
+
+
 @pytest.mark.parametrize("size, threshold, fewer", [(9, EXPAND_FLOOR, EXPAND_FLOOR - 1),
                                                      (13, 4, 2), (19, 6, 3)])
 def test_default_expansion_threshold(db: fp.PatternDatabase, size: int, threshold: int,
@@ -164,13 +172,9 @@ def test_default_expansion_threshold(db: fp.PatternDatabase, size: int, threshol
     board = fp.Board(size, komi=7.5)
     board.play("C3")
 
-    def digest(**options: Any) -> str:
-        return _digest(MCTS(db, SearchConfig(**options), threads=1, seed=3).run(board,
-                                                                               playouts=600))
-
-    default = digest()
-    assert default == digest(expand_threshold=threshold)
-    assert default != digest(expand_threshold=fewer)
+    default = _default_digest(db, board, 600)
+    assert default == _default_digest(db, board, 600, expand_threshold=threshold)
+    assert default != _default_digest(db, board, 600, expand_threshold=fewer)
 
 
 @pytest.mark.parametrize("size", [9, 19])
@@ -183,14 +187,10 @@ def test_default_ladder_visits(db: fp.PatternDatabase, size: int) -> None:
     for move in ("D4", "D5", "pass", "E4", "pass", "C4", "pass", "E5"):
         board.play(move)                  # Black's D4 in atari, to move
 
-    def digest(**options: Any) -> str:
-        return _digest(MCTS(db, SearchConfig(**options), threads=1, seed=3).run(board,
-                                                                               playouts=600))
-
     assert LADDER_VISITS == 15.0
-    default = digest()
-    assert default == digest(ladder_visits=15.0)
-    assert default != digest(ladder_visits=50.0)
+    default = _default_digest(db, board, 600)
+    assert default == _default_digest(db, board, 600, ladder_visits=15.0)
+    assert default != _default_digest(db, board, 600, ladder_visits=50.0)
 
 
 @pytest.mark.parametrize("size", [9, 13, 19])
@@ -201,12 +201,8 @@ def test_default_widening(db: fp.PatternDatabase, size: int) -> None:
     board = fp.Board(size, komi=7.5)
     board.play("C3")
 
-    def digest(**options: Any) -> str:
-        return _digest(MCTS(db, SearchConfig(**options), threads=1, seed=3).run(board,
-                                                                               playouts=1500))
-
     assert WIDEN_BASE_BY_SIZE == {9: 10, 13: 10}
-    default = digest()
+    default = _default_digest(db, board, 1500)
     base = WIDEN_BASE_BY_SIZE.get(size, 0)
-    assert default == digest(widen_base=base)
-    assert default != digest(widen_base=10 - base)
+    assert default == _default_digest(db, board, 1500, widen_base=base)
+    assert default != _default_digest(db, board, 1500, widen_base=10 - base)
