@@ -42,6 +42,8 @@ from fastplay._tree import TreeNode as TreeNode
 from fastplay._tree import TreeParams as TreeParams
 from fastplay._tree import expansion_moves as expansion_moves
 from fastplay._tree import inherit_amaf as inherit_amaf
+from fastplay._tree import ReplyTable as ReplyTable
+from fastplay._tree import reply_prior as reply_prior
 from fastplay._tree import make_node as make_node
 from fastplay._tree import prior_node as prior_node
 from fastplay._tree import tree_backup as tree_backup

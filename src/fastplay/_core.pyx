@@ -23,6 +23,7 @@ from fastplay._board import CoreBoard, IllegalMoveError
 from fastplay._playout import PlayoutEngine, PlayoutTally, rng_stream, seed_key
 from fastplay._tree import (TreeParams, TreeNode, SearchCounts, prior_node, tree_descend, tree_backup,
                             tree_simulate, true_eyes, expansion_moves, make_node, inherit_amaf,
+                            ReplyTable, reply_prior,
                             DESCEND_LEAF,
                             DESCEND_END, DESCEND_EXPAND, DESCEND_STOP, SIMULATE_DONE,
                             SIMULATE_PYTHON)

@@ -37,6 +37,10 @@ from fastplay._board cimport CoreBoard
 # mispredictions, not instruction counts, deciding the time per move.
 
 
+cdef enum:
+    SEQ_CAP = 1024                     # moves of a playout PState.seq keeps
+
+
 cdef struct PState:
     BoardState b
     QSet q
@@ -71,6 +75,11 @@ cdef struct PState:
     # liberty bitsets are copied into a playout (see pstate_copy).
     int nheads
     int16_t heads[MAX_PTS]
+    # The last playout's moves in order (padded points, 0 a pass), its first
+    # SEQ_CAP of them (nseq): for the search's last-good-reply table.  Never
+    # copied from a template.
+    int nseq
+    int16_t seq[SEQ_CAP]
 
 
 cdef struct Accum:
@@ -113,6 +122,9 @@ cdef struct TallyCounts:
     const uint8_t* first       # or, for one playout: its first plays (PState.first, padded)
     int W                      # ... whose row stride this is
     const int64_t* hist        # [2 * size * size + 1]: Black-minus-White areas + size * size
+    const int16_t* seq         # the last playout's moves (PState.seq: padded points, 0 a pass)
+    int nseq                   # ... how many (at most SEQ_CAP; 0 when none was played)
+    int last_score             # the last playout's Black-minus-White area (no komi)
 
 
 # One playout's result.

@@ -643,6 +643,8 @@ cdef int playout_moves(PState* s, const PState* tmpl, const uint32_t* T, const u
                 if p != 0:
                     grad_add(grad, grad_cell(s, c, p), 1.0)
         board_play(&s.b, p, c, &s.q)
+        if moves < SEQ_CAP:
+            s.seq[moves] = <int16_t>p
         if p == 0:
             passes += 1
             pstate_plan(s, T, other(c))
@@ -663,6 +665,7 @@ cdef int playout_moves(PState* s, const PState* tmpl, const uint32_t* T, const u
             break
         c = other(c)
     length[0] = moves
+    s.nseq = min(moves, SEQ_CAP)
     return DBG_OK
 
 
@@ -956,6 +959,9 @@ cdef class PlayoutTally:
             neither colour); else ``None``.
         own_n, own_black_wins, own_draws: those playouts, Black's wins and
             the draws among them (ints).
+        last_moves: ``int64[m]``, the moves of the last playout played into
+            this tally, in order (flat indices, -1 a pass; its first
+            ``SEQ_CAP`` = 1024; empty before the first), a copy.
 
     ``criticality``: keep ``own_won`` too (Coulom's criticality,
     :mod:`fastplay.search.criticality`, needs it; it costs a pass over the
@@ -1029,6 +1035,16 @@ cdef class PlayoutTally:
     @property
     def own_draws(self):
         return self.w.acc.own_draws
+
+    @property
+    def last_moves(self):
+        cdef int i, p, W = self.w.s.b.W, size = self.size
+        out = np.empty(self.w.s.nseq, dtype=np.int64)
+        cdef int64_t[::1] o = out
+        for i in range(self.w.s.nseq):
+            p = self.w.s.seq[i]
+            o[i] = -1 if p == 0 else (p // W - 1) * size + (p % W - 1)
+        return out
 
     def clear_ownership(self):
         """Zero the ownership tallies (``own_*``) and their counts."""
@@ -1286,6 +1302,9 @@ cdef class PlayoutEngine:
         out.first = w.s.first if one else NULL
         out.W = w.s.b.W
         out.hist = w.acc.hist
+        out.seq = w.s.seq
+        out.nseq = w.s.nseq if out.n > 0 else 0
+        out.last_score = <int>(w.acc.last_bin - board.st.size * board.st.size)
         return 0
 
     cdef uint64_t _check_run(self, n, seed, threads, max_moves, first) except? 0:

@@ -1,6 +1,6 @@
 """Type stub for ``fastplay._tree`` (the search tree's arithmetic; see ``_tree.pyx``)."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -107,8 +107,21 @@ def tree_simulate(root: TreeNode, root_board: CoreBoard, scratch: CoreBoard, see
                   grow: Callable[..., tuple[TreeNode, bool]] | None = None,
                   lock: Any = None,
                   reserve: Callable[[], tuple[int, int] | None] | None = None,
-                  progress: SearchCounts | None = None
+                  progress: SearchCounts | None = None,
+                  replies: ReplyTable | None = None
                   ) -> tuple[int, int, int, int]: ...
+
+class ReplyTable:
+    """Last good replies with forgetting (LGRF-1), kept from a search's simulations."""
+    @property
+    def size(self) -> int: ...
+    def __init__(self, size: int) -> None: ...
+    def clear(self) -> None: ...
+    def reply(self, color: int, previous: int) -> int: ...
+    def update(self, moves: Iterable[int], color: int, winner: int) -> None: ...
+
+def reply_prior(node: TreeNode, table: ReplyTable, last: int, visits: float,
+                params: TreeParams) -> int: ...
 def true_eyes(grid: npt.ArrayLike, sign: int) -> npt.NDArray[np.bool_]: ...
 def expansion_moves(board: CoreBoard, color: int, values: npt.ArrayLike, line1: float,
                     line2: float, factors: tuple[npt.ArrayLike, ...] = ...

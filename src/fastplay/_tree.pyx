@@ -1128,6 +1128,155 @@ cdef int _take_back(list nodes, list path, double vl) except -1:
     return 0
 
 
+cdef class ReplyTable:
+    """Last good replies with forgetting (LGRF-1: Baier and Drake, "The power
+    of forgetting: improving the last-good-reply policy in Monte Carlo Go",
+    IEEE TCIAIG 2(4), 2010), kept from a search's simulations for its tree.
+
+    For each colour and each previous move (a point, or the pass), the reply
+    that colour last played to it in a simulation it won.  After every
+    simulation (its tree moves, then its playout's), each move of the
+    winner is stored as the reply to the move before it, and each move of
+    the loser that is the stored reply to the move before it is forgotten;
+    a draw changes nothing, and a pass is never stored as a reply.  The
+    playout policy stays GNU Go's: the search reads the table only when it
+    makes a node (:func:`reply_prior`).
+
+    Args:
+        size: board size (2..25).
+
+    Raises:
+        ValueError: a size outside 2..25.
+    """
+    cdef readonly int size
+    cdef int npts
+    cdef int16_t* r     # [3 * (npts + 1)]: by colour code and previous move (npts: pass)
+
+    def __init__(self, int size):
+        if not MIN_SIZE_C <= size <= MAX_SIZE_C:
+            raise ValueError(f"size must be in {MIN_SIZE_C}..{MAX_SIZE_C}, not {size}")
+        if self.r != NULL:
+            raise RuntimeError("a ReplyTable is initialised once")
+        self.r = <int16_t*>malloc(3 * (size * size + 1) * sizeof(int16_t))
+        if self.r == NULL:
+            raise MemoryError()
+        self.size, self.npts = size, size * size
+        self.clear()
+
+    def __dealloc__(self):
+        free(self.r)
+
+    def clear(self):
+        """Forget every reply."""
+        self._check_ready()
+        memset(self.r, 0xFF, 3 * (self.npts + 1) * sizeof(int16_t))     # all -1
+
+    cdef int _check_ready(self) except -1:
+        if self.r == NULL:
+            raise RuntimeError("the ReplyTable was not initialised")
+        return 0
+
+    cdef int _color(self, color) except -1:
+        if color != WHITE_C and color != BLACK_C:
+            raise ValueError(f"colour code must be WHITE (1) or BLACK (2), not {color}")
+        return color
+
+    cdef int _move(self, move, str name) except -2:
+        if not -1 <= move < self.npts:
+            raise ValueError(f"{name} must be a flat index of a {self.size}x{self.size} "
+                             f"board or -1 (the pass), not {move}")
+        return move
+
+    def reply(self, int color, int previous):
+        """The flat index ``color`` last replied to ``previous`` with (-1: the
+        pass) in a simulation it won, or -1 for none.  Raises ``ValueError``
+        for a bad colour code or move."""
+        self._check_ready()
+        cdef int c = self._color(color), prev = self._move(previous, "previous")
+        return self.r[c * (self.npts + 1) + (prev if prev >= 0 else self.npts)]
+
+    def update(self, moves, int color, int winner):
+        """One simulation's moves: ``moves`` (flat indices, -1 a pass) played
+        alternately from ``color``; ``winner`` a colour code, or ``EMPTY``
+        (0) for a draw.  Raises ``ValueError`` for a bad colour or move."""
+        self._check_ready()
+        cdef int c = self._color(color), prev, mv, i
+        if winner != EMPTY_C:
+            self._color(winner)
+        seq = [self._move(m, "a move") for m in moves]
+        for i in range(1, len(seq)):
+            c = 3 - c
+            _reply_pair(self, c, seq[i - 1], seq[i], winner)
+
+
+cdef inline void _reply_pair(ReplyTable t, int color, int prev, int move, int winner) noexcept:
+    """LGRF-1's rule for one move ``move`` of ``color`` after ``prev`` (flat
+    indices, -1 a pass; ``winner`` EMPTY_C for a draw)."""
+    cdef int slot
+    if move < 0 or winner == EMPTY_C:
+        return
+    slot = color * (t.npts + 1) + (prev if prev >= 0 else t.npts)
+    if color == winner:
+        t.r[slot] = <int16_t>move
+    elif t.r[slot] == move:
+        t.r[slot] = -1
+
+
+cdef void _reply_simulation(ReplyTable t, tuple nodes, const int* path, Py_ssize_t depth,
+                            const int16_t* seq, int nseq, int W, int leaf_color,
+                            int winner) noexcept:
+    """A compiled simulation's moves into ``t``: the tree's (``nodes`` and
+    ``path``; the first has no previous move here and is skipped), then the
+    playout's (``seq``: padded points with row stride ``W``, 0 a pass,
+    ``leaf_color`` first)."""
+    cdef Py_ssize_t d
+    cdef int i, p, move, prev = -2, color = leaf_color, size = t.size
+    cdef TreeNode node
+    if winner == EMPTY_C:
+        return
+    for d in range(depth):
+        node = <TreeNode>nodes[d]
+        move = <int>node.M[path[d]]
+        if prev != -2:
+            _reply_pair(t, node.color, prev, move, winner)
+        prev = move
+    for i in range(nseq):
+        p = seq[i]
+        move = -1 if p == 0 else (p // W - 1) * size + (p % W - 1)
+        if prev != -2:
+            _reply_pair(t, color, prev, move, winner)
+        prev = move
+        color = 3 - color
+
+
+def reply_prior(TreeNode node not None, ReplyTable table not None, int64_t last,
+                double visits, TreeParams params not None):
+    """Give a new node's last good reply ``visits`` virtual playouts, all won
+    (added to its ``pn`` and ``pw``; its values refreshed): the allowed move
+    that ``table`` holds as ``node.color``'s reply to ``last`` (the move that
+    led here: a flat index, -1 the pass).  Returns that move's index in the
+    node, or -1 when the table holds none or the node has no such allowed
+    move.  Raises ``ValueError`` for ``visits`` that are negative or not
+    finite, or a board size other than the table's."""
+    node._check_ready()
+    table._check_ready()
+    params._check_ready()
+    if not 0.0 <= visits < INFINITY:
+        raise ValueError(f"visits must be finite and >= 0, not {visits}")
+    if node.max_move >= table.npts:
+        raise ValueError(f"the node's moves are not of a {table.size}x{table.size} board")
+    cdef int reply = table.reply(node.color, last), j, k = node.k
+    if reply < 0 or visits == 0:
+        return -1
+    for j in range(k - 1):
+        if node.M[j] == reply and node.A[j]:
+            node.S[ROW_PN * k + j] += visits
+            node.S[ROW_PW * k + j] += visits
+            node._refresh(params)
+            return j
+    return -1
+
+
 cdef class SearchCounts:
     """A search's counts, which :func:`tree_simulate` keeps at each
     simulation's back-up: ``done`` (visits backed up), ``playouts``,
@@ -1143,7 +1292,7 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
                   bint can_expand, int64_t batch, int64_t budget, int max_sims, seed,
                   int64_t first, bint tromp_taylor, bint rave, double deadline,
                   hist=None, child_sums=None, grow=None, lock=None, reserve=None,
-                  SearchCounts progress=None):
+                  SearchCounts progress=None, ReplyTable replies=None):
     """Up to ``max_sims`` simulations of a search whose leaves are worth their
     playouts' wins, with no Python between them but ``grow`` and ``reserve``.
 
@@ -1174,7 +1323,9 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
     counts that agree.  With ``reserve`` (threads sharing the lock), each simulation
     takes ``(first, n)`` or ``None`` (stop) from ``reserve()`` instead of
     ``budget`` and ``first``, holds a virtual loss of ``n`` on its path, and
-    gives ``grow`` ``n`` as a fourth argument.
+    gives ``grow`` ``n`` as a fourth argument.  ``replies`` (or ``None``)
+    takes each simulation's moves at its back-up (its last playout's, when it
+    has several: :class:`ReplyTable`).
 
     Returns ``(status, simulations, visits asked for, playouts played)``.
     Raises as :func:`tree_descend`, :meth:`PlayoutEngine.run_into` and
@@ -1185,6 +1336,9 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
     """
     if batch < 1:
         raise ValueError(f"batch must be >= 1, not {batch}")
+    if replies is not None and replies.size != root_board.st.size:
+        raise ValueError(f"the reply table is for {replies.size}x{replies.size}, the board "
+                         f"is {root_board.st.size}x{root_board.st.size}")
     cdef uint64_t key = engine._check_run(batch, seed, 1, 600, first)
     cdef double vl = 0.0, komi = run_komi(root_board, None)
     cdef int64_t asked = 0, played = 0, n, start
@@ -1215,7 +1369,7 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
                 status = SIMULATE_PYTHON
                 break
             _sim_evaluate(&buf, root, nodes, path, found, engine, tally, scratch, n, key, start,
-                          komi, tromp_taylor, lock, reserved, params, vl, &counts)
+                          komi, tromp_taylor, lock, reserved, params, vl, &counts, replies)
             # With the back-up, before the lock is let go again.  The score
             # arrays are looked up afresh each time: Python code in the
             # callbacks and set lookups could have resized or freed them.
@@ -1334,14 +1488,14 @@ cdef int _sim_evaluate(SimBuffers* buf, TreeNode root, list nodes, list path, in
                        PlayoutEngine engine, tally, CoreBoard scratch, int64_t n,
                        uint64_t key, int64_t start, double komi, bint tromp_taylor, lock,
                        bint reserved, TreeParams params, double vl,
-                       TallyCounts* counts) except -1:
+                       TallyCounts* counts, ReplyTable replies) except -1:
     """One simulation's playouts from the leaf ``scratch`` and their back-up
     along ``nodes``/``path`` (tree_simulate's; ``found``: D_LEAF or D_STOP,
     where the playouts also count in the base of the node the descent
     stopped in).  The lock, when given, is let go while the playouts run."""
     cdef Py_ssize_t d, depth
     cdef int* grown
-    cdef double value
+    cdef double value, result
     cdef TreeNode stopped
     # The path in memory of the loop's own before the lock is let go
     # (Python code that runs meanwhile cannot reach it).
@@ -1379,6 +1533,11 @@ cdef int _sim_evaluate(SimBuffers* buf, TreeNode root, list nodes, list path, in
     if found == D_STOP:
         stopped = _stopped(root, path_nodes, buf.idx, depth)
         stopped.base += <double>counts.n
+    if replies is not None and counts.n > 0:
+        result = <double>counts.last_score - komi
+        _reply_simulation(replies, path_nodes, buf.idx, depth, counts.seq, counts.nseq,
+                          counts.W, scratch.mover(),
+                          BLACK_C if result > 0 else (WHITE_C if result < 0 else EMPTY_C))
     return 0
 
 

@@ -117,7 +117,7 @@ _REAL_BOUNDS: dict[str, tuple[float, float]] = {
     "fight_prior": (1e-6, 1e6), "ladder_prior": (1.0, 1e6), "ladder_visits": (0.0, 1e12),
     "rave_equiv": (1e-3, 1e12), "dynamic_komi": (0.0, 10.0), "mix": (0.0, 1.0),
     "ancestor_amaf": (0.0, 1e12), "criticality": (0.0, 1e3),
-    "widen_visits": (1.0, 1e12), "widen_factor": (1.001, 100.0),
+    "widen_visits": (1.0, 1e12), "widen_factor": (1.001, 100.0), "reply_visits": (0.0, 1e12),
 }
 
 # name -> (low, high): integer options.  One search below 1 playout, or
@@ -185,6 +185,16 @@ class SearchConfig:
         criticality_depth: new nodes down to this many plies below the
             root take the root's criticality map too (0 = the root alone;
             nothing while ``criticality`` is 0, which makes no map).
+        reply_visits: last good replies with forgetting (LGRF-1, Baier and
+            Drake 2010) in the tree: each simulation's moves, tree and
+            playout, update a table of the replies that won
+            (:class:`fastplay._core.ReplyTable`), and a new node gives the
+            reply its side last won with to the move that led there this
+            many virtual playouts, all won (0 = off; the playouts stay GNU
+            Go's).  The table is kept by simulations whose leaves are worth
+            their playouts' wins alone (no ``score_weight``, no dynamic
+            komi, no evaluator: the core's loop), over the searches of a
+            game on one board size.
         widen_base, widen_visits, widen_factor: progressive widening
             (Chaslot et al. 2008, "progressive unpruning"): a node whose
             edges hold ``N`` playouts selects among its ``widen_base``
@@ -258,6 +268,7 @@ class SearchConfig:
     widen_base: int | None = None
     widen_visits: float = 40.0
     widen_factor: float = 1.4
+    reply_visits: float = 0.0
     score_weight: float = 0.0
     book: bool = True
     fight_prior: float = 1.0
@@ -309,6 +320,9 @@ class SearchConfig:
             set_(self, "c_puct", _bounded("c_puct", self.c_puct, 0.0, 1e6))
         if self.widen_base is not None:
             set_(self, "widen_base", _integer("widen_base", self.widen_base, 0, 10**6))
+        if self.reply_visits > 0 and self.score_weight > 0:
+            raise ValueError("reply_visits needs leaves worth their playouts' wins alone: "
+                             "score_weight must be 0")
 
     def puct_for(self, size: int) -> float:
         """The PUCT exploration constant on a board of ``size``: ``c_puct``,
@@ -327,7 +341,8 @@ class SearchConfig:
     @property
     def virtual(self) -> bool:
         """Whether new nodes get virtual playouts (prior knowledge in ``Q``)."""
-        return self.even_visits > 0 or self.pattern_visits > 0 or self.ladder_visits > 0
+        return (self.even_visits > 0 or self.pattern_visits > 0 or self.ladder_visits > 0
+                or self.reply_visits > 0)
 
 
 def option_names() -> tuple[str, ...]:

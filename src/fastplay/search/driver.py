@@ -484,6 +484,7 @@ class MCTS:
             self._tree.claim(own, config.opponent_prior is not None)
             self._maker.own_color = own    # whose nodes are whose
             root = self._tree.prepare(board, self._maker, params, track_scores)
+            self._tree.use_replies(board.size, config.reply_visits)
             batch = self.leaf_batch(board.size, limits.visits, len(root.moves))
             loop = SearchLoop(config, params, self._tree, self._maker, self._engine, self._lock,
                               self.threads, self._seed_base, self._counter,

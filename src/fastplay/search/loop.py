@@ -287,7 +287,7 @@ class SearchLoop:
             self.counter[0], config.scoring == "tromp-taylor", config.rave,
             math.inf if deadline is None else deadline, state.hist,
             None if state.child_scores is None else state.child_scores.sums, grow, self.lock,
-            reserve, state)
+            reserve, state, self.tree.replies)
         # The counts (done, playouts, sims, pending) were kept at each back-up.
         if reserve is None:
             self.counter[0] += asked

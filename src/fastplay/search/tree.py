@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from fastplay._core import (DESCEND_END, DESCEND_EXPAND, DESCEND_STOP, TreeNode, TreeParams,
-                            tree_descend)
+from fastplay._core import (DESCEND_END, DESCEND_EXPAND, DESCEND_STOP, ReplyTable, TreeNode,
+                            TreeParams, reply_prior, tree_descend)
 from fastplay.board import Board
 from fastplay.search.config import EDGE_BYTES
 from fastplay.search.priors import NodeMaker, recent_moves
@@ -73,6 +73,8 @@ class SearchTree:
         root_prior: a root and its prior as it was made, once the option
             ``criticality`` has reshaped it (the next search of the same
             root starts again from that prior); ``None`` otherwise.
+        replies, reply_visits: the last-good-reply table and the virtual
+            playouts a new node gives its reply (:meth:`use_replies`).
     """
 
     root: TreeNode | None = None
@@ -84,6 +86,19 @@ class SearchTree:
     scores: tuple[TreeNode, Any, Any] | None = None
     own: int = 0
     root_prior: tuple[TreeNode, Any] | None = None
+    replies: ReplyTable | None = None
+    reply_visits: float = 0.0
+
+    def use_replies(self, size: int, visits: float) -> None:
+        """Keep a last-good-reply table for a board of ``size`` whose new
+        nodes give their reply ``visits`` virtual won playouts
+        (:func:`reply_prior`; 0: no table).  The table carries over the
+        searches of a game on one size."""
+        self.reply_visits = visits
+        if visits <= 0:
+            self.replies = None
+        elif self.replies is None or self.replies.size != size:
+            self.replies = ReplyTable(size)
 
     def claim(self, own: int, split: bool) -> None:
         """Grow the tree for side ``own`` from now on; when the two sides'
@@ -250,6 +265,8 @@ class SearchTree:
             node.base = _base(visits, vl, virtual_loss)
         if len(nodes) > 1:
             maker.inherit_amaf(node, nodes[-2], params)
+        if self.replies is not None:
+            reply_prior(node, self.replies, move, self.reply_visits, params)
         parent.children[i] = node
         self.nodes += 1
         self.edges += len(node.moves)
