@@ -101,8 +101,8 @@ def _add_search_options(parser: argparse.ArgumentParser) -> None:
                         help="the tree's move prior: 'auto' (default: the learned prior of "
                              "the size on 9x9, 13x13 and 19x19, the playout values elsewhere), "
                              "a learned prior's name (gnugo9x9, gnugo13x13, gnugo19x19) or "
-                             ".npz file (benchmarks/train_prior.py), or 'none' "
-                             "(the playout values)")
+                             ".npz file (benchmarks/train_prior.py), used as given on any "
+                             "size (its features are local), or 'none' (the playout values)")
     parser.add_argument("--playouts", type=playout_count, metavar="N",
                         help="playouts per move (default: the search's time management)")
     parser.add_argument("--seconds", type=positive_float, metavar="S",

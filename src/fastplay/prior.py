@@ -646,6 +646,11 @@ def load_prior(source: Any) -> LearnedPrior:
             shape ``(1108, 256)`` of non-negative integer weights (no line or
             distance factors).
 
+    A learned prior applies on every board size (its features are local:
+    the 3x3 pattern, the line, the distances to the last two moves), so one
+    named or loaded is used as given, whatever the size it was fitted on;
+    ``prior_table="auto"`` picks the bundled prior of the size.
+
     Raises:
         ValueError: an unknown name, a file that is not a saved prior (or
             whose strengths are not in ``[STRENGTH_MIN, STRENGTH_MAX]``), or
