@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import math
 import time
 
 import numpy as np
@@ -19,7 +20,7 @@ import fastplay as fp
 from fastplay import diagram
 from fastplay.mcts import MCTS, Node, eye_mask
 import fastplay.search.driver as driver_module
-from fastplay.search import decide
+from fastplay.search import SearchConfig, decide
 from fastplay.search.decide import book_move, is_final, settled
 from fastplay.search.evaluation import ScoreTables, game_value
 from fastplay.search.loop import SearchLoop
@@ -562,6 +563,35 @@ def test_tree_reuse_keeps_visits(db):
     assert search.root.visits == pytest.approx(200, abs=16)
 
 
+def test_a_tree_grown_under_other_rules_is_not_reused(db):
+    """A tester's case: 5x5, Black to move where B1 is suicide; a search
+    with suicide allowed (its prior all on B1) answered B1, and the same
+    search object then answered B1 again under the rule that forbids it."""
+    def board_with(suicide: bool) -> fp.Board:
+        board = fp.Board(5, komi=0.5, suicide=suicide)
+        for move in ("A1", "A2", "pass", "B2", "pass", "C1"):
+            board.play(move)
+        return board
+
+    def prior(board: fp.Board) -> np.ndarray:
+        weights = np.full(26, 1e-6)
+        weights[fp.parse_vertex("B1", 5)] = 1.0
+        return weights
+
+    config = SearchConfig(widen_base=1, widen_visits=1e12, book=False, resign_threshold=None)
+    search = MCTS(db, config, prior=prior, seed=1)
+    assert search.run(board_with(True), visits=200).best_move == "B1"
+    forbidding = board_with(False)
+    result = search.run(forbidding, visits=200)
+    assert result.best_move != "B1"
+    forbidding.play(result.best_move)                                  # legal
+    hits = np.flatnonzero(search.root.moves == fp.parse_vertex("B1", 5))
+    assert not search.root.allowed[hits].any()
+    assert search.run(board_with(True), visits=50).best_move == "B1"   # and back
+    search.run(fp.Board(5, komi=0.5, superko=True), visits=50)
+    assert search.root.visits == pytest.approx(50, abs=4)              # superko: afresh too
+
+
 def test_reproducible_with_one_thread_and_seed(db):
     board = fp.Board.from_sgf(shared_path("gnugo-regression", "games", "cgos", "471085.sgf"), move_number=20)
     a = MCTS(db, seed=11).run(board, playouts=800)
@@ -593,6 +623,29 @@ def test_seconds_limit_and_clock(db):
     start = time.perf_counter()
     search.run(board)
     assert time.perf_counter() - start < 2.0  # never beyond the clock
+
+
+def test_clock_values_are_checked(db):
+    """A tester's infinite main time made ``run`` never return; NaN turned
+    the clock off; strings raised a comparison's TypeError."""
+    search = MCTS(db, seed=1)
+    for bad in (math.inf, math.nan, -1.0):
+        with pytest.raises(ValueError, match="main_time"):
+            search.set_time(bad, 0, 0)
+        with pytest.raises(ValueError, match="seconds"):
+            search.time_left("B", bad, 0)
+    for args in (("10", 0, 0), (10, 0, 2.5), (True, 0, 0)):
+        with pytest.raises(TypeError):
+            search.set_time(*args)
+    with pytest.raises(TypeError, match="stones"):
+        search.time_left("B", 5, 2.5)
+    with pytest.raises(ValueError, match="stones"):
+        search.set_time(10, 5, -1)
+    search.set_time(np.float64(1.0), 0, np.int64(0))
+    search.time_left("W", np.int64(1), 0)
+    start = time.perf_counter()
+    search.run(fp.Board(9, komi=7.5))
+    assert time.perf_counter() - start < 1.5
 
 
 @pytest.mark.parametrize("size, main_time", [(9, 0.5), (9, 1.0), (13, 2.0), (19, 5.0),

@@ -11,7 +11,10 @@ games that ran long (RESULTS.md, "Where the search's constants come from").
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from fastplay.board import Board, ColorLike, parse_color
 
@@ -46,10 +49,13 @@ class Clock:
 
     def set_time(self, main_time: float, byo_yomi_time: float, byo_yomi_stones: int) -> None:
         """GTP ``time_settings``.  ``byo_yomi_time > 0`` with ``byo_yomi_stones
-        == 0`` means no limit (GTP 2, 6.3.1).  Raises ``ValueError`` for a
-        negative value; forgets the time left."""
-        if min(main_time, byo_yomi_time, byo_yomi_stones) < 0:
-            raise ValueError("time settings must not be negative")
+        == 0`` means no limit (GTP 2, 6.3.1).  Raises ``TypeError`` for a
+        time that is not a number or a stone count that is not an integer,
+        ``ValueError`` for a negative or non-finite value; forgets the time
+        left."""
+        main_time = _seconds("main_time", main_time)
+        byo_yomi_time = _seconds("byo_yomi_time", byo_yomi_time)
+        byo_yomi_stones = _stones("byo_yomi_stones", byo_yomi_stones)
         self.left.clear()
         if byo_yomi_time > 0 and byo_yomi_stones == 0:
             main_time, byo_yomi_time, byo_yomi_stones = 0.0, 0.0, 0
@@ -59,8 +65,10 @@ class Clock:
 
     def time_left(self, color: ColorLike, seconds: float, stones: int) -> None:
         """GTP ``time_left``: ``seconds`` left for ``color`` (a :class:`~fastplay.Color` or
-        ``"B"``/``"white"``...; ``ValueError`` otherwise); ``stones`` > 0 in byo-yomi."""
-        self.left[parse_color(color)] = (float(seconds), int(stones))
+        ``"B"``/``"white"``...; ``ValueError`` otherwise); ``stones`` > 0 in byo-yomi.
+        Raises as :meth:`set_time` for the values."""
+        code = parse_color(color)
+        self.left[code] = (_seconds("seconds", seconds), _stones("stones", stones))
 
     def budget(self, board: Board) -> float | None:
         """Seconds to think on this move for ``board``'s side to move, or
@@ -115,3 +123,23 @@ class Clock:
             if remaining <= 0 and self.byo_yomi_stones > 0:
                 remaining, stones = self.byo_yomi_time, self.byo_yomi_stones
         self.left[color] = (remaining, stones)
+
+
+def _seconds(name: str, value: object) -> float:
+    """A clock's seconds: a real number, finite and >= 0 (an infinite main
+    time made a search that never ended)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
+    seconds = float(value)
+    if not 0.0 <= seconds < math.inf:
+        raise ValueError(f"{name} must be finite and >= 0, not {seconds}")
+    return seconds
+
+
+def _stones(name: str, value: object) -> int:
+    """A clock's stone count: an integer >= 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, not {type(value).__name__}")
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, not {value}")
+    return int(value)

@@ -124,10 +124,14 @@ class SearchTree:
 
     def _reused(self, board: Board, history: list[tuple[int, int]]) -> TreeNode | None:
         """The old tree's node for ``board`` when ``board`` follows from the old
-        root by at most ``MAX_REUSE`` moves that the tree holds, else ``None``."""
+        root by at most ``MAX_REUSE`` moves that the tree holds, under the same
+        size, komi and rules (suicide, superko), else ``None``."""
         old, old_board = self.root, self.board
         if old is None or old_board is None or old_board.size != board.size \
-                or old_board.komi != board.komi:
+                or old_board.komi != board.komi or old_board.suicide != board.suicide \
+                or old_board.superko != board.superko:
+            # Other rules make other moves legal: the old nodes' moves would
+            # be wrong (a tester got a suicide as the answer).
             return None
         extra = history[len(self.history):]
         if history[:len(self.history)] != self.history or len(extra) > MAX_REUSE:
