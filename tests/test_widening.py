@@ -167,3 +167,47 @@ def test_a_search_visits_only_the_widened_moves() -> None:
     ranked = sorted(np.flatnonzero(root.allowed), key=lambda j: (-root.prior[j], j))
     assert sorted(visited) == sorted(ranked[:3])
     assert root.n.sum() == 600
+
+
+@pytest.mark.parametrize("puct", [True, False])
+def test_with_widen_ties_moves_tied_at_the_cut_are_selectable(puct: bool) -> None:
+    """Priors 0.3, then four tied at 0.15, then less: with a width of 2 the
+    plain schedule considers moves 0 and 1 (ties in move order), with
+    ``widen_ties`` moves 0 to 4; the best value among them is the last tied
+    one."""
+    prior = np.array([0.3, 0.15, 0.15, 0.15, 0.15, 0.05, 0.04, 0.005, 0.004, 0.001])
+    node = TreeNode(BLACK, [*range(K - 1), -1], prior)
+    node.n[:] = 1.0
+    node.w[:] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.9, 0.9, 0.9, 0.9]
+    node.sum_n = 10.0       # below the first threshold: the width stays 2
+    plain = params(puct, 2, visits=1e9)
+    tied = TreeParams(puct, False, False, 0.0, 0.0, 0.1, 1000.0, 2, 1e9, 2.0, True)
+    assert tied.widen_ties and not plain.widen_ties
+    for p, want in ((plain, 1), (tied, 4)):
+        node.refresh(p)
+        assert node.select(p) == want
+    node.forbid(4)
+    assert node.select(tied) == 3
+    flat = TreeNode(BLACK, [*range(K - 1), -1], np.full(K, 0.1))
+    flat.n[:] = 1.0
+    flat.w[:] = np.linspace(0.1, 0.9, K)
+    flat.sum_n = 10.0
+    flat.refresh(tied)
+    assert flat.select(tied) == K - 1 and flat.select(plain) == 1
+
+
+def test_a_flat_user_prior_with_widen_ties_spreads_over_the_board() -> None:
+    """A tester's case: a uniform user prior, widened with ties in move
+    order, kept the search to the top three rows of the board."""
+    db = fp.PatternDatabase.builtin("mc_montegnu_classic")
+    board = fp.Board(9, komi=7.5)
+    board.play("E5")
+    board.play("C3")
+    rows = {}
+    for ties in (False, True):
+        search = MCTS(db, SearchConfig(widen_ties=ties), prior=lambda b: np.ones(82), seed=1)
+        result = search.run(board, visits=2000)
+        rows[ties] = {int(c.move[1:]) for c in result.children if c.visits > 0}
+    assert rows[False] <= {7, 8, 9}
+    assert rows[True] == set(range(1, 10))
+    assert parse_option("widen_ties=true") == ("widen_ties", True)

@@ -28,9 +28,11 @@ class TreeParams:
     widen_base: int
     widen_visits: float
     widen_factor: float
+    widen_ties: bool
     def __init__(self, puct: bool, rave: bool, virtual: bool, c_puct: float, c_uct: float,
                  fpu_reduction: float, rave_equiv: float, widen_base: int = 0,
-                 widen_visits: float = 40.0, widen_factor: float = 1.4) -> None: ...
+                 widen_visits: float = 40.0, widen_factor: float = 1.4,
+                 widen_ties: bool = False) -> None: ...
 
 class SearchCounts:
     """A search's counts, kept by :func:`tree_simulate` at each back-up."""

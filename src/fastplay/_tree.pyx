@@ -128,7 +128,9 @@ cdef class TreeParams:
             only among its ``widen_base`` allowed moves of highest prior,
             one more each time ``N`` reaches ``widen_visits *
             widen_factor ** t`` (t = 0, 1, ...); ``widen_base`` 0: every
-            move (the default).
+            move (the default).  Ties of prior go in move order, unless
+            ``widen_ties``: then the moves of the same prior as the last
+            one a node may select are selectable with it.
 
     Raises ``ValueError`` for constants that are not finite, a negative
     exploration constant, ``fpu_reduction`` outside [-1, 1],
@@ -140,6 +142,7 @@ cdef class TreeParams:
     cdef readonly double c_puct, c_uct, fpu_reduction, rave_equiv
     cdef readonly int widen_base
     cdef readonly double widen_visits, widen_factor
+    cdef readonly bint widen_ties
     cdef double inv_equiv
     # The widening's thresholds widen_visits * widen_factor ** t, one per
     # move a node can gain (inf past double range).
@@ -148,7 +151,7 @@ cdef class TreeParams:
 
     def __init__(self, bint puct, bint rave, bint virtual, double c_puct, double c_uct,
                  double fpu_reduction, double rave_equiv, widen_base=0, widen_visits=40.0,
-                 widen_factor=1.4):
+                 widen_factor=1.4, bint widen_ties=False):
         if not (0.0 <= c_puct < INFINITY and 0.0 <= c_uct < INFINITY
                 and -1.0 <= fpu_reduction <= 1.0 and 1e-3 <= rave_equiv <= 1e12):
             raise ValueError("c_puct and c_uct must be finite and >= 0, fpu_reduction in "
@@ -161,6 +164,7 @@ cdef class TreeParams:
         cdef int t
         for t in range(MAX_SIZE_C * MAX_SIZE_C + 1):
             self.widen_at[t] = self.widen_visits * pow(self.widen_factor, t)
+        self.widen_ties = widen_ties
         self.puct = puct
         self.rave = rave
         self.virtual = virtual
@@ -569,15 +573,19 @@ cdef class TreeNode:
         # NaN (from values set from Python) must not pick a forbidden move,
         # or a descent would forbid it again for ever.  ``widened``: the
         # moves are visited in ``order`` and the search stops after ``limit``
-        # allowed ones; else every move, in move order (two copies of the
-        # loops, as the two calls inline this with a constant).
+        # allowed ones (with ``widen_ties``, after the moves of the same
+        # prior as the last of them too); else every move, in move order
+        # (two copies of the loops, as the two calls inline this with a
+        # constant).
         cdef int r, j, seen = 0, best = -1, k = self.k
-        cdef double score, top = -INFINITY
+        cdef double score, top = -INFINITY, cut = 0.0
         cdef double c
         if p.puct and not self.sum_vl:
             c = p.c_puct * sqrt(self.sum_n + 1)
             for r in range(k):
                 j = order[r] if widened else r
+                if widened and seen >= limit and (not p.widen_ties or self.P[j] != cut):
+                    break
                 if not self.A[j]:
                     continue
                 score = self.U[j] * c
@@ -586,8 +594,8 @@ cdef class TreeNode:
                     top, best = score, j
                 if widened:
                     seen += 1
-                    if seen >= limit:
-                        break
+                    if seen == limit:
+                        cut = self.P[j]
             return best
         cdef double* S = self.S
         cdef double real = self.sum_n, total = self.sum_n + self.sum_vl
@@ -597,6 +605,8 @@ cdef class TreeNode:
         c = p.c_puct * sqrt(total + 1)
         for r in range(k):
             j = order[r] if widened else r
+            if widened and seen >= limit and (not p.widen_ties or self.P[j] != cut):
+                break
             if not self.A[j]:
                 continue
             n = S[ROW_N * k + j] + S[ROW_VL * k + j] if self.sum_vl else S[ROW_N * k + j]
@@ -623,8 +633,8 @@ cdef class TreeNode:
                 top, best = score, j
             if widened:
                 seen += 1
-                if seen >= limit:
-                    break
+                if seen == limit:
+                    cut = self.P[j]
         return best
 
 

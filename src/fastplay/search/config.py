@@ -205,6 +205,10 @@ class SearchConfig:
             (:data:`WIDEN_BASE_BY_SIZE`, else 0: :meth:`widen_for`).
             Bounds: ``widen_base`` in [0, 10**6], ``widen_visits`` in [1,
             1e12], ``widen_factor`` in [1.001, 100].
+        widen_ties: the moves of the same prior as the last one a widened
+            node may select are selectable with it (else ties go in move
+            order, which favours the top rows of the board when many moves
+            share a prior, as under a flat user prior).
         score_weight: ``s`` in a playout's value ``(1 - s) win + s (1/2 +
             margin / (2 points))`` (Fuego's score modification).
         book: play the one-position book (E5 on the empty 9x9 board).
@@ -268,6 +272,7 @@ class SearchConfig:
     widen_base: int | None = None
     widen_visits: float = 40.0
     widen_factor: float = 1.4
+    widen_ties: bool = False
     reply_visits: float = 0.0
     score_weight: float = 0.0
     book: bool = True
@@ -293,7 +298,7 @@ class SearchConfig:
             set_(self, name, _bounded(name, getattr(self, name), low, high))
         for name, (ilow, ihigh) in _INT_BOUNDS.items():
             set_(self, name, _integer(name, getattr(self, name), ilow, ihigh))
-        for name in ("rave", "book", "race_reading"):
+        for name in ("rave", "book", "race_reading", "widen_ties"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False (true or false in a "
                                  f"--search option), "
