@@ -961,6 +961,17 @@ def test_pass_is_no_candidate_in_the_opening_unless_the_opponent_passed(db):
     assert search.root.allowed[-1]
 
 
+def test_white_plays_on_against_nine_handicap_stones_on_9x9(db):
+    """A tester's game: nine stones on 9x9 at komi 0.5 counted as a final
+    position (Black owns every point in the playouts), so White passed at
+    move 0 and Black's pass ended the game.  No pass in the opening."""
+    board = fp.Board(9, komi=0.5)
+    board.setup(black=["C3", "G7", "C7", "G3", "C5", "G5", "E3", "E7", "E5"], to_move="W")
+    result = MCTS(db, seed=1).run(board, playouts=1000)
+    assert result.best_move not in ("pass", "resign")
+    board.play(result.best_move)                   # a legal move
+
+
 @pytest.mark.parametrize("size, playouts", [(25, 30), (25, 60), (25, 200), (9, 60)])
 def test_no_pass_that_ends_the_game_lost(db, size, playouts):
     """A tester's 25x25 search of 30-60 playouts passed back and lost: the

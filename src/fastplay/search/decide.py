@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only: the loop imports this modul
     from fastplay.search.tree import SearchTree
 
 __all__ = ["ranked_children", "ChildScores", "settled", "dead_enemy", "is_final", "book_move", "Resigner",
-           "wins_by_passing",
+           "wins_by_passing", "in_opening",
            "choose", "SETTLED", "FINAL_PLAYOUTS", "FINAL_MIN_SECONDS", "FINAL_MIN_VISITS",
            "Probe", "answer"]
 
@@ -237,6 +237,16 @@ def _instead_of_pass(board: Board, own: npt.NDArray[np.float32],
     return None
 
 
+def in_opening(board: Board) -> bool:
+    """Whether ``board`` is in the opening, where the search does not pass
+    (:class:`fastplay.search.priors.NodeMaker`'s rule): no pass just played
+    and stones on fewer than a quarter of the points.  A 9x9 game of nine
+    handicap stones counted as final there, and White passed at move 0 (a
+    tester's finding)."""
+    stones = int(np.count_nonzero(board.to_numpy()))
+    return board.consecutive_passes == 0 and stones < board.size * board.size // 4
+
+
 def wins_by_passing(board: Board) -> bool:
     """Whether the side to move wins if the game ends now (Tromp-Taylor count, komi)."""
     score = board.score()
@@ -255,7 +265,8 @@ def choose(board: Board, children: list[ChildStats], own: npt.NDArray[np.float32
         alt = _instead_of_pass(board, own, children)
         if alt is not None:
             move, winrate = alt.move, alt.winrate
-    elif is_final(board, own, probe, deadline) and not dead_enemy(board, own):
+    elif not in_opening(board) and is_final(board, own, probe, deadline) \
+            and not dead_enemy(board, own):
         # The win rates do not matter here: playouts break sekis.
         move = "pass"
         passing = next((c for c in children if c.move == "pass" and c.visits), None)

@@ -39,7 +39,7 @@ from fastplay.patterns import geometry_table
 from fastplay.prior import LearnedPrior, load_prior
 from fastplay.search.config import SearchConfig
 from fastplay.search.criticality import RootCriticality
-from fastplay.search.decide import wins_by_passing
+from fastplay.search.decide import in_opening, wins_by_passing
 from fastplay.search.errors import PriorError
 
 __all__ = ["NodeMaker", "PriorFunction", "ForbidFunction", "forbid_moves", "forbidden_set",
@@ -209,8 +209,7 @@ class NodeMaker:
         # board.  It stays a candidate after the opponent's pass and when
         # nothing else is legal (or allowed).
         others = node.open - int(node.allowed[-1]) > 0     # moves besides the pass
-        if others and board.consecutive_passes == 0 \
-                and int(np.count_nonzero(board.to_numpy())) < board.size * board.size // 4:
+        if others and in_opening(board):
             node.forbid(-1)
         if others and board.consecutive_passes >= 1 and not wins_by_passing(board):
             # A pass that ends the game with a loss on the count: playing on
