@@ -314,6 +314,14 @@ def test_analyze_checks_its_arguments_at_the_call(db):
         search.analyze(opening(), visits=10, playouts=10)
     with pytest.raises(ValueError, match="visits"):
         search.run(opening(), visits=0)
+    # A tester's three: numpy's integers as everywhere else, a callback that
+    # is not callable named, a prior that is neither name, path nor table.
+    infos = list(search.analyze(opening(), visits=30, min_moves=np.int64(3)))
+    assert len(infos[-1].children) >= 3
+    with pytest.raises(TypeError, match="callback"):
+        search.run(opening(), visits=10, callback=5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="bundled name"):
+        MCTS(db, SearchConfig(prior_table=5)).run(opening(), visits=10)
 
 
 def test_config_is_frozen_validated_and_replaced(db):

@@ -413,9 +413,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if _is_batch(args):
         from fastplay.batch import run_batch
 
-        if not args.sgf or args.move is not None or args.plot is not None:
-            print("fastplay analyze: error: a batch needs SGF files or directories and takes "
-                  "neither --move nor --plot", file=sys.stderr)
+        if not args.sgf:
+            print("fastplay analyze: error: a batch (--every, --json, --jobs, --write-sgf, "
+                  "--sgf-dir) needs SGF files or directories", file=sys.stderr)
+            return EXIT_USAGE
+        if args.move is not None or args.plot is not None:
+            print("fastplay analyze: error: a batch (--every, --json, --jobs, --write-sgf, "
+                  "--sgf-dir) takes neither --move nor --plot", file=sys.stderr)
             return EXIT_USAGE
         if args.sgf_dir is not None and not args.write_sgf:
             print("fastplay analyze: error: --sgf-dir says where --write-sgf writes: give "

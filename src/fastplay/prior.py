@@ -45,6 +45,7 @@ import numpy.typing as npt
 
 from fastplay._threads import signals_blocked
 from fastplay.inputfile import read_input
+from fastplay.shown import shown_value
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; imported lazily at run time
     from fastplay.board import Board
@@ -674,6 +675,10 @@ def load_prior(source: Any) -> LearnedPrior:
                              "(or the path of an .npz file written by PriorModel.save)")
         return _read(path)
     table = np.asarray(source)
+    if table.ndim == 0:
+        raise ValueError(f"a prior is a bundled name ({', '.join(BUNDLED)}), an .npz path, "
+                         f"a LearnedPrior or a table of shape {TABLE_SHAPE}, not "
+                         f"{shown_value(source)}")
     if table.shape != TABLE_SHAPE:
         raise ValueError(f"a prior table has shape {TABLE_SHAPE}, not {table.shape}")
     if table.dtype.kind not in "iuf":

@@ -374,7 +374,8 @@ class MCTS:
                 tree is kept for reuse.
 
         Raises:
-            TypeError: ``board`` is not a Board, a limit of the wrong type.
+            TypeError: ``board`` is not a Board, a limit of the wrong type,
+                a ``callback`` that is not callable.
             ValueError: a limit below 1 or not finite; a :class:`PluginError`
                 when the evaluator or the prior fails.
             RuntimeError: another thread is searching with this object.
@@ -382,6 +383,8 @@ class MCTS:
         if not isinstance(board, Board):
             raise TypeError(f"board must be a fastplay.Board, not {type(board).__name__}")
         count, seconds = _check_limits(visits, playouts, seconds)
+        if callback is not None and not callable(callback):
+            raise TypeError(f"callback must be callable, not {type(callback).__name__}")
         if not self._in_use.acquire(blocking=False):
             # One tree: two searches at once would replace each other's root.
             raise RuntimeError(BUSY + "; use one MCTS object per thread")
@@ -432,7 +435,9 @@ class MCTS:
         Limits as :meth:`run` (no clock and no default: without a limit the
         search runs until the loop is left, as ``lz-analyze`` does).  Leaving
         ``for info in search.analyze(...)`` (``break``) closes the generator
-        and stops the search within milliseconds, as ``close()`` does; a
+        and stops the search within milliseconds, as ``close()`` does (with
+        an evaluator, once its call in progress returns: a slow evaluator
+        delays the stop, and any limit, by up to one call); a
         generator kept in a variable stays open after a ``break`` until it is
         closed (``close()``, ``contextlib.closing``) or collected.  The tree
         is kept for reuse.  Dynamic komi, the resignation count and the clock
@@ -455,9 +460,10 @@ class MCTS:
                 or not isinstance(interval, (int, float, np.integer, np.floating)) \
                 or not (math.isfinite(interval) and interval > 0):
             raise ValueError(f"interval must be a positive number of seconds, not {interval!r}")
-        if isinstance(min_moves, bool) or not isinstance(min_moves, int) or min_moves < 0:
+        if isinstance(min_moves, (bool, np.bool_)) \
+                or not isinstance(min_moves, (int, np.integer)) or min_moves < 0:
             raise ValueError(f"min_moves must be a non-negative integer, not {min_moves!r}")
-        return _analysis(self, board.copy(), count, seconds, float(interval), stop, min_moves,
+        return _analysis(self, board.copy(), count, seconds, float(interval), stop, int(min_moves),
                          move)
 
     def leaf_batch(self, size: int, visits: int | None = None, moves: int = 1) -> int:
