@@ -103,6 +103,16 @@ def test_a_collection_s_first_game_is_analysed_with_a_warning(tmp_path: Path) ->
     assert proc.returncode == 0 and "warning" not in proc.stderr
 
 
+def test_the_heading_names_the_record_s_move_past_a_setup_node(tmp_path: Path,
+                                                                capsys) -> None:
+    """A tester's record: a setup node inside the game restarts the board's
+    own move count, so ``--move 2`` said "after move 1"."""
+    record = tmp_path / "ae.sgf"
+    record.write_text("(;GM[1]SZ[9]AB[ee];W[cc];AE[ee]B[ee])", encoding="utf-8")
+    assert main([str(record), "--move", "2", "--playouts", "30"]) == 0
+    assert "ae.sgf, after move 2" in capsys.readouterr().out
+
+
 def test_plot(tmp_path: Path, capsys):
     target = tmp_path / "own.png"
     status = main(["--playouts", "200", "--plot", str(target)])

@@ -229,21 +229,23 @@ def _short(name: str, limit: int = 36) -> str:
     return f"{name[:keep]}\u2026{name[-(limit - 1 - keep):]}"
 
 
-def _plot(path: str, board: Any, result: Any, source: str, top: int = 5) -> None:
+def _plot(path: str, board: Any, result: Any, source: str, top: int = 5,
+          move_number: int | None = None) -> None:
     """Save :func:`plot_figure`'s picture to ``path`` (the format from its extension)."""
     import matplotlib
 
     matplotlib.use("Agg")  # files only: no display needed
     import matplotlib.pyplot as plt
 
-    fig = plot_figure(board, result, source, top)
+    fig = plot_figure(board, result, source, top, move_number)
     try:
         fig.savefig(path, dpi=120)
     finally:
         plt.close(fig)
 
 
-def plot_figure(board: Any, result: Any, source: str, top: int = 5) -> Any:
+def plot_figure(board: Any, result: Any, source: str, top: int = 5,
+                move_number: int | None = None) -> Any:
     """The ``--plot`` picture as a matplotlib ``Figure`` (the caller closes it).
 
     The ownership heat map of ``result`` (red Black, blue White, the colour
@@ -253,6 +255,7 @@ def plot_figure(board: Any, result: Any, source: str, top: int = 5) -> Any:
     title has two lines (the record, cut to 36 characters, and the move;
     who plays, the best move and its win rate); matplotlib's constrained
     layout places title, colour bar and labels so none is cut off or covered.
+    ``move_number``: the move the title names (default: the board's own).
     """
     import matplotlib.pyplot as plt
     from matplotlib.patches import Circle
@@ -308,7 +311,8 @@ def plot_figure(board: Any, result: Any, source: str, top: int = 5) -> Any:
     side = {"B": "Black", "W": "White"}[board.to_move]
     name = _short(os.path.basename(source.rstrip("/\\")) or source)
     move = best.upper() if best not in ("pass", "resign") else best
-    ax.set_title(f"{name}, after move {board.move_number}\n"
+    shown = board.move_number if move_number is None else move_number
+    ax.set_title(f"{name}, after move {shown}\n"
                  f"{side} to play: best {move}, win rate {100 * result.winrate:.0f}% "
                  f"for {side}", fontsize=11)
     ax.set_xlabel(f"discs: win rate (%) of the {top} most visited moves; green: the best",
@@ -317,13 +321,18 @@ def plot_figure(board: Any, result: Any, source: str, top: int = 5) -> Any:
     return fig
 
 
-def _load(args: argparse.Namespace) -> tuple[Any, str]:
+def _load(args: argparse.Namespace) -> tuple[Any, str, int | None]:
+    """The position, its source's name and the record's move number asked
+    for (``None``: the record's end).  The heading gives that number: a
+    board's own ``move_number`` restarts at a setup node inside a record
+    (a tester's ``AE[ee]B[ee]`` showed "after move 1" for ``--move 2``)."""
     from fastplay.board import Board
 
     if args.sgf is None:
         move = BUNDLED_MOVE if args.move is None else args.move
-        return Board.from_sgf(bundled_game(), move_number=move), f"bundled game {BUNDLED_GAME}"
-    return Board.from_sgf(args.sgf, move_number=args.move), args.sgf
+        board = Board.from_sgf(bundled_game(), move_number=move)
+        return board, f"bundled game {BUNDLED_GAME}", move
+    return Board.from_sgf(args.sgf, move_number=args.move), args.sgf, args.move
 
 
 def analyze(args: argparse.Namespace, out: TextIO) -> int:
@@ -340,7 +349,7 @@ def analyze(args: argparse.Namespace, out: TextIO) -> int:
         # Checked before a long search, not after it.
         check_plot_path(args.plot)
         _check_matplotlib()
-    board, source = _load(args)
+    board, source, move_number = _load(args)
     db = pattern_database(args.mc_patterns, args.mc_load_patterns)
     playouts = args.playouts
     if playouts is None and args.seconds is None:
@@ -367,7 +376,8 @@ def analyze(args: argparse.Namespace, out: TextIO) -> int:
     if "PB" in props or "PW" in props:
         players = f" ({props.get('PB', '?')} vs {props.get('PW', '?')})"
     # A record's names reach the terminal: no escape sequence of theirs does.
-    print(escape_controls(f"{source}{players}, after move {board.move_number}"), file=out)
+    shown = board.move_number if move_number is None else move_number
+    print(escape_controls(f"{source}{players}, after move {shown}"), file=out)
     print(board, file=out)
     print(file=out)
     print(f"{side} to play: best {result.best_move.upper()}, win rate "
@@ -392,7 +402,7 @@ def analyze(args: argparse.Namespace, out: TextIO) -> int:
           f"({args.threads} thread{'s' if args.threads > 1 else ''}, "
           f"{result.simulations} simulations, {result.nodes} nodes)", file=out)
     if args.plot is not None:
-        _plot(args.plot, board, result, source, min(args.top, 5))
+        _plot(args.plot, board, result, source, min(args.top, 5), move_number)
         print(f"ownership heat map written to {args.plot}", file=out)
     return 0
 
