@@ -181,8 +181,8 @@ def test_virtual_loss_removed_and_counts_consistent(db):
         assert sum(c.visits for c in result.children) == pytest.approx(root.n.sum())
 
 
-def test_cached_selection_follows_the_formulas(db):
-    """The values the back-up caches for selection (``Node.qs``, ``Node.u``)
+def test_selection_follows_the_formulas(db):
+    """The values selection computes (``TreeNode.values``, ``TreeNode.u``)
     equal the module docstring's formulas computed from the raw statistics:
     RAVE blend, first-play urgency for a move never tried, -inf for a move
     found illegal; and the fast selection picks the formula's argmax."""
@@ -205,8 +205,9 @@ def test_cached_selection_follows_the_formulas(db):
                                                             / search.rave_equiv), 0.0)
                     q = q + beta * (np.where(node.rn > 0, node.rw / node.rn, 0.0) - q)
             q = np.where(node.allowed, q, -np.inf)
-            assert np.allclose(node.qs, q, rtol=0, atol=1e-7)
-            assert np.array_equal(np.isinf(node.qs), ~node.allowed)
+            values = node.values(search._tree_params(board.size))
+            assert np.allclose(values, q, rtol=0, atol=1e-7)
+            assert np.array_equal(np.isinf(values), ~node.allowed)
             assert np.allclose(node.u, node.prior / (1 + node.n))
             c_puct = search.config.puct_for(board.size)
             score = q + node.prior * c_puct * np.sqrt(node.sum_n + 1) / (1 + node.n)

@@ -95,24 +95,25 @@ def test_a_new_node_gets_its_reply_as_won_virtual_playouts() -> None:
     table.update([10, 20], WHITE, BLACK)            # Black's 20 answered 10 and won
     node = prior_node(BLACK, points, np.ones(49), None, None, 1.0, 0.0, 0.5, 0.01, 0.0)
     stats, prior = node.stats.copy(), node.prior.copy()
-    j = reply_prior(node, table, 10, 6.0, PARAMS)
+    j = reply_prior(node, table, 10, 6.0)
     assert node.moves[j] == 20 and node.pn[j] == node.pw[j] == 6.0
     changed = np.argwhere(node.stats != stats)
     assert {(int(r), int(c)) for r, c in changed} == {(5, j), (6, j)}     # pn, pw
     assert np.array_equal(node.prior, prior)
-    assert node.qs[j] == max(node.qs)               # six wins of six: the best value
-    assert reply_prior(node, table, 11, 6.0, PARAMS) == -1      # no reply to 11
+    values = node.values(PARAMS)
+    assert values[j] == max(values)                 # six wins of six: the best value
+    assert reply_prior(node, table, 11, 6.0) == -1      # no reply to 11
     white = prior_node(WHITE, points, np.ones(49), None, None, 1.0, 0.0, 0.5, 0.01, 0.0)
-    assert reply_prior(white, table, 10, 6.0, PARAMS) == -1     # Black's reply, not White's
+    assert reply_prior(white, table, 10, 6.0) == -1     # Black's reply, not White's
     other = prior_node(BLACK, points, np.ones(49), None, None, 1.0, 0.0, 0.5, 0.01, 0.0)
     other.forbid(20)
-    assert reply_prior(other, table, 10, 6.0, PARAMS) == -1     # not allowed any more
-    assert reply_prior(other, table, 10, 0.0, PARAMS) == -1
+    assert reply_prior(other, table, 10, 6.0) == -1     # not allowed any more
+    assert reply_prior(other, table, 10, 0.0) == -1
     with pytest.raises(ValueError, match="visits"):
-        reply_prior(node, table, 10, math.nan, PARAMS)
+        reply_prior(node, table, 10, math.nan)
     big = prior_node(BLACK, np.arange(361), np.ones(361), None, None, 1.0, 0.0, 0.5, 0.01, 0.0)
     with pytest.raises(ValueError, match="7x7"):
-        reply_prior(big, table, 10, 1.0, PARAMS)
+        reply_prior(big, table, 10, 1.0)
 
 
 def test_a_search_with_replies_is_a_function_of_its_seed() -> None:

@@ -103,7 +103,7 @@ def test_node_rejects_bad_moves():
             TreeNode(color, moves, prior)
     node = TreeNode(WHITE, [4, 2, -1], [0.5, 0.4, 0.1])
     node.forbid(-1)
-    assert node.open == 2 and not node.allowed[2] and node.qs[2] == -np.inf
+    assert node.open == 2 and not node.allowed[2] and node.values(PARAMS)[2] == -np.inf
     node.forbid(2)             # twice: counted once
     assert node.open == 2
     with pytest.raises(IndexError):
@@ -115,7 +115,7 @@ def test_node_rejects_bad_moves():
 def test_backup_by_hand():
     """One playout backed up through Black's root and White's child: counts,
     values, plain wins, AMAF with the tree moves joined in, the pass's mean
-    tally, the cached u and qs."""
+    tally, u and the values selection computes."""
     root = TreeNode(BLACK, [0, 1, 2, -1], [0.3, 0.3, 0.3, 0.1])
     child = TreeNode(WHITE, [1, 2, -1], [0.45, 0.45, 0.1])
     amaf = np.zeros((2, 3, 4), dtype=np.int32)
@@ -133,7 +133,7 @@ def test_backup_by_hand():
     assert root.u.tolist() == pytest.approx([0.15, 0.3, 0.3, 0.1])
     t = 1 + root.rn / 1000
     qs = (t * root.w + root.rw + 1e-300 * (1.0 - 0.1)) / (t * root.n + root.rn + 1e-300)
-    assert root.qs.tolist() == pytest.approx(qs.tolist())
+    assert root.values(PARAMS).tolist() == pytest.approx(qs.tolist())
     assert amaf[1, WHITE, 3] == 0   # the caller's tallies are left alone
     # virtual loss comes off again
     root.vl[1] = root.sum_vl = 2.0
@@ -251,12 +251,15 @@ def test_what_a_fresh_tester_broke_is_refused():
     tree_backup([fresh], [Shifty()], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
     assert fresh.n.tolist() == [1, 0, 0] and Shifty.reads == 1
 
-    # NaN cached values: the descent still ends (it once forbade the same
-    # illegal move for ever)
+    # NaN values: the descent still ends (it once forbade the same illegal
+    # move for ever)
     board = fp.Board(5)
     board.play("A5")
     stuck = TreeNode(WHITE, [0, 1, -1], [0.4, 0.4, 0.2])   # A5 is occupied
-    stuck.qs[:] = np.nan
+    stuck.w[:] = np.nan
+    stuck.n[:] = 1.0
+    stuck.sum_n = 3.0
+    assert np.isnan(stuck.values(PARAMS)).all()
     assert tree_descend(stuck, board, set(), set(), [], [], PARAMS, 0.0, 9.0, True) \
         == DESCEND_LEAF
     assert not stuck.allowed[0]
@@ -577,11 +580,11 @@ def test_edge_reads_the_rows() -> None:
 
 @pytest.mark.parametrize("rave, virtual", [(True, True), (True, False), (False, True),
                                            (False, False)])
-def test_refresh_is_the_formula_to_the_bit(rave: bool, virtual: bool) -> None:
-    """``qs`` after a refresh equals ``(t (w + pw) + rw) / (t (n + pn) + rn) +
-    block`` (t = 1 + rn / rave_equiv; the prior and RAVE terms only where
-    switched on; the first-play weights), operation for operation, exactly:
-    the compiled refresh passes zeros for the terms it leaves out."""
+def test_values_are_the_formula_to_the_bit(rave: bool, virtual: bool) -> None:
+    """``values`` equals ``(t (w + pw) + rw) / (t (n + pn) + rn) + block``
+    (t = 1 + rn / rave_equiv; the prior and RAVE terms only where switched
+    on; the first-play weights), operation for operation, exactly: the core
+    passes zeros for the terms it leaves out."""
     rng = np.random.default_rng(7)
     k = 82
     moves = np.append(rng.permutation(81)[:k - 1], -1)
@@ -595,7 +598,6 @@ def test_refresh_is_the_formula_to_the_bit(rave: bool, virtual: bool) -> None:
     node.forbid(5)
     node.sum_n, node.sum_w = float(node.n.sum()), float(node.w.sum())
     params = TreeParams(True, rave, virtual, 1.0, 0.5, 0.1, 300.0)
-    node.refresh(params)
     dn, dw = node.n.copy(), node.w.copy()
     if virtual:
         dn, dw = dn + node.pn, dw + node.pw
@@ -604,8 +606,9 @@ def test_refresh_is_the_formula_to_the_bit(rave: bool, virtual: bool) -> None:
         dn, dw = dn * t + node.rn, dw * t + node.rw
     eps = 1e-300
     dn, dw = dn + eps, dw + eps * (node.sum_w / node.sum_n - 0.1)
-    assert np.array_equal(node.qs, dw / dn + node.block)
-    assert node.qs[5] == -np.inf and node.qs[3] == pytest.approx(node.sum_w / node.sum_n - 0.1)
+    values = node.values(params)
+    assert np.array_equal(values, dw / dn + node.block)
+    assert values[5] == -np.inf and values[3] == pytest.approx(node.sum_w / node.sum_n - 0.1)
 
 
 def _amaf_node(rng: np.random.Generator, color: int, npts: int) -> TreeNode:
@@ -623,8 +626,7 @@ def _amaf_node(rng: np.random.Generator, color: int, npts: int) -> TreeNode:
 
 def test_inherit_amaf_against_a_python_reference():
     """inherit_amaf: each move the two nodes share (the pass too) gets
-    min(rn, cap) first plays at the ancestor's rate; the others keep theirs;
-    qs is refreshed (as refresh() computes it)."""
+    min(rn, cap) first plays at the ancestor's rate; the others keep theirs."""
     from fastplay._core import inherit_amaf
     rng = np.random.default_rng(5)
     for trial in range(200):
@@ -643,9 +645,6 @@ def test_inherit_amaf_against_a_python_reference():
                 rw[i] += take * (ancestor.rw[j] / ancestor.rn[j])
         inherit_amaf(node, ancestor, cap, PARAMS)
         assert np.array_equal(node.rn, rn) and np.array_equal(node.rw, rw), trial
-        qs = node.qs.copy()
-        node.refresh(PARAMS)
-        assert np.array_equal(node.qs, qs), trial
 
 
 def test_inherit_amaf_refuses_bad_arguments():

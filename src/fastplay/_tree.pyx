@@ -7,16 +7,16 @@ leaf cost more than the playout itself when written with numpy: a numpy
 call on a 40-element row costs about a microsecond, and a simulation made
 some forty of them.
 
-- ``TreeNode``: one position's edges; statistics, cached values and priors
-  in one float64[12, k] block that Python sees as numpy rows and C reads
-  through raw pointers.
-- ``TreeNode.select``: the PUCT/UCT argmax, from cached values when no
-  virtual loss is pending.
+- ``TreeNode``: one position's edges; statistics and priors in one
+  float64[9, k] block that Python sees as numpy rows and C reads through
+  raw pointers.
+- ``TreeNode.select``: the PUCT/UCT argmax, its values computed from the
+  statistics at each selection (vectorised over a node's moves, or for
+  the few a widened node considers).
 - ``tree_descend``: selection down the tree, playing on a board and checking
   legality and positional superko, until a leaf, a game end or an edge
   due for expansion (which Python performs).
-- ``tree_backup``: a result added along the path, AMAF tallies included,
-  with each node's cached values refreshed.
+- ``tree_backup``: a result added along the path, AMAF tallies included.
 - ``tree_simulate``: whole simulations (descent, playouts, back-up) of a
   one-thread search, until one needs Python (a node to make, a game end).
 - ``expansion_moves``: a new node's candidates (no true eye of the mover)
@@ -51,41 +51,67 @@ cnp.import_array()
 import operator
 from time import perf_counter
 
-# A node's refresh (TreeNode._refresh), in C with restrict pointers: the
-# rows are parts of one block, which kept gcc from vectorising a Cython loop.
-# No FMA is contracted (the baseline ISA has none), so each value is the
-# same to the bit as the scalar arithmetic's.  Without prior virtual playouts
-# or without RAVE the caller passes _ZERO_ROW for those rows: adding 0 and
-# multiplying by 1 (0 / rave_equiv + 1) leave every value exactly as the
-# formula without those terms gives it (the statistics are >= 0).
+# A node's values (Q*, RAVE-blended, and the PUCT scores built on them), in C
+# with restrict pointers: the rows are parts of one block, which kept gcc
+# from vectorising a Cython loop.  No FMA is contracted (the baseline ISA has
+# none), so each value is the same to the bit as the scalar arithmetic's,
+# fp_value's, whichever is used.  Without prior virtual playouts or without
+# RAVE the caller passes _ZERO_ROW for those rows: adding 0 and multiplying
+# by 1 (0 / rave_equiv + 1) leave every value exactly as the formula without
+# those terms gives it (the statistics are >= 0).  The values are computed
+# where selection needs them, not cached in the node (issue 21: three rows a
+# move fewer).
 cdef extern from *:
     """
-    static void fp_refresh(int k, const double* __restrict n, const double* __restrict w,
-                           const double* __restrict pn, const double* __restrict pw,
-                           const double* __restrict rn, const double* __restrict rw,
-                           const double* __restrict block, double* __restrict q,
-                           double inv_equiv, double e0, double e1) {
+    static inline double fp_value(int j, const double* n, const double* w,
+                                  const double* pn, const double* pw, const double* rn,
+                                  const double* rw, double inv_equiv, double e0, double e1) {
+        double dn = n[j] + pn[j];
+        double dw = w[j] + pw[j];
+        double t = rn[j] * inv_equiv;
+        t += 1.0;
+        dn = dn * t;
+        dw = dw * t;
+        dn += rn[j];
+        dw += rw[j];
+        dn += e0;
+        dw += e1;
+        return dw / dn;
+    }
+    static void fp_values(int k, const double* __restrict n, const double* __restrict w,
+                          const double* __restrict pn, const double* __restrict pw,
+                          const double* __restrict rn, const double* __restrict rw,
+                          double* __restrict q, double inv_equiv, double e0, double e1) {
+        for (int j = 0; j < k; j++)
+            q[j] = fp_value(j, n, w, pn, pw, rn, rw, inv_equiv, e0, e1);
+    }
+    /* PUCT scores: u c + q with u = prior / (1 + n) (the order of the
+       arithmetic the cached rows had: the same bits). */
+    static void fp_scores(int k, const double* __restrict n, const double* __restrict w,
+                          const double* __restrict pn, const double* __restrict pw,
+                          const double* __restrict rn, const double* __restrict rw,
+                          const double* __restrict prior, double* __restrict out,
+                          double inv_equiv, double e0, double e1, double c) {
         for (int j = 0; j < k; j++) {
-            double dn = n[j] + pn[j];
-            double dw = w[j] + pw[j];
-            double t = rn[j] * inv_equiv;
-            t += 1.0;
-            dn = dn * t;
-            dw = dw * t;
-            dn += rn[j];
-            dw += rw[j];
-            dn += e0;
-            dw += e1;
-            q[j] = dw / dn + block[j];
+            double u = prior[j] / (1.0 + n[j]);
+            double score = u * c;
+            score += fp_value(j, n, w, pn, pw, rn, rw, inv_equiv, e0, e1);
+            out[j] = score;
         }
     }
     """
-    void fp_refresh(int k, const double* n, const double* w, const double* pn,
-                    const double* pw, const double* rn, const double* rw, const double* block,
-                    double* q, double inv_equiv, double e0, double e1) noexcept nogil
+    double fp_value(int j, const double* n, const double* w, const double* pn,
+                    const double* pw, const double* rn, const double* rw, double inv_equiv,
+                    double e0, double e1) noexcept nogil
+    void fp_values(int k, const double* n, const double* w, const double* pn,
+                   const double* pw, const double* rn, const double* rw, double* q,
+                   double inv_equiv, double e0, double e1) noexcept nogil
+    void fp_scores(int k, const double* n, const double* w, const double* pn,
+                   const double* pw, const double* rn, const double* rw, const double* prior,
+                   double* out, double inv_equiv, double e0, double e1, double c) noexcept nogil
 
 
-# Zeros for the rows a refresh leaves out (a node has at most one move a point
+# Zeros for the rows the values leave out (a node has at most one move a point
 # and the pass); a static array, zero from the start.
 cdef double _ZERO_ROW[MAX_SIZE_C * MAX_SIZE_C + 1]
 
@@ -210,7 +236,7 @@ def _real_in(name, value, double low, double high, bounds):
 
 
 # Rows of TreeNode's data block: the statistics (``stats``, rows 0-7) and
-# the cached and fixed rows, in one allocation (nodes are made often).
+# the prior, in one allocation (nodes are made often).
 cdef enum:
     ROW_N = 0       # playouts through the edge
     ROW_W = 1       # their value for the node's colour
@@ -221,11 +247,8 @@ cdef enum:
     ROW_PW = 6      # of which won
     ROW_WINS = 7    # plain wins of the node's colour (draws 1/2), for reports
     TREE_ROWS = 8
-    ROW_QS = 8      # cached Q* + block
-    ROW_U = 9       # cached prior / (1 + n)
-    ROW_BLOCK = 10  # 0, or -inf for a forbidden move
-    ROW_PRIOR = 11
-    DATA_ROWS = 12
+    ROW_PRIOR = 8
+    DATA_ROWS = 9
 
 
 cdef class TreeNode:
@@ -240,12 +263,13 @@ cdef class TreeNode:
     column of the same two rows.  All are writable views.  ``base`` counts
     the playouts evaluated at this position before it got a node (they went
     to the parent edge), so ``parent.n[i] == child.base + child.n.sum()``.
-    ``qs`` caches each move's blended value Q* plus ``block`` (0, or -inf
-    for a forbidden move) and ``u`` caches ``prior / (1 + n)``.  The
-    back-up keeps them, and ``sum_n`` and ``sum_w`` (the sums of ``n`` and
-    ``w``), up to date; after a change made from Python :meth:`refresh`
-    recomputes ``qs`` alone.  ``moves`` is read-only (the core indexes
-    tallies and boards with it), and a node is initialised once.
+    Selection computes each move's blended value Q* (:meth:`values`) and
+    PUCT's ``u = prior / (1 + n)`` from these rows when it needs them;
+    nothing is cached per move (a node's bytes: issue 21).  The back-up
+    keeps ``sum_n`` and ``sum_w`` (the sums of ``n`` and ``w``) up to date;
+    after a change of ``n`` or ``w`` made from Python, set them too.
+    ``moves`` is read-only (the core indexes tallies and boards with it),
+    and a node is initialised once.
 
     Args:
         color: colour code of the side to move (``WHITE`` 1, ``BLACK`` 2).
@@ -266,10 +290,7 @@ cdef class TreeNode:
     cdef int k
     cdef int64_t max_move
     cdef double* S
-    cdef double* Q
-    cdef double* U
     cdef double* P
-    cdef double* B
     cdef int64_t* M
     cdef uint8_t* A
     cdef int32_t* R     # moves by prior, highest first (widening); NULL until needed
@@ -330,14 +351,10 @@ cdef class TreeNode:
         self.children = [None] * k
         self.base = base
         self.sum_n = self.sum_w = self.sum_vl = 0.0
-        self.Q = self.S + ROW_QS * k
-        self.U = self.S + ROW_U * k
-        self.B = self.S + ROW_BLOCK * k
         self.P = self.S + ROW_PRIOR * k
         self.M = <int64_t*><char*>self._moves_buffer
         for j in range(k):
             self.P[j] = pr[j]
-            self.U[j] = pr[j]
         return 0
 
     def __dealloc__(self):
@@ -347,7 +364,7 @@ cdef class TreeNode:
 
     @property
     def data(self):
-        """``float64[12, k]``: ``stats``, then the rows ``qs``, ``u``, ``block``, ``prior``."""
+        """``float64[9, k]``: ``stats``, then the row ``prior``."""
         self._check_ready()
         return _view(self, self.S, DATA_ROWS, self.k, cnp.NPY_DOUBLE)
 
@@ -407,17 +424,37 @@ cdef class TreeNode:
     def r_pass(self):
         return self.data[ROW_RN:ROW_RW + 1, self.k - 1]
 
-    @property
-    def qs(self):
-        return self.data[ROW_QS]
+    def values(self, TreeParams params not None):
+        """``float64[k]``, a new array: each move's blended value Q* under
+        ``params`` as selection compares it (fastplay/mcts.py's formula:
+        the win rate with the prior's virtual playouts, blended with the
+        first-play value under RAVE; the first-play urgency value for a move
+        with no data), -inf for a move a descent may no longer take."""
+        self._check_ready()
+        params._check_ready()
+        out = np.empty(self.k, dtype=np.float64)
+        cdef double[::1] q = out
+        cdef double e0, e1
+        self._value_terms(params, &e0, &e1)
+        cdef const double* zero = _ZERO_ROW
+        cdef int k = self.k
+        fp_values(k, self.S + ROW_N * k, self.S + ROW_W * k,
+                  self.S + ROW_PN * k if params.virtual else zero,
+                  self.S + ROW_PW * k if params.virtual else zero,
+                  self.S + ROW_RN * k if params.rave else zero,
+                  self.S + ROW_RW * k if params.rave else zero, &q[0], params.inv_equiv, e0, e1)
+        out[~self.allowed] = -np.inf
+        return out
 
     @property
     def u(self):
-        return self.data[ROW_U]
+        """``float64[k]``, a new array: ``prior / (1 + n)``, PUCT's exploration factor."""
+        return self.prior / (1.0 + self.n)
 
     @property
     def block(self):
-        return self.data[ROW_BLOCK]
+        """``float64[k]``, a new array: 0, or -inf for a move a descent may no longer take."""
+        return np.where(self.allowed, 0.0, -np.inf)
 
     @property
     def prior(self):
@@ -474,17 +511,15 @@ cdef class TreeNode:
         return j
 
     cdef void _forbid(self, int i) noexcept:
-        # block first: a later refresh keeps the move out
-        self.B[i] = -INFINITY
-        self.Q[i] = -INFINITY
         if self.A[i]:
             self.open -= 1
         self.A[i] = 0
 
     def refresh(self, TreeParams params not None):
-        """Recompute ``qs`` from the statistics, and retake the widening order
-        from ``prior`` (after a change made from Python)."""
-        self._refresh(params)
+        """Retake the widening order from ``prior`` (:meth:`reorder`) after a
+        change made from Python; the values are computed at each selection
+        (``params``: checked, for the callers of the cached values' time)."""
+        params._check_ready()
         self.reorder()
 
     def reorder(self):
@@ -530,31 +565,25 @@ cdef class TreeNode:
                 hi = mid
         return p.widen_base + lo
 
-    cdef void _refresh(self, TreeParams p) noexcept:
+    cdef inline void _value_terms(self, TreeParams p, double* e0, double* e1) noexcept:
         # With t = 1 + rn / rave_equiv the blend (1 - beta) Q + beta Q~ is
         # (t (w + pw) + rw) / (t (n + pn) + rn): no division by n, so an
         # unvisited move needs no special case.  The TREE_EPS weights give a
         # move with no data the first-play urgency value and leave every other
         # ratio exact (a weight of 1e-9 broke ties such as 1/2 against 2/4
         # towards the larger count and changed games).
-        cdef int k = self.k
-        cdef double* S = self.S
         cdef double real = self.sum_n
-        cdef double e0 = TREE_EPS
-        cdef double e1 = TREE_EPS * ((self.sum_w / real if real > 0 else 0.5) - p.fpu_reduction)
-        cdef const double* zero = _ZERO_ROW
-        fp_refresh(k, S + ROW_N * k, S + ROW_W * k,
-                   S + ROW_PN * k if p.virtual else zero, S + ROW_PW * k if p.virtual else zero,
-                   S + ROW_RN * k if p.rave else zero, S + ROW_RW * k if p.rave else zero,
-                   self.B, self.Q, p.inv_equiv, e0, e1)
+        e0[0] = TREE_EPS
+        e1[0] = TREE_EPS * ((self.sum_w / real if real > 0 else 0.5) - p.fpu_reduction)
 
     def select(self, TreeParams params not None):
         """Index of the move to descend into: the PUCT or UCT argmax over the
         allowed moves (first on ties), or -1 when none is allowed.
 
-        Without pending virtual loss, PUCT reads the cached ``qs`` and ``u``;
-        otherwise (threads, UCT) the formulas are evaluated in full, virtual
-        loss counting as lost playouts.
+        Without pending virtual loss, PUCT's score is ``u c + Q*``
+        (:meth:`values`, ``u`` = ``prior / (1 + n)``); otherwise (threads,
+        UCT) the formulas are evaluated in full, virtual loss counting as
+        lost playouts.
         """
         params._check_ready()
         return self._select(params)
@@ -579,17 +608,38 @@ cdef class TreeNode:
         # constant).
         cdef int r, j, seen = 0, best = -1, k = self.k
         cdef double score, top = -INFINITY, cut = 0.0
-        cdef double c
+        cdef double c, e0, e1
+        cdef double* S = self.S
+        cdef const double* pn
+        cdef const double* pw
+        cdef const double* rn
+        cdef const double* rw
+        # PUCT's scores, u c + Q* (fp_scores' arithmetic), over all the moves
+        # at once (vectorised) or, widened, over the few considered.
+        cdef double scores[MAX_SIZE_C * MAX_SIZE_C + 1]
         if p.puct and not self.sum_vl:
             c = p.c_puct * sqrt(self.sum_n + 1)
+            self._value_terms(p, &e0, &e1)
+            pn = S + ROW_PN * k if p.virtual else _ZERO_ROW
+            pw = S + ROW_PW * k if p.virtual else _ZERO_ROW
+            rn = S + ROW_RN * k if p.rave else _ZERO_ROW
+            rw = S + ROW_RW * k if p.rave else _ZERO_ROW
+            if not widened:
+                fp_scores(k, S + ROW_N * k, S + ROW_W * k, pn, pw, rn, rw, self.P, scores,
+                          p.inv_equiv, e0, e1, c)
             for r in range(k):
                 j = order[r] if widened else r
                 if widened and seen >= limit and (not p.widen_ties or self.P[j] != cut):
                     break
                 if not self.A[j]:
                     continue
-                score = self.U[j] * c
-                score += self.Q[j]
+                if widened:
+                    score = self.P[j] / (1.0 + S[ROW_N * k + j])
+                    score = score * c
+                    score += fp_value(j, S + ROW_N * k, S + ROW_W * k, pn, pw, rn, rw,
+                                      p.inv_equiv, e0, e1)
+                else:
+                    score = scores[j]
                 if best < 0 or score > top:
                     top, best = score, j
                 if widened:
@@ -597,9 +647,8 @@ cdef class TreeNode:
                     if seen == limit:
                         cut = self.P[j]
             return best
-        cdef double* S = self.S
         cdef double real = self.sum_n, total = self.sum_n + self.sum_vl
-        cdef double n, nq, q, rn, beta, parent_q = 0.0, log_total = log(total + 1)
+        cdef double n, nq, q, ra, beta, parent_q = 0.0, log_total = log(total + 1)
         if total > 0:
             parent_q = self.sum_w / real if real > 0 else 0.5
         c = p.c_puct * sqrt(total + 1)
@@ -619,10 +668,10 @@ cdef class TreeNode:
             else:
                 q = 0.5 - p.fpu_reduction
             if p.rave:
-                rn = S[ROW_RN * k + j]
-                if rn > 0:
-                    beta = rn / (rn + nq + rn * nq * (1.0 / p.rave_equiv))
-                    q += beta * (S[ROW_RW * k + j] / rn - q)
+                ra = S[ROW_RN * k + j]
+                if ra > 0:
+                    beta = ra / (ra + nq + ra * nq * (1.0 / p.rave_equiv))
+                    q += beta * (S[ROW_RW * k + j] / ra - q)
             if p.puct:
                 score = q + self.P[j] * c / (1 + n)
             elif n > 0:
@@ -699,7 +748,7 @@ def inherit_amaf(TreeNode node not None, TreeNode ancestor not None, double cap,
     node two plies up where the same side moves: each move both have gets
     ``min(ancestor.rn, cap)`` first plays at the ancestor's win rate for it
     (``rw / rn``); moves the ancestor lacks, or never saw played first, get
-    none.  Then ``qs`` is refreshed.  A new node's first visits are guided
+    none.  A new node's first visits are guided
     by what the playouts said two plies up instead of first-play urgency
     alone (the search option ``ancestor_amaf``; RESULTS.md, "AMAF from
     two plies up").
@@ -717,7 +766,6 @@ def inherit_amaf(TreeNode node not None, TreeNode ancestor not None, double cap,
     if node.color != ancestor.color:
         raise ValueError("the ancestor must have the same side to move as the node")
     _inherit(node, ancestor, cap)
-    node._refresh(params)
 
 
 cdef void _inherit(TreeNode node, TreeNode anc, double cap) noexcept:
@@ -1062,7 +1110,6 @@ cdef void _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
         S[ROW_WINS * k + i] += black_wins if c == BLACK_C else n - black_wins
         node.sum_n += n
         node.sum_w += value
-        node.U[i] = node.P[i] / (1.0 + S[ROW_N * k + i])
         if am != NULL:
             move = node.M[i]
             if move >= 0:
@@ -1085,7 +1132,6 @@ cdef void _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
                 s1 += g1 * mean
             S[ROW_RN * k + k - 1] += s0
             S[ROW_RW * k + k - 1] += s1
-        node._refresh(params)
 
 
 cdef int _check_path(list nodes, list path) except -1:
@@ -1260,9 +1306,9 @@ cdef void _reply_simulation(ReplyTable t, tuple nodes, const int* path, Py_ssize
 
 
 def reply_prior(TreeNode node not None, ReplyTable table not None, int64_t last,
-                double visits, TreeParams params not None):
+                double visits):
     """Give a new node's last good reply ``visits`` virtual playouts, all won
-    (added to its ``pn`` and ``pw``; its values refreshed): the allowed move
+    (added to its ``pn`` and ``pw``): the allowed move
     that ``table`` holds as ``node.color``'s reply to ``last`` (the move that
     led here: a flat index, -1 the pass).  Returns that move's index in the
     node, or -1 when the table holds none or the node has no such allowed
@@ -1270,7 +1316,6 @@ def reply_prior(TreeNode node not None, ReplyTable table not None, int64_t last,
     finite, or a board size other than the table's."""
     node._check_ready()
     table._check_ready()
-    params._check_ready()
     if not 0.0 <= visits < INFINITY:
         raise ValueError(f"visits must be finite and >= 0, not {visits}")
     if node.max_move >= table.npts:
@@ -1282,7 +1327,6 @@ def reply_prior(TreeNode node not None, ReplyTable table not None, int64_t last,
         if node.M[j] == reply and node.A[j]:
             node.S[ROW_PN * k + j] += visits
             node.S[ROW_PW * k + j] += visits
-            node._refresh(params)
             return j
     return -1
 
@@ -1806,8 +1850,8 @@ def make_node(CoreBoard board not None, PlayoutEngine engine not None, double li
     node either way).  ``opening_pass``: forbid the pass (``forbid(-1)``)
     when there are other moves, the last move was not a pass and fewer than
     a quarter of the points hold stones (the search's opening rule,
-    :meth:`fastplay.search.priors.NodeMaker.expand`).  ``params``: refresh
-    ``qs`` with them last, as :meth:`TreeNode.refresh` does.
+    :meth:`fastplay.search.priors.NodeMaker.expand`).  ``params``: checked
+    when given (the values they select with are computed at selection).
 
     Raises as those functions do, and ``RuntimeError`` for a board or
     ``params`` not initialised, or when reading a factor row re-initialises
@@ -1847,8 +1891,6 @@ def make_node(CoreBoard board not None, PlayoutEngine engine not None, double li
         _ladder_visits(node, tc, wt, ladder_visits, m)
     if opening_pass and m and board.st.passes == 0 and _stones(&board.st) < npts // 4:
         node._forbid(m)
-    if params is not None:
-        node._refresh(params)
     return node
 
 

@@ -137,13 +137,12 @@ class RootCriticality:
 def _reshape(node: TreeNode, base: npt.NDArray[np.float64],
              factors: npt.NDArray[np.float64]) -> None:
     """``node``'s prior: ``base`` (``float64[k]``, the pass last) times the
-    factors of its points, renormalised to ``base``'s non-pass sum; its
-    cached ``u`` follows."""
+    factors of its points, renormalised to ``base``'s non-pass sum; the
+    widening's order follows."""
     prior = base.copy()
     prior[:-1] = base[:-1] * factors[np.asarray(node.points)]
     total = prior[:-1].sum()
     if total > 0:
         prior[:-1] *= base[:-1].sum() / total
     node.prior[:] = prior
-    node.u[:] = prior / (1.0 + node.n)
     node.reorder()

@@ -190,7 +190,7 @@ class NodeMaker:
         config = self.config
         if board.consecutive_passes == 0 and self._lean() and self.forbid is None:
             # The common case in one compiled call, the opening rule below
-            # and the refresh included: the same node (tests/test_mcts.py).
+            # included: the same node (tests/test_mcts.py).
             engine, line1, line2, factors, power = self._sources(board, recent)
             made: TreeNode = make_node(board, engine, line1, line2, factors, self._tactical(),
                                        config.ladder_prior, config.ladder_visits, power,
@@ -217,7 +217,6 @@ class NodeMaker:
             # first-play urgency (the parent's value, 0, minus the reduction)
             # and took 55 of a 25x25 search's 60 visits (a tester's finding).
             node.forbid(-1)
-        node.refresh(params)
         self._critical(node, depth)
         return node
 

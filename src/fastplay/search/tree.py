@@ -270,7 +270,7 @@ class SearchTree:
         if len(nodes) > 1:
             maker.inherit_amaf(node, nodes[-2], params)
         if self.replies is not None:
-            reply_prior(node, self.replies, move, self.reply_visits, params)
+            reply_prior(node, self.replies, move, self.reply_visits)
         parent.children[i] = node
         self.nodes += 1
         self.edges += len(node.moves)
