@@ -59,9 +59,11 @@ def default_expand_threshold(batch: int) -> int:
 DEFAULT_PLAYOUTS = 5000
 
 #: Bytes one move of one node takes (eight ``float64`` statistics rows, the
-#: move, its prior, the child slot, the core's arrays): 118 measured on
-#: 19x19, from the process's resident size over a 1.25-million-edge tree.
-EDGE_BYTES = 120
+#: prior, the move, the child slot, the allowed flag): 91-92 measured on
+#: 9x9 and 19x19 from the process's resident size over trees of 4.7 and 8.2
+#: million edges (``fuzz/soak_tree.py``; 118 when three more rows cached
+#: the selection's values: RESULTS.md, "Soak and endings").
+EDGE_BYTES = 100
 
 #: Largest ``batch``: one batch is one engine call, which a stop request or
 #: the clock cannot interrupt.
@@ -168,8 +170,8 @@ class SearchConfig:
             that the tree is full as it makes a node).
         max_memory: ... or once its estimated size passes this many bytes
             (``EDGE_BYTES`` per move of each node: on 19x19 a node holds
-            some 360 moves, 42 kB, so the default 1 GiB is about 25,000
-            nodes there and 200,000 on 9x9).  Searches go on refining the
+            some 360 moves, 33 kB, so the default 1 GiB is about 30,000
+            nodes there and 140,000 on 9x9).  Searches go on refining the
             tree they have.
         even_visits, pattern_visits: prior knowledge as virtual playouts
             (Gelly and Silver 2007, section 5): at 0.5 for every move, and
