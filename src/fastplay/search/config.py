@@ -111,7 +111,7 @@ def _bounded(name: str, value: Any, low: float, high: float) -> float:
 
 
 # name -> (low, high): real options and their bounds.  Bounded because an
-# infinite constant turns the cached scores into NaN, a prior power above 4
+# infinite constant turns the selection's scores into NaN, a prior power above 4
 # overflows with values up to 2**32, and a score weight of 1 drops the wins.
 _REAL_BOUNDS: dict[str, tuple[float, float]] = {
     "c_uct": (0.0, 1e6), "fpu_reduction": (-1.0, 1.0),

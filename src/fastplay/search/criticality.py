@@ -115,7 +115,7 @@ class RootCriticality:
         return sims >= self.next_update
 
     def update(self, root: TreeNode, tallies: Sequence[PlayoutTally], sims: int) -> bool:
-        """Reshape ``root``'s prior (and its cached ``u``) from the tallies;
+        """Reshape ``root``'s prior (and its widening order) from the tallies;
         returns whether it did (enough playouts).  Call under the search's
         lock: selection reads the rows."""
         self.next_update = sims + CRIT_EVERY

@@ -486,7 +486,7 @@ class SearchLoop:
     def _backup(self, descent: Descent, value: LeafValue) -> None:
         """Add ``value`` to every edge of the path and take its virtual loss back
         (the compiled ``tree_backup``: counts, first-play tallies with the
-        tree moves joined in, cached selection values)."""
+        tree moves joined in, the sums)."""
         state = self.state
         state.playouts += value.playouts
         state.done += int(value.n)
