@@ -204,10 +204,15 @@ def test_a_flat_user_prior_with_widen_ties_spreads_over_the_board() -> None:
     board.play("E5")
     board.play("C3")
     rows = {}
-    for ties in (False, True):
+    for ties in (False, True, None):
         search = MCTS(db, SearchConfig(widen_ties=ties), prior=lambda b: np.ones(82), seed=1)
         result = search.run(board, visits=2000)
         rows[ties] = {int(c.move[1:]) for c in result.children if c.visits > 0}
     assert rows[False] <= {7, 8, 9}
-    assert rows[True] == set(range(1, 10))
+    assert rows[True] == rows[None] == set(range(1, 10))     # the default, with a user prior
     assert parse_option("widen_ties=true") == ("widen_ties", True)
+    assert parse_option("widen_ties=none") == ("widen_ties", None)
+    with pytest.raises(ValueError, match="widen_ties"):
+        SearchConfig(widen_ties="yes")  # type: ignore[arg-type]
+    # The learned priors keep move order (the default the matches chose).
+    assert not SearchConfig().ties_for(False) and SearchConfig().ties_for(True)

@@ -210,7 +210,10 @@ class SearchConfig:
         widen_ties: the moves of the same prior as the last one a widened
             node may select are selectable with it (else ties go in move
             order, which favours the top rows of the board when many moves
-            share a prior, as under a flat user prior).
+            share a prior, as under a flat user prior); ``None`` (the
+            default): only with a user prior (the ``prior`` plug-in), whose
+            ties nothing has screened; the learned priors keep move order,
+            which matches chose (:meth:`ties_for`).
         score_weight: ``s`` in a playout's value ``(1 - s) win + s (1/2 +
             margin / (2 points))`` (Fuego's score modification).
         book: play the one-position book (E5 on the empty 9x9 board).
@@ -274,7 +277,7 @@ class SearchConfig:
     widen_base: int | None = None
     widen_visits: float = 40.0
     widen_factor: float = 1.4
-    widen_ties: bool = False
+    widen_ties: bool | None = None
     reply_visits: float = 0.0
     score_weight: float = 0.0
     book: bool = True
@@ -300,7 +303,7 @@ class SearchConfig:
             set_(self, name, _bounded(name, getattr(self, name), low, high))
         for name, (ilow, ihigh) in _INT_BOUNDS.items():
             set_(self, name, _integer(name, getattr(self, name), ilow, ihigh))
-        for name in ("rave", "book", "race_reading", "widen_ties"):
+        for name in ("rave", "book", "race_reading"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False (true or false in a "
                                  f"--search option), "
@@ -327,6 +330,11 @@ class SearchConfig:
             set_(self, "c_puct", _bounded("c_puct", self.c_puct, 0.0, 1e6))
         if self.widen_base is not None:
             set_(self, "widen_base", _integer("widen_base", self.widen_base, 0, 10**6))
+        if self.widen_ties is not None:
+            if not isinstance(self.widen_ties, (bool, np.bool_)):
+                raise ValueError(f"widen_ties must be True, False or None, "
+                                 f"not {shown_value(self.widen_ties)}")
+            set_(self, "widen_ties", bool(self.widen_ties))
         if self.reply_visits > 0 and self.score_weight > 0:
             raise ValueError("reply_visits needs leaves worth their playouts' wins alone: "
                              "score_weight must be 0")
@@ -337,6 +345,12 @@ class SearchConfig:
         if self.c_puct is not None:
             return self.c_puct
         return C_PUCT_BY_SIZE.get(size, C_PUCT)
+
+    def ties_for(self, user_prior: bool) -> bool:
+        """Whether widened nodes select the moves tied with their last one:
+        ``widen_ties``, or when it is ``None`` whether the search has a
+        user prior."""
+        return user_prior if self.widen_ties is None else self.widen_ties
 
     def widen_for(self, size: int) -> int:
         """The progressive widening's ``widen_base`` on a board of ``size``:

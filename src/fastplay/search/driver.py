@@ -475,7 +475,7 @@ class MCTS:
         c = self.config
         return TreeParams(c.policy == "puct", c.rave, c.virtual, c.puct_for(size), c.c_uct,
                           c.fpu_reduction, c.rave_equiv, c.widen_for(size), c.widen_visits,
-                          c.widen_factor, c.widen_ties)
+                          c.widen_factor, c.ties_for(self.prior is not None))
 
     def _search(self, board: Board, limits: Limits, track_scores: bool = False,
                 own: int | None = None) -> SearchState:
