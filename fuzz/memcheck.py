@@ -5,6 +5,7 @@
 The workload (``--workload``, run inside valgrind): playouts with all three
 built-in databases on 9x9 and 19x19 (1 and 2 threads, AMAF, debug checks),
 a 1,000-visit search on 9x9 and a 300-visit one on 19x19 with 2 threads,
+a 9x9 search with last good replies and ties at the widening's cut,
 tactics and races on a real position, undo and copies.  CPython runs with
 ``PYTHONMALLOC=malloc`` so that memcheck sees every allocation.  Each error
 memcheck reports is kept if its stack passes through one of fastplay's
@@ -29,7 +30,9 @@ _CORE = re.compile(r"8fastplay_\d+_(rules|tactics|board|playout|tree|core)_"
 
 def workload() -> None:
     import fastplay as fp
-    from fastplay.search import MCTS
+    from fastplay._core import PlayoutTally
+    from fastplay.montecarlo import playout_engine
+    from fastplay.search import MCTS, SearchConfig
 
     for size in (9, 19):
         board = fp.Board(size)
@@ -44,6 +47,17 @@ def workload() -> None:
     db = fp.PatternDatabase.builtin("mc_montegnu_classic")
     MCTS(db, seed=1).run(fp.Board(9), playouts=1000)
     MCTS(db, seed=1, threads=2).run(fp.Board(19), playouts=300)
+    # The last-good-reply table, ties at the widening's cut, the values
+    # selection computes, a playout's recorded moves.
+    board = fp.Board(9)
+    board.play("E5")
+    search = MCTS(db, SearchConfig(reply_visits=10, widen_ties=True), seed=1)
+    search.run(board, playouts=500)
+    assert search.root is not None
+    search.root.values(search._tree_params(9))
+    tally = PlayoutTally(9)
+    playout_engine(db).run_into(tally, board, 1, 1)
+    tally.last_moves
 
 
 def errors(log: str) -> tuple[int, list[str]]:
