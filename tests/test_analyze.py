@@ -111,6 +111,8 @@ def test_the_heading_names_the_record_s_move_past_a_setup_node(tmp_path: Path,
     record.write_text("(;GM[1]SZ[9]AB[ee];W[cc];AE[ee]B[ee])", encoding="utf-8")
     assert main([str(record), "--move", "2", "--playouts", "30"]) == 0
     assert "ae.sgf, after move 2" in capsys.readouterr().out
+    assert main([str(record), "--playouts", "30"]) == 0              # the whole record
+    assert "ae.sgf, after move 2" in capsys.readouterr().out
 
 
 def test_plot(tmp_path: Path, capsys):

@@ -228,6 +228,18 @@ def test_a_record_warning_names_the_record_once(tmp_path: Path, capsys: Any) -> 
                       f"(a number within +-1000 points); using the board's default"]
 
 
+def test_a_batch_analyses_the_positions_after_a_setup_node(tmp_path: Path,
+                                                            capsys: Any) -> None:
+    """A tester's record: the positions after a setup node inside the game
+    were skipped ("4 positions" of 8), a board's own move count restarting there."""
+    record = tmp_path / "mid.sgf"
+    record.write_text("(;GM[1]FF[4]SZ[9];B[ee];W[cc];B[gg];W[dd];AB[aa];B[ef];W[fe];B[ah])",
+                      encoding="utf-8")
+    code, stdout, _ = run([str(record), "--playouts", "20", "--json", "-"], capsys)
+    assert code == 0
+    assert [json.loads(x)["turnNumber"] for x in stdout.splitlines()] == list(range(8))
+
+
 def test_batch_to_stdout_and_sgf_dir(tmp_path: Path, capsys: Any) -> None:
     record = tmp_path / "a.sgf"
     record.write_bytes(GAME_13)

@@ -283,7 +283,7 @@ cdef class TreeNode:
     """
     cdef readonly int color
     cdef readonly object moves
-    cdef readonly list children
+    cdef list _children   # None until first asked for: a leaf holds no list (issue 21)
     cdef public double base, sum_n, sum_w, sum_vl
     cdef readonly int open
     cdef bytes _moves_buffer
@@ -348,7 +348,6 @@ cdef class TreeNode:
         self.k = k
         self.moves = m
         self.open = k
-        self.children = [None] * k
         self.base = base
         self.sum_n = self.sum_w = self.sum_vl = 0.0
         self.P = self.S + ROW_PRIOR * k
@@ -470,14 +469,27 @@ cdef class TreeNode:
         """Playouts through this position (``base`` plus its edges')."""
         return self.base + float(self.n.sum())
 
+    @property
+    def children(self):
+        """``list``, one slot per move: the child :class:`TreeNode` of each
+        move, or ``None``.  Made on first use, so that the leaves of a search
+        (most of its nodes) hold no list of their own."""
+        if self._children is None:
+            self._children = [None] * self.k
+        return self._children
+
     def count(self):
         """Nodes in this subtree.  Raises ``ValueError`` if it is not a tree
         (a node reached twice) and ``TypeError`` for a child that is not a
         :class:`TreeNode`."""
         stack, seen = [self], {id(self)}
+        cdef list kids
         while stack:
             node = <TreeNode?>stack.pop()
-            for c in node.children:
+            kids = (<TreeNode>node)._children
+            if kids is None:
+                continue       # a leaf's list is not made for counting
+            for c in kids:
                 if c is not None:
                     if id(c) in seen:
                         raise ValueError("the nodes do not form a tree: a node is reached twice")
@@ -931,7 +943,8 @@ cdef int _descend(TreeNode node, CoreBoard board, set seen, set path_hashes, Pat
         if node.open <= 0:
             return D_STOP
         npts = board.st.size * board.st.size
-        if node.max_move >= npts or len(node.children) != node.k:
+        if node.max_move >= npts or (node._children is not None
+                                     and len(node._children) != node.k):
             raise ValueError("the tree does not fit this board")
         i = node._select(params)
         if i < 0:
@@ -971,10 +984,13 @@ cdef int _descend(TreeNode node, CoreBoard board, set seen, set path_hashes, Pat
         path.append(i)
         if p == 0 and board.st.passes >= 2:
             return D_END
-        if len(node.children) != node.k:
+        if node._children is None:
+            obj = None
+        elif len(node._children) != node.k:
             # The set lookups above can run Python code that empties the list.
             raise RuntimeError("the tree changed during a descent")
-        obj = node.children[i]
+        else:
+            obj = node._children[i]
         if obj is None:
             if can_expand and node.S[ROW_N * node.k + i] >= threshold:
                 return D_EXPAND

@@ -322,17 +322,19 @@ def plot_figure(board: Any, result: Any, source: str, top: int = 5,
 
 
 def _load(args: argparse.Namespace) -> tuple[Any, str, int | None]:
-    """The position, its source's name and the record's move number asked
-    for (``None``: the record's end).  The heading gives that number: a
+    """The position, its source's name and the record's move number it is
+    after (``--move``, or the record's last).  The heading gives that number: a
     board's own ``move_number`` restarts at a setup node inside a record
     (a tester's ``AE[ee]B[ee]`` showed "after move 1" for ``--move 2``)."""
     from fastplay.board import Board
+    from fastplay.sgf import record_moves
 
     if args.sgf is None:
         move = BUNDLED_MOVE if args.move is None else args.move
         board = Board.from_sgf(bundled_game(), move_number=move)
         return board, f"bundled game {BUNDLED_GAME}", move
-    return Board.from_sgf(args.sgf, move_number=args.move), args.sgf, args.move
+    board = Board.from_sgf(args.sgf, move_number=args.move)
+    return board, args.sgf, record_moves(args.sgf) if args.move is None else args.move
 
 
 def analyze(args: argparse.Namespace, out: TextIO) -> int:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from fastplay.inputfile import read_input
-from fastplay.sgf import SGFWarning
+from fastplay.sgf import SGFWarning, record_moves
 from fastplay.shown import escape_controls
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; the core is imported late
@@ -271,7 +271,10 @@ def _jobs(paths: Sequence[str], args: argparse.Namespace
             data = read_input(path, "SGF file")
             with warnings.catch_warnings(record=True) as seen:
                 warnings.simplefilter("always", SGFWarning)
-                moves = Board.from_sgf(data).move_number
+                Board.from_sgf(data)    # readable, and its warnings
+                # The record's moves: a board's own count restarts at a
+                # setup node (a tester's batch lost the positions after one).
+                moves = record_moves(data)
             for warning in seen:   # once per record, naming it (the workers stay quiet)
                 print(escape_controls(f"fastplay analyze: warning: {path}: {warning.message}"),
                       file=sys.stderr)

@@ -124,7 +124,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; board imports us lazily
     from fastplay.board import Board
 
 __all__ = ["SGFError", "SGFWarning", "MoveNumberError", "board_to_sgf", "load_board",
-           "TEXT_PROPERTIES", "MAX_NODES", "check_nodes", "escape_text", "unescape_text"]
+           "record_moves", "TEXT_PROPERTIES", "MAX_NODES", "check_nodes", "escape_text",
+           "unescape_text"]
 
 MIN_SIZE = 2
 MAX_SIZE = 25
@@ -595,6 +596,25 @@ class MoveNumberError(ValueError):
         self.moves = moves
 
 
+def _moves_in(seq: Sequence[sgf.Tree_node]) -> int:
+    """Moves (``B``/``W`` properties) in the nodes of a main line."""
+    return sum(("B" in n.get_raw_property_map()) + ("W" in n.get_raw_property_map())
+               for n in seq)
+
+
+def record_moves(path_or_text: str | os.PathLike[str] | bytes,
+                 encoding: str | None = None) -> int:
+    """The moves of a record's main line, as :func:`load_board`'s
+    ``move_number`` counts them (a board's own ``move_number`` restarts at a
+    setup node inside the record).  Takes what :func:`load_board` takes;
+    raises :class:`SGFError` for a record it cannot read, ``OSError`` for a
+    file it cannot open."""
+    _check_encoding(encoding)
+    data, from_str = _read_source(path_or_text)
+    game, _ = _parse_game(data, from_str, encoding)
+    return _moves_in(game.get_main_sequence())
+
+
 def _load(data: bytes, from_str: bool, encoding: str | None, move_number: int | None,
           superko: bool, suicide: bool, cls: type[Board]) -> Board:
     """The body of :func:`load_board` once the input is bytes."""
@@ -614,8 +634,7 @@ def _load(data: bytes, from_str: bool, encoding: str | None, move_number: int | 
     board.setup(to_move=to_move)
     moves_played = 0
     pending_pl: str | None = None
-    total_moves = sum(("B" in n.get_raw_property_map()) + ("W" in n.get_raw_property_map())
-                      for n in seq)
+    total_moves = _moves_in(seq)
     if move_number is not None and move_number > total_moves:
         raise MoveNumberError(move_number, total_moves)
     limit = total_moves if move_number is None else move_number
