@@ -640,6 +640,10 @@ def test_clock_values_are_checked(db):
             search.set_time(*args)
     with pytest.raises(TypeError, match="stones"):
         search.time_left("B", 5, 2.5)
+    with pytest.raises(ValueError, match="main_time"):
+        search.set_time(1e300, 0, 0)          # as good as infinite (a second tester)
+    with pytest.raises(ValueError, match="main_time"):
+        search.set_time(10**400, 0, 0)        # no OverflowError either
     with pytest.raises(ValueError, match="stones"):
         search.set_time(10, 5, -1)
     search.set_time(np.float64(1.0), 0, np.int64(0))

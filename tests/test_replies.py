@@ -116,6 +116,33 @@ def test_a_new_node_gets_its_reply_as_won_virtual_playouts() -> None:
         reply_prior(big, table, 10, 1.0)
 
 
+def test_a_new_game_forgets_the_replies() -> None:
+    """A tester's find: the table outlived ``new_game`` (GTP ``clear_board``),
+    and the next game's nodes took the last game's replies."""
+    db = fp.PatternDatabase.builtin("mc_montegnu_classic")
+    search = MCTS(db, SearchConfig(reply_visits=10), seed=3)
+    search.run(fp.Board(9, komi=7.5), visits=300)
+    old = search._tree.replies
+    assert old is not None and sum(r >= 0 for r in _entries(old)) > 0
+    search.new_game()
+    assert search._tree.replies is None
+    search.run(fp.Board(9, komi=7.5), visits=50)
+    assert search._tree.replies is not None and search._tree.replies is not old
+
+
+def test_uninitialised_or_bad_params_are_refused() -> None:
+    with pytest.raises(ValueError, match="widen_ties"):
+        TreeParams(True, True, True, 1.0, 0.5, 0.1, 1000.0, 10, 40.0, 1.4, "no")  # type: ignore[arg-type]
+    from fastplay._core import tree_backup, tree_descend
+    bare = TreeParams.__new__(TreeParams)
+    node = prior_node(BLACK, np.arange(25), np.ones(25), None, None, 1.0, 0.0, 0.5, 0.01, 0.0)
+    with pytest.raises(RuntimeError, match="TreeParams"):
+        tree_descend(node, fp.Board(5), set(), set(), [], [], bare, 0.0, 1e9, True)
+    with pytest.raises(RuntimeError, match="TreeParams"):
+        tree_backup([node], [0], 1.0, 1.0, 1.0, 1.0, None, 0.0, bare)
+    assert node.count() == 1 and node.n.sum() == 0
+
+
 def test_a_search_with_replies_is_a_function_of_its_seed() -> None:
     db = fp.PatternDatabase.builtin("mc_montegnu_classic")
     board = fp.Board(9, komi=7.5)

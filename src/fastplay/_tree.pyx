@@ -177,7 +177,7 @@ cdef class TreeParams:
 
     def __init__(self, bint puct, bint rave, bint virtual, double c_puct, double c_uct,
                  double fpu_reduction, double rave_equiv, widen_base=0, widen_visits=40.0,
-                 widen_factor=1.4, bint widen_ties=False):
+                 widen_factor=1.4, widen_ties=False):
         if not (0.0 <= c_puct < INFINITY and 0.0 <= c_uct < INFINITY
                 and -1.0 <= fpu_reduction <= 1.0 and 1e-3 <= rave_equiv <= 1e12):
             raise ValueError("c_puct and c_uct must be finite and >= 0, fpu_reduction in "
@@ -190,6 +190,8 @@ cdef class TreeParams:
         cdef int t
         for t in range(MAX_SIZE_C * MAX_SIZE_C + 1):
             self.widen_at[t] = self.widen_visits * pow(self.widen_factor, t)
+        if not isinstance(widen_ties, (bool, np.bool_)):
+            raise ValueError(f"widen_ties must be True or False, not {widen_ties!r}")
         self.widen_ties = widen_ties
         self.puct = puct
         self.rave = rave
@@ -530,7 +532,7 @@ cdef class TreeNode:
     def refresh(self, TreeParams params not None):
         """Retake the widening order from ``prior`` (:meth:`reorder`) after a
         change made from Python; the values are computed at each selection
-        (``params``: checked, for the callers of the cached values' time)."""
+        (``params``: checked; the values are computed at each selection)."""
         params._check_ready()
         self.reorder()
 
@@ -898,6 +900,7 @@ def tree_descend(TreeNode node not None, CoreBoard board not None, set seen not 
     ``RuntimeError`` when a set lookup (an element's ``__eq__``) changed
     the board.
     """
+    params._check_ready()
     if not 0.0 <= virtual_loss < INFINITY:
         raise ValueError(f"virtual_loss must be finite and >= 0, not {virtual_loss}")
     return _descend(node, board, seen, path_hashes, NULL, nodes, path, params, virtual_loss,
@@ -1013,13 +1016,15 @@ def tree_backup(list nodes not None, list path not None, double n, double black_
             :attr:`PlayoutTally.amaf`), which the tree
             moves then join: a tree move precedes every playout move.
         virtual_loss: the virtual loss the descent added, taken back.
-        params: the search's constants, for the cached values.
+        params: the search's constants (checked; nothing is cached for
+            them any more: the values are computed at selection).
 
     Raises ``ValueError`` for lists of different lengths, an index out of
     range, tallies that do not fit the nodes, or a count that is negative or
     not finite; ``TypeError`` for a node that is not a :class:`TreeNode` or
     an index that is not an integer.
     """
+    params._check_ready()
     cdef Py_ssize_t d, depth = len(nodes)
     if len(path) != depth:
         raise ValueError("nodes and path must have the same length")
@@ -1329,7 +1334,8 @@ def reply_prior(TreeNode node not None, ReplyTable table not None, int64_t last,
     led here: a flat index, -1 the pass).  Returns that move's index in the
     node, or -1 when the table holds none or the node has no such allowed
     move.  Raises ``ValueError`` for ``visits`` that are negative or not
-    finite, or a board size other than the table's."""
+    finite, or a node with a move beyond the table's board (a node of a
+    smaller board cannot be told apart: flat indices name points of both).""" 
     node._check_ready()
     table._check_ready()
     if not 0.0 <= visits < INFINITY:

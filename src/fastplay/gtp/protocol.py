@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from fastplay.asciinum import ascii_float, ascii_int
 from fastplay.board import Board, ColorLike
 from fastplay.color import Color
+from fastplay.search.clock import MAX_SECONDS
 from fastplay.shown import escape_controls
 
 __all__ = ["GTPError", "Search", "Stream", "preprocess", "parse_color", "parse_int",
@@ -29,8 +30,9 @@ __all__ = ["GTPError", "Search", "Stream", "preprocess", "parse_color", "parse_i
 _CONTROL = {c: None for c in (*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F)}
 
 #: Largest time (seconds) or stone count a clock command accepts: about 116
-#: days.  Beyond it a search would plan to think for years on one move.
-MAX_CLOCK = 10_000_000
+#: days, the search clock's own bound.  Beyond it a search would plan to
+#: think for years on one move.
+MAX_CLOCK = MAX_SECONDS
 
 
 class GTPError(Exception):

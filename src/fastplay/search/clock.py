@@ -17,8 +17,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fastplay.board import Board, ColorLike, parse_color
+from fastplay.shown import shown_value
 
-__all__ = ["Clock", "MOVE_OVERHEAD"]
+__all__ = ["Clock", "MOVE_OVERHEAD", "MAX_SECONDS"]
+
+#: Largest time setting (seconds) or stone count the clock takes: some 116
+#: days (GTP's clock commands take the same: ``fastplay.gtp.protocol.MAX_CLOCK``).
+MAX_SECONDS = 10_000_000
 
 #: Seconds a move costs beyond its search budget (GTP, tree set-up, the
 #: final choice), kept in reserve under a sudden-death clock: 4x the
@@ -51,8 +56,8 @@ class Clock:
         """GTP ``time_settings``.  ``byo_yomi_time > 0`` with ``byo_yomi_stones
         == 0`` means no limit (GTP 2, 6.3.1).  Raises ``TypeError`` for a
         time that is not a number or a stone count that is not an integer,
-        ``ValueError`` for a negative or non-finite value; forgets the time
-        left."""
+        ``ValueError`` for a value outside [0, ``MAX_SECONDS``]; forgets the
+        time left."""
         main_time = _seconds("main_time", main_time)
         byo_yomi_time = _seconds("byo_yomi_time", byo_yomi_time)
         byo_yomi_stones = _stones("byo_yomi_stones", byo_yomi_stones)
@@ -126,20 +131,24 @@ class Clock:
 
 
 def _seconds(name: str, value: object) -> float:
-    """A clock's seconds: a real number, finite and >= 0 (an infinite main
-    time made a search that never ended)."""
+    """A clock's seconds: a real number in [0, ``MAX_SECONDS``] (an infinite
+    main time made a search that never ended, and 1e300 one that would not
+    end either)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
-    seconds = float(value)
-    if not 0.0 <= seconds < math.inf:
-        raise ValueError(f"{name} must be finite and >= 0, not {seconds}")
+    try:
+        seconds = float(value)
+    except OverflowError:
+        seconds = math.inf
+    if not 0.0 <= seconds <= MAX_SECONDS:
+        raise ValueError(f"{name} must be in [0, {MAX_SECONDS:g}] seconds, not {seconds:g}")
     return seconds
 
 
 def _stones(name: str, value: object) -> int:
-    """A clock's stone count: an integer >= 0."""
+    """A clock's stone count: an integer in [0, ``MAX_SECONDS``]."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an integer, not {type(value).__name__}")
-    if value < 0:
-        raise ValueError(f"{name} must be >= 0, not {value}")
+    if not 0 <= value <= MAX_SECONDS:
+        raise ValueError(f"{name} must be in [0, {MAX_SECONDS:g}], not {shown_value(value)}")
     return int(value)

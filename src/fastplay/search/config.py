@@ -332,7 +332,8 @@ class SearchConfig:
             set_(self, "widen_base", _integer("widen_base", self.widen_base, 0, 10**6))
         if self.widen_ties is not None:
             if not isinstance(self.widen_ties, (bool, np.bool_)):
-                raise ValueError(f"widen_ties must be True, False or None, "
+                raise ValueError(f"widen_ties must be True, False or None (true, false or "
+                                 f"none in a --search option), "
                                  f"not {shown_value(self.widen_ties)}")
             set_(self, "widen_ties", bool(self.widen_ties))
         if self.reply_visits > 0 and self.score_weight > 0:

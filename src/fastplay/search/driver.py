@@ -323,8 +323,8 @@ class MCTS:
     # -- game and clock ----------------------------------------------------------
 
     def new_game(self) -> None:
-        """Forget the tree, the resignation count, the clock's time left and
-        the dynamic komi.  Raises ``RuntimeError`` while another thread
+        """Forget the tree (and its last-good-reply table), the resignation
+        count, the clock's time left and the dynamic komi.  Raises ``RuntimeError`` while another thread
         searches (or an analysis is open) with this object."""
         self.ponder_stop()
         if not self._in_use.acquire(blocking=False):
