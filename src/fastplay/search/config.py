@@ -59,10 +59,12 @@ def default_expand_threshold(batch: int) -> int:
 DEFAULT_PLAYOUTS = 5000
 
 #: Bytes one move of one node takes (eight ``float64`` statistics rows, the
-#: prior, the move, the child slot, the allowed flag): 91-92 measured on
-#: 9x9 and 19x19 from the process's resident size over trees of 4.7 and 8.2
-#: million edges (``fuzz/soak_tree.py``; 118 when three more rows cached
-#: the selection's values: RESULTS.md, "Soak and endings").
+#: prior, the move, the allowed flag; a child slot where the node has a
+#: child): 76, 70, 87 and 84 measured on 3x3, 5x5, 9x9 and 19x19 from the
+#: process's resident size over trees of 0.2-8.2 million edges
+#: (``fuzz/soak_tree.py``; 118 when three more rows cached the selection's
+#: values and every node held a list of child slots: RESULTS.md, "Soak and
+#: endings").
 EDGE_BYTES = 100
 
 #: Largest ``batch``: one batch is one engine call, which a stop request or
