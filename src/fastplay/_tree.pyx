@@ -1065,7 +1065,7 @@ def tree_backup(list nodes not None, list path not None, double n, double black_
                 raise MemoryError()
             _amaf_doubles(am, &tallies[0, 0, 0], npts)
         _backup(frozen, idx, depth, n, black_value, black_wins, search_wins, am, npts,
-                virtual_loss, params)
+                virtual_loss)
     finally:
         free(idx)
         free(am)
@@ -1107,7 +1107,7 @@ cdef void _amaf_single(double* am, const uint8_t* first, int W, int size,
 
 cdef void _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
                   double black_value, double black_wins, double search_wins, double* am,
-                  int64_t npts, double virtual_loss, TreeParams params) noexcept:
+                  int64_t npts, double virtual_loss) noexcept:
     """tree_backup on checked arguments; ``am``: the first-play tallies as
     doubles, White's wins in White's row, or NULL."""
     cdef Py_ssize_t d
@@ -1445,7 +1445,7 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
                 status = SIMULATE_PYTHON
                 break
             _sim_evaluate(&buf, root, nodes, path, found, engine, tally, scratch, n, key, start,
-                          komi, tromp_taylor, lock, reserved, params, vl, &counts, replies)
+                          komi, tromp_taylor, lock, reserved, vl, &counts, replies)
             # With the back-up, before the lock is let go again.  The score
             # arrays are looked up afresh each time: Python code in the
             # callbacks and set lookups could have resized or freed them.
@@ -1563,7 +1563,7 @@ cdef int _sim_descend(TreeNode root, CoreBoard root_board, CoreBoard scratch, se
 cdef int _sim_evaluate(SimBuffers* buf, TreeNode root, list nodes, list path, int found,
                        PlayoutEngine engine, tally, CoreBoard scratch, int64_t n,
                        uint64_t key, int64_t start, double komi, bint tromp_taylor, lock,
-                       bint reserved, TreeParams params, double vl,
+                       bint reserved, double vl,
                        TallyCounts* counts, ReplyTable replies) except -1:
     """One simulation's playouts from the leaf ``scratch`` and their back-up
     along ``nodes``/``path`` (tree_simulate's; ``found``: D_LEAF or D_STOP,
@@ -1605,7 +1605,7 @@ cdef int _sim_evaluate(SimBuffers* buf, TreeNode root, list nodes, list path, in
         _tally_scores(buf.tallied, buf.k, buf.idx[0] if depth else -1, counts.hist, buf.npts)
     value = <double>counts.black_wins + 0.5 * <double>counts.draws
     _backup(path_nodes, buf.idx, depth, <double>counts.n, value, value, value,
-            buf.am if amaf else NULL, buf.npts, vl, params)
+            buf.am if amaf else NULL, buf.npts, vl)
     if found == D_STOP:
         stopped = _stopped(root, path_nodes, buf.idx, depth)
         stopped.base += <double>counts.n
