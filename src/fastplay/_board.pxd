@@ -4,7 +4,7 @@
 # extension) read a position through ``st`` and change it only through the
 # methods below; the underscored fields are CoreBoard's own.
 from libc.stdint cimport uint8_t
-from fastplay._rules cimport BoardState, QSet
+from fastplay._rules cimport BoardState, QSet, flat_move
 cimport numpy as cnp
 
 
@@ -39,7 +39,7 @@ cdef class Position:
 
     cdef inline int flat(self, int p) noexcept:
         """Flat index of padded on-board point ``p``."""
-        return (p // self.st.W - 1) * self.st.size + p % self.st.W - 1
+        return flat_move(p, self.st.W, self.st.size)
 
     # LEGAL or the ILL_* code (fastplay._rules) of a move by ``color`` at
     # padded ``p`` (0: a pass), positional superko included when the board keeps it;

@@ -1038,12 +1038,11 @@ cdef class PlayoutTally:
 
     @property
     def last_moves(self):
-        cdef int i, p, W = self.w.s.b.W, size = self.size
+        cdef int i, W = self.w.s.b.W, size = self.size
         out = np.empty(self.w.s.nseq, dtype=np.int64)
         cdef int64_t[::1] o = out
         for i in range(self.w.s.nseq):
-            p = self.w.s.seq[i]
-            o[i] = -1 if p == 0 else (p // W - 1) * size + (p % W - 1)
+            o[i] = flat_move(self.w.s.seq[i], W, size)
         return out
 
     def clear_ownership(self):

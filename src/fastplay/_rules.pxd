@@ -108,6 +108,12 @@ cdef int exact_liberties(BoardState* b, int p, int d, const int* nh, int nn) noe
 # 1. Board
 # ---------------------------------------------------------------------------
 
+cdef inline int flat_move(int p, int W, int size) noexcept nogil:
+    """The flat index (row * size + column) of padded point ``p`` of a board
+    with row stride ``W``, or -1 for the pass (0)."""
+    return -1 if p == 0 else (p // W - 1) * size + p % W - 1
+
+
 cdef inline int other(int c) noexcept nogil:
     return 3 - c
 

@@ -85,19 +85,24 @@ cdef extern from *:
         for (int j = 0; j < k; j++)
             q[j] = fp_value(j, n, w, pn, pw, rn, rw, inv_equiv, e0, e1);
     }
-    /* PUCT scores: u c + q with u = prior / (1 + n) (the order of the
+    /* A PUCT score: u c + q with u = prior / (1 + n) (the order of the
        arithmetic the cached rows had: the same bits). */
+    static inline double fp_score(int j, const double* n, const double* w,
+                                  const double* pn, const double* pw, const double* rn,
+                                  const double* rw, const double* prior, double inv_equiv,
+                                  double e0, double e1, double c) {
+        double u = prior[j] / (1.0 + n[j]);
+        double score = u * c;
+        score += fp_value(j, n, w, pn, pw, rn, rw, inv_equiv, e0, e1);
+        return score;
+    }
     static void fp_scores(int k, const double* __restrict n, const double* __restrict w,
                           const double* __restrict pn, const double* __restrict pw,
                           const double* __restrict rn, const double* __restrict rw,
                           const double* __restrict prior, double* __restrict out,
                           double inv_equiv, double e0, double e1, double c) {
-        for (int j = 0; j < k; j++) {
-            double u = prior[j] / (1.0 + n[j]);
-            double score = u * c;
-            score += fp_value(j, n, w, pn, pw, rn, rw, inv_equiv, e0, e1);
-            out[j] = score;
-        }
+        for (int j = 0; j < k; j++)
+            out[j] = fp_score(j, n, w, pn, pw, rn, rw, prior, inv_equiv, e0, e1, c);
     }
     """
     double fp_value(int j, const double* n, const double* w, const double* pn,
@@ -106,6 +111,9 @@ cdef extern from *:
     void fp_values(int k, const double* n, const double* w, const double* pn,
                    const double* pw, const double* rn, const double* rw, double* q,
                    double inv_equiv, double e0, double e1) noexcept nogil
+    double fp_score(int j, const double* n, const double* w, const double* pn,
+                    const double* pw, const double* rn, const double* rw, const double* prior,
+                    double inv_equiv, double e0, double e1, double c) noexcept nogil
     void fp_scores(int k, const double* n, const double* w, const double* pn,
                    const double* pw, const double* rn, const double* rw, const double* prior,
                    double* out, double inv_equiv, double e0, double e1, double c) noexcept nogil
@@ -436,14 +444,14 @@ cdef class TreeNode:
         out = np.empty(self.k, dtype=np.float64)
         cdef double[::1] q = out
         cdef double e0, e1
-        self._value_terms(params, &e0, &e1)
-        cdef const double* zero = _ZERO_ROW
+        cdef const double* pn
+        cdef const double* pw
+        cdef const double* rn
+        cdef const double* rw
+        self._value_terms(params, &e0, &e1, &pn, &pw, &rn, &rw)
         cdef int k = self.k
-        fp_values(k, self.S + ROW_N * k, self.S + ROW_W * k,
-                  self.S + ROW_PN * k if params.virtual else zero,
-                  self.S + ROW_PW * k if params.virtual else zero,
-                  self.S + ROW_RN * k if params.rave else zero,
-                  self.S + ROW_RW * k if params.rave else zero, &q[0], params.inv_equiv, e0, e1)
+        fp_values(k, self.S + ROW_N * k, self.S + ROW_W * k, pn, pw, rn, rw, &q[0],
+                  params.inv_equiv, e0, e1)
         out[~self.allowed] = -np.inf
         return out
 
@@ -531,8 +539,8 @@ cdef class TreeNode:
 
     def refresh(self, TreeParams params not None):
         """Retake the widening order from ``prior`` (:meth:`reorder`) after a
-        change made from Python; the values are computed at each selection
-        (``params``: checked; the values are computed at each selection)."""
+        change made from Python (``params``: checked); the values are
+        computed at each selection."""
         params._check_ready()
         self.reorder()
 
@@ -579,16 +587,24 @@ cdef class TreeNode:
                 hi = mid
         return p.widen_base + lo
 
-    cdef inline void _value_terms(self, TreeParams p, double* e0, double* e1) noexcept:
+    cdef inline void _value_terms(self, TreeParams p, double* e0, double* e1,
+                                  const double** pn, const double** pw, const double** rn,
+                                  const double** rw) noexcept:
         # With t = 1 + rn / rave_equiv the blend (1 - beta) Q + beta Q~ is
         # (t (w + pw) + rw) / (t (n + pn) + rn): no division by n, so an
         # unvisited move needs no special case.  The TREE_EPS weights give a
         # move with no data the first-play urgency value and leave every other
         # ratio exact (a weight of 1e-9 broke ties such as 1/2 against 2/4
         # towards the larger count and changed games).
+        # The rows a term left out reads as zeros (fp_value's note).
         cdef double real = self.sum_n
+        cdef int k = self.k
         e0[0] = TREE_EPS
         e1[0] = TREE_EPS * ((self.sum_w / real if real > 0 else 0.5) - p.fpu_reduction)
+        pn[0] = self.S + ROW_PN * k if p.virtual else _ZERO_ROW
+        pw[0] = self.S + ROW_PW * k if p.virtual else _ZERO_ROW
+        rn[0] = self.S + ROW_RN * k if p.rave else _ZERO_ROW
+        rw[0] = self.S + ROW_RW * k if p.rave else _ZERO_ROW
 
     def select(self, TreeParams params not None):
         """Index of the move to descend into: the PUCT or UCT argmax over the
@@ -633,11 +649,7 @@ cdef class TreeNode:
         cdef double scores[MAX_SIZE_C * MAX_SIZE_C + 1]
         if p.puct and not self.sum_vl:
             c = p.c_puct * sqrt(self.sum_n + 1)
-            self._value_terms(p, &e0, &e1)
-            pn = S + ROW_PN * k if p.virtual else _ZERO_ROW
-            pw = S + ROW_PW * k if p.virtual else _ZERO_ROW
-            rn = S + ROW_RN * k if p.rave else _ZERO_ROW
-            rw = S + ROW_RW * k if p.rave else _ZERO_ROW
+            self._value_terms(p, &e0, &e1, &pn, &pw, &rn, &rw)
             if not widened:
                 fp_scores(k, S + ROW_N * k, S + ROW_W * k, pn, pw, rn, rw, self.P, scores,
                           p.inv_equiv, e0, e1, c)
@@ -648,10 +660,8 @@ cdef class TreeNode:
                 if not self.A[j]:
                     continue
                 if widened:
-                    score = self.P[j] / (1.0 + S[ROW_N * k + j])
-                    score = score * c
-                    score += fp_value(j, S + ROW_N * k, S + ROW_W * k, pn, pw, rn, rw,
-                                      p.inv_equiv, e0, e1)
+                    score = fp_score(j, S + ROW_N * k, S + ROW_W * k, pn, pw, rn, rw, self.P,
+                                     p.inv_equiv, e0, e1, c)
                 else:
                     score = scores[j]
                 if best < 0 or score > top:
@@ -1277,7 +1287,7 @@ cdef class ReplyTable:
         alternately from ``color``; ``winner`` a colour code, or ``EMPTY``
         (0) for a draw.  Raises ``ValueError`` for a bad colour or move."""
         self._check_ready()
-        cdef int c = self._color(color), prev, mv, i
+        cdef int c = self._color(color), i
         if winner != EMPTY_C:
             self._color(winner)
         seq = [self._move(m, "a move") for m in moves]
@@ -1307,7 +1317,7 @@ cdef void _reply_simulation(ReplyTable t, tuple nodes, const int* path, Py_ssize
     playout's (``seq``: padded points with row stride ``W``, 0 a pass,
     ``leaf_color`` first)."""
     cdef Py_ssize_t d
-    cdef int i, p, move, prev = -2, color = leaf_color, size = t.size
+    cdef int i, move, prev = -2, color = leaf_color, size = t.size
     cdef TreeNode node
     if winner == EMPTY_C:
         return
@@ -1318,8 +1328,7 @@ cdef void _reply_simulation(ReplyTable t, tuple nodes, const int* path, Py_ssize
             _reply_pair(t, node.color, prev, move, winner)
         prev = move
     for i in range(nseq):
-        p = seq[i]
-        move = -1 if p == 0 else (p // W - 1) * size + (p % W - 1)
+        move = flat_move(seq[i], W, size)
         if prev != -2:
             _reply_pair(t, color, prev, move, winner)
         prev = move
