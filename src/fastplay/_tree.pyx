@@ -1344,7 +1344,7 @@ def reply_prior(TreeNode node not None, ReplyTable table not None, int64_t last,
     node, or -1 when the table holds none or the node has no such allowed
     move.  Raises ``ValueError`` for ``visits`` that are negative or not
     finite, or a node with a move beyond the table's board (a node of a
-    smaller board cannot be told apart: flat indices name points of both).""" 
+    smaller board cannot be told apart: flat indices name points of both)."""
     node._check_ready()
     table._check_ready()
     if not 0.0 <= visits < INFINITY:

@@ -93,7 +93,7 @@ class SearchTree:
         """Keep a last-good-reply table for a board of ``size`` whose new
         nodes give their reply ``visits`` virtual won playouts
         (:func:`reply_prior`; 0: no table).  The table carries over the
-        searches of a game on one size; :meth:`drop` (a new game) forgets it.""" 
+        searches of a game on one size; :meth:`drop` (a new game) forgets it."""
         self.reply_visits = visits
         if visits <= 0:
             self.replies = None
