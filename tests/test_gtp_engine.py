@@ -642,3 +642,26 @@ def test_a_failing_plug_in_is_named_not_an_internal_error() -> None:
 def test_escape_controls_keeps_other_text_as_it_is() -> None:
     from fastplay.shown import escape_controls
     assert escape_controls("é\x1b[2J\n\t\x85", keep="\n") == "é\\x1b[2J\n\\x09\\x85"
+
+
+def test_input_lines_are_split_across_reads_in_one_pass(tmp_path: Any) -> None:
+    """The GTP reader's lines through ``os.read``: a line longer than a
+    read, several lines in one read, a last line without LF.  (Each read
+    is split once: the old reader split its whole buffer again at every
+    read, and a 40 MB line took 10 s; a tester's.)"""
+    import os
+
+    from fastplay.gtp.server import _raw_lines
+
+    long = b"1 " + b"x" * 200_000
+    data = long + b"\n2 name\n3 version\n\n" + b"y" * 70_000 + b"\nquit"
+    path = tmp_path / "input.gtp"
+    path.write_bytes(data)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        lines = list(_raw_lines(fd))
+    finally:
+        os.close(fd)
+    assert lines == [long + b"\n", b"2 name\n", b"3 version\n", b"\n", b"y" * 70_000 + b"\n",
+                     b"quit"]
+    assert b"".join(lines) == data
