@@ -1,8 +1,9 @@
 """How much memory a search tree takes per node (issue 21: a 10^6-node tree under 1 GiB).
 
     python fuzz/soak_tree.py [--nodes 1000000] [--size 9] [--chunk 50000]
+                             [--sgf FILE [--move N]]
 
-One search of the empty board grows its tree (``max_nodes`` = ``--nodes``,
+One search of the empty board (or of a record's position) grows its tree (``max_nodes`` = ``--nodes``,
 ``max_memory`` out of the way) chunk after chunk of visits, reusing the tree,
 until it holds ``--nodes`` nodes; after each chunk it prints the nodes, the
 edges, the resident memory gained since the start (``VmRSS``) and the bytes
@@ -38,10 +39,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nodes", type=int, default=1_000_000)
     parser.add_argument("--size", type=int, default=9)
     parser.add_argument("--chunk", type=int, default=50_000, help="visits per chunk")
+    parser.add_argument("--sgf", type=Path, help="start from this record's position "
+                        "(its board size) instead of the empty board")
+    parser.add_argument("--move", type=int, default=None,
+                        help="with --sgf: the position after this many moves (default: all)")
     args = parser.parse_args(argv)
     search = MCTS(fp.PatternDatabase.builtin("mc_montegnu_classic"), seed=1,
                   max_nodes=args.nodes, max_memory=1 << 50, resign_threshold=None)
-    board = fp.Board(args.size)
+    board = fp.Board(args.size) if args.sgf is None else \
+        fp.Board.from_sgf(args.sgf, move_number=args.move)
     base = rss()
     start = time.perf_counter()
     grown = used = 0

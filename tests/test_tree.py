@@ -4,6 +4,7 @@ hand-computed values and slow Python references, and its boundary checks
 
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
@@ -218,9 +219,11 @@ def test_what_a_fresh_tester_broke_is_refused():
     with pytest.raises(TypeError):
         node.count()
     with pytest.raises(ValueError):
-        node.moves.flags.writeable = True
-    with pytest.raises(ValueError):
         node.moves[0] = 10**8
+    copy = node.moves            # a new array at each access: the node's own stay
+    copy.flags.writeable = True
+    copy[0] = 10**8
+    assert node.moves.tolist() == [0, 1, -1]
     with pytest.raises(ValueError):
         TreeNode(BLACK, [0, -1], [float("nan"), 0.5])
     with pytest.raises(ValueError):
@@ -327,7 +330,8 @@ def test_arrays_the_core_writes_cannot_be_resized_or_cycled():
 
     node = TreeNode(BLACK, [0, 1, -1], [0.4, 0.4, 0.2])
     tally = PlayoutTally(5)
-    for array in (node.stats, node.stats.base, node.allowed, node.n, node.prior, tally.hist,
+    for array in (node.n, node.w, node.vl, node.pn, node.pw, node.wins, node.r_moves,
+                  node.r_moves.base, node.allowed, node.prior, tally.hist,
                   tally.own_black, tally.amaf, tally.amaf.base):
         with pytest.raises(ValueError):
             array.resize(0, refcheck=False)
@@ -563,6 +567,83 @@ print("ok")
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                               timeout=120)
         assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_rows_made_when_first_needed() -> None:
+    """A node makes its rows ``vl``, ``pn``, ``pw`` and ``wins`` only when they
+    are first written (issue 21): until then they read as zeros (``wins``
+    as ``w``), and the back-ups give the same numbers either way."""
+    moves, prior = [0, 1, 2, -1], [0.3, 0.3, 0.3, 0.1]
+    lean = TreeNode(BLACK, moves, prior)
+    core = lean.nbytes
+    assert core == 4 * (5 * 8 + 3)
+    tree_backup([lean], [0], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
+    tree_backup([lean], [1], 2.0, 0.5, 0.5, 0.5, None, 0.0, PARAMS)
+    assert lean.nbytes == core                       # plain wins equal the value
+    assert lean.data[7].tolist() == [1, 0.5, 0, 0]   # wins read as w
+    assert not lean.data[[2, 5, 6]].any()            # vl, pn, pw read as zeros
+    # The back-up whose plain wins differ from its value (an evaluator's
+    # mix) keeps wins apart from then on.
+    tree_backup([lean], [0], 1.0, 0.25, 1.0, 1.0, None, 0.0, PARAMS)
+    assert lean.nbytes == core + 4 * 8
+    assert lean.stats[1].tolist() == [1.25, 0.5, 0, 0]
+    assert lean.stats[7].tolist() == [2, 0.5, 0, 0]
+    # Asked for from Python, a row is made and written through.
+    made = TreeNode(BLACK, moves, prior)
+    made.pn[2] = 4.0
+    made.pw[2] = 3.0
+    made.vl[1] = 1.0
+    made.sum_vl = 1.0
+    assert made.nbytes == core + 3 * 4 * 8
+    assert made.data[5, 2] == 4.0 and made.data[6, 2] == 3.0 and made.data[2, 1] == 1.0
+    # Writes to w from Python do not reach wins.
+    apart = TreeNode(BLACK, moves, prior)
+    apart.w[0] = 0.75
+    assert apart.wins[0] == 0.0 and apart.stats[7, 0] == 0.0
+    # Selection reads the rows not made as zeros: the same choice as with
+    # zero rows made.
+    for params in (PARAMS, TreeParams(False, True, True, 1.0, 0.5, 0.1, 1000.0)):
+        a, b = TreeNode(WHITE, moves, prior), TreeNode(WHITE, moves, prior)
+        b.pn[:] = 0.0
+        b.pw[:] = 0.0
+        b.vl[:] = 0.0
+        for node in (a, b):
+            node.n[:] = [3, 1, 2, 0]
+            node.w[:] = [1, 1, 1, 0]
+            node.sum_n, node.sum_w = 6.0, 3.0
+        assert a.select(params) == b.select(params)
+        assert a.values(params).tobytes() == b.values(params).tobytes()
+
+
+def test_a_default_search_makes_few_rows() -> None:
+    """A one-thread default search on 9x9 makes no ``vl`` and no ``wins`` row
+    (no virtual loss; its plain wins are its values) but the root's, which
+    its result reads, so its nodes hold five ``float64`` rows a move and the
+    ``pn``/``pw`` pair only where a ladder or atari move got tactical virtual
+    playouts (``pn`` alone where all of them were bad)."""
+    from fastplay.search import MCTS, SearchConfig
+
+    search = MCTS(fp.PatternDatabase.builtin("mc_montegnu_classic"),
+                  SearchConfig(book=False), seed=3)
+    board = fp.Board.from_sgf(shared_path("gnugo-regression", "games", "cgos", "42896.sgf"),
+                              move_number=24)
+    search.run(board, visits=1500)
+    stack, nodes, paired = [search.root], 0, 0
+    while stack:
+        node = stack.pop()
+        kids = node.children                     # made now: counted below
+        k, nodes = node.k, nodes + 1
+        # The five core rows, moves and flags; the order (2 bytes a move)
+        # once widened; then 8 bytes a move for each lazy row made.
+        rest = node.nbytes - sys.getsizeof(kids) - k * (5 * 8 + 2 + 1)
+        lazy, order = divmod(rest, 8 * k)
+        # (The root's wins were read from Python for the result: made.)
+        # (``pn`` alone where every tactical move was bad.)
+        assert order in (0, 2 * k) and lazy in ((0, 1, 2) if node is not search.root
+                                                else (1, 2, 3)), (lazy, order)
+        paired += lazy - (node is search.root) == 2
+        stack.extend(c for c in kids if c is not None)
+    assert nodes > 50 and paired < nodes / 2
 
 
 def test_edge_reads_the_rows() -> None:

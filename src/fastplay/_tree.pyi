@@ -43,8 +43,9 @@ class SearchCounts:
     def __init__(self) -> None: ...
 
 class TreeNode:
-    """A position in the search tree; statistics are ``float64[8, k]`` rows."""
+    """A position in the search tree; statistics are ``float64[k]`` rows."""
     color: int
+    k: int
     moves: npt.NDArray[np.int64]
     points: npt.NDArray[np.int64]
     prior: npt.NDArray[np.float64]
@@ -71,6 +72,8 @@ class TreeNode:
     sum_w: float
     sum_vl: float
     open: int
+    @property
+    def nbytes(self) -> int: ...
     def __init__(self, color: int, moves: npt.ArrayLike, prior: npt.ArrayLike,
                  base: float = 0.0) -> None: ...
     @property

@@ -49,6 +49,7 @@ cnp.import_array()
 
 
 import operator
+import sys
 from time import perf_counter
 
 # A node's values (Q*, RAVE-blended, and the PUCT scores built on them), in C
@@ -247,30 +248,46 @@ def _real_in(name, value, double low, double high, bounds):
 
 # Rows of TreeNode's data block: the statistics (``stats``, rows 0-7) and
 # the prior, in one allocation (nodes are made often).
+# A node's rows.  Five are one block made with the node (CORE_ROWS x k, in
+# this order); the other four are made when first written (issue 21: most
+# nodes never need them): ``vl`` at a descent's first virtual loss, ``pn``
+# and ``pw`` with the first prior playouts, and ``wins`` when a back-up's
+# plain wins first differ from its value (until then ``wins`` equals ``w``
+# to the bit: the same additions from zero).  A row not made reads as zeros
+# (``_ZERO_ROW``).
 cdef enum:
     ROW_N = 0       # playouts through the edge
     ROW_W = 1       # their value for the node's colour
-    ROW_VL = 2      # virtual loss, in playouts
-    ROW_RN = 3      # AMAF first plays
-    ROW_RW = 4      # of which won by the node's colour
-    ROW_PN = 5      # prior knowledge as virtual playouts
-    ROW_PW = 6      # of which won
-    ROW_WINS = 7    # plain wins of the node's colour (draws 1/2), for reports
-    TREE_ROWS = 8
-    ROW_PRIOR = 8
-    DATA_ROWS = 9
+    ROW_RN = 2      # AMAF first plays
+    ROW_RW = 3      # of which won by the node's colour
+    ROW_PRIOR = 4   # the prior probability
+    CORE_ROWS = 5
+    LAZY_VL = 0     # virtual loss, in playouts
+    LAZY_PN = 1     # prior knowledge as virtual playouts
+    LAZY_PW = 2     # of which won
+    LAZY_WINS = 3   # plain wins of the node's colour (draws 1/2), for reports
+    LAZY_ROWS = 4
+    TREE_ROWS = 8   # the rows of ``stats``
+    DATA_ROWS = 9   # and of ``data`` (``prior`` last)
 
 
 cdef class TreeNode:
     """A position in the search tree: its moves and per-move statistics.
 
-    Statistics live on the edges, as rows of ``stats`` (``float64[8, k]``)
-    that are also attributes: ``n`` (playouts through the move), ``w`` (their
-    value for ``color``, the side to move here), ``vl`` (virtual loss in
-    playouts), ``rn``/``rw`` (AMAF first plays and wins), ``pn``/``pw``
-    (prior knowledge as virtual playouts and wins) and ``wins`` (plain wins,
-    draws 1/2).  ``r_moves`` is ``stats[3:5, :-1]`` and ``r_pass`` the pass
-    column of the same two rows.  All are writable views.  ``base`` counts
+    Statistics live on the edges, as ``float64[k]`` rows that are
+    attributes: ``n`` (playouts through the move), ``w`` (their value for
+    ``color``, the side to move here), ``vl`` (virtual loss in playouts),
+    ``rn``/``rw`` (AMAF first plays and wins), ``pn``/``pw`` (prior
+    knowledge as virtual playouts and wins), ``wins`` (plain wins, draws
+    1/2) and ``prior``; ``r_moves`` is ``rn`` and ``rw`` without the pass
+    (``float64[2, k-1]``) and ``r_pass`` their pass column.  All are
+    writable views of the node's memory.  ``stats`` (``float64[8, k]``, the
+    eight statistics rows in the order above) and ``data`` (``stats`` and
+    ``prior``, ``float64[9, k]``) are new arrays, copies.  The rows ``vl``,
+    ``pn``, ``pw`` and ``wins`` are made when first written, or first asked
+    for from Python (a node's bytes, issue 21; ``wins`` is kept apart from
+    ``w`` only once a back-up's plain wins differ from its value, and once
+    ``w`` or ``wins`` is asked for).  ``base`` counts
     the playouts evaluated at this position before it got a node (they went
     to the parent edge), so ``parent.n[i] == child.base + child.n.sum()``.
     Selection computes each move's blended value Q* (:meth:`values`) and
@@ -278,8 +295,9 @@ cdef class TreeNode:
     nothing is cached per move (a node's bytes: issue 21).  The back-up
     keeps ``sum_n`` and ``sum_w`` (the sums of ``n`` and ``w``) up to date;
     after a change of ``n`` or ``w`` made from Python, set them too.
-    ``moves`` is read-only (the core indexes tallies and boards with it),
-    and a node is initialised once.
+    ``moves`` (``int64[k]``, a new read-only array at each access; kept as
+    ``int16``) cannot be changed (the core indexes tallies and boards with
+    it), and a node is initialised once.
 
     Args:
         color: colour code of the side to move (``WHITE`` 1, ``BLACK`` 2).
@@ -292,18 +310,20 @@ cdef class TreeNode:
         ValueError: bad colour, shapes, or moves.
     """
     cdef readonly int color
-    cdef readonly object moves
     cdef list _children   # None until first asked for: a leaf holds no list (issue 21)
     cdef public double base, sum_n, sum_w, sum_vl
     cdef readonly int open
-    cdef bytes _moves_buffer
-    cdef int k
+    cdef readonly int k     # moves, the pass included
     cdef int64_t max_move
-    cdef double* S
-    cdef double* P
-    cdef int64_t* M
-    cdef uint8_t* A
-    cdef int32_t* R     # moves by prior, highest first (widening); NULL until needed
+    cdef double* S      # the core rows (ROW_*), CORE_ROWS x k
+    cdef double* P      # the row ``prior`` in S
+    cdef double* VL     # the lazy rows (LAZY_*): NULL until made
+    cdef double* PN
+    cdef double* PW
+    cdef double* WINS   # NULL while equal to ``w``
+    cdef int16_t* M     # the moves (flat indices, the pass -1 last)
+    cdef uint8_t* A     # allowed flags, after M in one block
+    cdef int16_t* R     # moves by prior, highest first (widening); NULL until needed
 
     def __init__(self, int color, moves, prior, double base=0.0):
         if self.k:
@@ -342,40 +362,90 @@ cdef class TreeNode:
                                  f"not {mv[j]}")
             seen[mv[j]] = 1
             self.max_move = max(self.max_move, mv[j])
-        # Read-only for good (numpy cannot make a view of bytes writable):
-        # the core indexes tallies and boards with them.
-        self._moves_buffer = (<const char*>mv)[:k * sizeof(int64_t)]
-        m = np.frombuffer(self._moves_buffer, dtype=np.int64)
-        # The statistics and the allowed flags in memory of the node's own:
-        # numpy sees them through views whose base is the node, which no
-        # numpy call can resize or free.
-        self.S = <double*>calloc(DATA_ROWS * k, sizeof(double))
-        self.A = <uint8_t*>malloc(k)
-        if self.S == NULL or self.A == NULL:
+        # The statistics, the moves and the allowed flags in memory of the
+        # node's own: numpy sees them through views whose base is the node,
+        # which no numpy call can resize or free; the moves are never shown
+        # writable (the core indexes tallies and boards with them).
+        self.S = <double*>calloc(CORE_ROWS * k, sizeof(double))
+        self.M = <int16_t*>malloc(k * (sizeof(int16_t) + sizeof(uint8_t)))
+        if self.S == NULL or self.M == NULL:
             raise MemoryError()
+        self.A = <uint8_t*>(self.M + k)
         memset(self.A, 1, k)
         self.color = color
         self.k = k
-        self.moves = m
         self.open = k
         self.base = base
         self.sum_n = self.sum_w = self.sum_vl = 0.0
         self.P = self.S + ROW_PRIOR * k
-        self.M = <int64_t*><char*>self._moves_buffer
         for j in range(k):
+            self.M[j] = <int16_t>mv[j]
             self.P[j] = pr[j]
         return 0
 
     def __dealloc__(self):
         free(self.S)
-        free(self.A)
+        free(self.M)
         free(self.R)
+        free(self.VL)
+        free(self.PN)
+        free(self.PW)
+        free(self.WINS)
+
+    cdef double* _lazy(self, int row) except NULL:
+        """The lazy row ``row`` (LAZY_*), made if it is not yet: zeros, or for
+        ``wins`` a copy of ``w`` (which it equals until then)."""
+        cdef double** slot = (&self.VL if row == LAZY_VL else &self.PN if row == LAZY_PN
+                              else &self.PW if row == LAZY_PW else &self.WINS)
+        if slot[0] == NULL:
+            slot[0] = <double*>calloc(self.k, sizeof(double))
+            if slot[0] == NULL:
+                raise MemoryError()
+            if row == LAZY_WINS:
+                memcpy(slot[0], self.S + ROW_W * self.k, self.k * sizeof(double))
+        return slot[0]
+
+    cdef inline const double* _wins_row(self) noexcept:
+        """The row ``wins`` as it reads: ``w``'s while it is not made."""
+        return self.WINS if self.WINS != NULL else self.S + ROW_W * self.k
+
+    cdef object _row_view(self, double* row):
+        return _view(self, row, 1, self.k, cnp.NPY_DOUBLE)
+
+    @property
+    def moves(self):
+        """``int64[k]``, a new read-only array: the moves' flat indices, the
+        pass (-1) last."""
+        self._check_ready()
+        out = np.empty(self.k, dtype=np.int64)
+        cdef int64_t[::1] o = out
+        cdef int j
+        for j in range(self.k):
+            o[j] = self.M[j]
+        out.flags.writeable = False
+        return out
 
     @property
     def data(self):
-        """``float64[9, k]``: ``stats``, then the row ``prior``."""
+        """``float64[9, k]``, a new array: ``stats``, then the row ``prior``
+        (a row not yet made reads as zeros; nothing is made)."""
         self._check_ready()
-        return _view(self, self.S, DATA_ROWS, self.k, cnp.NPY_DOUBLE)
+        cdef int k = self.k, r
+        out = np.empty((DATA_ROWS, k), dtype=np.float64)
+        cdef double[:, ::1] o = out
+        cdef const double* rows[DATA_ROWS]
+        rows[0] = self.S + ROW_N * k
+        rows[1] = self.S + ROW_W * k
+        rows[2] = self.VL if self.VL != NULL else _ZERO_ROW
+        rows[3] = self.S + ROW_RN * k
+        rows[4] = self.S + ROW_RW * k
+        rows[5] = self.PN if self.PN != NULL else _ZERO_ROW
+        rows[6] = self.PW if self.PW != NULL else _ZERO_ROW
+        rows[7] = self._wins_row()
+        rows[8] = self.P
+        for r in range(DATA_ROWS):
+            memcpy(&o[r, 0], rows[r], k * sizeof(double))
+        return out
 
     @property
     def allowed(self):
@@ -390,48 +460,61 @@ cdef class TreeNode:
 
     @property
     def stats(self):
-        """``float64[8, k]``: the rows ``n, w, vl, rn, rw, pn, pw, wins``."""
+        """``float64[8, k]``, a new array: the rows ``n, w, vl, rn, rw, pn,
+        pw, wins``."""
         return self.data[:TREE_ROWS]
 
     @property
     def n(self):
-        return self.data[ROW_N]
+        self._check_ready()
+        return self._row_view(self.S + ROW_N * self.k)
 
     @property
     def w(self):
-        return self.data[ROW_W]
+        # A write to ``w`` from Python must not reach ``wins``.
+        self._check_ready()
+        self._lazy(LAZY_WINS)
+        return self._row_view(self.S + ROW_W * self.k)
 
     @property
     def vl(self):
-        return self.data[ROW_VL]
+        self._check_ready()
+        return self._row_view(self._lazy(LAZY_VL))
 
     @property
     def rn(self):
-        return self.data[ROW_RN]
+        self._check_ready()
+        return self._row_view(self.S + ROW_RN * self.k)
 
     @property
     def rw(self):
-        return self.data[ROW_RW]
+        self._check_ready()
+        return self._row_view(self.S + ROW_RW * self.k)
 
     @property
     def pn(self):
-        return self.data[ROW_PN]
+        self._check_ready()
+        return self._row_view(self._lazy(LAZY_PN))
 
     @property
     def pw(self):
-        return self.data[ROW_PW]
+        self._check_ready()
+        return self._row_view(self._lazy(LAZY_PW))
 
     @property
     def wins(self):
-        return self.data[ROW_WINS]
+        self._check_ready()
+        return self._row_view(self._lazy(LAZY_WINS))
 
     @property
     def r_moves(self):
-        return self.data[ROW_RN:ROW_RW + 1, :self.k - 1]
+        self._check_ready()
+        return _view(self, self.S + ROW_RN * self.k, 2, self.k, cnp.NPY_DOUBLE)[:, :self.k - 1]
 
     @property
     def r_pass(self):
-        return self.data[ROW_RN:ROW_RW + 1, self.k - 1]
+        self._check_ready()
+        return _view(self, self.S + ROW_RN * self.k, 2, self.k, cnp.NPY_DOUBLE)[:, self.k - 1]
 
     def values(self, TreeParams params not None):
         """``float64[k]``, a new array: each move's blended value Q* under
@@ -467,12 +550,28 @@ cdef class TreeNode:
 
     @property
     def prior(self):
-        return self.data[ROW_PRIOR]
+        self._check_ready()
+        return self._row_view(self.P)
 
     @property
     def points(self):
-        """``int64[k-1]``: the non-pass moves."""
+        """``int64[k-1]``, a new read-only array: the non-pass moves."""
         return self.moves[:self.k - 1]
+
+    @property
+    def nbytes(self):
+        """Bytes of memory the node holds besides its Python object (about
+        100 bytes): its rows (``float64``, the lazy ones once made), its
+        moves (``int16``), allowed flags and widening order, and its list
+        of child slots once made (not the children)."""
+        cdef int64_t k = self.k, rows = CORE_ROWS + (self.VL != NULL) + (self.PN != NULL) \
+            + (self.PW != NULL) + (self.WINS != NULL)
+        cdef int64_t total = rows * k * sizeof(double) + k * (sizeof(int16_t) + sizeof(uint8_t))
+        if self.R != NULL:
+            total += k * sizeof(int16_t)
+        if self._children is not None:
+            total += sys.getsizeof(self._children)
+        return total
 
     @property
     def visits(self):
@@ -515,7 +614,8 @@ cdef class TreeNode:
         that is not an integer."""
         self._check_ready()
         cdef int j = self._py_index(i)
-        return self.M[j], self.S[ROW_N * self.k + j], self.S[ROW_VL * self.k + j]
+        return <int64_t>self.M[j], self.S[ROW_N * self.k + j], \
+            self.VL[j] if self.VL != NULL else 0.0
 
     def forbid(self, i):
         """Never select move ``i`` again (illegal, superko, or no pass in the
@@ -558,7 +658,7 @@ cdef class TreeNode:
         (an insertion sort, once per node).  Returns -1 when out of memory."""
         cdef int i, j
         cdef double x
-        self.R = <int32_t*>malloc(self.k * sizeof(int32_t))
+        self.R = <int16_t*>malloc(self.k * sizeof(int16_t))
         if self.R == NULL:
             return -1
         for i in range(self.k):
@@ -567,7 +667,7 @@ cdef class TreeNode:
             while j > 0 and self.P[self.R[j - 1]] < x:
                 self.R[j] = self.R[j - 1]
                 j -= 1
-            self.R[j] = i
+            self.R[j] = <int16_t>i
         return 0
 
     cdef inline int _width(self, TreeParams p) noexcept:
@@ -601,8 +701,8 @@ cdef class TreeNode:
         cdef int k = self.k
         e0[0] = TREE_EPS
         e1[0] = TREE_EPS * ((self.sum_w / real if real > 0 else 0.5) - p.fpu_reduction)
-        pn[0] = self.S + ROW_PN * k if p.virtual else _ZERO_ROW
-        pw[0] = self.S + ROW_PW * k if p.virtual else _ZERO_ROW
+        pn[0] = self.PN if p.virtual and self.PN != NULL else _ZERO_ROW
+        pw[0] = self.PW if p.virtual and self.PW != NULL else _ZERO_ROW
         rn[0] = self.S + ROW_RN * k if p.rave else _ZERO_ROW
         rw[0] = self.S + ROW_RW * k if p.rave else _ZERO_ROW
 
@@ -626,7 +726,7 @@ cdef class TreeNode:
             return self._best(p, self.R, width, True)
         return self._best(p, NULL, 0, False)
 
-    cdef inline int _best(self, TreeParams p, const int32_t* order, int limit,
+    cdef inline int _best(self, TreeParams p, const int16_t* order, int limit,
                           const bint widened) noexcept:
         # Only allowed moves, and the first of them whatever its score: a
         # NaN (from values set from Python) must not pick a forbidden move,
@@ -673,6 +773,9 @@ cdef class TreeNode:
             return best
         cdef double real = self.sum_n, total = self.sum_n + self.sum_vl
         cdef double n, nq, q, ra, beta, parent_q = 0.0, log_total = log(total + 1)
+        cdef const double* VL = self.VL if self.VL != NULL else _ZERO_ROW
+        pn = self.PN if self.PN != NULL else _ZERO_ROW
+        pw = self.PW if self.PW != NULL else _ZERO_ROW
         if total > 0:
             parent_q = self.sum_w / real if real > 0 else 0.5
         c = p.c_puct * sqrt(total + 1)
@@ -682,13 +785,13 @@ cdef class TreeNode:
                 break
             if not self.A[j]:
                 continue
-            n = S[ROW_N * k + j] + S[ROW_VL * k + j] if self.sum_vl else S[ROW_N * k + j]
-            nq = n + S[ROW_PN * k + j]
+            n = S[ROW_N * k + j] + VL[j] if self.sum_vl else S[ROW_N * k + j]
+            nq = n + pn[j]
             if total > 0:
-                q = (S[ROW_W * k + j] + S[ROW_PW * k + j]) / nq if nq > 0 \
+                q = (S[ROW_W * k + j] + pw[j]) / nq if nq > 0 \
                     else parent_q - p.fpu_reduction
             elif p.virtual and nq > 0:
-                q = S[ROW_PW * k + j] / nq
+                q = pw[j] / nq
             else:
                 q = 0.5 - p.fpu_reduction
             if p.rave:
@@ -863,21 +966,25 @@ cdef int _check_prior_constants(double ladder_prior, double ladder_visits, doubl
     return 0
 
 
-cdef void _ladder_visits(TreeNode node, const cnp.int8_t* tc, const double* wt,
-                         double ladder_visits, Py_ssize_t m) noexcept:
+cdef int _ladder_visits(TreeNode node, const cnp.int8_t* tc, const double* wt,
+                        double ladder_visits, Py_ssize_t m) except -1:
     """The tactical virtual playouts of prior_node: ``ladder_visits * wt[j]`` in
-    the prior knowledge and the first-play tallies of move ``j``, won unless bad."""
+    the prior knowledge and the first-play tallies of move ``j``, won unless bad
+    (the rows ``pn`` and ``pw`` are made only for a move with some)."""
     cdef double* S = node.S
     cdef int k = node.k
     cdef double v
     cdef Py_ssize_t j
     for j in range(m):
         v = ladder_visits * wt[j]
-        S[ROW_PN * k + j] += v
+        if v == 0.0:
+            continue        # adds nothing (+0.0 to rows >= 0)
+        node._lazy(LAZY_PN)[j] += v
         S[ROW_RN * k + j] += v
         if tc[j] != TAC_BAD:
-            S[ROW_PW * k + j] += v
+            node._lazy(LAZY_PW)[j] += v
             S[ROW_RW * k + j] += v
+    return 0
 
 
 def tree_descend(TreeNode node not None, CoreBoard board not None, set seen not None,
@@ -991,7 +1098,7 @@ cdef int _descend(TreeNode node, CoreBoard board, set seen, set path_hashes, Pat
                 raise RuntimeError("the board changed during a descent")
         board.commit(p, <int>move, color)
         if virtual_loss:
-            node.S[ROW_VL * node.k + i] += virtual_loss
+            node._lazy(LAZY_VL)[i] += virtual_loss
             node.sum_vl += virtual_loss
         nodes.append(node)
         path.append(i)
@@ -1067,7 +1174,7 @@ def tree_backup(list nodes not None, list path not None, double n, double black_
             if not 0 <= indices[d] < node.k or (amaf is not None and node.max_move >= npts):
                 raise ValueError("the path does not fit the tree or the tallies")
             idx[d] = indices[d]
-            if virtual_loss and node.S[ROW_VL * node.k + idx[d]] < virtual_loss:
+            if virtual_loss and (node.VL == NULL or node.VL[idx[d]] < virtual_loss):
                 raise ValueError("the path holds less virtual loss than the back-up takes")
         if amaf is not None:
             am = <double*>malloc(6 * npts * sizeof(double))
@@ -1115,30 +1222,36 @@ cdef void _amaf_single(double* am, const uint8_t* first, int W, int size,
             k += 1
 
 
-cdef void _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
-                  double black_value, double black_wins, double search_wins, double* am,
-                  int64_t npts, double virtual_loss) noexcept:
+cdef int _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
+                 double black_value, double black_wins, double search_wins, double* am,
+                 int64_t npts, double virtual_loss) except -1:
     """tree_backup on checked arguments; ``am``: the first-play tallies as
-    doubles, White's wins in White's row, or NULL."""
+    doubles, White's wins in White's row, or NULL.  Raises MemoryError only
+    when a node's row ``wins`` must be made (before any change to it)."""
     cdef Py_ssize_t d
     cdef TreeNode node
     cdef int i, j, c, k
     cdef int64_t move, pt
-    cdef double value, g0, g1, s0, s1, mean
+    cdef double value, wins, g0, g1, s0, s1, mean
     cdef double* S
+    for d in range(depth - 1, -1, -1):
+        node = <TreeNode>nodes[d]
+        if black_value != black_wins and node.WINS == NULL:
+            node._lazy(LAZY_WINS)       # before this back-up's first change
     for d in range(depth - 1, -1, -1):
         node = <TreeNode>nodes[d]
         i = path[d]
         k = node.k
         S = node.S
         c = node.color
-        if virtual_loss:
-            S[ROW_VL * k + i] -= virtual_loss
+        if virtual_loss and node.VL != NULL:
+            node.VL[i] -= virtual_loss
             node.sum_vl -= virtual_loss
         value = black_value if c == BLACK_C else n - black_value
         S[ROW_N * k + i] += n
         S[ROW_W * k + i] += value
-        S[ROW_WINS * k + i] += black_wins if c == BLACK_C else n - black_wins
+        if node.WINS != NULL:
+            node.WINS[i] += black_wins if c == BLACK_C else n - black_wins
         node.sum_n += n
         node.sum_w += value
         if am != NULL:
@@ -1210,7 +1323,7 @@ cdef int _take_back(list nodes, list path, double vl) except -1:
     for d in range(min(len(nodes), len(path))):
         node = <TreeNode?>nodes[d]
         i = node._py_index(path[d])
-        node.S[ROW_VL * node.k + i] -= vl
+        node._lazy(LAZY_VL)[i] -= vl
         node.sum_vl -= vl
     return 0
 
@@ -1356,8 +1469,8 @@ def reply_prior(TreeNode node not None, ReplyTable table not None, int64_t last,
         return -1
     for j in range(k - 1):
         if node.M[j] == reply and node.A[j]:
-            node.S[ROW_PN * k + j] += visits
-            node.S[ROW_PW * k + j] += visits
+            node._lazy(LAZY_PN)[j] += visits
+            node._lazy(LAZY_PW)[j] += visits
             return j
     return -1
 

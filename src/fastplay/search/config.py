@@ -58,14 +58,17 @@ def default_expand_threshold(batch: int) -> int:
 #: Playouts per move when neither a limit nor a clock is given.
 DEFAULT_PLAYOUTS = 5000
 
-#: Bytes one move of one node takes (eight ``float64`` statistics rows, the
-#: prior, the move, the allowed flag; a child slot where the node has a
-#: child): 76, 70, 87 and 84 measured on 3x3, 5x5, 9x9 and 19x19 from the
-#: process's resident size over trees of 0.2-8.2 million edges
-#: (``fuzz/soak_tree.py``; 118 when three more rows cached the selection's
-#: values and every node held a list of child slots: RESULTS.md, "Soak and
-#: endings").
-EDGE_BYTES = 100
+#: Bytes one move of one node takes, as the tree's budget (``max_memory``)
+#: estimates them: five ``float64`` rows (``n``, ``w``, the two AMAF rows,
+#: the prior), the ``int16`` move and the allowed flag, the widening order
+#: and a share of the node's object and list of child slots; a default
+#: one-thread search measured 66, 49, 55-57 and 54 on 3x3, 5x5, 9x9 (empty
+#: and middle game) and 19x19 from the process's resident size
+#: (``fuzz/soak_tree.py``).  Each row made later (``pn``/``pw`` for
+#: tactical virtual playouts, ``vl`` with threads, ``wins`` with an
+#: evaluator's mix) adds 8; 100 until the rows were made lazily, 118 before
+#: that (RESULTS.md, "Soak and endings").
+EDGE_BYTES = 75
 
 #: Largest ``batch``: one batch is one engine call, which a stop request or
 #: the clock cannot interrupt.
@@ -172,8 +175,8 @@ class SearchConfig:
             that the tree is full as it makes a node).
         max_memory: ... or once its estimated size passes this many bytes
             (``EDGE_BYTES`` per move of each node: on 19x19 a node holds
-            some 360 moves, 33 kB, so the default 1 GiB is about 30,000
-            nodes there and 140,000 on 9x9).  Searches go on refining the
+            some 360 moves, about 27 kB, so the default 1 GiB is about
+            40,000 nodes there and 170,000 on 9x9).  Searches go on refining the
             tree they have.
         even_visits, pattern_visits: prior knowledge as virtual playouts
             (Gelly and Silver 2007, section 5): at 0.5 for every move, and

@@ -491,7 +491,7 @@ class MCTS:
             self._maker.own_color = own    # whose nodes are whose
             root = self._tree.prepare(board, self._maker, params, track_scores)
             self._tree.use_replies(board.size, config.reply_visits)
-            batch = self.leaf_batch(board.size, limits.visits, len(root.moves))
+            batch = self.leaf_batch(board.size, limits.visits, root.k)
             loop = SearchLoop(config, params, self._tree, self._maker, self._engine, self._lock,
                               self.threads, self._seed_base, self._counter,
                               self._komi.komi_for(board), self._tables, self.evaluator)

@@ -156,7 +156,7 @@ class SearchLoop:
                 state.hist, state.child_scores = kept[1], kept[2]
             else:
                 state.hist = np.zeros(2 * npts + 1)
-                state.child_scores = ChildScores(len(root.moves), board.komi,
+                state.child_scores = ChildScores(root.k, board.komi,
                                                  board.to_move_code == BLACK_CODE)
                 self.tree.scores = (root, state.hist, state.child_scores)
             self._margins = np.arange(2 * npts + 1, dtype=np.float64) - npts

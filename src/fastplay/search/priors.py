@@ -201,7 +201,7 @@ class NodeMaker:
         if node is None:
             node = self._assembled(board, base, recent)
         if config.even_visits > 0 or config.pattern_visits > 0:
-            self._virtual_playouts(node, len(node.moves) - 1)
+            self._virtual_playouts(node, node.k - 1)
         if self.forbid is not None:
             forbid_moves(self.forbid, board, node, depth)
         # No pass in the opening: playouts hardly punish the lost tempo, so a

@@ -178,7 +178,7 @@ class SearchTree:
         else:
             root.base = max(root.base, 0.0)
             self.nodes = root.count()
-        self.edges = self.nodes * len(root.moves)
+        self.edges = self.nodes * root.k
         self.root = root
         self.board = board.copy()
         self.history = history
@@ -274,7 +274,7 @@ class SearchTree:
             reply_prior(node, self.replies, move, self.reply_visits)
         parent.children[i] = node
         self.nodes += 1
-        self.edges += len(node.moves)
+        self.edges += node.k
         return node
 
 
