@@ -438,6 +438,33 @@ def test_engine_move_values_equal_the_database_decoding() -> None:
                 assert np.array_equal(got, want), (name, game, move)
 
 
+def test_the_move_cap_grows_beyond_19x19():
+    """GNU Go's 600 moves up to 19x19; beyond, where 600 cut most playouts (a
+    tester: 73 % on 23x23, all on 25x25), twice the points.  Every entry
+    (playouts, the engine's run and run_into, the search's) takes it."""
+    from fastplay._core import PlayoutTally
+    from fastplay.montecarlo import _engine, default_max_moves
+
+    assert [default_max_moves(s) for s in (2, 9, 19, 20, 23, 25)] == [600] * 3 + [800, 1058,
+                                                                               1250]
+    db = fp.PatternDatabase.builtin("mc_montegnu_classic")
+    engine = _engine(db)
+    for size, n in ((19, 40), (25, 12)):
+        board = fp.Board(size)
+        default = fp.playouts(board, db, n, seed=3)
+        explicit = fp.playouts(board, db, n, seed=3, max_moves=default_max_moves(size))
+        assert np.array_equal(default.score_hist, explicit.score_hist)
+        assert default.capped == 0 and default.black_wins == explicit.black_wins
+        tally = PlayoutTally(size)
+        engine.run_into(tally, board, n, 3, tromp_taylor=True)
+        ref = engine.run(board, n, 3, tromp_taylor=True)
+        assert np.array_equal(tally.hist, ref["hist"]) and ref["capped"] == 0
+    short = fp.playouts(fp.Board(25), db, 12, seed=3, max_moves=600)
+    assert short.capped == 12
+    assert fp.playouts(fp.Board(19), db, 40, seed=3).mean_score == \
+        fp.playouts(fp.Board(19), db, 40, seed=3, max_moves=600).mean_score
+
+
 def test_run_into_a_tally_equals_run():
     """PlayoutEngine.run_into (the tree search's call) plays the playouts of
     run(threads=1): the same wins, draws, score histogram and first-play

@@ -8,7 +8,7 @@ each one's result.
 import numpy as np
 
 from fastplay.capi cimport (CoreBoard, PlayoutEngine, PState, PlayoutOutcome, LEGAL, BLACK_C,
-                            WHITE_C, pstate_new, pstate_free, playout_one)
+                            WHITE_C, pstate_new, pstate_free, playout_one, playout_cap)
 
 
 def play(CoreBoard board not None, moves):
@@ -27,9 +27,12 @@ def play(CoreBoard board not None, moves):
 
 
 def playouts(CoreBoard board not None, PlayoutEngine engine not None, unsigned long long key,
-             int n, double komi, int max_moves=600):
+             int n, double komi, cap=None):
     """Scores (Black - White - komi, float64), winners (2 Black, 1 White, 0 draw; int8) and
-    lengths (moves, int32) of playouts ``0 .. n-1`` of stream ``key`` from ``board``."""
+    lengths (moves, int32) of playouts ``0 .. n-1`` of stream ``key`` from ``board``, each
+    capped at ``cap`` moves (``None``: ``playout_cap`` of the board's size, as
+    ``fastplay.playouts``)."""
+    cdef int max_moves = playout_cap(board.st.size) if cap is None else cap
     # Both states for the board's size: playout_one refuses (-1) a work state
     # of another size.  The engine must outlive tmpl (tmpl reads its tables).
     cdef PState* tmpl = pstate_new(board.st.size)

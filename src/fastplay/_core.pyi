@@ -14,6 +14,7 @@ from fastplay._playout import PlayoutEngine as PlayoutEngine
 from fastplay._playout import PlayoutTally as PlayoutTally
 from fastplay._playout import rng_stream as rng_stream
 from fastplay._playout import seed_key as seed_key
+from fastplay._playout import default_max_moves as default_max_moves
 from fastplay._rules import BLACK as BLACK
 from fastplay._rules import EMPTY as EMPTY
 from fastplay._rules import MAX_SIZE as MAX_SIZE

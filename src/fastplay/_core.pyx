@@ -20,7 +20,8 @@ from fastplay._tactics import (TACTIC_NONE, TACTIC_BAD, TACTIC_SAVE, TACTIC_CAPT
                                LADDER_BUDGET, TACTICS_BUDGET, RACE_LIBS, RACE_SAFE, RACE_BUDGET,
                                RACE_TOTAL)
 from fastplay._board import CoreBoard, IllegalMoveError
-from fastplay._playout import PlayoutEngine, PlayoutTally, rng_stream, seed_key
+from fastplay._playout import (PlayoutEngine, PlayoutTally, rng_stream, seed_key,
+                               default_max_moves)
 from fastplay._tree import (TreeParams, TreeNode, SearchCounts, prior_node, tree_descend, tree_backup,
                             tree_simulate, true_eyes, expansion_moves, make_node, inherit_amaf,
                             ReplyTable, reply_prior,

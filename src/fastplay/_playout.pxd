@@ -4,7 +4,7 @@
 # PatternDatabase (``fastplay.montecarlo.playout_engine(db)``), a template with
 # ``tmpl = pstate_new(size)`` and ``engine.prepare(tmpl, board, False)``, a
 # work state with ``pstate_new(size)``, then, without the GIL,
-# ``playout_one(work, tmpl, engine.T, engine.G, board.mover(), key, i, 600,
+# ``playout_one(work, tmpl, engine.T, engine.G, board.mover(), key, i, playout_cap(size),
 # komi, False, &outcome)`` for i = 0, 1, ...; ``key = fastplay.montecarlo.seed_key(seed)`` makes
 # playout i the same as index i of ``fastplay.playouts(board, db, n, seed)``.
 from libc.stdint cimport uint8_t, int16_t, int32_t, uint32_t, uint16_t, int64_t, uint64_t
@@ -185,12 +185,19 @@ cdef class PlayoutEngine:
 cdef double run_komi(CoreBoard board, komi) except? -1.0
 
 
+# The move cap of a playout on a board of ``size`` when none is given: GNU Go's 600
+# (its playouts end there, spec 6.8) on the sizes GNU Go plays, up to 19x19; twice the
+# points beyond, where 600 cut most playouts (23x23: about 1.17 moves a point on
+# average: RESULTS.md, "Playouts on boards beyond 19x19").
+cdef inline int playout_cap(int size) noexcept nogil:
+    return 600 if size <= 19 else 2 * size * size
+
 # A zeroed playout state with a board of ``size`` (NULL when out of memory or when
 # size is outside 2..25); pstate_free frees it.
 cdef PState* pstate_new(int size) noexcept nogil
 cdef void pstate_free(PState* s) noexcept nogil
 # Play playout ``index`` of stream ``key`` from template ``tmpl`` in ``s``, ``start_color``
-# first, at most ``max_moves`` moves before forced passes (GNU Go: 600), scored by GNU Go's
+# first, at most ``max_moves`` moves before forced passes (``playout_cap``), scored by GNU Go's
 # playout rule (spec 6.8) or Tromp-Taylor.  ``s`` keeps the final position.  Returns 0, or
 # -1 without playing when ``s`` and ``tmpl`` are of different sizes (or NULL), the colour
 # is not WHITE_C/BLACK_C or max_moves < 0.  ``tmpl`` points into its engine's tables:

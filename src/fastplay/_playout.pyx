@@ -1175,7 +1175,7 @@ cdef class PlayoutEngine:
             out[ko] = 0
         return 0
 
-    def run(self, CoreBoard board not None, n, seed, threads=1, *, max_moves=600,
+    def run(self, CoreBoard board not None, n, seed, threads=1, *, max_moves=None,
             komi=None, tromp_taylor=False, amaf=False, debug_check=False, want_final=False,
             near_first=False, first=0):
         """Play ``n`` playouts from ``board`` (unchanged) and return integer tallies.
@@ -1195,11 +1195,15 @@ cdef class PlayoutEngine:
         and a batch split at any ``first`` sums to the whole.  GNU Go starts
         every playout with an empty near set (spec 6.9); ``near_first=True``
         instead lets the first draw see the near set of the board's last
-        move.  Raises ``ValueError``/``TypeError`` for bad arguments,
+        move.  ``max_moves``: the move cap, after which every move is a
+        forced pass (``None``: :func:`default_max_moves` of the board's
+        size).  Raises ``ValueError``/``TypeError`` for bad arguments,
         ``RuntimeError`` when ``debug_check`` finds the incremental state
         wrong, ``KeyboardInterrupt`` promptly on Ctrl-C (once every thread
         of the call has stopped).
         """
+        if max_moves is None:
+            max_moves = playout_cap(board.st.size)
         key = self._check_run(n, seed, threads, max_moves, first)
         cdef double k = run_komi(board, komi)
         holder = self._template(board, near_first)
@@ -1215,7 +1219,7 @@ cdef class PlayoutEngine:
                  first=0, komi=None, tromp_taylor=False):
         """Play ``n`` playouts from ``board`` in the calling thread into ``tally``.
 
-        The same playouts as :meth:`run` with ``threads=1``, ``max_moves=600``
+        The same playouts as :meth:`run` with ``threads=1``, the default ``max_moves``
         and ``amaf=tally.amaf_enabled``, without building a result: a tree
         search makes one call per simulation, and ``run``'s dict of fresh
         arrays cost a third of a 9x9 playout.  Afterwards ``tally`` holds this
@@ -1227,7 +1231,7 @@ cdef class PlayoutEngine:
         released while playouts run.  Raises as :meth:`run`, and
         ``ValueError`` when ``tally`` was made for another board size.
         """
-        cdef uint64_t key = self._check_run(n, seed, 1, 600, first)
+        cdef uint64_t key = self._check_run(n, seed, 1, playout_cap(board.st.size), first)
         cdef TallyCounts counts
         self.run_tally(tally, board, n, key, first, run_komi(board, komi), tromp_taylor,
                        &counts)
@@ -1251,7 +1255,7 @@ cdef class PlayoutEngine:
         # One playout with AMAF: its first plays are read from the state
         # (out.first), not added up (the tree's one-playout simulations).
         cdef bint one = n == 1 and amaf and not w.exposed
-        cdef int start = board.mover()
+        cdef int start = board.mover(), cap = playout_cap(board.st.size)
         if tally.busy:
             # Two threads on one tally would play on the same state.
             raise RuntimeError("this PlayoutTally is in use by another thread")
@@ -1279,7 +1283,7 @@ cdef class PlayoutEngine:
                         # (each costs a search's other threads a wake-up).
                         pstate_init(tmpl, self.T, self.G)
                         release = False
-                    err = run_playouts_range(w.s, tmpl, self.T, self.G, start, key, a, b, 600,
+                    err = run_playouts_range(w.s, tmpl, self.T, self.G, start, key, a, b, cap,
                                              komi, tt, amaf, not one, False, &w.acc, w.owner_p,
                                              NULL, &stop)
                 if err != DBG_OK:
@@ -1559,8 +1563,16 @@ def seed_key(seed):
 NUM_CELLS = 1108 * 256
 
 
+def default_max_moves(int size):
+    """The move cap of a playout on a ``size`` x ``size`` board when none is
+    given: GNU Go's 600 up to 19x19 (the sizes GNU Go plays; its playouts
+    end there, spec 6.8), ``2 * size * size`` beyond (600 cut most 23x23
+    and every 25x25 playout; they average about 1.2 moves a point)."""
+    return playout_cap(size)
+
+
 def policy_gradient(PlayoutEngine engine not None, CoreBoard board not None, n, seed, *,
-                    komi=None, max_moves=600):
+                    komi=None, max_moves=None):
     """Playouts with their score functions, for simulation balancing.
 
     Plays playouts ``0 .. n-1`` of ``seed`` from ``board`` exactly as
@@ -1579,6 +1591,8 @@ def policy_gradient(PlayoutEngine engine not None, CoreBoard board not None, n, 
     """
     if engine.flat:
         raise ValueError("a flat table (every value 0 or 1, near-free) has no gradient here")
+    if max_moves is None:
+        max_moves = playout_cap(board.st.size)
     cdef uint64_t key = engine._check_run(n, seed, 1, max_moves, 0)
     cdef double k = run_komi(board, komi)
     cdef int size = board.st.size, moves, start = board.mover(), j

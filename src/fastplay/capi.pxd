@@ -12,5 +12,5 @@ from fastplay._rules cimport (BoardState, QSet, EMPTY_C, WHITE_C, BLACK_C, OFF_C
                               point_ctx, tromp_taylor_owner)
 from fastplay._board cimport CoreBoard, Position
 from fastplay._playout cimport (PState, PlayoutOutcome, PlayoutEngine, pstate_new, pstate_free,
-                                playout_one)
+                                playout_one, playout_cap)
 from fastplay._rng cimport splitmix64, rng_next, rng_seed

@@ -33,11 +33,11 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from fastplay._core import CoreBoard, PlayoutEngine, seed_key
+from fastplay._core import CoreBoard, PlayoutEngine, default_max_moves, seed_key
 from fastplay.color import Color
 
-__all__ = ["playout", "playouts", "PlayoutResult", "PlayoutStats", "AmafStats",
-           "PlayoutEngine", "playout_engine", "seed_key"]
+__all__ = ["playout", "playouts", "default_max_moves", "PlayoutResult", "PlayoutStats",
+           "AmafStats", "PlayoutEngine", "playout_engine", "seed_key"]
 
 Scoring = Literal["gnugo", "tromp-taylor"]
 
@@ -163,7 +163,8 @@ def _check_scoring(scoring: str) -> bool:
 
 
 def playouts(board: CoreBoard, db: Any = None, n: int = 1000, seed: int = 0, threads: int = 1,
-             *, komi: float | None = None, scoring: Scoring = "gnugo", max_moves: int = 600,
+             *, komi: float | None = None, scoring: Scoring = "gnugo",
+             max_moves: int | None = None,
              amaf: bool = False, debug_check: bool = False, near_first: bool = False
              ) -> PlayoutStats:
     """Play ``n`` playouts from ``board`` (left unchanged) and summarise them.
@@ -182,7 +183,9 @@ def playouts(board: CoreBoard, db: Any = None, n: int = 1000, seed: int = 0, thr
         scoring: ``"gnugo"`` -- GNU Go's playout rule (spec 6.8: an empty point
             belongs to the first stone among its S, W, N, E neighbours, Black
             if none) -- or ``"tromp-taylor"`` area scoring.
-        max_moves: the move cap (GNU Go: 600); later moves are forced passes.
+        max_moves: the move cap, later moves being forced passes (``None``:
+            :func:`default_max_moves`, GNU Go's 600 up to 19x19, twice the
+            points beyond).
         amaf: also collect first-play tallies for RAVE.
         near_first: let the first draw use the near set of the board's last
             move (GNU Go does not: its playouts start with no near points).
@@ -234,7 +237,7 @@ def playouts(board: CoreBoard, db: Any = None, n: int = 1000, seed: int = 0, thr
 
 
 def playout(board: CoreBoard, db: Any = None, seed: int = 0, *, komi: float | None = None,
-            scoring: Scoring = "gnugo", max_moves: int = 600) -> PlayoutResult:
+            scoring: Scoring = "gnugo", max_moves: int | None = None) -> PlayoutResult:
     """Play one playout from ``board`` (left unchanged) and return its final position.
 
     The same ``seed`` gives the same playout as index 0 of
