@@ -399,3 +399,53 @@ def test_board_sizes_are_checked_alike(size: str, capsys: pytest.CaptureFixture[
     with pytest.raises(SystemExit):
         tune_main(["mm", "records.tar.gz", "--size", size])
     assert f"argument --size: board sizes are 2..25, not {size}" in capsys.readouterr().err
+
+
+def test_gnugo_syntax_reads_a_pattern_file_as_gnu_go_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ``.db`` file GNU Go reads but strict mode refuses (here a two-row
+    diagram, which GNU Go's loader takes without a word) is an error naming
+    file, line and column by default; ``--gnugo-syntax`` loads it as
+    ``PatternDatabase.from_file(strict=False)`` does, in every command that
+    takes ``--mc-load-patterns``."""
+    import json
+    import subprocess
+
+    from fastplay.analyze import main as analyze_main
+
+    lax = tmp_path / "lax.db"
+    lax.write_text("Pattern x\n\n?.?\n.X.\n:8\n")
+    assert main(["patterns", "check", str(lax)]) == 2
+    assert f"{lax}:5:1:" in capsys.readouterr().err
+    assert main(["patterns", "check", "--gnugo-syntax", str(lax)]) == 0
+    sha = PatternDatabase.from_file(lax, strict=False).sha256()
+    assert sha in capsys.readouterr().out
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"1 genmove b\n")))
+    assert main(["gtp", "--mc-load-patterns", str(lax), "--playouts", "20"]) == 2
+    assert f"{lax}:5:1:" in capsys.readouterr().err
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"1 genmove b\n")))
+    assert main(["gtp", "--mc-load-patterns", str(lax), "--gnugo-syntax",
+                 "--playouts", "20"]) == 0
+    assert capsys.readouterr().out.startswith("=1 ")
+
+    record = tmp_path / "a.sgf"
+    record.write_text("(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc])")
+    for extra in (["--move", "1"], ["--every", "1", "--json", "-"]):   # one record; a batch
+        args = [str(record), "--playouts", "20", "--mc-load-patterns", str(lax), *extra]
+        assert analyze_main(args) == 2
+        assert f"{lax}:5:1:" in capsys.readouterr().err
+        assert analyze_main([*args, "--gnugo-syntax"]) == 0
+        capsys.readouterr()
+
+    query = json.dumps({"id": "q", "moves": [["B", "E5"]], "rules": "chinese", "komi": 7.5,
+                        "boardXSize": 9, "boardYSize": 9, "maxVisits": 20})
+    for flags, status in (([], 2), (["--gnugo-syntax"], 0)):
+        # It reads and writes the descriptors: a process of its own.
+        done = subprocess.run([sys.executable, "-m", "fastplay", "analysis",
+                               "--mc-load-patterns", str(lax), *flags], input=query + "\n",
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == status, done.stderr
+        assert (f"{lax}:5:1:" in done.stderr) == (status == 2)
+        assert json.loads(done.stdout)["id"] == "q" if status == 0 else not done.stdout

@@ -246,8 +246,6 @@ def _real_in(name, value, double low, double high, bounds):
     return number
 
 
-# Rows of TreeNode's data block: the statistics (``stats``, rows 0-7) and
-# the prior, in one allocation (nodes are made often).
 # A node's rows.  Five are one block made with the node (CORE_ROWS x k, in
 # this order); the other four are made when first written (issue 21: most
 # nodes never need them): ``vl`` at a descent's first virtual loss, ``pn``

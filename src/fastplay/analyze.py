@@ -163,7 +163,7 @@ def _search_problem(args: argparse.Namespace) -> str | None:
     from fastplay.search import MCTS, SearchConfig
 
     try:
-        db = pattern_database(args.mc_patterns, args.mc_load_patterns)
+        db = pattern_database(args.mc_patterns, args.mc_load_patterns, not args.gnugo_syntax)
         MCTS(db, config=SearchConfig(**search_options(args.prior, args.search)))
     except OSError as exc:
         return f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
@@ -352,7 +352,7 @@ def analyze(args: argparse.Namespace, out: TextIO) -> int:
         check_plot_path(args.plot)
         _check_matplotlib()
     board, source, move_number = _load(args)
-    db = pattern_database(args.mc_patterns, args.mc_load_patterns)
+    db = pattern_database(args.mc_patterns, args.mc_load_patterns, not args.gnugo_syntax)
     playouts = args.playouts
     if playouts is None and args.seconds is None:
         playouts = DEFAULT_PLAYOUTS

@@ -157,13 +157,25 @@ def _flagged_option(text: str, flagged: dict[str, str]) -> tuple[str, object]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def add_database_and_search_flags(parser: argparse.ArgumentParser, search_help: str) -> None:
-    """``--mc-patterns NAME``, ``--mc-load-patterns FILE`` and the repeatable
-    ``--search NAME=VALUE`` (:func:`analysis_option`) of ``fastplay analyze``
-    and ``fastplay analysis``; ``search_help``: what ``--search`` sets there."""
-    parser.add_argument("--mc-patterns", metavar="NAME",
-                        help="built-in pattern database (default mc_montegnu_classic)")
+def add_pattern_file_flags(parser: argparse.ArgumentParser) -> None:
+    """``--mc-load-patterns FILE`` and ``--gnugo-syntax`` (read it as GNU Go
+    does: :meth:`fastplay.patterns.PatternDatabase.from_file` with
+    ``strict=False``)."""
     parser.add_argument("--mc-load-patterns", metavar="FILE",
                         help="load a pattern database file; wins over --mc-patterns, as in GNU Go")
+    parser.add_argument("--gnugo-syntax", action="store_true",
+                        help="read --mc-load-patterns (or 'patterns check FILE') as GNU Go 3.8 "
+                             "does: no syntax error, its loader's quirks bit for bit (by "
+                             "default a malformed line is an error naming file, line and column)")
+
+
+def add_database_and_search_flags(parser: argparse.ArgumentParser, search_help: str) -> None:
+    """``--mc-patterns NAME``, the pattern file's flags (:func:`add_pattern_file_flags`)
+    and the repeatable ``--search NAME=VALUE`` (:func:`analysis_option`) of
+    ``fastplay analyze`` and ``fastplay analysis``; ``search_help``: what
+    ``--search`` sets there."""
+    parser.add_argument("--mc-patterns", metavar="NAME",
+                        help="built-in pattern database (default mc_montegnu_classic)")
+    add_pattern_file_flags(parser)
     parser.add_argument("--search", type=analysis_option, action="append", default=[],
                         metavar="NAME=VALUE", help=search_help)

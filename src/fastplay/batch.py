@@ -100,14 +100,16 @@ def record_paths(inputs: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def pattern_database(name: str | None, path: str | None) -> PatternDatabase:
-    """``--mc-load-patterns`` (``path``) if given, else ``--mc-patterns``
+def pattern_database(name: str | None, path: str | None, strict: bool = True
+                     ) -> PatternDatabase:
+    """``--mc-load-patterns`` (``path``, read in strict mode or, with
+    ``strict=False``, as GNU Go reads it) if given, else ``--mc-patterns``
     (``name``), else the default database.  Raises as
     :meth:`PatternDatabase.from_file` and :meth:`PatternDatabase.builtin`."""
     from fastplay.patterns import PatternDatabase
 
     if path is not None:
-        return PatternDatabase.from_file(path)
+        return PatternDatabase.from_file(path, strict=strict)
     return PatternDatabase.builtin(name) if name is not None else PatternDatabase.default()
 
 
@@ -140,6 +142,7 @@ class Job:
     patterns: str | None
     patterns_file: str | None = None
     options: tuple[tuple[str, Any], ...] = ()
+    patterns_strict: bool = True
 
 
 _WORKER: dict[str, Any] = {}
@@ -154,11 +157,12 @@ def analyse_job(job: Job) -> dict[str, Any]:
         from fastplay.patterns import PatternWarning
         from fastplay.search import MCTS, SearchConfig
 
-        if _WORKER.get("patterns", ()) != (job.patterns, job.patterns_file):
+        chosen = (job.patterns, job.patterns_file, job.patterns_strict)
+        if _WORKER.get("patterns", ()) != chosen:
             with warnings.catch_warnings():   # the main process showed them, once
                 warnings.simplefilter("ignore", PatternWarning)
-                _WORKER["db"] = pattern_database(job.patterns, job.patterns_file)
-            _WORKER["patterns"] = (job.patterns, job.patterns_file)
+                _WORKER["db"] = pattern_database(*chosen)
+            _WORKER["patterns"] = chosen
         with warnings.catch_warnings():   # _jobs reported them, naming the record
             warnings.simplefilter("ignore", SGFWarning)
             board = Board.from_sgf(job.data, move_number=job.turn)
@@ -367,7 +371,8 @@ def run_batch(args: argparse.Namespace, stdout: TextIO) -> int:
     playouts = args.playouts if args.playouts is not None or args.seconds is not None \
         else BATCH_PLAYOUTS
     jobs = [Job(path, data, turn, playouts, args.seconds, args.threads, args.seed + turn,
-                args.prior, args.mc_patterns, args.mc_load_patterns, tuple(args.search))
+                args.prior, args.mc_patterns, args.mc_load_patterns, tuple(args.search),
+                not args.gnugo_syntax)
             for path, data, turns in records for turn in turns]
     cpus = os.cpu_count() or 1
     if (args.jobs or 1) > cpus:

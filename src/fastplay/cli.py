@@ -18,9 +18,9 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
-from fastplay.argtypes import (board_size, finite_float, non_negative_int, playout_count,
-                               positive_float, positive_int, search_option, thread_count,
-                               unit_float)
+from fastplay.argtypes import (add_pattern_file_flags, board_size, finite_float,
+                               non_negative_int, playout_count, positive_float, positive_int,
+                               search_option, thread_count, unit_float)
 
 __all__ = ["main"]
 
@@ -95,8 +95,7 @@ def _add_search_options(parser: argparse.ArgumentParser) -> None:
                         help="built-in Monte Carlo pattern database (GNU Go's flag): "
                              "montegnu_classic (default), mogo_classic, uniform, or "
                              "fastplay's tuned fastplay_9x9; 'fastplay patterns list'")
-    parser.add_argument("--mc-load-patterns", metavar="FILE",
-                        help="load a pattern database file; wins over --mc-patterns, as in GNU Go")
+    add_pattern_file_flags(parser)
     parser.add_argument("--prior", default="auto", metavar="NAME|FILE|none",
                         help="the tree's move prior: 'auto' (default: the learned prior of "
                              "the size on 9x9, 13x13 and 19x19, the playout values elsewhere), "
@@ -188,6 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
     psub.add_parser("list", help="list the built-in databases")
     check = psub.add_parser("check", help="compile a .db file and report errors")
     check.add_argument("file", metavar="FILE.db")
+    check.add_argument("--gnugo-syntax", action="store_true",
+                       help="read the file as GNU Go 3.8 does (no syntax error)")
     return parser
 
 
@@ -284,7 +285,8 @@ def _run_gtp(args: argparse.Namespace) -> int:
     mix = args.mix if args.mix is not None or evaluator is None else 0.5
     engine = GTPEngine(playouts=args.playouts, seconds=args.seconds, threads=args.threads,
                        seed=args.seed, patterns=args.mc_patterns,
-                       pattern_file=args.mc_load_patterns, ponder=args.ponder,
+                       pattern_file=args.mc_load_patterns,
+                       pattern_strict=not args.gnugo_syntax, ponder=args.ponder,
                        batch=args.batch, prior=prior_option(args.prior), evaluator=evaluator,
                        mix=mix, eval_batch=args.eval_batch, superko=args.superko,
                        gfx=args.gogui_gfx, options=dict(args.search))
@@ -349,7 +351,7 @@ def _run_patterns(args: argparse.Namespace) -> int:
             print(name + ("  (default)" if name == names[0] else ""))
         return 0
     try:
-        db = PatternDatabase.from_file(args.file)
+        db = PatternDatabase.from_file(args.file, strict=not args.gnugo_syntax)
     except _pattern_errors() as exc:
         raise UserError(describe_error(exc)) from None
     # No pattern loads (GNU Go's loader skips what it does not know, and

@@ -121,7 +121,7 @@ def _database_and_config(args: argparse.Namespace) -> tuple[PatternDatabase, Sea
     from fastplay.batch import pattern_database
     from fastplay.search import SearchConfig
 
-    db = pattern_database(args.mc_patterns, args.mc_load_patterns)
+    db = pattern_database(args.mc_patterns, args.mc_load_patterns, not args.gnugo_syntax)
     return db, SearchConfig(prior_table=prior_option(args.prior), **dict(args.search))
 
 

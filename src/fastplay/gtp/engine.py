@@ -52,9 +52,10 @@ class GTPEngine:
     threads, seed, batch:
         Passed to the default MCTS (``batch``: playouts per leaf, ``None``
         for the search's default).
-    patterns, pattern_file:
+    patterns, pattern_file, pattern_strict:
         Built-in database name (GNU Go's ``--mc-patterns``) or a ``.db`` file
-        (``--mc-load-patterns``, which wins, as in GNU Go).
+        (``--mc-load-patterns``, which wins, as in GNU Go), read in strict
+        mode or, with ``pattern_strict=False``, as GNU Go reads it.
     ponder:
         Think on the opponent's time after each ``genmove``.
     prior:
@@ -86,7 +87,7 @@ class GTPEngine:
                  playouts: int | None = None, seconds: float | None = None,
                  threads: int = 1, seed: int | None = None, patterns: str | None = None,
                  pattern_file: str | None = None, ponder: bool = False,
-                 batch: int | None = None, prior: Any = "auto",
+                 batch: int | None = None, prior: Any = "auto", pattern_strict: bool = True,
                  evaluator: Callable[[list[Board]], Any] | None = None,
                  mix: float | None = None, eval_batch: int | None = None,
                  superko: bool = False, gfx: bool = False,
@@ -100,6 +101,7 @@ class GTPEngine:
         self.seed = seed
         self.patterns = patterns
         self.pattern_file = pattern_file
+        self.pattern_strict = pattern_strict
         self.ponder = ponder
         self.batch = batch
         self.prior = prior
@@ -348,7 +350,8 @@ class GTPEngine:
         self.search()
 
     def load_patterns(self) -> Any:
-        """The pattern database chosen by ``pattern_file`` or ``patterns``.
+        """The pattern database chosen by ``pattern_file`` (read as
+        ``pattern_strict`` says) or ``patterns``.
 
         Raises the database's own errors (``OSError``, ``PatternSyntaxError``,
         ``ValueError`` for an unknown name) so the command line can report
@@ -358,7 +361,8 @@ class GTPEngine:
             from fastplay.patterns import PatternDatabase
 
             if self.pattern_file is not None:
-                self._db = PatternDatabase.from_file(self.pattern_file)
+                self._db = PatternDatabase.from_file(self.pattern_file,
+                                                     strict=self.pattern_strict)
             else:
                 self._db = (PatternDatabase.builtin(self.patterns) if self.patterns is not None
                             else PatternDatabase.default())
