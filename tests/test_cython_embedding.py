@@ -61,3 +61,24 @@ except ValueError:
 assert board.move_number == 0
 print("refused", refused)
 """
+
+
+def test_the_readme_snippet_compiles(tmp_path: Path) -> None:
+    """The README's Cython lines, inside a function that gives them ``board``,
+    ``engine``, ``key``, ``n``, ``i`` and ``out``, pass the Cython compiler
+    against ``fastplay.get_include()`` (a tester found Python attributes
+    inside its ``nogil`` block, which Cython refuses)."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    snippet = readme.split("```cython\n", 1)[1].split("```", 1)[0]
+    lines = snippet.replace("\\\n", "").splitlines()
+    imports = [line for line in lines if line.startswith("from ")]
+    body = [line for line in lines if not line.startswith("from ")]
+    source = "\n".join(imports + [
+        "def go(CoreBoard board, PlayoutEngine engine, unsigned long long key, int n):",
+        "    cdef PlayoutOutcome out",
+        "    cdef int i"] + ["    " + line for line in body]) + "\n"
+    (tmp_path / "snippet.pyx").write_text(source, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "cython", "-3", "-I", fastplay.get_include(),
+                           "snippet.pyx"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, source + done.stdout + done.stderr
