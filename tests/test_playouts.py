@@ -447,6 +447,10 @@ def test_the_move_cap_grows_beyond_19x19():
 
     assert [default_max_moves(s) for s in (2, 9, 19, 20, 23, 25)] == [600] * 3 + [800, 1058,
                                                                                1250]
+    for bad, error in ((1, ValueError), (26, ValueError), (-1, ValueError), (19.0, TypeError),
+                       (True, TypeError), ("9", TypeError)):
+        with pytest.raises(error, match="board size"):
+            default_max_moves(bad)
     db = fp.PatternDatabase.builtin("mc_montegnu_classic")
     engine = _engine(db)
     for size, n in ((19, 40), (25, 12)):

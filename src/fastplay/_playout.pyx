@@ -1195,9 +1195,9 @@ cdef class PlayoutEngine:
         and a batch split at any ``first`` sums to the whole.  GNU Go starts
         every playout with an empty near set (spec 6.9); ``near_first=True``
         instead lets the first draw see the near set of the board's last
-        move.  ``max_moves``: the move cap, after which every move is a
-        forced pass (``None``: :func:`default_max_moves` of the board's
-        size).  Raises ``ValueError``/``TypeError`` for bad arguments,
+        move.  ``max_moves``: the move cap: once more than ``max_moves``
+        moves have been played every move is a forced pass (spec 6.8;
+        ``None``: :func:`default_max_moves` of the board's size).  Raises ``ValueError``/``TypeError`` for bad arguments,
         ``RuntimeError`` when ``debug_check`` finds the incremental state
         wrong, ``KeyboardInterrupt`` promptly on Ctrl-C (once every thread
         of the call has stopped).
@@ -1563,11 +1563,15 @@ def seed_key(seed):
 NUM_CELLS = 1108 * 256
 
 
-def default_max_moves(int size):
+def default_max_moves(size):
     """The move cap of a playout on a ``size`` x ``size`` board when none is
     given: GNU Go's 600 up to 19x19 (the sizes GNU Go plays; its playouts
     end there, spec 6.8), ``2 * size * size`` beyond (600 cut most 23x23
-    and every 25x25 playout; they average about 1.2 moves a point)."""
+    and every 25x25 playout; they average about 1.2 moves a point).  After
+    more than that many moves every move is a forced pass.  Raises as
+    ``Board(size)``: ``TypeError`` for a non-integer, ``ValueError`` for a
+    size outside 2..25."""
+    check_size(size)
     return playout_cap(size)
 
 

@@ -183,9 +183,10 @@ def playouts(board: CoreBoard, db: Any = None, n: int = 1000, seed: int = 0, thr
         scoring: ``"gnugo"`` -- GNU Go's playout rule (spec 6.8: an empty point
             belongs to the first stone among its S, W, N, E neighbours, Black
             if none) -- or ``"tromp-taylor"`` area scoring.
-        max_moves: the move cap, later moves being forced passes (``None``:
-            :func:`default_max_moves`, GNU Go's 600 up to 19x19, twice the
-            points beyond).
+        max_moves: the move cap: once more than ``max_moves`` moves have
+            been played, every move is a forced pass (GNU Go's rule, spec
+            6.8; ``None``: :func:`default_max_moves`, GNU Go's 600 up to
+            19x19, twice the points beyond).
         amaf: also collect first-play tallies for RAVE.
         near_first: let the first draw use the near set of the board's last
             move (GNU Go does not: its playouts start with no near points).
