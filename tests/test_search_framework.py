@@ -511,9 +511,9 @@ def test_results_and_snapshots_draw_themselves_in_a_notebook(db):
 
 def test_the_tree_stops_growing_at_its_memory_budget(db):
     """A long analysis of 19x19 must not eat the machine: the tree stops
-    growing at ``max_memory`` (EDGE_BYTES per move of each node) and the
+    growing at ``max_memory`` (NODE_BYTES a node, EDGE_BYTES per move) and the
     search goes on refining it."""
-    from fastplay.search.config import EDGE_BYTES
+    from fastplay.search.config import EDGE_BYTES, NODE_BYTES
 
     board = fp.Board(19, komi=7.5)
     board.play("D4")
@@ -521,7 +521,8 @@ def test_the_tree_stops_growing_at_its_memory_budget(db):
     search = MCTS(db, SearchConfig(max_memory=budget), seed=1)
     result = search.run(board, visits=3000)
     assert result.visits == 3000
-    assert (result.nodes - 1) * 360 * EDGE_BYTES < budget <= (result.nodes + 1) * 361 * EDGE_BYTES
+    low, high = (NODE_BYTES + k * EDGE_BYTES for k in (300, 361))   # moves a node here
+    assert (result.nodes - 1) * low < budget <= (result.nodes + 1) * high
     with pytest.raises(ValueError, match="max_memory"):
         SearchConfig(max_memory=1000)
 

@@ -13,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
 
 import memcheck  # noqa: E402
 import soak_gtp  # noqa: E402
+import soak_tree  # noqa: E402
 
 
 def test_ctrl_c_and_end_of_input_end_the_engine_cleanly(capsys: pytest.CaptureFixture[str]
@@ -25,6 +26,27 @@ def test_a_short_gtp_session_keeps_its_memory(capsys: pytest.CaptureFixture[str]
     assert soak_gtp.main(["soak", "--moves", "300", "--warmup", "100", "--playouts", "20",
                           "--ponder-seconds", "0.02"]) == 0
     assert "flat" in capsys.readouterr().out
+
+
+def test_the_tree_soak_runs_and_refuses_bad_arguments(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``fuzz/soak_tree.py`` on a small tree of a record's position, and its
+    usage errors as one line each (a tester met tracebacks)."""
+    from conftest import shared_path
+
+    record = str(shared_path("gnugo-regression", "games", "cgos", "42896.sgf"))
+    assert soak_tree.main(["--sgf", record, "--move", "24", "--nodes", "300",
+                           "--chunk", "1000"]) == 0
+    assert "bytes per node" in capsys.readouterr().out
+    for bad, said in ((["--sgf", "/nonexistent.sgf"], "/nonexistent.sgf"),
+                      (["--chunk", "0"], "must be >= 1"), (["--move", "3"], "needs --sgf"),
+                      (["--sgf", record, "--size", "13"], "gives the size"),
+                      (["--sgf", record, "--move", "999"], "only 89 moves"),
+                      (["--size", "30"], "2..25")):
+        with pytest.raises(SystemExit):
+            soak_tree.main(bad)
+        err = capsys.readouterr().err
+        assert said in err and "Traceback" not in err, err
 
 
 LOG = """==7== Memcheck, a memory error detector

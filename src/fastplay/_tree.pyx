@@ -586,13 +586,20 @@ cdef class TreeNode:
         return self._children
 
     def count(self):
-        """Nodes in this subtree.  Raises ``ValueError`` if it is not a tree
-        (a node reached twice) and ``TypeError`` for a child that is not a
-        :class:`TreeNode`."""
+        """Nodes in this subtree.  Raises as :meth:`extent`."""
+        return self.extent()[0]
+
+    def extent(self):
+        """``(nodes, edges)`` of this subtree: its nodes and their moves
+        (``k`` summed), counted without making a leaf's list of child slots.
+        Raises ``ValueError`` if it is not a tree (a node reached twice) and
+        ``TypeError`` for a child that is not a :class:`TreeNode`."""
         stack, seen = [self], {id(self)}
         cdef list kids
+        cdef int64_t edges = 0
         while stack:
             node = <TreeNode?>stack.pop()
+            edges += (<TreeNode>node).k
             kids = (<TreeNode>node)._children
             if kids is None:
                 continue       # a leaf's list is not made for counting
@@ -602,7 +609,7 @@ cdef class TreeNode:
                         raise ValueError("the nodes do not form a tree: a node is reached twice")
                     seen.add(id(c))
                     stack.append(<TreeNode?>c)
-        return len(seen)
+        return len(seen), edges
 
     def edge(self, i):
         """``(move, n, vl)`` of move ``i``: its flat index (-1: the pass), the

@@ -21,7 +21,7 @@ from fastplay.shown import quoted, shown_value
 
 __all__ = ["SearchConfig", "C_PUCT", "C_PUCT_BY_SIZE", "WIDEN_BASE_BY_SIZE", "C_UCT",
            "DEFAULT_BATCH", "DEFAULT_PLAYOUTS", "MAX_BATCH", "LADDER_PRIOR", "LADDER_VISITS",
-           "EDGE_BYTES", "EXPAND_FLOOR", "default_expand_threshold", "option_names",
+           "EDGE_BYTES", "NODE_BYTES", "EXPAND_FLOOR", "default_expand_threshold", "option_names",
            "parse_option"]
 
 #: Exploration constants.  Visits are counted in playouts, so the PUCT term is
@@ -58,17 +58,21 @@ def default_expand_threshold(batch: int) -> int:
 #: Playouts per move when neither a limit nor a clock is given.
 DEFAULT_PLAYOUTS = 5000
 
-#: Bytes one move of one node takes, as the tree's budget (``max_memory``)
-#: estimates them: five ``float64`` rows (``n``, ``w``, the two AMAF rows,
-#: the prior), the ``int16`` move and the allowed flag, the widening order
-#: and a share of the node's object and list of child slots; a default
-#: one-thread search measured 66, 49, 55-57 and 54 on 3x3, 5x5, 9x9 (empty
-#: and middle game) and 19x19 from the process's resident size
-#: (``fuzz/soak_tree.py``).  Each row made later (``pn``/``pw`` for
-#: tactical virtual playouts, ``vl`` with threads, ``wins`` with an
-#: evaluator's mix) adds 8; 100 until the rows were made lazily, 118 before
-#: that (RESULTS.md, "Soak and endings").
-EDGE_BYTES = 75
+#: A node's bytes as the tree's budget (``max_memory``) estimates them:
+#: ``NODE_BYTES`` for the node (its Python object, allocations, list of
+#: child slots) and ``EDGE_BYTES`` for each of its ``k`` moves (five
+#: ``float64`` rows: ``n``, ``w``, the two AMAF rows, the prior; the
+#: ``int16`` move, the allowed flag, the widening order).  A least-squares
+#: line through the resident size of default one-thread searches
+#: (``fuzz/soak_tree.py``: 460 bytes a 3x3 node of 2.2 moves, 1,243 on 5x5
+#: (25.5), 4,527 on 9x9 (81.8), 3,263 in a 9x9 middle game (57.7), 19,593 on
+#: 19x19 (362)) is about 340 + 53 k; these round it up, so that a row made
+#: later (``vl`` with threads, ``pn``/``pw`` for tactical virtual playouts,
+#: ``wins`` with an evaluator's mix: 8 bytes a move each) stays inside.
+#: 100 bytes a move and nothing a node until 2026-12-06, which a deep 3x3
+#: tree overran threefold (RESULTS.md, "Soak and endings").
+NODE_BYTES = 350
+EDGE_BYTES = 60
 
 #: Largest ``batch``: one batch is one engine call, which a stop request or
 #: the clock cannot interrupt.
@@ -174,9 +178,9 @@ class SearchConfig:
             several threads, up to one more node per thread: each learns
             that the tree is full as it makes a node).
         max_memory: ... or once its estimated size passes this many bytes
-            (``EDGE_BYTES`` per move of each node: on 19x19 a node holds
-            some 360 moves, about 27 kB, so the default 1 GiB is about
-            40,000 nodes there and 170,000 on 9x9).  Searches go on refining the
+            (``NODE_BYTES`` a node and ``EDGE_BYTES`` per move of each:
+            on 19x19 a node holds some 360 moves, about 22 kB, so the
+            default 1 GiB is about 49,000 nodes there and 200,000 on 9x9).  Searches go on refining the
             tree they have.
         even_visits, pattern_visits: prior knowledge as virtual playouts
             (Gelly and Silver 2007, section 5): at 0.5 for every move, and

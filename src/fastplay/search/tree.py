@@ -19,7 +19,7 @@ import numpy as np
 from fastplay._core import (DESCEND_END, DESCEND_EXPAND, DESCEND_STOP, ReplyTable, TreeNode,
                             TreeParams, reply_prior, tree_descend)
 from fastplay.board import Board
-from fastplay.search.config import EDGE_BYTES
+from fastplay.search.config import EDGE_BYTES, NODE_BYTES
 from fastplay.search.priors import NodeMaker, recent_moves
 
 __all__ = ["SearchTree", "Descent", "MAX_REUSE"]
@@ -62,8 +62,8 @@ class SearchTree:
         board: the root position; ``history``: its moves (colour code, flat
             index).
         seen: Zobrist hashes of the game's positions (positional superko).
-        nodes: nodes in the tree; ``edges``: their moves (an upper estimate
-            after a reuse: nodes times the root's moves).
+        nodes: nodes in the tree; ``edges``: their moves (``k`` summed,
+            counted again after a reuse: :meth:`TreeNode.extent`).
         scores: the score tallies of an analysis (:class:`SearchState`'s
             ``hist`` and ``child_scores``) and the root they cover, while
             every visit of that root was tallied; ``None`` otherwise.
@@ -109,9 +109,11 @@ class SearchTree:
         self.own = own
 
     def full(self, max_nodes: int, max_memory: int) -> bool:
-        """Whether the tree has reached ``max_nodes`` or, at ``EDGE_BYTES`` per
-        edge, ``max_memory`` bytes: it then stops growing."""
-        return self.nodes >= max_nodes or self.edges * EDGE_BYTES >= max_memory
+        """Whether the tree has reached ``max_nodes`` or, at ``NODE_BYTES`` a
+        node and ``EDGE_BYTES`` an edge, ``max_memory`` bytes: it then stops
+        growing."""
+        return self.nodes >= max_nodes \
+            or self.nodes * NODE_BYTES + self.edges * EDGE_BYTES >= max_memory
 
     def drop(self) -> None:
         """Forget the tree (a new game, or counts that a cut-short search spoilt)."""
@@ -174,11 +176,10 @@ class SearchTree:
             self.scores = None
         if root is None:
             root = maker.expand(board, 0.0, params)
-            self.nodes = 1
+            self.nodes, self.edges = 1, root.k
         else:
             root.base = max(root.base, 0.0)
-            self.nodes = root.count()
-        self.edges = self.nodes * root.k
+            self.nodes, self.edges = root.extent()
         self.root = root
         self.board = board.copy()
         self.history = history
