@@ -240,6 +240,22 @@ def test_a_batch_analyses_the_positions_after_a_setup_node(tmp_path: Path,
     assert [json.loads(x)["turnNumber"] for x in stdout.splitlines()] == list(range(8))
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_named_pipe_in_a_folder_is_reported_not_waited_for(tmp_path: Path,
+                                                            capsys: Any) -> None:
+    """A batch read a named pipe it found in a folder and waited for ever for
+    a writer (a tester): a record found in a folder must be a regular file.
+    (One named on the command line may be a pipe: process substitution.)"""
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "a.sgf").write_bytes(GAME_9)
+    os.mkfifo(games / "pipe.sgf")
+    code, stdout, err = run([str(games), "--playouts", "20", "--json", "-"], capsys)
+    assert code == 1
+    assert "pipe.sgf: not a regular file" in err and "1 failed" in err
+    assert {json.loads(x)["id"] for x in stdout.splitlines()} == {str(games / "a.sgf")}
+
+
 def test_batch_to_stdout_and_sgf_dir(tmp_path: Path, capsys: Any) -> None:
     record = tmp_path / "a.sgf"
     record.write_bytes(GAME_13)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -480,6 +481,20 @@ def test_loadsgf_sets_position_komi_and_move_number(engine: GTPEngine, tmp_path:
     ok(engine, "undo")
     ok(engine, "undo")
     assert fails(engine, "undo") == "cannot undo"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_loadsgf_refuses_what_is_not_a_regular_file(engine: GTPEngine, tmp_path: Any) -> None:
+    """A named pipe with no writer blocked ``loadsgf`` for ever, and the engine
+    answered nothing more (a tester); a folder and a device are refused too,
+    and the position stays."""
+    fifo = tmp_path / "pipe.sgf"
+    os.mkfifo(fifo)
+    ok(engine, "play b e5")
+    for path in (fifo, tmp_path, "/dev/zero"):
+        assert fails(engine, f"loadsgf {path}").startswith(f"cannot load file {path}: ")
+    assert "regular file" in fails(engine, f"loadsgf {fifo}")
+    assert ok(engine, "list_stones black") == "E5"
 
 
 def test_control_characters_in_an_error_cannot_fake_an_answer(engine: GTPEngine,

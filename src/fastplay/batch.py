@@ -270,9 +270,13 @@ def _jobs(paths: Sequence[str], args: argparse.Namespace
     from fastplay.board import Board
 
     records, failed = [], []
+    given = set(args.sgf)
     for path in paths:
         try:
-            data = read_input(path, "SGF file")
+            # A record found in a folder must be a regular file (a named pipe
+            # there would hang the batch: a tester); one named on the command
+            # line may be a pipe (process substitution).
+            data = read_input(path, "SGF file", regular=path not in given)
             with warnings.catch_warnings(record=True) as seen:
                 warnings.simplefilter("always", SGFWarning)
                 Board.from_sgf(data)    # readable, and its warnings

@@ -14,16 +14,36 @@ import errno
 import os
 from pathlib import Path
 
-__all__ = ["MAX_INPUT_BYTES", "read_input"]
+__all__ = ["MAX_INPUT_BYTES", "read_input", "check_regular"]
 
 #: The largest input file read, in bytes (64 MiB): GNU Go's own ``.db`` files
 #: are under 1 MiB, and the largest real SGF collections a few MiB.
 MAX_INPUT_BYTES = 64 << 20
 
 
+def check_regular(path: str | os.PathLike[str], what: str = "input file") -> None:
+    """Refuse ``path`` unless it is a regular file (after symbolic links): a
+    named pipe, a device or a socket where a caller expects a file it found
+    (a record in a folder) or was given by a program (GTP's ``loadsgf``)
+    would block or never end.  Raises ``OSError`` (``errno.EINVAL``, naming
+    ``what``) for such a path, and the ``stat`` error (missing, no
+    permission; a name the file system cannot encode as :func:`read_input`)
+    otherwise; a path that is a regular file passes."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except UnicodeEncodeError:
+        raise _unencodable(path, what) from None
+    if not stat.S_ISREG(mode):
+        raise OSError(errno.EINVAL, f"not a regular file (as {what}s here must be)",
+                      os.fspath(path))
+
+
 def read_input(path: str | os.PathLike[str], what: str = "input file",
-               limit: int = MAX_INPUT_BYTES) -> bytes:
-    """The bytes of ``path``, read in one pass, at most ``limit`` of them.
+               limit: int = MAX_INPUT_BYTES, regular: bool = False) -> bytes:
+    """The bytes of ``path``, read in one pass, at most ``limit`` of them
+    (``regular``: only from a regular file, :func:`check_regular`).
 
     Raises:
         OSError: the file cannot be opened or read (its own errno), or it holds
@@ -35,16 +55,22 @@ def read_input(path: str | os.PathLike[str], what: str = "input file",
     """
     if os.fspath(path) in ("", b""):
         raise FileNotFoundError(errno.ENOENT, f"no {what} given (an empty file name)", "")
+    if regular:
+        check_regular(path, what)
     try:
         stream = open(Path(path), "rb")
     except UnicodeEncodeError:
-        # A lone surrogate that the file system's encoding cannot write: no
-        # file can have that name.
-        raise FileNotFoundError(errno.ENOENT, f"no such {what} (its name cannot be "
-                                "encoded for the file system)", os.fspath(path)) from None
+        raise _unencodable(path, what) from None
     with stream:
         data = stream.read(limit + 1)
     if len(data) > limit:
         raise OSError(errno.EFBIG, f"{what} is larger than {limit:,} bytes, the most "
                       "fastplay reads", str(path))
     return data
+
+
+def _unencodable(path: str | os.PathLike[str], what: str) -> FileNotFoundError:
+    """The error for a name with a lone surrogate, which the file system's
+    encoding cannot write: no file can have that name."""
+    return FileNotFoundError(errno.ENOENT, f"no such {what} (its name cannot be encoded for "
+                             "the file system)", os.fspath(path))

@@ -22,6 +22,7 @@ from fastplay.board import Board, ColorLike, IllegalMoveError, InvalidVertexErro
 from fastplay.gtp.protocol import GTPError, Search, Stream, check_clock, format_response
 from fastplay.gtp.protocol import gtp_move, parse_color, parse_float, parse_int, preprocess
 from fastplay.gtp.protocol import take_args
+from fastplay.inputfile import check_regular
 from fastplay.search.errors import PluginError
 from fastplay.sgf import MAX_KOMI
 
@@ -284,6 +285,9 @@ class GTPEngine:
         from fastplay.sgf import SGFError  # lazily: only loadsgf needs the SGF reader
 
         try:
+            # A controller names a file: a named pipe with no writer would
+            # block the engine for ever (a tester).
+            check_regular(path, "SGF file")
             try:
                 board = Board.from_sgf(path, move_number=played, superko=self.superko)
             except ValueError:
