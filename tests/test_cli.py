@@ -449,3 +449,27 @@ def test_gnugo_syntax_reads_a_pattern_file_as_gnu_go_does(
         assert done.returncode == status, done.stderr
         assert (f"{lax}:5:1:" in done.stderr) == (status == 2)
         assert json.loads(done.stdout)["id"] == "q" if status == 0 else not done.stdout
+
+
+def test_the_submodules_the_readme_names_are_attributes_of_a_fresh_import() -> None:
+    """``fastplay.montecarlo.playout_engine`` (the README) failed after a bare
+    ``import fastplay`` and worked once another name had imported the module
+    (a tester)."""
+    import subprocess
+
+    code = ("import fastplay; print(fastplay.montecarlo.playout_engine.__name__, "
+            "fastplay.search.MCTS.__name__, fastplay.patterns.PatternDatabase.__name__, "
+            "fastplay.sgf.__name__, fastplay.svg.__name__)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["playout_engine", "MCTS", "PatternDatabase", "fastplay.sgf",
+                                   "fastplay.svg"]
+
+
+def test_a_file_name_given_for_a_table_is_told_where_to_go() -> None:
+    """``PatternDatabase("my.db")``, a new user's guess, said ``table must have
+    shape (1108, 256), not ()`` (a tester)."""
+    for name in ("my.db", Path("my.db"), b"my.db"):
+        with pytest.raises(TypeError, match="from_file"):
+            PatternDatabase(name)  # type: ignore[arg-type]

@@ -644,14 +644,31 @@ def _failing_evaluator(boards: list[Board]) -> Any:
     raise ZeroDivisionError("user code")
 
 
+def _exiting_evaluator(boards: list[Board]) -> Any:
+    raise SystemExit(3)
+
+
+def _exiting_prior(board: Board) -> Any:
+    raise SystemExit("no model")
+
+
 def test_a_failing_plug_in_is_named_not_an_internal_error() -> None:
     """A user's evaluator that raises: the answer says which plug-in failed
-    (not "internal error"), and the engine goes on."""
+    (not "internal error"), and the engine goes on.  A plug-in's
+    ``sys.exit()`` too: it ended the engine in the middle of a command,
+    silently (a tester)."""
     engine = GTPEngine(playouts=20, seed=1, evaluator=_failing_evaluator, mix=0.5, size=9)
     answer = engine.handle("1 genmove b")
     assert answer is not None and answer.startswith("?1 plug-in failed: evaluator ")
     assert "internal error" not in answer and "ZeroDivisionError: user code" in answer
     assert engine.handle("2 play b E5") == "=2\n\n"
+    for kind, plug in (("evaluator", {"evaluator": _exiting_evaluator, "mix": 0.5}),
+                       ("prior", {"options": {"prior": _exiting_prior}})):
+        engine = GTPEngine(playouts=20, seed=1, size=9, **plug)   # type: ignore[arg-type]
+        answer = engine.handle("1 genmove b")
+        assert answer is not None and answer.startswith(f"?1 plug-in failed: {kind} ")
+        assert "SystemExit" in answer
+        assert engine.handle("2 play b E5") == "=2\n\n"
 
 
 def test_escape_controls_keeps_other_text_as_it_is() -> None:

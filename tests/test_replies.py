@@ -56,6 +56,17 @@ def test_bad_arguments_are_refused() -> None:
         t.update([0, -2], BLACK, WHITE)
     with pytest.raises(ValueError, match="colour"):
         t.update([0, 1], BLACK, 7)
+    # Any magnitude is a ValueError, a float or a bool a TypeError (2**40
+    # overflowed and 2.5 was truncated: a tester).
+    with pytest.raises(ValueError, match="9x9"):
+        t.reply(WHITE, 2**40)
+    for bad in ((WHITE, 2.5), (True, 3), (2.0, 3)):
+        with pytest.raises(TypeError, match="integer"):
+            t.reply(*bad)
+    with pytest.raises(TypeError, match="integer"):
+        t.update([0, 1, 2.5], BLACK, BLACK)
+    with pytest.raises(TypeError, match="winner"):
+        t.update([0, 1], BLACK, 2.0)
     assert set(_entries(t)) == {-1}                 # nothing half done
     with pytest.raises(ValueError, match="reply_visits"):
         SearchConfig(reply_visits=5, score_weight=0.1)

@@ -674,6 +674,26 @@ def test_a_reused_tree_counts_its_edges_exactly() -> None:
         loop.extent()
 
 
+def test_what_a_tester_found_at_the_tree_s_edges() -> None:
+    """A NaN ``base`` set from Python (refused at construction), an empty move
+    list (its message was about float64), values whose sum overflows, and
+    ``select`` on a node never initialised (-1 instead of the error every
+    other accessor raises)."""
+    node = TreeNode(BLACK, [0, -1], [0.5, 0.5])
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="finite"):
+            node.base = bad
+    node.base = 2.0
+    assert node.base == 2.0 and node.visits == 2.0
+    with pytest.raises(ValueError, match="pass"):
+        TreeNode(BLACK, [], [])
+    tree_backup([node], [0], 1.0, 1e308, 1e308, 0.0, None, 0.0, PARAMS)   # each finite
+    with pytest.raises(ValueError, match="finite"):
+        tree_backup([node], [0], 1.0, float("inf"), -float("inf"), 0.0, None, 0.0, PARAMS)
+    with pytest.raises(RuntimeError, match="initialised"):
+        TreeNode.__new__(TreeNode).select(PARAMS)
+
+
 def test_edge_reads_the_rows() -> None:
     node = TreeNode(BLACK, [3, 7, -1], [0.5, 0.4, 0.1], 2.0)
     node.n[1] = 6.0

@@ -53,8 +53,10 @@ _LAZY = {
 __all__ = ["BLACK", "WHITE", "Color", "InvalidVertexError", "__version__", "get_include", *_LAZY]
 
 
-# submodules reachable as attributes without an import of their own
-_SUBMODULES = frozenset({"svg", "diagram"})
+# submodules reachable as attributes without an import of their own (the
+# README names fastplay.montecarlo.playout_engine; a tester found it worked
+# only after another name had imported the module)
+_SUBMODULES = frozenset({"svg", "diagram", "montecarlo", "search", "patterns", "sgf"})
 
 
 def get_include() -> str:

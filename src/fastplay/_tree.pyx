@@ -309,7 +309,8 @@ cdef class TreeNode:
     """
     cdef readonly int color
     cdef list _children   # None until first asked for: a leaf holds no list (issue 21)
-    cdef public double base, sum_n, sum_w, sum_vl
+    cdef double base_
+    cdef public double sum_n, sum_w, sum_vl
     cdef readonly int open
     cdef readonly int k     # moves, the pass included
     cdef int64_t max_move
@@ -332,6 +333,9 @@ cdef class TreeNode:
         if color != WHITE_C and color != BLACK_C:
             raise ValueError(f"colour code must be WHITE (1) or BLACK (2), not {color}")
         given = np.asarray(moves)
+        if given.size == 0:         # (an empty list is float64 to numpy)
+            raise ValueError("moves must end with the pass (-1), and prior must have one "
+                             "value per move")
         if given.dtype.kind not in "iu":
             raise ValueError(f"moves must be integers, not {given.dtype}")
         m = np.array(given, dtype=np.int64).ravel()
@@ -373,7 +377,7 @@ cdef class TreeNode:
         self.color = color
         self.k = k
         self.open = k
-        self.base = base
+        self.base_ = base
         self.sum_n = self.sum_w = self.sum_vl = 0.0
         self.P = self.S + ROW_PRIOR * k
         for j in range(k):
@@ -572,9 +576,20 @@ cdef class TreeNode:
         return total
 
     @property
+    def base(self):
+        """Playouts evaluated here before the node was made (finite)."""
+        return self.base_
+
+    @base.setter
+    def base(self, double value):
+        if not -INFINITY < value < INFINITY:
+            raise ValueError(f"base must be finite, not {value}")
+        self.base_ = value
+
+    @property
     def visits(self):
         """Playouts through this position (``base`` plus its edges')."""
-        return self.base + float(self.n.sum())
+        return self.base_ + float(self.n.sum())
 
     @property
     def children(self):
@@ -720,6 +735,7 @@ cdef class TreeNode:
         UCT) the formulas are evaluated in full, virtual loss counting as
         lost playouts.
         """
+        self._check_ready()
         params._check_ready()
         return self._select(params)
 
@@ -1151,7 +1167,8 @@ def tree_backup(list nodes not None, list path not None, double n, double black_
     if len(path) != depth:
         raise ValueError("nodes and path must have the same length")
     if not (0.0 <= n < INFINITY and 0.0 <= virtual_loss < INFINITY
-            and -INFINITY < black_value + black_wins + search_wins < INFINITY):
+            and -INFINITY < black_value < INFINITY and -INFINITY < black_wins < INFINITY
+            and -INFINITY < search_wins < INFINITY):
         raise ValueError("n, the virtual loss, the wins and the value must be finite, "
                          "n and the virtual loss >= 0")
     cdef TreeNode node
@@ -1382,36 +1399,51 @@ cdef class ReplyTable:
         return 0
 
     cdef int _color(self, color) except -1:
-        if color != WHITE_C and color != BLACK_C:
-            raise ValueError(f"colour code must be WHITE (1) or BLACK (2), not {color}")
-        return color
+        c = _integer(color, "colour code")
+        if c != WHITE_C and c != BLACK_C:
+            raise ValueError(f"colour code must be WHITE (1) or BLACK (2), not {c}")
+        return c
 
     cdef int _move(self, move, str name) except -2:
-        if not -1 <= move < self.npts:
+        m = _integer(move, name)
+        if not -1 <= m < self.npts:
             raise ValueError(f"{name} must be a flat index of a {self.size}x{self.size} "
-                             f"board or -1 (the pass), not {move}")
-        return move
+                             f"board or -1 (the pass), not {m}")
+        return m
 
-    def reply(self, int color, int previous):
+    def reply(self, color, previous):
         """The flat index ``color`` last replied to ``previous`` with (-1: the
         pass) in a simulation it won, or -1 for none.  Raises ``ValueError``
-        for a bad colour code or move."""
+        for a bad colour code or move (of any magnitude), ``TypeError`` for
+        one that is not an integer."""
         self._check_ready()
         cdef int c = self._color(color), prev = self._move(previous, "previous")
         return self.r[c * (self.npts + 1) + (prev if prev >= 0 else self.npts)]
 
-    def update(self, moves, int color, int winner):
+    def update(self, moves, color, winner):
         """One simulation's moves: ``moves`` (flat indices, -1 a pass) played
         alternately from ``color``; ``winner`` a colour code, or ``EMPTY``
-        (0) for a draw.  Raises ``ValueError`` for a bad colour or move."""
+        (0) for a draw.  Raises ``ValueError`` for a bad colour or move,
+        ``TypeError`` for one that is not an integer (2.5 was truncated)."""
         self._check_ready()
-        cdef int c = self._color(color), i
-        if winner != EMPTY_C:
-            self._color(winner)
+        cdef int c = self._color(color), i, w
+        given = _integer(winner, "winner")
+        w = EMPTY_C if given == EMPTY_C else self._color(given)
         seq = [self._move(m, "a move") for m in moves]
         for i in range(1, len(seq)):
             c = 3 - c
-            _reply_pair(self, c, seq[i - 1], seq[i], winner)
+            _reply_pair(self, c, seq[i - 1], seq[i], w)
+
+
+def _integer(value, str name):
+    """``value`` as a Python int (``operator.index``: no float, no bool), or
+    ``TypeError`` naming ``name``."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer, not a bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, not {type(value).__name__}") from None
 
 
 cdef inline void _reply_pair(ReplyTable t, int color, int prev, int move, int winner) noexcept:
@@ -1735,7 +1767,7 @@ cdef int _sim_evaluate(SimBuffers* buf, TreeNode root, list nodes, list path, in
             buf.am if amaf else NULL, buf.npts, vl)
     if found == D_STOP:
         stopped = _stopped(root, path_nodes, buf.idx, depth)
-        stopped.base += <double>counts.n
+        stopped.base_ += <double>counts.n
     if replies is not None and counts.n > 0:
         result = <double>counts.last_score - komi
         _reply_simulation(replies, path_nodes, buf.idx, depth, counts.seq, counts.nseq,

@@ -115,6 +115,7 @@ import numpy.typing as npt
 
 from fastplay.color import Color
 from fastplay.inputfile import read_input
+from fastplay.shown import shown_value
 
 __all__ = [
     "NUM_GEOMETRIES",
@@ -946,6 +947,10 @@ class PatternDatabase:
 
     def __init__(self, table: npt.ArrayLike, *, name: str = "custom",
                  source: StrPath | None = None, rules: tuple[Rule, ...] = ()) -> None:
+        if isinstance(table, (str, bytes, PathLike)):
+            raise TypeError(f"PatternDatabase takes a value table, not a file name "
+                            f"({shown_value(table)}): PatternDatabase.from_file(path) loads "
+                            "a .db file, PatternDatabase.builtin(name) a built-in one")
         arr = np.asarray(table)
         if arr.shape != TABLE_SHAPE:
             raise ValueError(f"table must have shape {TABLE_SHAPE}, not {arr.shape}")

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["PluginError", "EvaluatorError", "PriorError"]
+__all__ = ["PluginError", "EvaluatorError", "PriorError", "PLUGIN_FAILURES"]
+
+#: What a plug-in may raise that becomes its :class:`PluginError`: any
+#: ``Exception``, and ``SystemExit`` (a model loader's ``sys.exit()`` ended
+#: the GTP engine in the middle of a command, silently: a tester).
+#: ``KeyboardInterrupt`` (the user's Ctrl-C) and ``MemoryError`` pass through.
+PLUGIN_FAILURES: tuple[type[BaseException], ...] = (Exception, SystemExit)
 
 
 class PluginError(ValueError):

@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from fastplay._core import PlayoutTally
 from fastplay.board import Board
-from fastplay.search.errors import EvaluatorError
+from fastplay.search.errors import PLUGIN_FAILURES, EvaluatorError
 
 __all__ = ["Evaluator", "LeafValue", "ScoreTables", "rollout_value", "terminal_value",
            "call_evaluator", "mixed_value"]
@@ -144,8 +144,8 @@ def call_evaluator(evaluator: Evaluator, boards: Sequence[Board]) -> npt.NDArray
     """``evaluator(boards)`` as ``float64[len(boards)]``, checked.
 
     Raises :class:`EvaluatorError` naming the evaluator and the problem: it
-    raised (a ``MemoryError``, and exceptions that are not ``Exception``
-    subclasses, pass through), it returned something that is not an
+    raised (``MemoryError`` and ``KeyboardInterrupt`` pass through;
+    :data:`~fastplay.search.errors.PLUGIN_FAILURES`), it returned something that is not an
     array of real numbers (strings, booleans, complex numbers, a dict, a
     generator), the shape is not ``(len(boards),)``, a value is NaN or
     outside [0, 1].
@@ -155,7 +155,7 @@ def call_evaluator(evaluator: Evaluator, boards: Sequence[Board]) -> npt.NDArray
         answer = evaluator(list(boards))
     except (EvaluatorError, MemoryError):
         raise
-    except Exception as exc:  # noqa: BLE001 - reported as the evaluator's failure
+    except PLUGIN_FAILURES as exc:  # reported as the evaluator's failure
         raise EvaluatorError(f"evaluator {name} raised {type(exc).__name__}: {exc}") from exc
     values = real_array(answer, f"evaluator {name}", EvaluatorError)
     if values.shape != (len(boards),):

@@ -40,7 +40,7 @@ from fastplay.prior import LearnedPrior, load_prior
 from fastplay.search.config import SearchConfig
 from fastplay.search.criticality import RootCriticality
 from fastplay.search.decide import in_opening, wins_by_passing
-from fastplay.search.errors import PriorError
+from fastplay.search.errors import PLUGIN_FAILURES, PriorError
 
 __all__ = ["NodeMaker", "PriorFunction", "ForbidFunction", "forbid_moves", "forbidden_set",
            "keep_the_pass",
@@ -434,7 +434,7 @@ def forbidden_set(forbid: ForbidFunction, board: Board, depth: int) -> set[int]:
             out.add(index)
     except (PriorError, MemoryError):
         raise
-    except Exception as exc:  # noqa: BLE001 - reported as the plug-in's failure
+    except PLUGIN_FAILURES as exc:  # reported as the plug-in's failure
         raise PriorError(f"forbid {name} raised {type(exc).__name__}: {exc}") from exc
     return out
 
@@ -454,7 +454,7 @@ def call_prior(prior: PriorFunction, board: Board, length: int) -> npt.NDArray[n
         answer = prior(board.copy())
     except (PriorError, MemoryError):
         raise
-    except Exception as exc:  # noqa: BLE001 - reported as the prior's failure
+    except PLUGIN_FAILURES as exc:  # reported as the prior's failure
         raise PriorError(f"prior {name} raised {type(exc).__name__}: {exc}") from exc
     values = real_array(answer, f"prior {name}", PriorError)
     if values.shape != (length,):
