@@ -224,6 +224,39 @@ def test_forbid_cannot_change_under_a_running_search(db):
     assert search.root is None and search.forbid is not None
 
 
+@pytest.mark.parametrize("ending", ["", "sys.exit(0)", "raise ValueError('boom')"])
+def test_a_script_ending_with_an_open_analysis_exits(ending: str) -> None:
+    """A script that ended with an analysis generator still open (held in a
+    variable after ``next`` or a ``break``) never exited: the generator's
+    clean-up ran as the interpreter finalised its modules and waited for a
+    daemon thread that no longer ran (a tester).  The exit stops it first."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(f"""
+        import sys
+        import fastplay as fp
+        from fastplay.search import MCTS
+        search = MCTS(fp.PatternDatabase.builtin("mc_montegnu_classic"), seed=1)
+        held = search.analyze(fp.Board(9), seconds=60, interval=0.02)
+        for info in held:
+            break
+        try:
+            search.run(fp.Board(9), visits=10)
+        except RuntimeError as exc:
+            print("busy:", exc)
+        {ending}
+    """)
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert time.monotonic() - started < 30
+    assert "close() it" in done.stdout and "break" in done.stdout
+    assert done.returncode == (1 if "raise" in ending else 0), done.stderr
+    assert ("ValueError: boom" in done.stderr) == ("raise" in ending)
+
+
 def test_forbid_leaves_the_pass_when_it_names_every_move(db):
     """Every move named, or every move but the pass: the pass is searched,
     in the opening too (where the search forbids it itself otherwise)."""

@@ -34,6 +34,7 @@ waits until they are loaded.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import queue
 import signal
@@ -43,7 +44,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 __all__ = ["block_signals", "signals_blocked", "get", "wait", "Worker", "run_all",
-           "SIGNAL_POLL"]
+           "SIGNAL_POLL", "EXIT_WAIT", "stop_at_exit", "forget_at_exit"]
 
 T = TypeVar("T")
 
@@ -190,3 +191,43 @@ def run_all(targets: Sequence[Callable[[], object]], name: str, stop: Callable[[
             with contextlib.suppress(KeyboardInterrupt):   # raised once it has ended
                 worker.wait(finish=True)
         raise
+
+
+#: Longest time (seconds) the interpreter's exit waits for a stopped worker
+#: that :func:`stop_at_exit` holds.
+EXIT_WAIT = 5.0
+
+_AT_EXIT: dict[int, tuple[threading.Event, Worker]] = {}
+_AT_EXIT_LOCK = threading.Lock()
+
+
+def stop_at_exit(stop: threading.Event, worker: Worker) -> None:
+    """Have the interpreter's exit set ``stop`` and wait (up to
+    :data:`EXIT_WAIT` seconds) for ``worker``, until :func:`forget_at_exit`.
+
+    A worker is a daemon thread, and once the interpreter finalises its
+    modules a daemon thread no longer runs: the clean-up of an analysis
+    generator left open at the end of a script (collected only then) waited
+    for its search for ever (a tester).  ``atexit`` runs before that, while
+    the worker still runs, so it can stop and end it there."""
+    with _AT_EXIT_LOCK:
+        if not _AT_EXIT:
+            atexit.unregister(_stop_all)
+            atexit.register(_stop_all)
+        _AT_EXIT[id(worker)] = (stop, worker)
+
+
+def forget_at_exit(worker: Worker) -> None:
+    """Undo :func:`stop_at_exit` for ``worker`` (no error if it was not held)."""
+    with _AT_EXIT_LOCK:
+        _AT_EXIT.pop(id(worker), None)
+
+
+def _stop_all() -> None:
+    with _AT_EXIT_LOCK:
+        held = list(_AT_EXIT.values())
+    for stop, _ in held:
+        stop.set()
+    due = time.monotonic() + EXIT_WAIT
+    for _, worker in held:
+        worker.wait(max(0.0, due - time.monotonic()))

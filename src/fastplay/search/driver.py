@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import math
 import secrets
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -64,7 +65,8 @@ FINAL_RESERVE = 0.05
 
 #: What a second search on a busy object is told.
 BUSY = ("this MCTS is already searching in another thread, or an analysis generator of it "
-        "is still open (leave its loop or close() it)")
+        "is still open (close() it: a loop left by break does not close a generator "
+        "that a variable still holds)")
 FINAL_RESERVE_MIN = 0.01
 
 
@@ -635,6 +637,7 @@ def _analysis(search: MCTS, board: Board, visits: int | None, seconds: float | N
     try:
         search.ponder_stop()
         worker.start()
+        _threads.stop_at_exit(stop, worker)
         due = time.perf_counter() + interval
         while True:
             # New input (``until``) stops the search itself: its end wakes
@@ -659,7 +662,12 @@ def _analysis(search: MCTS, board: Board, visits: int | None, seconds: float | N
         yield final_info(outcome.result, outcome.state, board, search._tree, min_moves)
     finally:
         stop.set()
-        worker.wait(finish=True)     # a Ctrl-C waits until the search has let go
+        _threads.forget_at_exit(worker)
+        # A Ctrl-C waits until the search has let go; at the interpreter's
+        # end (a generator collected with the modules) the daemon worker no
+        # longer runs, and the exit already stopped it (stop_at_exit).
+        if not sys.is_finalizing():
+            worker.wait(finish=True)
         search._live = None
         search._in_use.release()
 
