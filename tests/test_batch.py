@@ -256,6 +256,46 @@ def test_a_named_pipe_in_a_folder_is_reported_not_waited_for(tmp_path: Path,
     assert {json.loads(x)["id"] for x in stdout.splitlines()} == {str(games / "a.sgf")}
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_batch_reads_its_pattern_database_once(tmp_path: Path, jobs: str) -> None:
+    """``--mc-load-patterns <(...)``: the batch read the pipe to check it, and
+    each job read it again, finding it empty: one job analysed silently with
+    an empty database, two failed every record (a tester).  The main process
+    reads it once and the workers get its table."""
+    import subprocess
+    import sys
+    import threading
+
+    from fastplay.patterns import PatternDatabase
+
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "a.sgf").write_bytes(GAME_9)
+    (games / "b.sgf").write_bytes(GAME_13)
+    source = PatternDatabase.builtin("mc_uniform").source
+    assert source is not None
+    pipe = tmp_path / "db.pipe"
+    os.mkfifo(pipe)
+
+    def feed() -> None:
+        with open(pipe, "wb") as w:       # one writer, once: a second read finds no one
+            w.write(Path(source).read_bytes())
+
+    answers = []
+    for db in (str(source), str(pipe)):
+        writer = threading.Thread(target=feed, daemon=True)
+        if db == str(pipe):
+            writer.start()
+        done = subprocess.run([sys.executable, "-m", "fastplay", "analyze", str(games),
+                               "--every", "2", "--playouts", "30", "--jobs", jobs,
+                               "--json", "-", "--mc-load-patterns", db],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        answers.append(done.stdout)
+    assert answers[0] == answers[1] and len(answers[0].splitlines()) == 5
+
+
 def test_batch_to_stdout_and_sgf_dir(tmp_path: Path, capsys: Any) -> None:
     record = tmp_path / "a.sgf"
     record.write_bytes(GAME_13)
@@ -349,8 +389,10 @@ def test_no_more_worker_processes_than_positions(monkeypatch: pytest.MonkeyPatch
     sizes: list[int] = []
 
     class Pool:
-        def __init__(self, processes: int) -> None:
+        def __init__(self, processes: int, initializer: Any = None,
+                     initargs: tuple[Any, ...] = ()) -> None:
             sizes.append(processes)
+            initializer(*initargs)
 
         def __enter__(self) -> Pool:
             return self
@@ -364,9 +406,11 @@ def test_no_more_worker_processes_than_positions(monkeypatch: pytest.MonkeyPatch
     context = type("Context", (), {"Pool": Pool})
     monkeypatch.setattr(multiprocessing, "get_context", lambda kind: context)
     monkeypatch.setattr(batch, "analyse_job", lambda job: {"id": job})
-    assert [a["id"] for a in batch._results([1, 2, 3], 100)] == [1, 2, 3]  # type: ignore[list-item]
-    assert sizes == [3]
-    assert [a["id"] for a in batch._results([1], 100)] == [1]  # type: ignore[list-item]
+    db = object()
+    got = batch._results([1, 2, 3], 100, db)  # type: ignore[arg-type, list-item]
+    assert [a["id"] for a in got] == [1, 2, 3]
+    assert sizes == [3] and batch._WORKER["db"] is db
+    assert [a["id"] for a in batch._results([1], 100, db)] == [1]  # type: ignore[arg-type]
     assert sizes == [3]                                         # one job: no pool at all
 
 

@@ -19,7 +19,7 @@ import os
 import sys
 from collections.abc import Sequence
 from importlib import resources
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +28,9 @@ from fastplay.argtypes import (add_database_and_search_flags, non_negative_int, 
                                positive_float, positive_int, prior_option, thread_count)
 from fastplay.batch import BATCH_PLAYOUTS, pattern_database, search_options
 from fastplay.shown import escape_controls
+
+if TYPE_CHECKING:  # typing only: the core is imported late
+    from fastplay.patterns import PatternDatabase
 
 __all__ = ["main", "build_parser", "bundled_game", "BUNDLED_GAME", "format_ownership",
            "check_plot_path", "OWNERSHIP_LEGEND", "plot_figure", "PLOT_BEST"]
@@ -156,20 +159,22 @@ def _json_target_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _search_problem(args: argparse.Namespace) -> str | None:
-    """What is wrong with a batch's database or search options, found once
-    here rather than in every record's worker (``None``: nothing); the
-    database's warnings are shown here, once."""
+def _batch_database(args: argparse.Namespace) -> tuple[PatternDatabase | None, str | None]:
+    """A batch's pattern database, read once here (its workers get the
+    table: a second read of a pipe would find it empty, a tester), and what
+    is wrong with it or the search options (``None``: nothing), found once
+    rather than in every record's worker; the database's warnings are shown
+    here, once."""
     from fastplay.search import MCTS, SearchConfig
 
     try:
         db = pattern_database(args.mc_patterns, args.mc_load_patterns, not args.gnugo_syntax)
         MCTS(db, config=SearchConfig(**search_options(args.prior, args.search)))
     except OSError as exc:
-        return f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
+        return None, f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
     except (ValueError, TypeError) as exc:
-        return str(exc)
-    return None
+        return None, str(exc)
+    return db, None
 
 
 def _is_batch(args: argparse.Namespace) -> bool:
@@ -450,11 +455,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if problem is not None:
             print(f"fastplay analyze: error: --json {args.json}: {problem}", file=sys.stderr)
             return EXIT_USAGE
-        problem = _search_problem(args)
-        if problem is not None:
+        db, problem = _batch_database(args)
+        if db is None:
             print(escape_controls(f"fastplay analyze: error: {problem}"), file=sys.stderr)
             return EXIT_USAGE
-        return run_batch(args, sys.stdout)
+        return run_batch(args, sys.stdout, db)
     args.sgf = args.sgf[0] if args.sgf else None
     try:
         return analyze(args, sys.stdout)

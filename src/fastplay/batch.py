@@ -139,10 +139,7 @@ class Job:
     threads: int
     seed: int
     prior: str | None
-    patterns: str | None
-    patterns_file: str | None = None
     options: tuple[tuple[str, Any], ...] = ()
-    patterns_strict: bool = True
 
 
 _WORKER: dict[str, Any] = {}
@@ -154,15 +151,8 @@ def analyse_job(job: Job) -> dict[str, Any]:
     try:
         from fastplay.analysis.respond import build_response
         from fastplay.board import Board
-        from fastplay.patterns import PatternWarning
         from fastplay.search import MCTS, SearchConfig
 
-        chosen = (job.patterns, job.patterns_file, job.patterns_strict)
-        if _WORKER.get("patterns", ()) != chosen:
-            with warnings.catch_warnings():   # the main process showed them, once
-                warnings.simplefilter("ignore", PatternWarning)
-                _WORKER["db"] = pattern_database(*chosen)
-            _WORKER["patterns"] = chosen
         with warnings.catch_warnings():   # _jobs reported them, naming the record
             warnings.simplefilter("ignore", SGFWarning)
             board = Board.from_sgf(job.data, move_number=job.turn)
@@ -294,18 +284,29 @@ def _jobs(paths: Sequence[str], args: argparse.Namespace
     return records, failed
 
 
-def _results(jobs: list[Job], processes: int) -> Iterator[dict[str, Any]]:
+def use_database(db: PatternDatabase) -> None:
+    """Make ``db`` the pattern database of :func:`analyse_job` in this
+    process (a worker process's initialiser: the database is read once, by
+    the main process, and its table shipped once per worker)."""
+    _WORKER["db"] = db
+
+
+def _results(jobs: list[Job], processes: int, db: PatternDatabase
+             ) -> Iterator[dict[str, Any]]:
     """The jobs' answers in order, from ``processes`` worker processes (no
     more than there are jobs: a tester's ``--jobs 100`` started 77 processes
-    for 30 records on 2 CPUs, twenty times slower than one)."""
+    for 30 records on 2 CPUs, twenty times slower than one), each searching
+    with ``db``."""
     processes = min(processes, len(jobs))
     if processes <= 1:
+        use_database(db)
         yield from map(analyse_job, jobs)
         return
     import multiprocessing
 
     # spawn: the parent may run threads (tqdm's monitor), which fork would copy mid-state.
-    with multiprocessing.get_context("spawn").Pool(processes) as pool:
+    with multiprocessing.get_context("spawn").Pool(processes, initializer=use_database,
+                                                   initargs=(db,)) as pool:
         yield from pool.imap(analyse_job, jobs, chunksize=1)
 
 
@@ -360,10 +361,11 @@ def _finish_record(path: str, answers: list[dict[str, Any]], args: argparse.Name
     return None
 
 
-def run_batch(args: argparse.Namespace, stdout: TextIO) -> int:
+def run_batch(args: argparse.Namespace, stdout: TextIO, db: PatternDatabase) -> int:
     """``fastplay analyze`` on many records (parsed ``args``: ``sgf`` a list,
     ``every``, ``json``, ``jobs``, ``write_sgf``, ``sgf_dir`` and the search
-    options); 0 when every record was analysed, 1 when some failed."""
+    options) with the pattern database ``db``; 0 when every record was
+    analysed, 1 when some failed."""
     from tqdm import tqdm
 
     records, failed = _jobs(record_paths(args.sgf), args)
@@ -375,8 +377,7 @@ def run_batch(args: argparse.Namespace, stdout: TextIO) -> int:
     playouts = args.playouts if args.playouts is not None or args.seconds is not None \
         else BATCH_PLAYOUTS
     jobs = [Job(path, data, turn, playouts, args.seconds, args.threads, args.seed + turn,
-                args.prior, args.mc_patterns, args.mc_load_patterns, tuple(args.search),
-                not args.gnugo_syntax)
+                args.prior, tuple(args.search))
             for path, data, turns in records for turn in turns]
     cpus = os.cpu_count() or 1
     if (args.jobs or 1) > cpus:
@@ -401,7 +402,7 @@ def run_batch(args: argparse.Namespace, stdout: TextIO) -> int:
             if args.write_sgf else {}
         with tqdm(total=len(jobs), unit="position", file=sys.stderr, disable=None,
                   desc="analysing") as bar:
-            for answer in _results(jobs, args.jobs or 1):
+            for answer in _results(jobs, args.jobs or 1, db):
                 bar.update(1)
                 pending.append(answer)
                 path = answer["id"]
