@@ -648,6 +648,22 @@ def _exiting_evaluator(boards: list[Board]) -> Any:
     raise SystemExit(3)
 
 
+class _OwnBase(BaseException):
+    pass
+
+
+def _odd_evaluator(boards: list[Board]) -> Any:
+    raise _OwnBase("its own")
+
+
+def _closing_evaluator(boards: list[Board]) -> Any:
+    raise GeneratorExit
+
+
+def _bare_exit_evaluator(boards: list[Board]) -> Any:
+    raise SystemExit
+
+
 def _exiting_prior(board: Board) -> Any:
     raise SystemExit("no model")
 
@@ -662,12 +678,18 @@ def test_a_failing_plug_in_is_named_not_an_internal_error() -> None:
     assert answer is not None and answer.startswith("?1 plug-in failed: evaluator ")
     assert "internal error" not in answer and "ZeroDivisionError: user code" in answer
     assert engine.handle("2 play b E5") == "=2\n\n"
-    for kind, plug in (("evaluator", {"evaluator": _exiting_evaluator, "mix": 0.5}),
-                       ("prior", {"options": {"prior": _exiting_prior}})):
+    # Any BaseException but Ctrl-C's and MemoryError: GeneratorExit and a
+    # plug-in's own subclass killed the engine with a traceback (a tester).
+    for kind, plug, said in (
+            ("evaluator", {"evaluator": _exiting_evaluator, "mix": 0.5}, "SystemExit: 3\n"),
+            ("prior", {"options": {"prior": _exiting_prior}}, "SystemExit: no model\n"),
+            ("evaluator", {"evaluator": _odd_evaluator, "mix": 0.5}, "_OwnBase: its own\n"),
+            ("evaluator", {"evaluator": _closing_evaluator, "mix": 0.5}, "GeneratorExit\n"),
+            ("evaluator", {"evaluator": _bare_exit_evaluator, "mix": 0.5}, "SystemExit\n")):
         engine = GTPEngine(playouts=20, seed=1, size=9, **plug)   # type: ignore[arg-type]
         answer = engine.handle("1 genmove b")
         assert answer is not None and answer.startswith(f"?1 plug-in failed: {kind} ")
-        assert "SystemExit" in answer
+        assert answer.endswith(f" raised {said}\n"), answer
         assert engine.handle("2 play b E5") == "=2\n\n"
 
 

@@ -257,6 +257,30 @@ def test_a_script_ending_with_an_open_analysis_exits(ending: str) -> None:
     assert ("ValueError: boom" in done.stderr) == ("raise" in ending)
 
 
+def test_an_analysis_in_a_daemon_thread_ends_quietly_at_exit() -> None:
+    """An analysis iterated in a daemon thread when the script ends: the
+    exit's stop made its generator fall through to an assertion (a
+    traceback on stderr, a tester); it now ends quietly."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        import threading, time
+        import fastplay as fp
+        from fastplay.search import MCTS
+        search = MCTS(fp.PatternDatabase.builtin("mc_montegnu_classic"), seed=1)
+        def follow():
+            for info in search.analyze(fp.Board(9), interval=0.05):
+                pass
+        threading.Thread(target=follow, daemon=True).start()
+        time.sleep(0.5)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
 def test_forbid_leaves_the_pass_when_it_names_every_move(db):
     """Every move named, or every move but the pass: the pass is searched,
     in the opening too (where the search forbids it itself otherwise)."""

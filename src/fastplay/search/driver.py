@@ -658,6 +658,8 @@ def _analysis(search: MCTS, board: Board, visits: int | None, seconds: float | N
                 yield info
         if outcome.error is not None:
             raise outcome.error
+        if stop.is_set():
+            return      # the interpreter's exit stopped the search (stop_at_exit)
         assert outcome.result is not None and outcome.state is not None
         yield final_info(outcome.result, outcome.state, board, search._tree, min_moves)
     finally:

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-__all__ = ["PluginError", "EvaluatorError", "PriorError", "PLUGIN_FAILURES"]
+__all__ = ["PluginError", "EvaluatorError", "PriorError", "PASSES_THROUGH", "raised"]
 
-#: What a plug-in may raise that becomes its :class:`PluginError`: any
-#: ``Exception``, and ``SystemExit`` (a model loader's ``sys.exit()`` ended
-#: the GTP engine in the middle of a command, silently: a tester).
-#: ``KeyboardInterrupt`` (the user's Ctrl-C) and ``MemoryError`` pass through.
-PLUGIN_FAILURES: tuple[type[BaseException], ...] = (Exception, SystemExit)
+#: What a plug-in may raise that is not made its :class:`PluginError`: the
+#: user's Ctrl-C and running out of memory.  Anything else it raises
+#: (``SystemExit`` from a model loader's ``sys.exit()``, ``GeneratorExit``,
+#: its own ``BaseException`` subclasses) is its failure: these ended the GTP
+#: engine in the middle of a command (testers).
+PASSES_THROUGH: tuple[type[BaseException], ...] = (KeyboardInterrupt, MemoryError)
+
+
+def raised(who: str, exc: BaseException) -> str:
+    """``"{who} raised TYPE: message"`` (no colon for an empty message, as a
+    bare ``sys.exit()`` gives)."""
+    text = str(exc)
+    return f"{who} raised {type(exc).__name__}" + (f": {text}" if text else "")
 
 
 class PluginError(ValueError):

@@ -24,10 +24,13 @@ import numpy.typing as npt
 
 from fastplay._core import PlayoutTally
 from fastplay.board import Board
-from fastplay.search.errors import PLUGIN_FAILURES, EvaluatorError
+from fastplay.search.errors import PASSES_THROUGH, EvaluatorError, raised
 
 __all__ = ["Evaluator", "LeafValue", "ScoreTables", "rollout_value", "terminal_value",
            "call_evaluator", "mixed_value"]
+
+# A plug-in's own error (from a nested call) and what passes through unchanged.
+_RERAISE: tuple[type[BaseException], ...] = (EvaluatorError, *PASSES_THROUGH)
 
 #: A user evaluator: positions -> for each, the probability in [0, 1] that
 #: the side to move there wins.
@@ -144,8 +147,8 @@ def call_evaluator(evaluator: Evaluator, boards: Sequence[Board]) -> npt.NDArray
     """``evaluator(boards)`` as ``float64[len(boards)]``, checked.
 
     Raises :class:`EvaluatorError` naming the evaluator and the problem: it
-    raised (``MemoryError`` and ``KeyboardInterrupt`` pass through;
-    :data:`~fastplay.search.errors.PLUGIN_FAILURES`), it returned something that is not an
+    raised anything (``MemoryError`` and ``KeyboardInterrupt`` pass through:
+    :data:`~fastplay.search.errors.PASSES_THROUGH`), it returned something that is not an
     array of real numbers (strings, booleans, complex numbers, a dict, a
     generator), the shape is not ``(len(boards),)``, a value is NaN or
     outside [0, 1].
@@ -153,10 +156,10 @@ def call_evaluator(evaluator: Evaluator, boards: Sequence[Board]) -> npt.NDArray
     name = _name(evaluator)
     try:
         answer = evaluator(list(boards))
-    except (EvaluatorError, MemoryError):
+    except _RERAISE:
         raise
-    except PLUGIN_FAILURES as exc:  # reported as the evaluator's failure
-        raise EvaluatorError(f"evaluator {name} raised {type(exc).__name__}: {exc}") from exc
+    except BaseException as exc:  # noqa: BLE001 - reported as the evaluator's failure
+        raise EvaluatorError(raised(f"evaluator {name}", exc)) from exc
     values = real_array(answer, f"evaluator {name}", EvaluatorError)
     if values.shape != (len(boards),):
         raise EvaluatorError(f"evaluator {name} returned shape {values.shape} "

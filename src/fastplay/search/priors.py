@@ -40,11 +40,14 @@ from fastplay.prior import LearnedPrior, load_prior
 from fastplay.search.config import SearchConfig
 from fastplay.search.criticality import RootCriticality
 from fastplay.search.decide import in_opening, wins_by_passing
-from fastplay.search.errors import PLUGIN_FAILURES, PriorError
+from fastplay.search.errors import PASSES_THROUGH, PriorError, raised
 
 __all__ = ["NodeMaker", "PriorFunction", "ForbidFunction", "forbid_moves", "forbidden_set",
            "keep_the_pass",
            "LINE_PRIOR", "AUTO_PRIORS", "fight_points", "recent_moves"]
+
+# A plug-in's own error (from a nested call) and what passes through unchanged.
+_RERAISE: tuple[type[BaseException], ...] = (PriorError, *PASSES_THROUGH)
 
 #: A user prior: the position -> ``float[size*size + 1]``, pass last.
 PriorFunction = Callable[[Board], npt.ArrayLike]
@@ -432,10 +435,10 @@ def forbidden_set(forbid: ForbidFunction, board: Board, depth: int) -> set[int]:
             if count >= 4 * (top + 1):
                 raise PriorError(f"forbid {name} named more than {4 * (top + 1)} moves")
             out.add(index)
-    except (PriorError, MemoryError):
+    except _RERAISE:
         raise
-    except PLUGIN_FAILURES as exc:  # reported as the plug-in's failure
-        raise PriorError(f"forbid {name} raised {type(exc).__name__}: {exc}") from exc
+    except BaseException as exc:  # noqa: BLE001 - reported as the plug-in's failure
+        raise PriorError(raised(f"forbid {name}", exc)) from exc
     return out
 
 
@@ -452,10 +455,10 @@ def call_prior(prior: PriorFunction, board: Board, length: int) -> npt.NDArray[n
     name = _name(prior)
     try:
         answer = prior(board.copy())
-    except (PriorError, MemoryError):
+    except _RERAISE:
         raise
-    except PLUGIN_FAILURES as exc:  # reported as the prior's failure
-        raise PriorError(f"prior {name} raised {type(exc).__name__}: {exc}") from exc
+    except BaseException as exc:  # noqa: BLE001 - reported as the prior's failure
+        raise PriorError(raised(f"prior {name}", exc)) from exc
     values = real_array(answer, f"prior {name}", PriorError)
     if values.shape != (length,):
         raise PriorError(f"prior {name} returned shape {values.shape}, expected "
