@@ -465,6 +465,7 @@ def test_the_submodules_the_readme_names_are_attributes_of_a_fresh_import() -> N
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["playout_engine", "MCTS", "PatternDatabase", "fastplay.sgf",
                                    "fastplay.svg"]
+    assert {"montecarlo", "search", "sgf", "svg"} <= set(dir(fp))
 
 
 def test_a_file_name_given_for_a_table_is_told_where_to_go() -> None:

@@ -12,8 +12,8 @@ import pytest
 
 import fastplay as fp
 from fastplay._core import (BLACK, DESCEND_END, DESCEND_EXPAND, DESCEND_LEAF, DESCEND_STOP,
-                            WHITE, TreeNode, TreeParams, expansion_moves, prior_node, tree_backup,
-                            tree_descend, true_eyes)
+                            WHITE, ReplyTable, TreeNode, TreeParams, expansion_moves, prior_node,
+                            tree_backup, tree_descend, true_eyes)
 from fastplay.mcts import LINE_PRIOR
 
 from conftest import shared_path
@@ -692,6 +692,17 @@ def test_what_a_tester_found_at_the_tree_s_edges() -> None:
         tree_backup([node], [0], 1.0, float("inf"), -float("inf"), 0.0, None, 0.0, PARAMS)
     with pytest.raises(RuntimeError, match="initialised"):
         TreeNode.__new__(TreeNode).select(PARAMS)
+    # A second tester: constructors' numbers of any magnitude or type.
+    for color, error in ((2**40, ValueError), (1.5, TypeError), (True, TypeError)):
+        with pytest.raises(error, match="colour"):
+            TreeNode(color, [0, -1], [0.5, 0.5])
+    for size, error in ((2**40, ValueError), (9.5, TypeError), (True, TypeError)):
+        with pytest.raises(error, match="size"):
+            ReplyTable(size)
+    with pytest.raises(TypeError, match="bool"):
+        node.base = True
+    with pytest.raises(AttributeError, match="deleted"):
+        del node.base
 
 
 def test_edge_reads_the_rows() -> None:

@@ -324,7 +324,8 @@ cdef class TreeNode:
     cdef uint8_t* A     # allowed flags, after M in one block
     cdef int16_t* R     # moves by prior, highest first (widening); NULL until needed
 
-    def __init__(self, int color, moves, prior, double base=0.0):
+    def __init__(self, color, moves, prior, double base=0.0):
+        color = _integer(color, "colour code")
         if self.k:
             # The core keeps raw pointers into the arrays of a node.
             raise RuntimeError("a TreeNode is initialised once")
@@ -581,10 +582,17 @@ cdef class TreeNode:
         return self.base_
 
     @base.setter
-    def base(self, double value):
-        if not -INFINITY < value < INFINITY:
-            raise ValueError(f"base must be finite, not {value}")
-        self.base_ = value
+    def base(self, value):
+        if isinstance(value, (bool, np.bool_)):
+            raise TypeError("base must be a number of playouts, not a bool")
+        cdef double v = value
+        if not -INFINITY < v < INFINITY:
+            raise ValueError(f"base must be finite, not {v}")
+        self.base_ = v
+
+    @base.deleter
+    def base(self):
+        raise AttributeError("a node's base cannot be deleted")
 
     @property
     def visits(self):
@@ -1374,7 +1382,9 @@ cdef class ReplyTable:
     cdef int npts
     cdef int16_t* r     # [3 * (npts + 1)]: by colour code and previous move (npts: pass)
 
-    def __init__(self, int size):
+    def __init__(self, size):
+        if isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer)):
+            raise TypeError(f"size must be an integer, not {type(size).__name__}")
         if not MIN_SIZE_C <= size <= MAX_SIZE_C:
             raise ValueError(f"size must be in {MIN_SIZE_C}..{MAX_SIZE_C}, not {size}")
         if self.r != NULL:
