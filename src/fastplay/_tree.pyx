@@ -39,7 +39,7 @@ import numpy as np
 cimport numpy as cnp
 
 from fastplay._rules cimport *
-from fastplay._board cimport CoreBoard
+from fastplay._board cimport CoreBoard, check_size
 from fastplay._tactics cimport TAC_BAD, TAC_NONE, tactics_codes
 from fastplay._arrays cimport _view
 from fastplay._playout cimport PlayoutEngine, TallyCounts, run_komi
@@ -1264,10 +1264,11 @@ cdef int _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
     cdef int64_t move, pt
     cdef double value, wins, g0, g1, s0, s1, mean
     cdef double* S
-    for d in range(depth - 1, -1, -1):
-        node = <TreeNode>nodes[d]
-        if black_value != black_wins and node.WINS == NULL:
-            node._lazy(LAZY_WINS)       # before this back-up's first change
+    if black_value != black_wins:
+        for d in range(depth - 1, -1, -1):
+            node = <TreeNode>nodes[d]
+            if node.WINS == NULL:
+                node._lazy(LAZY_WINS)   # before this back-up's first change
     for d in range(depth - 1, -1, -1):
         node = <TreeNode>nodes[d]
         i = path[d]
@@ -1383,10 +1384,7 @@ cdef class ReplyTable:
     cdef int16_t* r     # [3 * (npts + 1)]: by colour code and previous move (npts: pass)
 
     def __init__(self, size):
-        if isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer)):
-            raise TypeError(f"size must be an integer, not {type(size).__name__}")
-        if not MIN_SIZE_C <= size <= MAX_SIZE_C:
-            raise ValueError(f"size must be in {MIN_SIZE_C}..{MAX_SIZE_C}, not {size}")
+        check_size(size)        # the core's one board-size check
         if self.r != NULL:
             raise RuntimeError("a ReplyTable is initialised once")
         self.r = <int16_t*>malloc(3 * (size * size + 1) * sizeof(int16_t))
