@@ -219,11 +219,10 @@ cdef class TreeParams:
 
 
 def _widen_base(value):
-    """``widen_base`` checked: an integer (not a bool) in [0, 1000000]."""
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"widen_base must be an integer in [0, 1000000], not {value!r}")
+    """``widen_base`` checked: an integer (not a bool: :func:`_integer`) in
+    [0, 1000000], ``ValueError`` otherwise."""
     try:
-        number = operator.index(value)
+        number = _integer(value, "widen_base")
     except TypeError:
         raise ValueError(f"widen_base must be an integer in [0, 1000000], "
                          f"not {value!r}") from None
