@@ -3,13 +3,15 @@
     python fuzz/soak_tree.py [--nodes 1000000] [--size 9] [--chunk 50000]
                              [--sgf FILE [--move N]]
 
-One search of the empty board (or of a record's position) grows its tree (``max_nodes`` = ``--nodes``,
-``max_memory`` out of the way) chunk after chunk of visits, reusing the tree,
-until it holds ``--nodes`` nodes; after each chunk it prints the nodes, the
-edges, the resident memory gained since the start (``VmRSS``) and the bytes
-per node and per edge, next to the search's own estimate
-(``search.config``'s ``NODE_BYTES`` a node and ``EDGE_BYTES`` an edge).  Exit status 0 when the tree of
-``--nodes`` nodes took less than 1 GiB.
+One search of the empty board (or of a record's position) grows its tree
+(``max_nodes`` = ``--nodes``, ``max_memory`` out of the way) chunk after
+chunk of visits, reusing the tree, until it holds ``--nodes`` nodes; after
+each chunk it prints the nodes, the edges (counted exactly), the resident
+memory gained since the start (``VmRSS``) and the bytes per node and per
+edge, next to the search's own estimate per node (``search.config``'s
+``NODE_BYTES`` a node and ``EDGE_BYTES`` an edge).  Exit status 0 when the
+tree of ``--nodes`` nodes took less than 1 GiB; 1 when it did not, or when
+the tree stopped growing before (no projection is made then).
 """
 
 from __future__ import annotations

@@ -63,17 +63,18 @@ DEFAULT_PLAYOUTS = 5000
 #: child slots) and ``EDGE_BYTES`` for each of its ``k`` moves (five
 #: ``float64`` rows: ``n``, ``w``, the two AMAF rows, the prior; the
 #: ``int16`` move, the allowed flag, the widening order).  A least-squares
-#: line through the resident size of default one-thread searches
-#: (``fuzz/soak_tree.py``: 460 bytes a 3x3 node of 2.2 moves, 1,243 on 5x5
-#: (25.5), 4,527 on 9x9 (81.8), 3,263 in a 9x9 middle game (57.7), 19,593 on
-#: 19x19 (362)) is about 340 + 53 k, and the most a move took, counted
-#: exactly, 65 (19x19).  A row made later adds 8 bytes a move: ``vl`` with
-#: threads (a tester's two-thread 19x19 search overran 60 a move by up to
-#: 14 %), ``wins`` with an evaluator's mix (``pn``/``pw`` are in the middle
-#: game's figure); 80 leaves room for both.  100 bytes a move and nothing a
-#: node until 2026-12-06, which a deep 3x3 tree overran threefold
-#: (RESULTS.md, "Soak and endings").
-NODE_BYTES = 350
+#: line through the resident size of default one-thread searches, their
+#: edges counted exactly (``fuzz/soak_tree.py``, 2026-12-06: 456 bytes a 3x3
+#: node of 2.2 moves, 1,222 on 5x5 (18.3), 4,519 on 9x9 (76.0), 3,268 in a
+#: 9x9 middle game (50.4), 19,575 on 19x19 (359.4)) is 397 + 53.4 k; beyond
+#: 400 a node, the most a move took was 57 (the middle game).  A row made
+#: later adds 8 bytes a move: ``vl`` with threads (a tester's two-thread
+#: 19x19 search overran 60 a move by up to 14 %), ``wins`` with an
+#: evaluator's mix (``pn``/``pw`` are in the middle game's figure); 80
+#: leaves room for both.  100 bytes a move and nothing a node until
+#: 2026-12-06, which a deep 3x3 tree overran threefold (RESULTS.md, "Soak
+#: and endings").
+NODE_BYTES = 400
 EDGE_BYTES = 80
 
 #: Largest ``batch``: one batch is one engine call, which a stop request or
@@ -182,8 +183,8 @@ class SearchConfig:
         max_memory: ... or once its estimated size passes this many bytes
             (``NODE_BYTES`` a node and ``EDGE_BYTES`` per move of each:
             on 19x19 a node holds some 360 moves, about 29 kB, so the
-            default 1 GiB is about 37,000 nodes there and 155,000 on 9x9).  Searches go on refining the
-            tree they have.
+            default 1 GiB is about 37,000 nodes there and 155,000 on
+            9x9).  Searches go on refining the tree they have.
         even_visits, pattern_visits: prior knowledge as virtual playouts
             (Gelly and Silver 2007, section 5): at 0.5 for every move, and
             at ``r / (1 + r)``, ``r`` the prior over the mean prior.
