@@ -373,6 +373,15 @@ def test_arrays_the_core_writes_cannot_be_resized_or_cycled():
     with pytest.raises(ValueError, match="virtual loss"):
         tree_backup([TreeNode(BLACK, [0, -1], [0.5, 0.5])], [0], 1.0, 1.0, 1.0, 1.0, None,
                     5.0, PARAMS)
+    # An edge the path holds twice must hold the virtual loss twice.
+    twice = TreeNode(BLACK, [0, -1], [0.5, 0.5])
+    twice.vl[0] = 5.0
+    with pytest.raises(ValueError, match="virtual loss"):
+        tree_backup([twice, twice], [0, 0], 1.0, 1.0, 1.0, 1.0, None, 5.0, PARAMS)
+    assert twice.vl[0] == 5.0 and twice.n[0] == 0.0
+    twice.vl[0] = 10.0
+    tree_backup([twice, twice], [0, 0], 1.0, 1.0, 1.0, 1.0, None, 5.0, PARAMS)
+    assert twice.vl[0] == 0.0 and twice.n[0] == 2.0
 
 
 def test_ponder_start_and_run_never_overlap():

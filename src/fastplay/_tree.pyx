@@ -1179,7 +1179,8 @@ def tree_backup(list nodes not None, list path not None, double n, double black_
         raise ValueError("n, the virtual loss, the wins and the value must be finite, "
                          "n and the virtual loss >= 0")
     cdef TreeNode node
-    cdef Py_ssize_t j
+    cdef Py_ssize_t j, e
+    cdef double times
     cdef int64_t npts = 0
     cdef double* am = NULL
     cdef const cnp.int32_t[:, :, ::1] tallies
@@ -1203,8 +1204,14 @@ def tree_backup(list nodes not None, list path not None, double n, double black_
             if not 0 <= indices[d] < node.k or (amaf is not None and node.max_move >= npts):
                 raise ValueError("the path does not fit the tree or the tallies")
             idx[d] = indices[d]
-            if virtual_loss and (node.VL == NULL or node.VL[idx[d]] < virtual_loss):
-                raise ValueError("the path holds less virtual loss than the back-up takes")
+            if virtual_loss:
+                # An edge the path holds twice gives its virtual loss back twice.
+                times = 1.0
+                for e in range(d):
+                    if frozen[e] is node and idx[e] == idx[d]:
+                        times += 1.0
+                if node.VL == NULL or node.VL[idx[d]] < times * virtual_loss:
+                    raise ValueError("the path holds less virtual loss than the back-up takes")
         if amaf is not None:
             am = <double*>malloc(6 * npts * sizeof(double))
             if am == NULL:
