@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -270,6 +271,30 @@ def test_failed_play_changes_nothing(engine: GTPEngine) -> None:
     assert engine.board == before and engine.board.history == [("B", "E5")]
     assert fails(engine, "play b j10").startswith("invalid")
     assert engine.board == before
+
+
+def test_illegal_move_names_its_rule_on_stderr(engine: GTPEngine,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The answer stays GTP's "illegal move"; the rule goes to stderr, where
+    Sabaki's and GoGui's consoles show it."""
+    ok(engine, "boardsize 9")
+    ok(engine, "play b e5")
+    capsys.readouterr()
+    assert fails(engine, "play w e5") == "illegal move"
+    err = capsys.readouterr().err
+    assert err == "fastplay: illegal move W E5: occupied (the point is already occupied)\n"
+
+
+def test_illegal_move_survives_a_closed_stderr(engine: GTPEngine,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stderr", None)
+    ok(engine, "play b e5")
+    assert fails(engine, "play w e5") == "illegal move"
+    closed = io.StringIO()
+    closed.close()
+    monkeypatch.setattr(sys, "stderr", closed)
+    assert fails(engine, "play b e5") == "illegal move"
+    assert ok(engine, "list_stones black") == "E5"
 
 
 def test_ko_recapture_is_illegal_move(engine: GTPEngine) -> None:

@@ -12,7 +12,6 @@ here into one table.
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 import fastplay
 from fastplay.board import Board, ColorLike, IllegalMoveError, InvalidVertexError, format_vertex
 from fastplay.gtp.protocol import GTPError, Search, Stream, check_clock, format_response
-from fastplay.gtp.protocol import gtp_move, parse_color, parse_float, parse_int, preprocess
+from fastplay.gtp.protocol import gtp_move, log, parse_color, parse_float, parse_int, preprocess
 from fastplay.gtp.protocol import take_args
 from fastplay.inputfile import check_regular
 from fastplay.search.errors import PluginError
@@ -211,7 +210,7 @@ class GTPEngine:
                 if stream.interruptible:
                     self.input_event.set()
         except Exception as exc:  # noqa: BLE001 - as the server: the "=" is out
-            sys.stderr.write(f"fastplay: analysis stopped: {type(exc).__name__}: {exc}\n")
+            log(f"analysis stopped: {type(exc).__name__}: {exc}")
         self.input_event.clear()
         return "\n".join(lines) + "\n\n"
 
@@ -261,7 +260,10 @@ class GTPEngine:
             self.board.play(vertex.lower(), color)
         except InvalidVertexError:
             raise GTPError("invalid coordinate") from None
-        except IllegalMoveError:
+        except IllegalMoveError as exc:
+            # GTP's answer text is "illegal move" (GNU Go's, and case 22's);
+            # the rule broken goes where the user reads it.
+            log(str(exc))
             raise GTPError("illegal move") from None
         return ""
 

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -138,6 +139,18 @@ def check_clock(values: Sequence[int], command: str = "time_settings") -> None:
     if max(values) > MAX_CLOCK:
         what = "time settings" if command == "time_settings" else "time_left values"
         raise GTPError(f"{what} above {MAX_CLOCK} (seconds or stones) are not supported")
+
+
+def log(text: str) -> None:
+    """Write one line for the user on standard error, where controllers show
+    an engine's messages (Sabaki's and GoGui's GTP consoles) and never read
+    answers.  A closed or missing stderr loses the line, never the session."""
+    try:
+        if sys.stderr is not None:
+            sys.stderr.write(f"fastplay: {text}\n")
+            sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def gtp_move(move: str) -> str:

@@ -18,7 +18,7 @@ from typing import IO, Any
 from fastplay import _threads
 from fastplay._threads import block_signals
 from fastplay.gtp.engine import GTPEngine
-from fastplay.gtp.protocol import Stream
+from fastplay.gtp.protocol import Stream, log
 
 __all__ = ["run"]
 
@@ -85,7 +85,7 @@ def _write_stream(out: IO[str], head: str, stream: Stream) -> None:
                 out.write(text + "\n")
                 out.flush()
     except Exception as exc:  # noqa: BLE001 - the controller already has its "="
-        sys.stderr.write(f"fastplay: analysis stopped: {type(exc).__name__}: {exc}\n")
+        log(f"analysis stopped: {type(exc).__name__}: {exc}")
     finally:
         close = getattr(stream.lines, "close", None)
         if close is not None:
