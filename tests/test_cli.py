@@ -450,6 +450,18 @@ def test_gnugo_syntax_reads_a_pattern_file_as_gnu_go_does(
         assert (f"{lax}:5:1:" in done.stderr) == (status == 2)
         assert json.loads(done.stdout)["id"] == "q" if status == 0 else not done.stdout
 
+    # fastplay tune: its DB arguments and --base.
+    from fastplay.tune.cli import main as tune_main
+
+    for method in (["quality", str(lax), "--positions", "2", "--playouts", "4"],
+                   ["balance", "--base", str(lax), "--iterations", "1", "--playouts", "2",
+                    "--report-playouts", "2", "--out", str(tmp_path / "out.db")]):
+        with pytest.raises(SystemExit) as refused:
+            tune_main(method)
+        assert refused.value.code == 2 and f"{lax}:5:1:" in capsys.readouterr().err
+        assert tune_main([*method, "--gnugo-syntax"]) == 0
+        capsys.readouterr()
+
 
 def test_the_submodules_the_readme_names_are_attributes_of_a_fresh_import() -> None:
     """``fastplay.montecarlo.playout_engine`` (the README) failed after a bare

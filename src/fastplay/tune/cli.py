@@ -10,6 +10,9 @@
     fastplay tune quality DB... [--benchmark 9x9 | --references FILE] [--playouts 500] \\
         [--seed 1]
 
+Every method takes ``--gnugo-syntax``: read its ``.db`` files (``--base``,
+``DB``) as GNU Go 3.8 does instead of strictly.
+
 ``mm`` fits the values by move prediction (:mod:`fastplay.tune.mm`) to the
 moves of ``RECORDS`` (SGF files, folders, tar archives; both
 players' moves unless ``--player`` names one), reports the held-out
@@ -66,11 +69,19 @@ def _shared(p: argparse.ArgumentParser, base_help: str, iterations: int,
     """The options the methods share (``--holdout`` with a ``held`` kind)."""
     p.add_argument("--base", default="mc_montegnu_classic",
                    help=f"{base_help} (built-in name or .db file)")
+    _syntax_option(p, "--base")
     p.add_argument("--iterations", type=positive_int, default=iterations)
     if held is not None:
         p.add_argument("--holdout", type=positive_int, default=5,
                        help=f"every N-th {held} is held out for the report (default 5)")
     p.add_argument("--out", required=True, help="the .db file to write")
+
+
+def _syntax_option(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--gnugo-syntax", action="store_true",
+                   help=f"read a .db file given as {what} as GNU Go 3.8 does: no syntax "
+                   "error, its loader's quirks bit for bit (by default a malformed line is "
+                   "an error naming file, line and column)")
 
 
 def _references_option(p: argparse.ArgumentParser) -> None:
@@ -127,6 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     _games_parser(sub)
     quality = sub.add_parser("quality", help="playouts' squared error on benchmark positions")
     quality.add_argument("databases", nargs="+", help="built-in names or .db files")
+    _syntax_option(quality, "DB")
     quality.add_argument("--benchmark", default="9x9", help="bundled name or file (default 9x9)")
     _references_option(quality)
     quality.add_argument("--playouts", type=positive_int, default=500,
@@ -175,7 +187,7 @@ def _run_games(parser: argparse.ArgumentParser, args: argparse.Namespace,
     from fastplay.tune.games import GamesRun, play_gtp_game, save_state, spsa_games
 
     _check_shared(parser, args)
-    base = _database(parser, args.base, "--base")
+    base = _database(parser, args.base, "--base", not args.gnugo_syntax)
     settings = {name: getattr(args, name) for name in (
         "engine", "base", "size", "komi", "referee", "pairs", "step", "perturbation", "seed",
         "iterations")}
@@ -244,8 +256,10 @@ def _games_resume(parser: argparse.ArgumentParser, args: argparse.Namespace,
         parser.error(f"--resume: {exc}")
 
 
-def _database(parser: argparse.ArgumentParser, name: str, what: str) -> PatternDatabase:
-    """The built-in database or ``.db`` file ``name``, or a usage error naming ``what``."""
+def _database(parser: argparse.ArgumentParser, name: str, what: str,
+              strict: bool = True) -> PatternDatabase:
+    """The built-in database or ``.db`` file ``name`` (read in strict mode or,
+    with ``strict=False``, as GNU Go reads it), or a usage error naming ``what``."""
     from fastplay.patterns import PatternDatabase, PatternSyntaxError
 
     if name in PatternDatabase.names():
@@ -259,7 +273,7 @@ def _database(parser: argparse.ArgumentParser, name: str, what: str) -> PatternD
         except ValueError:
             pass
     try:
-        return PatternDatabase.from_file(name)
+        return PatternDatabase.from_file(name, strict=strict)
     except PatternSyntaxError as exc:
         parser.error(str(exc))
     except OSError as exc:
@@ -322,7 +336,7 @@ def _run_mm(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: lis
     from fastplay.tune.mm import tune_mm
 
     _check_shared(parser, args)
-    base = _database(parser, args.base, "--base")
+    base = _database(parser, args.base, "--base", not args.gnugo_syntax)
     try:
         skipped: list[str] = []
         cut: list[str] = []
@@ -361,7 +375,8 @@ def _run_mm(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: lis
 def _run_quality(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from fastplay.tune.quality import playout_quality
 
-    databases = [_database(parser, name, "database") for name in args.databases]
+    databases = [_database(parser, name, "database", not args.gnugo_syntax)
+                 for name in args.databases]
     label, entries = _positions(parser, args)
     entries = entries[:args.positions] if args.positions else entries
     print(f"{label}: {len(entries)} positions, {args.playouts} playouts each, "
@@ -381,7 +396,7 @@ def _run_balance(parser: argparse.ArgumentParser, args: argparse.Namespace,
     from fastplay.tune.quality import playout_quality
 
     _check_shared(parser, args)
-    base = _database(parser, args.base, "--base")
+    base = _database(parser, args.base, "--base", not args.gnugo_syntax)
     label, entries = _positions(parser, args)
     train = [e for j, e in enumerate(entries) if j % args.holdout]
     held = [e for j, e in enumerate(entries) if j % args.holdout == 0]
