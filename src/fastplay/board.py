@@ -21,6 +21,7 @@ from typing import Union
 import numpy as np
 import numpy.typing as npt
 
+from fastplay._checks import is_integer
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import EMPTY as EMPTY_CODE
 from fastplay._core import WHITE as WHITE_CODE
@@ -60,10 +61,6 @@ def color_name(code: int) -> Color:
     return Color.BLACK if code == BLACK_CODE else Color.WHITE
 
 
-def _is_int(x: object) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
-
-
 def _parse_gtp(move: str, text: str, size: int) -> int:
     if not _GTP_VERTEX.fullmatch(text):
         raise InvalidVertexError(f"bad vertex {move!r}: expected a GTP vertex such as 'D4' or "
@@ -95,7 +92,7 @@ def parse_vertex(move: Vertex, size: int) -> int:
             return PASS
         return _parse_gtp(move, text, size)
     if isinstance(move, tuple):
-        if len(move) != 2 or not all(_is_int(x) for x in move):
+        if len(move) != 2 or not all(is_integer(x) for x in move):
             raise InvalidVertexError(f"bad vertex {move!r}: expected (row, col)", "bad vertex",
                                      move)
         row, col = int(move[0]), int(move[1])
@@ -103,7 +100,7 @@ def parse_vertex(move: Vertex, size: int) -> int:
             raise InvalidVertexError(f"vertex {move!r} is off the {size}x{size} board",
                                      "off-board", move)
         return row * size + col
-    if _is_int(move):
+    if is_integer(move):
         assert isinstance(move, (int, np.integer))
         if move == PASS:
             return PASS

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from fastplay._checks import is_integer
 from fastplay._threads import signals_blocked
 from fastplay.inputfile import read_input
 from fastplay.shown import shown_value
@@ -132,7 +133,7 @@ def _points(size: int, points: npt.ArrayLike) -> npt.NDArray[np.int64]:
 def _check_size(size: int) -> None:
     if type(size) is int and 2 <= size <= 25:
         return    # the common case, without the slower checks below
-    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 2 <= size <= 25:
+    if not is_integer(size) or not 2 <= size <= 25:
         raise ValueError(f"size must be an integer in 2..25 (fastplay's board sizes), "
                          f"not {size!r}")
 
@@ -140,8 +141,7 @@ def _check_size(size: int) -> None:
 def _check_move(size: int, move: int, name: str) -> None:
     if type(move) is int and -1 <= move < size * size:
         return    # the common case, without the slower checks below
-    if isinstance(move, bool) or not isinstance(move, (int, np.integer)) \
-            or not -1 <= move < size * size:
+    if not is_integer(move) or not -1 <= move < size * size:
         raise ValueError(f"{name} must be a flat index of a {size}x{size} board or -1, "
                          f"not {move!r}")
 

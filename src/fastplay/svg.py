@@ -31,6 +31,8 @@ from xml.sax.saxutils import escape, quoteattr
 import numpy as np
 import numpy.typing as npt
 
+from fastplay._checks import is_integer
+
 if TYPE_CHECKING:  # pragma: no cover - typing only; board imports us lazily
     from fastplay.board import Board
 
@@ -175,7 +177,7 @@ def _check_labels(labels: Mapping[Any, object] | None, size: int) -> dict[int, s
 def _check_size(size: int | None) -> None:
     if size is None:
         return
-    if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
+    if not is_integer(size):
         raise TypeError(f"size must be an int (pixels) or None, not {type(size).__name__}")
     if size <= 0:
         raise ValueError(f"size must be positive (pixels), got {size}")

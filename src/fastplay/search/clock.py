@@ -14,8 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import numpy as np
-
+from fastplay._checks import is_integer, is_real
 from fastplay.board import Board, ColorLike, parse_color
 from fastplay.shown import shown_value
 
@@ -134,7 +133,7 @@ def _seconds(name: str, value: object) -> float:
     """A clock's seconds: a real number in [0, ``MAX_SECONDS``] (an infinite
     main time made a search that never ended, and 1e300 one that would not
     end either)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if not is_real(value):
         raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
     try:
         seconds = float(value)
@@ -147,7 +146,7 @@ def _seconds(name: str, value: object) -> float:
 
 def _stones(name: str, value: object) -> int:
     """A clock's stone count: an integer in [0, ``MAX_SECONDS``]."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    if not is_integer(value):
         raise TypeError(f"{name} must be an integer, not {type(value).__name__}")
     if not 0 <= value <= MAX_SECONDS:
         raise ValueError(f"{name} must be in [0, {MAX_SECONDS:g}], not {shown_value(value)}")

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from fastplay._checks import is_integer
 from fastplay.asciinum import ascii_float, ascii_int
 from fastplay.shown import quoted, shown_value
 
@@ -94,7 +95,7 @@ ScoringName = Literal["tromp-taylor", "gnugo"]
 def _integer(name: str, value: Any, low: int, high: int) -> int:
     """``value`` (an integer, not a bool) in ``[low, high]``, or
     ``TypeError``/``ValueError`` naming the option."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+    if not is_integer(value):
         raise TypeError(f"{name} must be an integer, not {shown_value(value)}")
     if not low <= value <= high:
         raise ValueError(f"{name} must be an integer in [{low}, {high}], not {shown_value(value)}")
@@ -322,8 +323,7 @@ class SearchConfig:
                                  f"not {shown_value(getattr(self, name))}")
             set_(self, name, bool(getattr(self, name)))
         if self.batch is not None:
-            if isinstance(self.batch, (bool, np.bool_)) or not isinstance(
-                    self.batch, (int, np.integer)) or not 1 <= self.batch <= MAX_BATCH:
+            if not is_integer(self.batch) or not 1 <= self.batch <= MAX_BATCH:
                 raise ValueError(f"batch must be an integer in [1, {MAX_BATCH}], not "
                                  f"{shown_value(self.batch)}")
             set_(self, "batch", int(self.batch))

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from fastplay._checks import is_integer, is_real
 from fastplay import _threads
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import WHITE as WHITE_CODE
@@ -80,15 +81,14 @@ def _check_limits(visits: Any, playouts: Any, seconds: Any) -> tuple[int | None,
     count = visits if visits is not None else playouts
     name = "visits" if visits is not None else "playouts"
     if count is not None:
-        if isinstance(count, bool) or not isinstance(count, (int, np.integer)):
+        if not is_integer(count):
             raise TypeError(f"{name} must be an integer, not {type(count).__name__}")
         if not 1 <= count <= MAX_PLAYOUTS:
             raise ValueError(f"{name} must be between 1 and {MAX_PLAYOUTS} (2**53), "
                              f"not {shown_value(count)}")
         count = int(count)
     if seconds is not None:
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float, np.integer,
-                                                                 np.floating)):
+        if not is_real(seconds):
             raise TypeError(f"seconds must be a number, not {type(seconds).__name__}")
         if not (math.isfinite(seconds) and seconds > 0):
             raise ValueError(f"seconds must be finite and > 0, not {seconds}")
@@ -168,12 +168,10 @@ class MCTS:
 
         if not isinstance(db, PatternDatabase):
             raise TypeError(f"db must be a fastplay.PatternDatabase, not {type(db).__name__}")
-        if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, (int, np.integer)) \
-                or not 1 <= threads <= MAX_THREADS:
+        if not is_integer(threads) or not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"threads must be an integer 1..{MAX_THREADS}, "
                              f"not {shown_value(threads)}")
-        if seed is not None and (isinstance(seed, (bool, np.bool_))
-                                 or not isinstance(seed, (int, np.integer)) or seed < 0):
+        if seed is not None and (not is_integer(seed) or seed < 0):
             raise ValueError(f"seed must be a non-negative integer or None, not {seed!r}")
         threads = int(threads)
         seed = None if seed is None else int(seed)
@@ -458,12 +456,9 @@ class MCTS:
         if not isinstance(board, Board):
             raise TypeError(f"board must be a fastplay.Board, not {type(board).__name__}")
         count, seconds = _check_limits(visits, playouts, seconds)
-        if isinstance(interval, (bool, np.bool_)) \
-                or not isinstance(interval, (int, float, np.integer, np.floating)) \
-                or not (math.isfinite(interval) and interval > 0):
+        if not is_real(interval) or not (math.isfinite(interval) and interval > 0):
             raise ValueError(f"interval must be a positive number of seconds, not {interval!r}")
-        if isinstance(min_moves, (bool, np.bool_)) \
-                or not isinstance(min_moves, (int, np.integer)) or min_moves < 0:
+        if not is_integer(min_moves) or min_moves < 0:
             raise ValueError(f"min_moves must be a non-negative integer, not {min_moves!r}")
         return _analysis(self, board.copy(), count, seconds, float(interval), stop, int(min_moves),
                          move)
