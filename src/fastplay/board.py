@@ -101,7 +101,6 @@ def parse_vertex(move: Vertex, size: int) -> int:
                                      "off-board", move)
         return row * size + col
     if is_integer(move):
-        assert isinstance(move, (int, np.integer))
         if move == PASS:
             return PASS
         if not 0 <= move < size * size:

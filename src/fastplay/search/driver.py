@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from fastplay._checks import is_integer, is_real
 from fastplay import _threads
+from fastplay._checks import is_integer, is_real
 from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import WHITE as WHITE_CODE
 from fastplay._core import PlayoutEngine, TreeNode, TreeParams
