@@ -348,6 +348,41 @@ def test_a_json_target_that_cannot_be_written_is_a_usage_error(tmp_path: Path,
     assert record.read_text() == text
 
 
+def test_a_json_target_inside_a_folder_of_records_may_not_be_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A record the folder given stands for is an input too; another file
+    in that folder is not."""
+    (tmp_path / "games" / "deep").mkdir(parents=True)
+    record = tmp_path / "games" / "deep" / "keep.SGF"
+    record.write_bytes(GAME_9)
+    games = str(tmp_path / "games")
+    assert main([games, "--json", str(record)]) == 2
+    assert "records to analyse" in capsys.readouterr().err
+    assert record.read_bytes() == GAME_9
+    notes = tmp_path / "games" / "notes.jsonl"
+    assert main([games, "--json", str(notes), "--playouts", "10", "--every", "9"]) == 0
+    assert len(lines_of(notes)) == 1
+
+
+def test_a_batch_that_writes_nothing_leaves_the_json_file_as_it_was(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every record failing (missing, unreadable) keeps an existing --json
+    file (a tester's finding: it was emptied); one answer replaces it."""
+    keep = tmp_path / "keep.jsonl"
+    keep.write_text("PRECIOUS\n")
+    broken = tmp_path / "broken.sgf"
+    broken.write_bytes(b"(;GM[1]SZ[9];B[ee]")
+    for record in (str(tmp_path / "missing.sgf"), str(broken)):
+        assert main([record, str(record), "--json", str(keep)]) == 1
+        assert keep.read_text() == "PRECIOUS\n"
+    capsys.readouterr()
+    record = tmp_path / "game.sgf"
+    record.write_bytes(GAME_9)
+    assert main([str(record), str(broken), "--json", str(keep), "--playouts", "10",
+                 "--every", "9"]) == 1
+    assert [line["id"] for line in lines_of(keep)] == [str(record)]
+
+
 def test_a_json_target_that_fails_while_written_ends_the_batch(tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]
                                                                ) -> None:

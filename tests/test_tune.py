@@ -163,6 +163,11 @@ def test_tune_cli_says_which_records_it_cut_short_or_left_out(tmp_path: Path,
     (["quality", "RECORDS"], "neither a built-in"),
     (["mm", "RECORDS", "--out", "OUT", "--player", "nobody"], "named like 'nobody'"),
     (["mm", "FAKETAR", "--out", "OUT"], "not a readable tar archive"),
+    # --out naming an input (a tester's record replaced by a .db file):
+    (["mm", "RECORDS", "--out", "RECORD"], "is one of the inputs"),
+    (["mm", "RECORD", "--out", "RECORD"], "is one of the inputs"),
+    (["mm", "RECORDS", "--out", "BADDB", "--base", "BADDB"], "is one of the inputs"),
+    (["balance", "--references", "BADDB", "--out", "BADDB"], "is one of the inputs"),
 ])
 def test_tune_cli_usage_errors(tmp_path: Path, args: list[str], message: str,
                                capsys: pytest.CaptureFixture[str]) -> None:
@@ -170,7 +175,9 @@ def test_tune_cli_usage_errors(tmp_path: Path, args: list[str], message: str,
     (tmp_path / "bad.db").write_text("..\n.*.\n...\n:1\n")
     (tmp_path / "fake.tar.gz").write_text("not an archive")
     names = {"RECORDS": str(records), "OUT": str(tmp_path / "o.db"),
-             "BADDB": str(tmp_path / "bad.db"), "FAKETAR": str(tmp_path / "fake.tar.gz")}
+             "BADDB": str(tmp_path / "bad.db"), "FAKETAR": str(tmp_path / "fake.tar.gz"),
+             "RECORD": str(records / "g1.sgf")}
+    kept = {path: path.read_bytes() for path in (records / "g1.sgf", tmp_path / "bad.db")}
     with pytest.raises(SystemExit) as stop:
         tune_main([names.get(a, a) for a in args])
     assert stop.value.code == 2
@@ -179,6 +186,7 @@ def test_tune_cli_usage_errors(tmp_path: Path, args: list[str], message: str,
     assert "Traceback" not in err and len(err.strip().splitlines()[-1]) < 300
     assert err.count("error:") == 1 and "\n- method" not in err
     assert not (tmp_path / "o.db").exists()
+    assert {path: path.read_bytes() for path in kept} == kept
 
 
 def test_tune_cli_writes_ascii_whatever_the_paths(tmp_path: Path,

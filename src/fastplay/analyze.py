@@ -26,7 +26,8 @@ import numpy.typing as npt
 
 from fastplay.argtypes import (add_database_and_search_flags, non_negative_int, playout_count,
                                positive_float, positive_int, prior_option, thread_count)
-from fastplay.batch import BATCH_PLAYOUTS, pattern_database, search_options
+from fastplay.batch import BATCH_PLAYOUTS, pattern_database, record_paths, search_options
+from fastplay.outputfile import overwrites_input
 from fastplay.shown import escape_controls
 
 if TYPE_CHECKING:  # typing only: the core is imported late
@@ -153,8 +154,7 @@ def _json_target_problem(args: argparse.Namespace) -> str | None:
     if not os.path.isdir(folder):
         return f"{folder} is a file, not a directory" if os.path.exists(folder) else \
             f"no such directory {folder}"
-    inputs = {os.path.realpath(p) for p in args.sgf if os.path.isfile(p)}
-    if os.path.realpath(target) in inputs:
+    if overwrites_input(target, record_paths(args.sgf)):
         return "is one of the records to analyse (it would be overwritten)"
     return None
 

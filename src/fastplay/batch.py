@@ -28,11 +28,12 @@ import argparse
 import contextlib
 import json
 import os
+import stat
 import sys
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from fastplay.inputfile import read_input
 from fastplay.sgf import SGFWarning, record_moves
@@ -310,6 +311,39 @@ def _results(jobs: list[Job], processes: int, db: PatternDatabase
         yield from pool.imap(analyse_job, jobs, chunksize=1)
 
 
+class _Lines(Protocol):
+    """Where a batch writes its analysis lines."""
+
+    def write(self, text: str, /) -> int: ...
+
+    def flush(self) -> None: ...
+
+
+class _JsonFile:
+    """``--json FILE``, opened at once (a name that cannot be written is
+    reported before any search) but emptied only when the first line is
+    written: a batch whose every record fails leaves an existing file as it
+    was (a tester's ``--json keep.jsonl`` on a missing record emptied it).
+    Raises ``OSError`` as ``open`` does."""
+
+    def __init__(self, path: str) -> None:
+        self.handle = open(path, "a", encoding="utf-8")
+        self.emptied = False
+
+    def write(self, text: str, /) -> int:
+        if not self.emptied:
+            if stat.S_ISREG(os.fstat(self.handle.fileno()).st_mode):
+                self.handle.truncate(0)
+            self.emptied = True
+        return self.handle.write(text)
+
+    def flush(self) -> None:
+        self.handle.flush()
+
+    def close(self) -> None:
+        self.handle.close()
+
+
 class OutputError(Exception):
     """The analysis lines cannot be written (a full disk, a closed pipe):
     the batch stops, since every later record would fail the same way."""
@@ -337,7 +371,7 @@ def sgf_targets(paths: Sequence[str], sgf_dir: str | None) -> dict[str, str]:
 
 
 def _finish_record(path: str, answers: list[dict[str, Any]], args: argparse.Namespace,
-                   data: bytes, out: TextIO | None, target: str | None) -> str | None:
+                   data: bytes, out: _Lines | None, target: str | None) -> str | None:
     """Write a record's lines, and its SGF to ``target`` (``None``: none);
     the reason it failed, or ``None``."""
     errors = [a for a in answers if "error" in a]
@@ -383,12 +417,12 @@ def run_batch(args: argparse.Namespace, stdout: TextIO, db: PatternDatabase) -> 
     if (args.jobs or 1) > cpus:
         print(f"fastplay analyze: warning: --jobs {args.jobs} on {cpus} CPUs: more worker "
               f"processes than CPUs only slow each other down", file=sys.stderr)
-    out: TextIO | None = None
+    out: TextIO | _JsonFile | None = None
     if args.json == "-" or (args.json is None and not args.write_sgf):
         out = stdout
     elif args.json is not None:
         try:
-            out = open(args.json, "w", encoding="utf-8")
+            out = _JsonFile(args.json)
         except OSError as exc:
             print(f"fastplay analyze: error: --json {args.json}: {exc.strerror or exc}",
                   file=sys.stderr)

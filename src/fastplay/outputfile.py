@@ -18,9 +18,10 @@ import contextlib
 import os
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["write_whole"]
+__all__ = ["overwrites_input", "write_whole"]
 
 
 def write_whole(path: str | os.PathLike[str], data: bytes) -> Path:
@@ -61,3 +62,20 @@ def write_whole(path: str | os.PathLike[str], data: bytes) -> Path:
             os.unlink(handle.name)
         raise
     return target
+
+
+def overwrites_input(path: str | os.PathLike[str], files: Iterable[str | os.PathLike[str]],
+                     folders: Iterable[str | os.PathLike[str]] = (),
+                     pattern: str = "*.sgf") -> bool:
+    """Whether writing ``path`` would overwrite an input: one of ``files``,
+    or a file matching ``pattern`` (as ``Path.rglob`` finds records) in
+    one of the input ``folders``, searched recursively.  Symbolic links are
+    followed on both sides; names that do not exist are no inputs.  (A
+    tester's ``fastplay tune mm games --out games/keep.sgf`` replaced one of
+    the records it had just read with a ``.db`` file.)"""
+    target = Path(os.path.realpath(path))
+    if any(os.path.isfile(f) and Path(os.path.realpath(f)) == target for f in files):
+        return True
+    if not target.is_file() or not target.match(pattern):
+        return False
+    return any(os.path.isdir(d) and target.is_relative_to(os.path.realpath(d)) for d in folders)

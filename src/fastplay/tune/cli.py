@@ -302,7 +302,16 @@ def _check_file(parser: argparse.ArgumentParser, option: str, name: str) -> None
 
 
 def _check_shared(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``--out`` names a file to write and none of the inputs; ``--holdout``
+    holds out less than everything."""
+    from fastplay.outputfile import overwrites_input
+
     _check_file(parser, "--out", args.out)
+    inputs = [name for name in (args.base, getattr(args, "references", None),
+                                getattr(args, "checkpoint", None)) if name is not None]
+    records = getattr(args, "records", [])
+    if overwrites_input(args.out, [*inputs, *records], folders=records):
+        parser.error(f"--out {quoted(args.out)} is one of the inputs (it would be overwritten)")
     if getattr(args, "holdout", 2) < 2:
         parser.error("--holdout must be at least 2")
 
