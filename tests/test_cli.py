@@ -463,6 +463,36 @@ def test_gnugo_syntax_reads_a_pattern_file_as_gnu_go_does(
         capsys.readouterr()
 
 
+@pytest.mark.parametrize("command", [
+    ["patterns", "check", "NAME"],
+    ["gtp", "--mc-load-patterns", "NAME"],
+    ["gtp", "--prior", "NAME"],
+    ["analysis", "--mc-load-patterns", "NAME"],
+    ["analyze", "NAME"],
+    ["tune", "quality", "NAME"],
+    ["tune", "mm", "NAME", "--out", "o.db"],
+])
+def test_a_file_name_with_control_characters_is_shown_escaped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        command: list[str]) -> None:
+    """A newline or a terminal escape in a file name cannot forge a second
+    message line or clear the terminal (a tester's finding): errors show them
+    as ``\\xNN``, in every command that names a file."""
+    monkeypatch.chdir(tmp_path)
+    name = "evil\n\x1b[31mname.db"
+    (tmp_path / name).write_text("OOO\nO*O\nOOZ\n\n:5\n")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    try:
+        status = main([name if a == "NAME" else a for a in command])
+    except SystemExit as exc:
+        status = exc.code
+    assert status == 2 or (command[0] == "analyze" and status == 1)
+    err = capsys.readouterr().err
+    assert "evil\\x0a\\x1b[31mname.db" in err and "\x1b" not in err, err
+    assert all(line.startswith(("usage:", "fastplay", "skipped: evil")) for line in
+               err.splitlines()), err
+
+
 def test_the_submodules_the_readme_names_are_attributes_of_a_fresh_import() -> None:
     """``fastplay.montecarlo.playout_engine`` (the README) failed after a bare
     ``import fastplay`` and worked once another name had imported the module

@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from fastplay.argtypes import (add_database_and_search_flags, non_negative_int, playout_count,
-                               positive_float, positive_int, prior_option, thread_count)
+from fastplay.argtypes import (Parser, add_database_and_search_flags, non_negative_int,
+                               playout_count, positive_float, positive_int, prior_option,
+                               thread_count)
 from fastplay.batch import BATCH_PLAYOUTS, pattern_database, record_paths, search_options
 from fastplay.outputfile import overwrites_input
 from fastplay.shown import escape_controls
@@ -87,7 +88,7 @@ def _check_matplotlib() -> None:
         raise ImportError("--plot needs matplotlib: pip install 'fastplay[plot]'") from None
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``fastplay analyze``."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="fastplay analyze",
         description="Analyse a position of a game record: top moves with win rates and "
                     "principal variations, and an ownership map. Without SGF, a real 9x9 "

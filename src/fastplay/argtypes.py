@@ -1,4 +1,5 @@
-"""Argument types shared by the ``fastplay`` subcommands (argparse ``type=``).
+"""Argument types shared by the ``fastplay`` subcommands (argparse ``type=``),
+and their parser class.
 
 Each raises ``argparse.ArgumentTypeError`` with the offending text, which
 argparse turns into a usage error (exit status 2) without a traceback.
@@ -9,10 +10,24 @@ from __future__ import annotations
 import argparse
 import math
 
-from fastplay.asciinum import ascii_float, ascii_int
+from typing import NoReturn
 
-__all__ = ["thread_count", "playout_count", "positive_int", "non_negative_int", "finite_float", "positive_float",
+from fastplay.asciinum import ascii_float, ascii_int
+from fastplay.shown import escape_controls
+
+__all__ = ["Parser", "thread_count", "playout_count", "positive_int", "non_negative_int", "finite_float", "positive_float",
            "unit_float", "board_size", "search_option", "any_search_option"]
+
+
+class Parser(argparse.ArgumentParser):
+    """The subcommands' ``ArgumentParser``: a usage error shows control
+    characters of its message (a file name, a value) as ``\\xNN`` escapes,
+    so that a name with a newline or a terminal escape cannot forge or
+    garble the message (a tester's ``--mc-load-patterns $'x\\x1b[2J'``
+    cleared the terminal)."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(escape_controls(message))
 
 
 def _int(text: str) -> int:

@@ -20,7 +20,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from fastplay.argtypes import (board_size, non_negative_int, positive_float, positive_int,
+from fastplay.argtypes import (Parser, board_size, non_negative_int, positive_float, positive_int,
                                 thread_count)
 
 __all__ = ["main", "build_parser"]
@@ -30,7 +30,7 @@ EXIT_USAGE = 2
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``fastplay bench``."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="fastplay bench",
         description="Measure playouts per second from the empty board for each size and "
                     "built-in pattern database.")

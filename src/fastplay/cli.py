@@ -18,9 +18,10 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
-from fastplay.argtypes import (add_pattern_file_flags, board_size, finite_float,
+from fastplay.argtypes import (Parser, add_pattern_file_flags, board_size, finite_float,
                                non_negative_int, playout_count, positive_float, positive_int,
                                search_option, thread_count, unit_float)
+from fastplay.shown import escape_controls
 
 __all__ = ["main"]
 
@@ -62,7 +63,7 @@ def command_line_warnings() -> Iterator[None]:
         shown.add(key)
         stream = file if file is not None else sys.stderr
         try:
-            print(f"fastplay: warning: {message}", file=stream)
+            print(escape_controls(f"fastplay: warning: {message}"), file=stream)
         except OSError:
             pass  # stderr closed: a warning is not worth a crash
 
@@ -117,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     import fastplay
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="fastplay",
         description="Monte Carlo Go with GNU Go-compatible pattern databases.")
     parser.add_argument("--version", action="version", version=f"fastplay {fastplay.__version__}")
@@ -201,12 +202,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         with command_line_warnings():
             return _dispatch(args_list)
     except UserError as exc:
-        print(f"fastplay: error: {exc}", file=sys.stderr)
+        print(escape_controls(f"fastplay: error: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except Warning as exc:
         # A warning made an error by the user ("python -W error ..."): an
         # error of the input like any other, not a traceback.
-        print(f"fastplay: error: {exc}", file=sys.stderr)
+        print(escape_controls(f"fastplay: error: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
@@ -357,7 +358,8 @@ def _run_patterns(args: argparse.Namespace) -> int:
     # No pattern loads (GNU Go's loader skips what it does not know, and
     # from_file warns), but is not called OK (a tester's remark).
     verdict = "OK" if db.rules else "loads as an empty database, no pattern"
-    print(f"{args.file}: {verdict}: {len(db.rules)} patterns compiled, table sha256 {db.sha256()}")
+    print(escape_controls(f"{args.file}: {verdict}: {len(db.rules)} patterns compiled, "
+                          f"table sha256 {db.sha256()}"))
     return 0
 
 

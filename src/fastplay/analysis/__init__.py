@@ -35,8 +35,9 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from fastplay.argtypes import (add_database_and_search_flags, non_negative_int, positive_float,
-                               positive_int, prior_option, thread_count)
+from fastplay.argtypes import (Parser, add_database_and_search_flags, non_negative_int,
+                               positive_float, positive_int, prior_option, thread_count)
+from fastplay.shown import escape_controls
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; imported when serving
     from fastplay.patterns import PatternDatabase
@@ -51,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The parser of ``fastplay analysis``."""
     from fastplay.analysis.query import PERSPECTIVES
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="fastplay analysis",
         description="KataGo's JSON analysis engine protocol: one query per line on stdin, "
                     "one answer per analysed position on stdout (KataGo's "
@@ -135,12 +136,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     try:
         made = _database_and_config(args)    # checked once, before any query
-    except OSError as exc:
-        reason = f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
-        print(f"fastplay analysis: error: {reason}", file=sys.stderr)
-        return EXIT_USAGE
-    except (ValueError, TypeError) as exc:
-        print(f"fastplay analysis: error: {exc}", file=sys.stderr)
+    except (OSError, ValueError, TypeError) as exc:
+        from fastplay.cli import describe_error
+
+        print(escape_controls(f"fastplay analysis: error: {describe_error(exc)}"),
+              file=sys.stderr)
         return EXIT_USAGE
     # Bytes that are not UTF-8 become U+FFFD: a bad byte is a bad query, not a crash.
     # Lines end at LF alone, as KataGo splits them: a CR inside a query is JSON

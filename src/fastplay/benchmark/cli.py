@@ -34,7 +34,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fastplay.argtypes import (board_size, finite_float, non_negative_int, positive_float,
+from fastplay.argtypes import (Parser, board_size, finite_float, non_negative_int, positive_float,
                                positive_int)
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class _Usage(Exception):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fastplay benchmark",
+    parser = Parser(prog="fastplay benchmark",
                                      description="Decision benchmarks: PR scores of Go engines.")
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     build = sub.add_parser("build", help="choose decisions from game records and rate "

@@ -49,11 +49,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fastplay.argtypes import (board_size, finite_float, non_negative_int, positive_float,
+from fastplay.argtypes import (Parser, board_size, finite_float, non_negative_int, positive_float,
                                 positive_int)
 from fastplay.cli import describe_error
 from fastplay.outputfile import write_whole
-from fastplay.shown import quoted
+from fastplay.shown import escape_controls, quoted
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; imported when a command runs
     from fastplay.benchmark.store import Entry
@@ -110,7 +110,7 @@ def _positions(parser: argparse.ArgumentParser, args: argparse.Namespace
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="fastplay tune", description="Fit a Monte Carlo playout pattern database (GNU Go's "
         ".db language) to game records or to reference values, and measure one.")
     sub = parser.add_subparsers(dest="method", metavar="METHOD", required=True)
@@ -357,7 +357,7 @@ def _run_mm(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: lis
     except (OSError, EOFError, SGFError, tarfile.TarError) as exc:
         parser.error(describe_error(exc))
     for line in records_report(skipped, cut, left_out):
-        print(line, file=sys.stderr)
+        print(escape_controls(line), file=sys.stderr)
     if not len(samples):
         whose = "" if args.player is None else f" of a player named like {args.player!r}"
         parser.error(f"no moves{whose} on {args.size}x{args.size} in the records")
