@@ -175,6 +175,19 @@ def test_analyze_turns_each_answered_once(engine: Any) -> None:
     assert players == {0: "B", 1: "W", 2: "B"}
     time.sleep(0.2)
     assert len(final_answers(sink.answers, "q")) == 3
+    assert {"id": "q", "field": "analyzeTurns",
+            "warning": "A turn given more than once is analysed once"} in sink.answers
+
+
+def test_no_turn_to_analyse_is_said(engine: Any) -> None:
+    """KataGo answers ``analyzeTurns: []`` with nothing; fastplay warns, so a
+    client waiting for the id hears of it (a tester)."""
+    eng, sink = engine
+    eng.handle(json.dumps(query(id="none", analyzeTurns=[])))
+    (warning,) = sink.wait(lambda a: any(x.get("id") == "none" for x in a))
+    assert warning == {"id": "none", "field": "analyzeTurns",
+                       "warning": "Empty: no turn is analysed, so no answer follows"}
+    assert ask(eng, sink, query(id="after", maxVisits=20))[0]["turnNumber"] == 2
 
 
 def test_priorities_order_the_queue(engine: Any) -> None:

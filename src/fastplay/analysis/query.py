@@ -378,6 +378,13 @@ def parse_query(query: dict[str, Any], defaults: Defaults) -> Query:
         raise QueryError("moves", f"At most {MAX_QUERY_MOVES} moves, not {len(moves)}")
     turns, priorities = _turns(query, len(moves) if isinstance(moves, list) else 0,
                                _integer(query, "priority", -MAX_PRIORITY, MAX_PRIORITY, 0))
+    given = query.get("analyzeTurns")
+    if given == []:
+        # KataGo answers such a query with nothing at all: a client waiting
+        # for its id would wait for ever (a tester).
+        warnings.append(("analyzeTurns", "Empty: no turn is analysed, so no answer follows"))
+    elif isinstance(given, list) and len(given) > len(turns):
+        warnings.append(("analyzeTurns", "A turn given more than once is analysed once"))
     positions = _positions(query, size, rules, turns)
     out = Query(id=query["id"], size=size, rules=rules, turns=turns, priorities=priorities,
                 positions=positions,
