@@ -166,6 +166,15 @@ def test_a_row_starting_with_the_centre_symbol_is_named() -> None:
     assert "starts with '*'" in syntax_error("* note\n:5\n").message
 
 
+def test_a_row_starting_with_a_byte_outside_ascii_is_named() -> None:
+    """A first row typed with a look-alike (``Ö``) is a comment to GNU Go:
+    the next row becomes the first, and the centre's ``*`` then lands in a
+    neighbour cell; the error says which line was skipped (a tester)."""
+    err = syntax_error(b"\xc3\x96OO\nO*O\nOOO\n\n:5\n")   # UTF-8
+    assert (err.line, err.column) == (2, 2) and "unknown symbol '*'" in err.message
+    assert "line 1 starts with byte 0xc3, so GNU Go skips it as a comment" in err.message
+
+
 def test_colon_line_before_any_diagram() -> None:
     text = ":5\n" + EMPTY + ":6\n"
     assert where(text) == (1, 1)

@@ -558,13 +558,17 @@ def _fill(table: np.ndarray, classes: np.ndarray, props: np.ndarray, value: int)
     return count
 
 
-def _star_hint(star_line: int) -> str:
+def _skip_hint(skipped: tuple[int, int]) -> str:
     """What a strict error adds when a line since the last colon line began
-    with ``*`` (the centre's symbol, never a row's first byte): GNU Go skipped
-    it as a comment, which is why a row is missing."""
-    if not star_line:
+    with ``*`` (the centre's symbol, never a row's first byte) or a byte
+    outside ASCII (a look-alike of a symbol): GNU Go skipped it as a
+    comment, which is why a row is missing or the rows are shifted.
+    ``skipped``: (line, first byte), line 0 for none."""
+    line, b = skipped
+    if not line:
         return ""
-    return (f" (line {star_line} starts with '*', so GNU Go skips it as a comment: a row "
+    shown = repr(chr(b)) if b < 128 else f"byte 0x{b:02x}"
+    return (f" (line {line} starts with {shown}, so GNU Go skips it as a comment: a row "
             "starts with one of . x X o O | + - ? %)")
 
 
@@ -580,12 +584,13 @@ def _compile_bytes(data: bytes, strict: bool) -> _Compiled:
     rules: list[Rule] = []
     notes: list[tuple[int, int, str]] = []
     warned_diagram = False
-    star_line = 0   # the last line since the colon line that starts with '*'
+    skipped = (0, 0)   # the last line since the colon line taken for a comment by mistake
     for line, column, piece in _pieces(data):
         if column == 1 and line in problems:
             raise _LocatedError(line, *problems[line])
         first = piece[0]
-        star_line = line if first == ord("*") else star_line
+        if first == ord("*") or first >= 0x80:
+            skipped = (line, first)
         if first in _ROW_START:
             if strict and rows >= 3:
                 raise _LocatedError(
@@ -605,7 +610,8 @@ def _compile_bytes(data: bytes, strict: bool) -> _Compiled:
                             shown = repr(chr(b)) if 32 <= b < 127 else f"byte 0x{b:02x}"
                             what = f"unknown symbol {shown} in a neighbour cell"
                         raise _LocatedError(line, column + pos,
-                                            f"{what} (symbols: {_SYMBOLS_TEXT})")
+                                            f"{what} (symbols: {_SYMBOLS_TEXT})"
+                                            + _skip_hint(skipped))
                 if rows == 0:
                     first_row_line = line
                     warned_diagram = False
@@ -618,10 +624,10 @@ def _compile_bytes(data: bytes, strict: bool) -> _Compiled:
                 raise _LocatedError(line, column,
                                     f"the diagram before this colon line has {rows} "
                                     f"row{'s' if rows != 1 else ''}; it needs exactly 3"
-                                    + _star_hint(star_line))
+                                    + _skip_hint(skipped))
             if not seen_diagram and rows == 0:
                 raise _LocatedError(line, column,
-                                    "colon line before any diagram" + _star_hint(star_line))
+                                    "colon line before any diagram" + _skip_hint(skipped))
             value, keywords = _strict_colon_line(line, piece)
         else:
             m = _GNUGO_VALUE.match(piece)
@@ -642,7 +648,8 @@ def _compile_bytes(data: bytes, strict: bool) -> _Compiled:
         filled = _fill(table, classes, props, value)
         rules.append(Rule(line, value, keywords, _diagram_text(cells), int(classes.size),
                           int(props.size), filled))
-        rows = star_line = 0
+        rows = 0
+        skipped = (0, 0)
     if strict and rows:
         raise _LocatedError(first_row_line, 1, "diagram without a colon line")
     table[1:][table[1:] == UNSET] = DEFAULT_VALUE
