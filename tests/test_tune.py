@@ -168,6 +168,8 @@ def test_tune_cli_says_which_records_it_cut_short_or_left_out(tmp_path: Path,
     (["mm", "RECORD", "--out", "RECORD"], "is one of the inputs"),
     (["mm", "RECORDS", "--out", "BADDB", "--base", "BADDB"], "is one of the inputs"),
     (["balance", "--references", "BADDB", "--out", "BADDB"], "is one of the inputs"),
+    (["balance", "--references", "JUNK", "--out", "OUT"], "junk.bin: not a text file of "
+     "decision lines: invalid start byte at byte 0"),
 ])
 def test_tune_cli_usage_errors(tmp_path: Path, args: list[str], message: str,
                                capsys: pytest.CaptureFixture[str]) -> None:
@@ -176,7 +178,8 @@ def test_tune_cli_usage_errors(tmp_path: Path, args: list[str], message: str,
     (tmp_path / "fake.tar.gz").write_text("not an archive")
     names = {"RECORDS": str(records), "OUT": str(tmp_path / "o.db"),
              "BADDB": str(tmp_path / "bad.db"), "FAKETAR": str(tmp_path / "fake.tar.gz"),
-             "RECORD": str(records / "g1.sgf")}
+             "RECORD": str(records / "g1.sgf"), "JUNK": str(tmp_path / "junk.bin")}
+    (tmp_path / "junk.bin").write_bytes(b"\xa1\x00\xff" * 50)
     kept = {path: path.read_bytes() for path in (records / "g1.sgf", tmp_path / "bad.db")}
     with pytest.raises(SystemExit) as stop:
         tune_main([names.get(a, a) for a in args])

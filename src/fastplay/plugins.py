@@ -97,8 +97,8 @@ def _check_takes(found: Callable[..., Any], spec: str, arguments: int) -> None:
         return      # no signature to read (some built-ins): the first call tells
     try:
         signature.bind(*([None] * arguments))
-    except TypeError as exc:
+    except TypeError:
         plural = "" if arguments == 1 else "s"
         name = getattr(found, "__name__", "")
-        raise ValueError(f"{spec!r} must take {arguments} positional argument{plural}, "
-                         f"not {name}{signature} ({exc})") from None
+        raise ValueError(f"{spec!r} must take {arguments} positional argument{plural}; "
+                         f"its signature is {name}{signature}") from None

@@ -414,11 +414,16 @@ def read_entries(path: str | os.PathLike[str]) -> list[Entry]:
             data = gzip.decompress(data)
         except (OSError, EOFError) as exc:
             raise BenchmarkError(f"{name}: not a readable gzip file: {exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BenchmarkError(f"{name}: not a text file of decision lines: {exc.reason} "
+                             f"at byte {exc.start}") from None
     entries: list[Entry] = []
     seen: set[str] = set()
     number = 0
     try:
-        for number, line in enumerate(data.decode("utf-8").splitlines(), 1):
+        for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
             item = json.loads(line)
