@@ -61,6 +61,14 @@ def test_round_trip_of_random_games(seed: int) -> None:
             assert str(again).splitlines()[:-1] == str(board).splitlines()[:-1]
 
 
+@pytest.mark.parametrize("komi", [7.5, 7.0, -0.5, 123456.5, -999999.5, 0.1234567, 1e-05])
+def test_the_komi_survives_the_round_trip(komi: float) -> None:
+    """The status line writes the komi exactly (six digits wrote 123456.5 as
+    123456 and -999999.5 as -1e+06: a tester)."""
+    board = Board(9, komi=komi)
+    assert diagram.parse(str(board)).komi == komi
+
+
 def test_the_grid_alone_and_compact_rows() -> None:
     grid = """
     . X .

@@ -13,6 +13,7 @@ import shlex
 import sys
 import textwrap
 import time
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,10 @@ STUB = textwrap.dedent('''
             out.flush()
             answer = ""
             if not command:
+                continue
+            if command[0] == "final_status_list" and kind == "G":
+                sys.stdout.write("garbage\\n\\n")   # a referee out of its mind
+                sys.stdout.flush()
                 continue
             if command[0] == "komi" and kind == "K":
                 sys.stdout.write("? komi out of range\\n\\n")
@@ -229,6 +234,47 @@ def test_referee_settles_dead_stones(stubs, tmp_path: Path) -> None:
     assert result.games[0].result == "B+73.5"
     assert "final_status_list dead" in commands(log_ref)
     assert commands(log_ref)[-1] == "quit"
+
+
+def test_a_failing_referee_leaves_tromp_taylor_and_the_match_goes_on(stubs) -> None:
+    """A referee that garbles ``final_status_list`` ended a tester's match
+    with no result printed: now each game is scored by Tromp-Taylor, the
+    failure in its reason, and the referee starts afresh."""
+    m, _ = stubs("M", "m")
+    p, _ = stubs("P", "p")
+    ref, log_ref = stubs("G", "ref")
+    result = run_match(m, p, games=2, referee=ref, progress=False)
+    assert [g.result for g in result.games] == ["B+73.5", "W+7.5"]   # M moves in game 1 only
+    assert all("Tromp-Taylor: the referee failed" in g.reason and "garbage" in g.reason
+               for g in result.games)
+    assert commands(log_ref).count("final_status_list dead") == 2
+    assert commands(log_ref).count("boardsize 9") == 2
+
+
+def test_a_match_stopped_by_ctrl_c_tells_the_games_it_played(
+        stubs, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each game's line is printed as it ends, and the summary of the games
+    played when Ctrl-C stops the match (a tester's interrupted match printed
+    nothing)."""
+    import fastplay.match as match_module
+    from fastplay.cli import main
+
+    m, _ = stubs("M", "m")
+    p, _ = stubs("P", "p")
+    real = match_module.play_game
+    played: list[int] = []
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        if played:
+            raise KeyboardInterrupt
+        played.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(match_module, "play_game", interrupted)
+    assert main(["match", m, p, "--games", "4", "--size", "9", "--no-progress"]) == 130
+    out = capsys.readouterr().out
+    assert out.startswith("game 1: ") and "game 2" not in out
+    assert "1 games, +1 -0 =0" in out
 
 
 def test_client_errors(stubs) -> None:

@@ -16,12 +16,16 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from fastplay.argtypes import (Parser, add_pattern_file_flags, board_size, finite_float,
                                non_negative_int, playout_count, positive_float, positive_int,
                                search_option, thread_count, unit_float)
 from fastplay.shown import escape_controls
+
+if TYPE_CHECKING:  # pragma: no cover - typing only; imported when a command runs
+    from fastplay.match import MatchResult
+    from fastplay.match_clock import TimeControl
 
 __all__ = ["main"]
 
@@ -304,7 +308,7 @@ def _run_gtp(args: argparse.Namespace) -> int:
 
 
 def _run_match(args: argparse.Namespace) -> int:
-    from fastplay.match import SPRT, EngineError, rules_text, run_match
+    from fastplay.match import SPRT, EngineError, GameRecord, MatchResult, run_match
 
     sprt = None
     if args.sprt is not None:
@@ -319,16 +323,37 @@ def _run_match(args: argparse.Namespace) -> int:
             time_control = TimeControl.parse(args.time)
         except ValueError as exc:
             raise UserError(f"--time: {exc}") from None
-    try:
-        result = run_match(args.engine_a, args.engine_b, games=args.games, size=args.size,
-                           komi=args.komi, sgf_dir=args.sgf_dir, sprt=sprt, referee=args.referee,
-                           move_timeout=args.move_timeout, max_moves=args.max_moves,
-                           progress=not args.no_progress, time_control=time_control)
-    except (EngineError, ValueError, OSError) as exc:
-        raise UserError(describe_error(exc)) from None
-    for index, game in enumerate(result.games, 1):
+
+    def told(index: int, game: GameRecord) -> None:
         print(f"game {index}: Black {game.black}, White {game.white}: {game.result}  "
-              f"[{game.reason}]")
+              f"[{game.reason}]", flush=True)
+
+    # Each game is told as it ends, and the summary of those played is
+    # printed even when the match stops early (a tester's Ctrl-C lost six).
+    result = MatchResult()
+    try:
+        run_match(args.engine_a, args.engine_b, games=args.games, size=args.size,
+                  komi=args.komi, sgf_dir=args.sgf_dir, sprt=sprt, referee=args.referee,
+                  move_timeout=args.move_timeout, max_moves=args.max_moves,
+                  progress=not args.no_progress, time_control=time_control, on_game=told,
+                  result=result)
+    except (EngineError, ValueError, OSError) as exc:
+        if result.games:
+            _match_summary(args, result, time_control)
+        raise UserError(describe_error(exc)) from None
+    except KeyboardInterrupt:
+        if result.games:
+            _match_summary(args, result, time_control)
+        raise
+    _match_summary(args, result, time_control)
+    return 0
+
+
+def _match_summary(args: argparse.Namespace, result: MatchResult,
+                   time_control: TimeControl | None) -> None:
+    """The match's summary lines: score, Elo, SPRT, pace, time losses."""
+    from fastplay.match import rules_text
+
     names = (result.games[0].black, result.games[0].white) if result.games else ("A", "B")
     print(result.summary(names[0], names[1], rules_text(args.size, args.komi,
                                                         args.referee is not None, time_control)))
@@ -340,7 +365,6 @@ def _run_match(args: argparse.Namespace) -> int:
         losses = result.time_losses()
         print("Lost on time: " + (", ".join(f"{name} {n}" for name, n in sorted(losses.items()))
                                   or "none"))
-    return 0
 
 
 def _run_patterns(args: argparse.Namespace) -> int:

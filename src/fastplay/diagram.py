@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from fastplay.color import Color
+from fastplay.shown import exact_number
 
 if TYPE_CHECKING:
     from fastplay.board import Board
@@ -131,7 +132,7 @@ def render(board: Board) -> str:
     lines.append(header)
     captures = board.captures
     lines.append(f"{board.to_move} to play; captures B {captures[Color.BLACK]} "
-                 f"W {captures[Color.WHITE]}; komi {board.komi:g}")
+                 f"W {captures[Color.WHITE]}; komi {exact_number(board.komi)}")
     return "\n".join(lines)
 
 

@@ -31,19 +31,21 @@ The :class:`GTPClient` talks to one engine; its errors follow python-chess's
 from __future__ import annotations
 
 import collections
+import contextlib
 import math
 import queue
 import shlex
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from fastplay._threads import block_signals
 from fastplay.match_clock import GameClock, TimeControl
+from fastplay.shown import exact_number
 
 __all__ = [
     "EngineError",
@@ -447,7 +449,7 @@ def _set_up(engine: GTPClient, size: int, komi: float,
     that refuses the size, the clearing or the komi raises
     :class:`MatchSetupError`: every game would end so (a tester's match at
     komi 2000 scored forfeits as a 1-1 result)."""
-    for command in (f"boardsize {size}", "clear_board", f"komi {komi:g}"):
+    for command in (f"boardsize {size}", "clear_board", f"komi {exact_number(komi)}"):
         try:
             engine.send(command)
         except EngineRefusedError as exc:
@@ -513,23 +515,40 @@ def _stone_at(board: Any, vertex: str) -> bool:
 
 
 def _score(record: GameRecord, board: Any, referee: GTPClient | None) -> None:
-    """Area score after dead stones are settled (by the referee engine, if any)."""
+    """Area score after dead stones are settled (by the referee engine, if
+    any).  A referee that fails (refuses, garbles, times out, exits) leaves
+    the game scored by Tromp-Taylor, the failure said in its reason, and is
+    started afresh for the next game: one referee's slip cost a tester's
+    whole match."""
     settled = board
+    how = "Tromp-Taylor"
     if referee is not None:
-        commands = [f"boardsize {record.size}", "clear_board", f"komi {record.komi:g}"]
-        commands += [f"play {c.lower()} {v}" for c, v in record.moves]
-        for command in commands:
-            referee.send(command)
-        named = set(referee.send("final_status_list dead").upper().split())
-        record.dead = sorted(v for v in named if _stone_at(board, v))
-        if record.dead:
-            settled = board.copy()
-            settled.setup(empty=record.dead)
+        try:
+            named = _dead_stones(record, referee)
+        except EngineError as exc:
+            how = f"Tromp-Taylor: the referee failed: {exc}"
+            with contextlib.suppress(EngineError, OSError):
+                referee.restart()
+        else:
+            how = "referee's dead stones removed"
+            record.dead = sorted(v for v in named if _stone_at(board, v))
+            if record.dead:
+                settled = board.copy()
+                settled.setup(empty=record.dead)
     score = settled.score(record.komi)
     record.result = settled.result(record.komi)
     record.winner = None if score == 0 else ("B" if score > 0 else "W")
-    how = "referee's dead stones removed" if referee is not None else "Tromp-Taylor"
     record.reason += f"; area scoring ({how}): {record.result}"
+
+
+def _dead_stones(record: GameRecord, referee: GTPClient) -> set[str]:
+    """The referee's ``final_status_list dead`` after the game is replayed to
+    it (upper case; not checked).  Raises :class:`EngineError`."""
+    commands = [f"boardsize {record.size}", "clear_board", f"komi {exact_number(record.komi)}"]
+    commands += [f"play {c.lower()} {v}" for c, v in record.moves]
+    for command in commands:
+        referee.send(command)
+    return set(referee.send("final_status_list dead").upper().split())
 
 
 # -- statistics -------------------------------------------------------------------
@@ -678,7 +697,7 @@ def rules_text(size: int, komi: float, referee: bool,
     dead = ("dead stones from the referee engine's final_status_list"
             if referee else "no dead-stone removal (Tromp-Taylor)")
     clock = f"; clocks {time_control}, a fallen flag loses" if time_control else ""
-    return (f"Rules: {size}x{size}, komi {komi:g}, area scoring, {dead}, positional superko"
+    return (f"Rules: {size}x{size}, komi {exact_number(komi)}, area scoring, {dead}, positional superko"
             f"{clock}; illegal moves, time-outs and engine failures lose.")
 
 
@@ -686,19 +705,25 @@ def run_match(engine_a: str | Sequence[str], engine_b: str | Sequence[str], *, g
               size: int = 9, komi: float = 7.5, sgf_dir: str | Path | None = None,
               sprt: SPRT | None = None, referee: str | Sequence[str] | None = None,
               move_timeout: float = 60.0, max_moves: int | None = None,
-              progress: bool = True, time_control: TimeControl | None = None) -> MatchResult:
+              progress: bool = True, time_control: TimeControl | None = None,
+              on_game: Callable[[int, GameRecord], None] | None = None,
+              result: MatchResult | None = None) -> MatchResult:
     """Play up to ``games`` games between two engine commands; A is Black first.
 
     Stops early when ``sprt`` reaches a decision.  Every engine gets ``quit``
     at the end, whatever happened.  Under a ``time_control`` the referee's
-    clock decides time losses (:mod:`fastplay.match_clock`).
+    clock decides time losses (:mod:`fastplay.match_clock`).  ``on_game``
+    is called with each game's number (from 1) and record as it ends;
+    ``result``, if given, is the one filled and returned, so that a caller
+    keeps the games played when the match stops by an error or Ctrl-C.
     """
     from tqdm import tqdm
 
     if sgf_dir is not None:
         Path(sgf_dir).mkdir(parents=True, exist_ok=True)
     clients: list[GTPClient] = []
-    result = MatchResult(sprt=sprt)
+    result = MatchResult(sprt=sprt) if result is None else result
+    result.sprt = sprt
     try:
         a = GTPClient(engine_a, timeout=move_timeout)
         clients.append(a)
@@ -732,6 +757,8 @@ def run_match(engine_a: str | Sequence[str], engine_b: str | Sequence[str], *, g
                 if sgf_dir is not None:
                     path = Path(sgf_dir) / f"game-{index + 1:04d}.sgf"
                     path.write_bytes(record.to_sgf())
+                if on_game is not None:
+                    on_game(index + 1, record)
                 loser = {"B": white, "W": black}.get(record.winner or "")
                 for client in (a, b):
                     # A timed-out engine may still answer later and a dead one

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["escape_controls", "quoted", "shown_value", "SHOWN_LIMIT"]
+__all__ = ["escape_controls", "exact_number", "quoted", "shown_value", "SHOWN_LIMIT"]
 
 #: C0, DEL and C1.
 _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
@@ -58,3 +58,13 @@ def shown_value(value: object) -> str:
         sign = "a negative" if value < 0 else "an"
         return f"{sign} integer of about {int(value.bit_length() * 0.30103):,} digits"
     return quoted(text)
+
+
+def exact_number(value: float) -> str:
+    """A float as the shortest decimal that reads back as the same float
+    (Python's ``repr``), without a trailing ``.0``: ``7.5``, ``7``,
+    ``123456.5``, ``0.1234567``.  For a komi sent to an engine or printed
+    under a board, where ``:g``'s six digits wrote ``123456.5`` as
+    ``123456`` and scored with one komi while telling another (a tester)."""
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text

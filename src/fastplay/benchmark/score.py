@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 
 from fastplay.benchmark.decisions import Position
 from fastplay.benchmark.store import Benchmark
+from fastplay.shown import exact_number
 
 if TYPE_CHECKING:
     from fastplay.match import GTPClient
@@ -169,7 +170,7 @@ class GTPChooser(Chooser):
     def _ask(self, engine: GTPClient, position: Position) -> str:
         engine.send(f"boardsize {position.size}")
         engine.send("clear_board")
-        engine.send(f"komi {position.komi:g}")
+        engine.send(f"komi {exact_number(position.komi)}")
         if position.black:
             engine.send("set_free_handicap " + " ".join(position.black))
         for colour, move in position.moves:
