@@ -543,6 +543,23 @@ def test_avoid_and_allow_with_an_evaluator():
     assert response.rstrip("\n").endswith("play G7")
 
 
+def test_allow_of_the_movers_own_eye_is_searched():
+    """A1 is White's own true eye, never a candidate of the search: ``allow
+    w A1 1`` left only the pass, which the filter then hid (a silent
+    analysis) and ``lz-genmove_analyze`` played (a prohibited move: a
+    tester).  KataGo searches A1; so does fastplay now."""
+    db = fp.PatternDatabase.builtin("mc_montegnu_classic")
+    engine = GTPEngine(MCTS(db, seed=5), size=9, playouts=200)
+    for move in ("b e5", "w a2", "b e4", "w b1"):
+        engine.handle("play " + move)
+    assert _reported(engine.handle("lz-analyze w 5 allow w a1 1")) == ["A1"]
+    assert "A1" in _reported(engine.handle("kata-analyze w 5 allow w a1,pass 1"))
+    assert engine.handle("lz-genmove_analyze w 5 allow w a1 1").rstrip("\n").endswith("play A1")
+    # Without a restriction the own eye stays out of the search.
+    engine.handle("undo")
+    assert "A1" not in _reported(engine.handle("lz-analyze w 5"))
+
+
 def test_avoid_and_allow_as_lizzie_sends_them():
     """KataGo's and Leela Zero's ``avoid``/``allow`` keys (a tester's
     finding: they were refused as unknown keys)."""

@@ -206,7 +206,7 @@ class NodeMaker:
         if config.even_visits > 0 or config.pattern_visits > 0:
             self._virtual_playouts(node, node.k - 1)
         if self.forbid is not None:
-            forbid_moves(self.forbid, board, node, depth)
+            node = self._restricted(board, node, base, depth)
         # No pass in the opening: playouts hardly punish the lost tempo, so a
         # pass with a lucky start could win the final choice on an empty
         # board.  It stays a candidate after the opponent's pass and when
@@ -222,6 +222,29 @@ class NodeMaker:
             node.forbid(-1)
         self._critical(node, depth)
         return node
+
+    def _restricted(self, board: Board, node: TreeNode, base: float, depth: int) -> TreeNode:
+        """``node`` with the moves the ``forbid`` plug-in names forbidden.
+        When they leave it nothing but the pass while the plug-in allows
+        legal moves that are no candidates (the mover's own true eyes), a
+        node of those moves and the pass, equal priors, takes its place: a
+        GUI's ``allow W A1 1`` on White's own eye got a silent analysis and
+        a pass (a tester), where KataGo searches A1."""
+        assert self.forbid is not None
+        forbid_moves(self.forbid, board, node, depth)
+        if node.open - int(node.allowed[-1]) > 0:
+            return node
+        known = {int(m) for m in node.moves}
+        banned = forbidden_set(self.forbid, board, depth)
+        extra = [int(i) for i in board.legal_indices(node.color)
+                 if int(i) not in known and int(i) not in banned]
+        if not extra:
+            return node
+        k = len(extra) + 1
+        fills = TreeNode(node.color, np.array([*extra, -1], dtype=np.int64),
+                         np.full(k, 1.0 / k), base)
+        forbid_moves(self.forbid, board, fills, depth)
+        return fills
 
     def _critical(self, node: TreeNode, depth: int) -> None:
         """The option ``criticality_depth``: a new node down to that depth
