@@ -184,6 +184,7 @@ def test_ownership_shading() -> None:
     (np.where(np.eye(9) > 0, np.inf, 0.0), r"81|9 NaN or infinite"),
     (np.full((9, 9), 1.5), r"\[-1, 1\]: 1.5 at row 0, column 0"),
     ([["x"] * 9] * 9, "numbers"),
+    (np.full((9, 9), 0.5j), "complex values"),   # dropped with a NumPy warning before
 ])
 def test_bad_ownership(own: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
@@ -227,6 +228,7 @@ def test_label_on_the_last_move_replaces_the_ring() -> None:
     ({"D4": "bell\x07"}, ValueError, "control character"),
     ({"D4": None}, TypeError, "text or a number"),
     ({"D4": True}, TypeError, "text or a number"),
+    ({"D4": float("nan")}, ValueError, "finite number"),   # was drawn as "nan"
     (["D4"], TypeError, "mapping"),
 ])
 def test_bad_labels(labels: object, error: type[Exception], message: str) -> None:
@@ -249,6 +251,9 @@ def searched() -> tuple[Board, object]:
 def test_search_result_shows_the_top_moves(searched: tuple[Board, object]) -> None:
     board, result = searched
     root = parse(svg.search_result(board, result, top=3))  # type: ignore[arg-type]
+    # a numpy integer is an integer, as board()'s size takes one
+    assert svg.search_result(board, result, top=np.int64(3)) == \
+        svg.search_result(board, result, top=3)  # type: ignore[arg-type]
     discs = [e for e in of_class(root, "candidate") if e.tag == f"{NS}circle"]
     children = [c for c in result.children if c.visits > 0][:3]  # type: ignore[attr-defined]
     on_board = [c for c in children if c.move != "pass"]

@@ -31,7 +31,7 @@ from xml.sax.saxutils import escape, quoteattr
 import numpy as np
 import numpy.typing as npt
 
-from fastplay._checks import is_integer
+from fastplay._checks import is_integer, is_real
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; board imports us lazily
     from fastplay.board import Board
@@ -118,7 +118,11 @@ def _check_ownership(ownership: npt.ArrayLike | None,
     if ownership is None:
         return None
     try:
-        own = np.asarray(ownership, dtype=np.float64)
+        raw = np.asarray(ownership)
+        if np.iscomplexobj(raw):
+            # float64 would drop the imaginary part with only a NumPy warning.
+            raise TypeError("complex values")
+        own = raw.astype(np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"ownership must be numbers in [-1, 1]: {exc}") from None
     if own.shape != (size, size):
@@ -161,10 +165,11 @@ def _check_labels(labels: Mapping[Any, object] | None, size: int) -> dict[int, s
         name = format_vertex(index, size)
         if index in out:
             raise ValueError(f"labels name {name} twice")
-        if isinstance(text, bool) or not isinstance(text, (str, int, float, np.integer,
-                                                           np.floating)):
+        if not isinstance(text, str) and not is_real(text):
             raise TypeError(f"labels[{vertex!r}] must be text or a number, "
                             f"not {type(text).__name__}")
+        if not isinstance(text, str) and not math.isfinite(text):
+            raise ValueError(f"labels[{vertex!r}] must be a finite number, not {text}")
         value = text if isinstance(text, str) else (
             f"{text:g}" if isinstance(text, (float, np.floating)) else str(text))
         if _XML_INVALID.search(value):
@@ -438,8 +443,9 @@ def search_result(board: Board, result: _Searchish, top: int = 5, *,
 
     target = _check_board(board)
     n = int(target.size)
-    if isinstance(top, bool) or not isinstance(top, int):
+    if not is_integer(top):
         raise TypeError(f"top must be an int, not {type(top).__name__}")
+    top = int(top)
     if top < 1:
         raise ValueError(f"top must be >= 1, got {top}")
     _check_size(size)
