@@ -697,8 +697,8 @@ def rules_text(size: int, komi: float, referee: bool,
     dead = ("dead stones from the referee engine's final_status_list"
             if referee else "no dead-stone removal (Tromp-Taylor)")
     clock = f"; clocks {time_control}, a fallen flag loses" if time_control else ""
-    return (f"Rules: {size}x{size}, komi {exact_number(komi)}, area scoring, {dead}, positional superko"
-            f"{clock}; illegal moves, time-outs and engine failures lose.")
+    return (f"Rules: {size}x{size}, komi {exact_number(komi)}, area scoring, {dead}, "
+            f"positional superko{clock}; illegal moves, time-outs and engine failures lose.")
 
 
 def run_match(engine_a: str | Sequence[str], engine_b: str | Sequence[str], *, games: int = 2,
