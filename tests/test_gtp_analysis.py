@@ -560,6 +560,17 @@ def test_allow_of_the_movers_own_eye_is_searched():
     assert "A1" not in _reported(engine.handle("lz-analyze w 5"))
 
 
+def test_a_filter_that_takes_nothing_adds_no_eye_fills():
+    """Only White's two eyes are left: the search passes, and a filter for
+    the other side leaves it so; allowing an eye searches it."""
+    db = fp.PatternDatabase.builtin("mc_montegnu_classic")
+    engine = GTPEngine(MCTS(db, seed=5), size=5, playouts=100)
+    for vertex in ["b1", "d1", "e1"] + [f"{c}{r}" for r in (2, 3, 4, 5) for c in "abcde"]:
+        engine.handle("play w " + vertex)
+    assert _reported(engine.handle("lz-analyze w 5 avoid b a1 1")) == ["pass"]
+    assert _reported(engine.handle("lz-analyze w 5 allow w a1 1")) == ["A1"]
+
+
 def test_avoid_and_allow_as_lizzie_sends_them():
     """KataGo's and Leela Zero's ``avoid``/``allow`` keys (a tester's
     finding: they were refused as unknown keys)."""

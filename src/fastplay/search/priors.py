@@ -236,6 +236,8 @@ class NodeMaker:
             return node
         known = {int(m) for m in node.moves}
         banned = forbidden_set(self.forbid, board, depth)
+        if not banned & known:
+            return node     # the plug-in took nothing: a pass alone is the search's own
         extra = [int(i) for i in board.legal_indices(node.color)
                  if int(i) not in known and int(i) not in banned]
         if not extra:
