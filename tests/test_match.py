@@ -76,6 +76,9 @@ STUB = textwrap.dedent('''
                     sys.exit(3)
                 elif kind == "I":
                     answer = "E5"
+                elif kind == "2":   # answers twice: out of step from then on
+                    sys.stdout.write("= A1\\n\\n")
+                    answer = "B1"
                 elif kind == "D":
                     time.sleep(0.4)
                     answer = next(c + str(r) for r in range(1, 10) for c in cols
@@ -277,6 +280,17 @@ def test_a_match_stopped_by_ctrl_c_tells_the_games_it_played(
     assert "1 games, +1 -0 =0" in out
 
 
+def test_an_engine_that_answers_twice_loses_for_it(stubs) -> None:
+    """Two answers to one genmove put every later answer one behind; the
+    engine lost as "illegal move ''" for a move it never meant (a tester).
+    Now the extra answer is seen before the next command."""
+    two, _ = stubs("2", "two")
+    p, _ = stubs("P", "p")
+    game = run_match(two, p, games=1, progress=False).games[0]
+    assert game.result == "W+F" and "wrote more than it was asked for" in game.reason
+    assert game.reason.endswith(": = B1")
+
+
 def test_client_errors(stubs) -> None:
     with pytest.raises(EngineTerminatedError):
         GTPClient(["/nonexistent/engine"])
@@ -423,7 +437,8 @@ def test_an_engine_that_never_ends_its_answer_fails_in_bounded_time_and_memory()
     whole answer, and an answer has a size limit."""
     from fastplay.match import EngineError, EngineTimeoutError, GTPClient
 
-    flood = GTPClient(["yes", "="], timeout=20)
+    # It floods once asked (output before any command is an error of its own).
+    flood = GTPClient(["sh", "-c", "read line; exec yes ="], timeout=20)
     started = time.monotonic()
     with pytest.raises(EngineError, match="longer than"):
         flood.send("name")

@@ -45,7 +45,7 @@ from typing import IO, Any
 
 from fastplay._threads import block_signals
 from fastplay.match_clock import GameClock, TimeControl
-from fastplay.shown import exact_number
+from fastplay.shown import exact_number, quoted
 
 __all__ = [
     "EngineError",
@@ -206,6 +206,7 @@ class GTPClient:
         """
         if not self.alive:
             raise self._gone("has exited")
+        self._check_in_step(command)
         try:
             assert self.process.stdin is not None
             self.process.stdin.write(command + "\n")
@@ -249,6 +250,24 @@ class GTPClient:
         if status == "?":
             raise EngineRefusedError(f"{self.label}: {command!r} failed: {text}")
         raise EngineError(f"{self.label}: malformed response to {command!r}: {head!r}")
+
+    def _check_in_step(self, command: str) -> None:
+        """Raise :class:`EngineError` when the engine wrote more than the
+        answers it was asked for (a second answer to one ``genmove``): every
+        later answer would be read as the one before's, and the engine
+        would lose for a move it never meant (a tester's engine lost as
+        ``illegal move ''``).  Blank lines are harmless."""
+        while True:
+            try:
+                line = self._lines.get_nowait()
+            except queue.Empty:
+                return
+            if line is None:
+                self._eof = True
+                raise self._gone("has exited")
+            if line.strip():
+                raise EngineError(f"{self.label} wrote more than it was asked for, before "
+                                  f"{command!r}: {quoted(line.rstrip())}")
 
     def close(self, *, quit_first: bool = True, timeout: float = 5.0) -> None:
         """Send ``quit`` (unless the engine is gone) and wait for the process to exit."""
