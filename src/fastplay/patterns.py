@@ -572,6 +572,18 @@ def _skip_hint(skipped: tuple[int, int]) -> str:
             "starts with one of . x X o O | + - ? %)")
 
 
+def _cell_error(line: int, column: int, b: int, skipped: tuple[int, int]) -> _LocatedError:
+    """The strict error for byte ``b`` in a diagram cell that holds no symbol
+    (``skipped``: as :func:`_skip_hint` takes it)."""
+    if b in b"\r\n\0":
+        what = "row ends before its third cell"
+    else:
+        # A byte: one of a UTF-8 character's, named as such.
+        shown = repr(chr(b)) if 32 <= b < 127 else f"byte 0x{b:02x}"
+        what = f"unknown symbol {shown} in a neighbour cell"
+    return _LocatedError(line, column, f"{what} (symbols: {_SYMBOLS_TEXT})" + _skip_hint(skipped))
+
+
 def _compile_bytes(data: bytes, strict: bool) -> _Compiled:
     """Run GNU Go's loader state machine (§2.6), with strict-mode checks when asked."""
     problems = _strict_line_problems(data) if strict else {}
@@ -602,16 +614,7 @@ def _compile_bytes(data: bytes, strict: bool) -> _Compiled:
                 for pos, k in _ROW_CELLS[rows]:
                     cells[k] = padded[pos]
                     if strict and padded[pos] not in _SYMBOL_STATES:
-                        b = padded[pos]
-                        if b in b"\r\n\0":
-                            what = "row ends before its third cell"
-                        else:
-                            # A byte: one of a UTF-8 character's, named as such.
-                            shown = repr(chr(b)) if 32 <= b < 127 else f"byte 0x{b:02x}"
-                            what = f"unknown symbol {shown} in a neighbour cell"
-                        raise _LocatedError(line, column + pos,
-                                            f"{what} (symbols: {_SYMBOLS_TEXT})"
-                                            + _skip_hint(skipped))
+                        raise _cell_error(line, column + pos, padded[pos], skipped)
                 if rows == 0:
                     first_row_line = line
                     warned_diagram = False
