@@ -42,8 +42,8 @@ from fastplay.search.criticality import RootCriticality
 from fastplay.search.decide import in_opening, wins_by_passing
 from fastplay.search.errors import PASSES_THROUGH, PriorError, raised
 
-__all__ = ["NodeMaker", "PriorFunction", "ForbidFunction", "forbid_moves", "forbidden_set",
-           "keep_the_pass",
+__all__ = ["NodeMaker", "PriorFunction", "ForbidFunction", "forbid_moves", "ban_moves",
+           "forbidden_set", "keep_the_pass",
            "LINE_PRIOR", "AUTO_PRIORS", "fight_points", "recent_moves"]
 
 # A plug-in's own error (from a nested call) and what passes through unchanged.
@@ -231,22 +231,18 @@ class NodeMaker:
         GUI's ``allow W A1 1`` on White's own eye got a silent analysis and
         a pass (a tester), where KataGo searches A1."""
         assert self.forbid is not None
-        forbid_moves(self.forbid, board, node, depth)
-        if node.open - int(node.allowed[-1]) > 0:
-            return node
+        banned = forbidden_set(self.forbid, board, depth)     # one call of the plug-in
         known = {int(m) for m in node.moves}
-        banned = forbidden_set(self.forbid, board, depth)
-        if not banned & known:
-            return node     # the plug-in took nothing: a pass alone is the search's own
-        extra = [int(i) for i in board.legal_indices(node.color)
-                 if int(i) not in known and int(i) not in banned]
-        if not extra:
-            return node
-        k = len(extra) + 1
-        fills = TreeNode(node.color, np.array([*extra, -1], dtype=np.int64),
-                         np.full(k, 1.0 / k), base)
-        forbid_moves(self.forbid, board, fills, depth)
-        return fills
+        if banned & known and known - banned <= {-1}:
+            # The plug-in took moves and left the pass at most.
+            extra = [int(i) for i in board.legal_indices(node.color)
+                     if int(i) not in known and int(i) not in banned]
+            if extra:
+                k = len(extra) + 1
+                node = TreeNode(node.color, np.array([*extra, -1], dtype=np.int64),
+                                np.full(k, 1.0 / k), base)
+        ban_moves(node, banned)
+        return node
 
     def _critical(self, node: TreeNode, depth: int) -> None:
         """The option ``criticality_depth``: a new node down to that depth
@@ -427,8 +423,14 @@ def forbid_moves(forbid: ForbidFunction, board: Board, node: TreeNode, depth: in
     """Forbid in ``node`` (new, for ``board``, ``depth`` plies below the root)
     the moves ``forbid`` names; the pass stays when they name every move.
     Raises :class:`PriorError` as :func:`forbidden_set`."""
+    ban_moves(node, forbidden_set(forbid, board, depth))
+
+
+def ban_moves(node: TreeNode, banned: set[int]) -> None:
+    """Forbid in ``node`` the moves of ``banned`` (flat indices, -1 the
+    pass), the pass excepted when they name every move (:func:`keep_the_pass`)."""
     moves = [int(m) for m in node.moves]
-    banned = keep_the_pass(forbidden_set(forbid, board, depth), moves)
+    banned = keep_the_pass(banned, moves)
     for j, move in enumerate(moves):
         if move in banned:
             node.forbid(j)
