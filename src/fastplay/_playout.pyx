@@ -1197,10 +1197,11 @@ cdef class PlayoutEngine:
         instead lets the first draw see the near set of the board's last
         move.  ``max_moves``: the move cap: once more than ``max_moves``
         moves have been played every move is a forced pass (spec 6.8;
-        ``None``: :func:`default_max_moves` of the board's size).  Raises ``ValueError``/``TypeError`` for bad arguments,
-        ``RuntimeError`` when ``debug_check`` finds the incremental state
-        wrong, ``KeyboardInterrupt`` promptly on Ctrl-C (once every thread
-        of the call has stopped).
+        ``None``: :func:`default_max_moves` of the board's size).  Raises
+        ``ValueError``/``TypeError`` for bad arguments, ``RuntimeError``
+        when ``debug_check`` finds the incremental state wrong,
+        ``KeyboardInterrupt`` promptly on Ctrl-C (once every thread of the
+        call has stopped).
         """
         if max_moves is None:
             max_moves = playout_cap(board.st.size)

@@ -171,10 +171,10 @@ def _batch_database(args: argparse.Namespace) -> tuple[PatternDatabase | None, s
     try:
         db = pattern_database(args.mc_patterns, args.mc_load_patterns, not args.gnugo_syntax)
         MCTS(db, config=SearchConfig(**search_options(args.prior, args.search)))
-    except OSError as exc:
-        return None, f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
-    except (ValueError, TypeError) as exc:
-        return None, str(exc)
+    except (OSError, ValueError, TypeError) as exc:
+        from fastplay.cli import describe_error
+
+        return None, describe_error(exc)
     return db, None
 
 

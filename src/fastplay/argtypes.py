@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import argparse
 import math
-
 from typing import NoReturn
 
 from fastplay.asciinum import ascii_float, ascii_int
 from fastplay.shown import escape_controls
 
-__all__ = ["Parser", "thread_count", "playout_count", "positive_int", "non_negative_int", "finite_float", "positive_float",
-           "unit_float", "board_size", "search_option", "any_search_option"]
+__all__ = ["Parser", "thread_count", "playout_count", "positive_int", "non_negative_int",
+           "finite_float", "positive_float", "unit_float", "board_size", "search_option",
+           "any_search_option"]
 
 
 class Parser(argparse.ArgumentParser):
