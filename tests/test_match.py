@@ -283,10 +283,12 @@ def test_a_match_stopped_by_ctrl_c_tells_the_games_it_played(
 def test_an_engine_that_answers_twice_loses_for_it(stubs) -> None:
     """Two answers to one genmove put every later answer one behind; the
     engine lost as "illegal move ''" for a move it never meant (a tester).
-    Now the extra answer is seen before the next command."""
+    Now the extra answer is seen before the next command, once it has
+    arrived: the opponent here thinks 0.4 s, as real ones do, which leaves
+    it the time (an instant opponent lost this race in a loaded run)."""
     two, _ = stubs("2", "two")
-    p, _ = stubs("P", "p")
-    game = run_match(two, p, games=1, progress=False).games[0]
+    d, _ = stubs("D", "d")
+    game = run_match(two, d, games=1, progress=False).games[0]
     assert game.result == "W+F" and "wrote more than it was asked for" in game.reason
     assert game.reason.endswith(": = B1")
 

@@ -256,7 +256,9 @@ class GTPClient:
         answers it was asked for (a second answer to one ``genmove``): every
         later answer would be read as the one before's, and the engine
         would lose for a move it never meant (a tester's engine lost as
-        ``illegal move ''``).  Blank lines are harmless."""
+        ``illegal move ''``).  Blank lines are harmless.  An extra answer
+        still on its way when the next command goes out is not seen here
+        (between moves the opponent's thinking leaves it the time)."""
         while True:
             try:
                 line = self._lines.get_nowait()
