@@ -212,8 +212,7 @@ def test_descend_stops_and_checks_rules():
 def test_what_a_fresh_tester_broke_is_refused():
     """Each of these crashed or hung the process (tester 15): a child that is
     not a node, moves made writable again, NaN values, a missing TreeParams,
-    an index that changes between two reads, and Python code run from a set
-    lookup that re-initialises the node or resizes the board."""
+    an index that changes between two reads (and the next test's)."""
     node = TreeNode(BLACK, [0, 1, -1], [0.4, 0.4, 0.2])
     node.children[0] = "x"
     with pytest.raises(TypeError):
@@ -267,7 +266,10 @@ def test_what_a_fresh_tester_broke_is_refused():
         == DESCEND_LEAF
     assert not stuck.allowed[0]
 
-    # Python code inside the superko lookup
+
+def test_python_code_in_a_set_lookup_cannot_break_the_descent():
+    """Python code run from the superko set's lookup that re-initialises the
+    node or resizes the board is refused (tester 15: it crashed the process)."""
     board = fp.Board(5)
     after = board.copy()
     after.play("C3")

@@ -533,7 +533,7 @@ cdef class TreeNode:
         cdef const double* pw
         cdef const double* rn
         cdef const double* rw
-        self._value_terms(params, &e0, &e1, &pn, &pw, &rn, &rw)
+        node_value_terms(self, params, &e0, &e1, &pn, &pw, &rn, &rw)
         cdef int k = self.k
         fp_values(k, self.S + ROW_N * k, self.S + ROW_W * k, pn, pw, rn, rw, &q[0],
                   params.inv_equiv, e0, e1)
@@ -680,59 +680,6 @@ cdef class TreeNode:
         free(self.R)
         self.R = NULL
 
-    cdef int _rank(self) noexcept:
-        """Fill ``R``: the moves by prior, highest first, ties in move order
-        (an insertion sort, once per node).  Returns -1 when out of memory."""
-        cdef int i, j
-        cdef double x
-        self.R = <int16_t*>malloc(self.k * sizeof(int16_t))
-        if self.R == NULL:
-            return -1
-        for i in range(self.k):
-            x = self.P[i]
-            j = i
-            while j > 0 and self.P[self.R[j - 1]] < x:
-                self.R[j] = self.R[j - 1]
-                j -= 1
-            self.R[j] = <int16_t>i
-        return 0
-
-    cdef inline int _width(self, TreeParams p) noexcept:
-        """How many allowed moves a widened selection considers: all of
-        them (``open``) without widening."""
-        cdef double total = self.sum_n + self.sum_vl
-        cdef int lo = 0, hi = self.open - p.widen_base, mid
-        if p.widen_base <= 0 or hi <= 0:
-            return self.open
-        # The thresholds reached (a binary search of the increasing table),
-        # at most the ``hi`` that open every move.
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if p.widen_at[mid] <= total:
-                lo = mid + 1
-            else:
-                hi = mid
-        return p.widen_base + lo
-
-    cdef inline void _value_terms(self, TreeParams p, double* e0, double* e1,
-                                  const double** pn, const double** pw, const double** rn,
-                                  const double** rw) noexcept:
-        # With t = 1 + rn / rave_equiv the blend (1 - beta) Q + beta Q~ is
-        # (t (w + pw) + rw) / (t (n + pn) + rn): no division by n, so an
-        # unvisited move needs no special case.  The TREE_EPS weights give a
-        # move with no data the first-play urgency value and leave every other
-        # ratio exact (a weight of 1e-9 broke ties such as 1/2 against 2/4
-        # towards the larger count and changed games).
-        # The rows a term left out reads as zeros (fp_value's note).
-        cdef double real = self.sum_n
-        cdef int k = self.k
-        e0[0] = TREE_EPS
-        e1[0] = TREE_EPS * ((self.sum_w / real if real > 0 else 0.5) - p.fpu_reduction)
-        pn[0] = self.PN if p.virtual and self.PN != NULL else _ZERO_ROW
-        pw[0] = self.PW if p.virtual and self.PW != NULL else _ZERO_ROW
-        rn[0] = self.S + ROW_RN * k if p.rave else _ZERO_ROW
-        rw[0] = self.S + ROW_RW * k if p.rave else _ZERO_ROW
-
     def select(self, TreeParams params not None):
         """Index of the move to descend into: the PUCT or UCT argmax over the
         allowed moves (first on ties), or -1 when none is allowed.
@@ -744,102 +691,179 @@ cdef class TreeNode:
         """
         self._check_ready()
         params._check_ready()
-        return self._select(params)
+        return node_select(self, params)
 
-    cdef int _select(self, TreeParams p) noexcept:
-        # Progressive widening: the ``width`` allowed moves of highest prior
-        # (all of them when the order cannot be made: out of memory).
-        cdef int width = self._width(p)
-        if width < self.open and (self.R != NULL or self._rank() == 0):
-            return self._best(p, self.R, width, True)
-        return self._best(p, NULL, 0, False)
 
-    cdef inline int _best(self, TreeParams p, const int16_t* order, int limit,
-                          const bint widened) noexcept:
-        # Only allowed moves, and the first of them whatever its score: a
-        # NaN (from values set from Python) must not pick a forbidden move,
-        # or a descent would forbid it again for ever.  ``widened``: the
-        # moves are visited in ``order`` and the search stops after ``limit``
-        # allowed ones (with ``widen_ties``, after the moves of the same
-        # prior as the last of them too); else every move, in move order
-        # (two copies of the loops, as the two calls inline this with a
-        # constant).
-        cdef int r, j, seen = 0, best = -1, k = self.k
-        cdef double score, top = -INFINITY, cut = 0.0
-        cdef double c, e0, e1
-        cdef double* S = self.S
-        cdef const double* pn
-        cdef const double* pw
-        cdef const double* rn
-        cdef const double* rw
-        # PUCT's scores, u c + Q* (fp_scores' arithmetic), over all the moves
-        # at once (vectorised) or, widened, over the few considered.
-        cdef double scores[MAX_SIZE_C * MAX_SIZE_C + 1]
-        if p.puct and not self.sum_vl:
-            c = p.c_puct * sqrt(self.sum_n + 1)
-            self._value_terms(p, &e0, &e1, &pn, &pw, &rn, &rw)
-            if not widened:
-                fp_scores(k, S + ROW_N * k, S + ROW_W * k, pn, pw, rn, rw, self.P, scores,
-                          p.inv_equiv, e0, e1, c)
-            for r in range(k):
-                j = order[r] if widened else r
-                if widened and seen >= limit and (not p.widen_ties or self.P[j] != cut):
-                    break
-                if not self.A[j]:
-                    continue
-                if widened:
-                    score = fp_score(j, S + ROW_N * k, S + ROW_W * k, pn, pw, rn, rw, self.P,
-                                     p.inv_equiv, e0, e1, c)
-                else:
-                    score = scores[j]
-                if best < 0 or score > top:
-                    top, best = score, j
-                if widened:
-                    seen += 1
-                    if seen == limit:
-                        cut = self.P[j]
-            return best
-        cdef double real = self.sum_n, total = self.sum_n + self.sum_vl
-        cdef double n, nq, q, ra, beta, parent_q = 0.0, log_total = log(total + 1)
-        cdef const double* VL = self.VL if self.VL != NULL else _ZERO_ROW
-        pn = self.PN if self.PN != NULL else _ZERO_ROW
-        pw = self.PW if self.PW != NULL else _ZERO_ROW
+# Selection: the arithmetic on a node's rows, apart from the node's storage
+# (TreeNode.select and TreeNode.values are its Python face).
+
+cdef int node_rank(TreeNode node) noexcept:
+    """Fill ``node.R``: the moves by prior, highest first, ties in move order
+    (an insertion sort, once per node).  Returns -1 when out of memory."""
+    cdef int i, j
+    cdef double x
+    node.R = <int16_t*>malloc(node.k * sizeof(int16_t))
+    if node.R == NULL:
+        return -1
+    for i in range(node.k):
+        x = node.P[i]
+        j = i
+        while j > 0 and node.P[node.R[j - 1]] < x:
+            node.R[j] = node.R[j - 1]
+            j -= 1
+        node.R[j] = <int16_t>i
+    return 0
+
+
+cdef inline int node_width(TreeNode node, TreeParams p) noexcept:
+    """How many allowed moves a widened selection considers: all of
+    them (``open``) without widening."""
+    cdef double total = node.sum_n + node.sum_vl
+    cdef int lo = 0, hi = node.open - p.widen_base, mid
+    if p.widen_base <= 0 or hi <= 0:
+        return node.open
+    # The thresholds reached (a binary search of the increasing table),
+    # at most the ``hi`` that open every move.
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if p.widen_at[mid] <= total:
+            lo = mid + 1
+        else:
+            hi = mid
+    return p.widen_base + lo
+
+
+cdef inline void node_value_terms(TreeNode node, TreeParams p, double* e0, double* e1,
+                                  const double** pn, const double** pw, const double** rn,
+                                  const double** rw) noexcept:
+    """The terms of fp_value and fp_score for ``node`` under ``p``."""
+    # With t = 1 + rn / rave_equiv the blend (1 - beta) Q + beta Q~ is
+    # (t (w + pw) + rw) / (t (n + pn) + rn): no division by n, so an
+    # unvisited move needs no special case.  The TREE_EPS weights give a
+    # move with no data the first-play urgency value and leave every other
+    # ratio exact (a weight of 1e-9 broke ties such as 1/2 against 2/4
+    # towards the larger count and changed games).
+    # The rows a term left out reads as zeros (fp_value's note).
+    cdef double real = node.sum_n
+    cdef int k = node.k
+    e0[0] = TREE_EPS
+    e1[0] = TREE_EPS * ((node.sum_w / real if real > 0 else 0.5) - p.fpu_reduction)
+    pn[0] = node.PN if p.virtual and node.PN != NULL else _ZERO_ROW
+    pw[0] = node.PW if p.virtual and node.PW != NULL else _ZERO_ROW
+    rn[0] = node.S + ROW_RN * k if p.rave else _ZERO_ROW
+    rw[0] = node.S + ROW_RW * k if p.rave else _ZERO_ROW
+
+
+cdef int node_select(TreeNode node, TreeParams p) noexcept:
+    """Index of the move to descend into, or -1 (``TreeNode.select``)."""
+    # Progressive widening: the ``width`` allowed moves of highest prior
+    # (all of them when the order cannot be made: out of memory).
+    cdef int width = node_width(node, p)
+    cdef bint full = not p.puct or node.sum_vl
+    if width < node.open and (node.R != NULL or node_rank(node) == 0):
+        if full:
+            return _best_full(node, p, node.R, width, True)
+        return _best_puct(node, p, node.R, width, True)
+    if full:
+        return _best_full(node, p, NULL, 0, False)
+    return _best_puct(node, p, NULL, 0, False)
+
+
+# The two argmaxes of node_select.  Only allowed moves, and the first of
+# them whatever its score: a NaN (from values set from Python) must not
+# pick a forbidden move, or a descent would forbid it again for ever.
+# ``widened``: the moves are visited in ``order`` and the search stops after
+# ``limit`` allowed ones (with ``widen_ties``, after the moves of the same
+# prior as the last of them too); else every move, in move order (two
+# copies of the loops, as the calls inline these with a constant).
+
+cdef inline int _best_puct(TreeNode node, TreeParams p, const int16_t* order, int limit,
+                           const bint widened) noexcept:
+    """PUCT without pending virtual loss: the scores ``u c + Q*``
+    (fp_scores' arithmetic) over all the moves at once (vectorised) or,
+    widened, over the few considered."""
+    cdef int r, j, seen = 0, best = -1, k = node.k
+    cdef double score, top = -INFINITY, cut = 0.0
+    cdef double c, e0, e1
+    cdef double* S = node.S
+    cdef const double* pn
+    cdef const double* pw
+    cdef const double* rn
+    cdef const double* rw
+    cdef double scores[MAX_SIZE_C * MAX_SIZE_C + 1]
+    c = p.c_puct * sqrt(node.sum_n + 1)
+    node_value_terms(node, p, &e0, &e1, &pn, &pw, &rn, &rw)
+    if not widened:
+        fp_scores(k, S + ROW_N * k, S + ROW_W * k, pn, pw, rn, rw, node.P, scores,
+                  p.inv_equiv, e0, e1, c)
+    for r in range(k):
+        j = order[r] if widened else r
+        if widened and seen >= limit and (not p.widen_ties or node.P[j] != cut):
+            break
+        if not node.A[j]:
+            continue
+        if widened:
+            score = fp_score(j, S + ROW_N * k, S + ROW_W * k, pn, pw, rn, rw, node.P,
+                             p.inv_equiv, e0, e1, c)
+        else:
+            score = scores[j]
+        if best < 0 or score > top:
+            top, best = score, j
+        if widened:
+            seen += 1
+            if seen == limit:
+                cut = node.P[j]
+    return best
+
+
+cdef inline int _best_full(TreeNode node, TreeParams p, const int16_t* order, int limit,
+                           const bint widened) noexcept:
+    """UCT, or PUCT with pending virtual loss (threads): the formulas in
+    full, virtual loss counting as lost playouts."""
+    cdef int r, j, seen = 0, best = -1, k = node.k
+    cdef double score, top = -INFINITY, cut = 0.0
+    cdef double* S = node.S
+    cdef double real = node.sum_n, total = node.sum_n + node.sum_vl
+    cdef double n, nq, q, ra, beta, parent_q = 0.0, log_total = log(total + 1)
+    cdef const double* VL = node.VL if node.VL != NULL else _ZERO_ROW
+    cdef const double* pn = node.PN if node.PN != NULL else _ZERO_ROW
+    cdef const double* pw = node.PW if node.PW != NULL else _ZERO_ROW
+    if total > 0:
+        parent_q = node.sum_w / real if real > 0 else 0.5
+    cdef double c = p.c_puct * sqrt(total + 1)
+    for r in range(k):
+        j = order[r] if widened else r
+        if widened and seen >= limit and (not p.widen_ties or node.P[j] != cut):
+            break
+        if not node.A[j]:
+            continue
+        n = S[ROW_N * k + j] + VL[j] if node.sum_vl else S[ROW_N * k + j]
+        nq = n + pn[j]
         if total > 0:
-            parent_q = self.sum_w / real if real > 0 else 0.5
-        c = p.c_puct * sqrt(total + 1)
-        for r in range(k):
-            j = order[r] if widened else r
-            if widened and seen >= limit and (not p.widen_ties or self.P[j] != cut):
-                break
-            if not self.A[j]:
-                continue
-            n = S[ROW_N * k + j] + VL[j] if self.sum_vl else S[ROW_N * k + j]
-            nq = n + pn[j]
-            if total > 0:
-                q = (S[ROW_W * k + j] + pw[j]) / nq if nq > 0 \
-                    else parent_q - p.fpu_reduction
-            elif p.virtual and nq > 0:
-                q = pw[j] / nq
-            else:
-                q = 0.5 - p.fpu_reduction
-            if p.rave:
-                ra = S[ROW_RN * k + j]
-                if ra > 0:
-                    beta = ra / (ra + nq + ra * nq * (1.0 / p.rave_equiv))
-                    q += beta * (S[ROW_RW * k + j] / ra - q)
-            if p.puct:
-                score = q + self.P[j] * c / (1 + n)
-            elif n > 0:
-                score = q + p.c_uct * sqrt(log_total / n)
-            else:
-                score = 1e6 + self.P[j]    # unvisited moves first, in prior order
-            if best < 0 or score > top:
-                top, best = score, j
-            if widened:
-                seen += 1
-                if seen == limit:
-                    cut = self.P[j]
-        return best
+            q = (S[ROW_W * k + j] + pw[j]) / nq if nq > 0 else parent_q - p.fpu_reduction
+        elif p.virtual and nq > 0:
+            q = pw[j] / nq
+        else:
+            q = 0.5 - p.fpu_reduction
+        if p.rave:
+            ra = S[ROW_RN * k + j]
+            if ra > 0:
+                beta = ra / (ra + nq + ra * nq * (1.0 / p.rave_equiv))
+                q += beta * (S[ROW_RW * k + j] / ra - q)
+        if p.puct:
+            score = q + node.P[j] * c / (1 + n)
+        elif n > 0:
+            score = q + p.c_uct * sqrt(log_total / n)
+        else:
+            score = 1e6 + node.P[j]    # unvisited moves first, in prior order
+        if best < 0 or score > top:
+            top, best = score, j
+        if widened:
+            seen += 1
+            if seen == limit:
+                cut = node.P[j]
+    return best
+
 
 
 def prior_node(int color, points, raw, tactics, weight, double ladder_prior,
@@ -1094,7 +1118,7 @@ cdef int _descend(TreeNode node, CoreBoard board, set seen, set path_hashes, Pat
         if node.max_move >= npts or (node._children is not None
                                      and len(node._children) != node.k):
             raise ValueError("the tree does not fit this board")
-        i = node._select(params)
+        i = node_select(node, params)
         if i < 0:
             return D_STOP     # moves left open, but none allowed (set from Python)
         move = node.M[i]
@@ -1556,25 +1580,25 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
     calls ``grow(scratch, nodes, path)``: the last edge's new node and
     whether the tree may still grow; the descent goes on from that node.
 
-    It stops before a simulation that would make a node without ``grow`` or
-    end the game in the tree (``SIMULATE_PYTHON``: the caller runs it), after
+    It stops before a simulation that would make a node without ``grow`` or end
+    the game in the tree (``SIMULATE_PYTHON``: the caller runs it), after
     ``max_sims``, once ``budget`` visits are asked for (< 0: no limit), or at
-    ``deadline`` of ``time.perf_counter()`` (``inf``/NaN: none; checked
-    before every simulation but the first).  ``lock`` (held by the caller,
-    or ``None``) is let go while the playouts run.  ``hist``
-    (``float64[2 size*size + 1]``) gains each score histogram and
-    ``child_sums`` (``float64[3, moves of root]``), in the root move's
-    column, its playouts and the sums of their margins and squares (both or
-    neither), and ``progress`` (or ``None``) its visits, playouts and one
-    simulation, and with ``reserve`` loses the visits the simulation
-    reserved from ``pending``: each at the simulation's back-up, under the
-    lock, so that a snapshot or another thread sees visits, scores and
-    counts that agree.  With ``reserve`` (threads sharing the lock), each simulation
-    takes ``(first, n)`` or ``None`` (stop) from ``reserve()`` instead of
-    ``budget`` and ``first``, holds a virtual loss of ``n`` on its path, and
-    gives ``grow`` ``n`` as a fourth argument.  ``replies`` (or ``None``)
-    takes each simulation's moves at its back-up (its last playout's, when it
-    has several: :class:`ReplyTable`).
+    ``deadline`` of ``time.perf_counter()`` (``inf``/NaN: none; checked before
+    every simulation but the first).  ``lock`` (held by the caller, or
+    ``None``) is let go while the playouts run.  ``hist`` (``float64[2
+    size*size + 1]``) gains each score histogram and ``child_sums``
+    (``float64[3, moves of root]``), in the root move's column, its playouts
+    and the sums of their margins and squares (both or neither), and
+    ``progress`` (or ``None``) its visits, playouts and one simulation, and
+    with ``reserve`` loses the visits the simulation reserved from ``pending``:
+    each at the simulation's back-up, under the lock, so that a snapshot or
+    another thread sees visits, scores and counts that agree.  With ``reserve``
+    (threads sharing the lock), each simulation takes ``(first, n)`` or
+    ``None`` (stop) from ``reserve()`` instead of ``budget`` and ``first``,
+    holds a virtual loss of ``n`` on its path, and gives ``grow`` ``n`` as a
+    fourth argument.  ``replies`` (or ``None``) takes each simulation's moves
+    at its back-up (its last playout's, when it has several:
+    :class:`ReplyTable`).
 
     Returns ``(status, simulations, visits asked for, playouts played)``.
     Raises as :func:`tree_descend`, :meth:`PlayoutEngine.run_into` and
@@ -1583,59 +1607,73 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
     ``RuntimeError``: a set lookup's Python code changed the tree or the
     board); after one (Ctrl-C) a path may lack its back-up: drop the tree.
     """
-    if batch < 1:
-        raise ValueError(f"batch must be >= 1, not {batch}")
-    if replies is not None and replies.size != root_board.st.size:
-        raise ValueError(f"the reply table is for {replies.size}x{replies.size}, the board "
-                         f"is {root_board.st.size}x{root_board.st.size}")
-    cdef uint64_t key = engine._check_run(batch, seed, 1, 600, first)
+    cdef uint64_t key = _simulate_checks(root_board, engine, batch, seed, first, replies)
     cdef double vl = 0.0, komi = run_komi(root_board, None)
     cdef int64_t asked = 0, played = 0, n, start
     cdef bint reserved = reserve is not None
     cdef int sims = 0, status = SIMULATE_DONE, found
     cdef TallyCounts counts
     cdef SimBuffers buf
-    _buffers_start(&buf, root_board.st.size * root_board.st.size, root.k, rave,
-                   hist is not None or child_sums is not None)
+    _buffers_start(&buf, root_board.st.size, root.k, rave, hist, child_sums)
     try:
-        if buf.scores:
-            _add_tallies(hist, child_sums, NULL, buf.npts, root.k)     # checks them
-        _buffers_alloc(&buf)
+        _buffers_alloc(&buf, hist, child_sums)
         while sims < max_sims and (reserved or budget < 0 or asked < budget):
-            if sims and deadline < INFINITY and perf_counter() >= deadline:
-                break
-            if not _sim_plan(reserve, batch, budget, first, asked, &start, &n, &vl):
+            if not _sim_plan(reserve, batch, budget, first, asked, sims, deadline, &start, &n,
+                             &vl):
                 break
             nodes, path = [], []
             found = _sim_descend(root, root_board, scratch, seen, &buf.ph, nodes, path, params,
                                  vl, threshold, &can_expand, grow, n if reserved else -1)
             if found != D_LEAF and found != D_STOP:
-                if reserved:
-                    asked += n
-                    if progress is not None:
-                        progress.pending -= n
-                    _take_back(nodes, path, vl)
+                if reserved:        # the reserved visits are given back
+                    asked += _hand_back(nodes, path, vl, n, progress)
                 status = SIMULATE_PYTHON
                 break
             _sim_evaluate(&buf, root, nodes, path, found, engine, tally, scratch, n, key, start,
                           komi, tromp_taylor, lock, reserved, vl, &counts, replies)
-            # With the back-up, before the lock is let go again.  The score
-            # arrays are looked up afresh each time: Python code in the
-            # callbacks and set lookups could have resized or freed them.
-            if buf.scores:
-                _flush_tallies(&buf, hist, child_sums)
-            if progress is not None:
-                progress.done += counts.n
-                progress.playouts += counts.n
-                progress.sims += 1
-                if reserved:
-                    progress.pending -= n
+            _flush_tallies(&buf, hist, child_sums)    # before the lock is let go again
+            _count(progress, counts.n, 1, n if reserved else 0)
             asked += n
             played += counts.n
             sims += 1
     finally:
         _buffers_free(&buf)
     return status, sims, asked, played
+
+
+cdef uint64_t _simulate_checks(CoreBoard root_board, PlayoutEngine engine, int64_t batch,
+                               seed, int64_t first, ReplyTable replies) except? 0:
+    """tree_simulate's checks of its arguments; returns the engine's key of
+    ``seed`` (:meth:`PlayoutEngine._check_run`)."""
+    if batch < 1:
+        raise ValueError(f"batch must be >= 1, not {batch}")
+    if replies is not None and replies.size != root_board.st.size:
+        raise ValueError(f"the reply table is for {replies.size}x{replies.size}, the board "
+                         f"is {root_board.st.size}x{root_board.st.size}")
+    return engine._check_run(batch, seed, 1, 600, first)
+
+
+cdef inline void _count(SearchCounts progress, int64_t playouts, int64_t sims,
+                        int64_t released) noexcept:
+    """Counts into ``progress`` (nothing for ``None``): ``playouts`` backed
+    up (visits and playouts), ``sims`` simulations, and ``released``
+    reserved visits no longer pending."""
+    if progress is None:
+        return
+    progress.done += playouts
+    progress.playouts += playouts
+    progress.sims += sims
+    progress.pending -= released
+
+
+cdef int64_t _hand_back(list nodes, list path, double vl, int64_t n,
+                        SearchCounts progress) except -1:
+    """A simulation that reserved ``n`` visits and stopped for Python gives
+    them back: its virtual loss ``vl`` off its path, and ``n`` off
+    ``progress``'s pending visits.  Returns ``n``, the visits asked for."""
+    _count(progress, 0, 0, n)
+    _take_back(nodes, path, vl)
+    return n
 
 
 cdef struct SimBuffers:
@@ -1651,20 +1689,26 @@ cdef struct SimBuffers:
     PathHashes ph       # the descent's positions
 
 
-cdef void _buffers_start(SimBuffers* buf, int64_t npts, int k, bint rave,
-                         bint scores) noexcept:
-    """``buf`` with nothing allocated yet (``_buffers_free`` may follow at once)."""
-    buf.npts, buf.k, buf.rave, buf.scores = npts, k, rave, scores
+cdef void _buffers_start(SimBuffers* buf, int64_t size, int k, bint rave, hist,
+                         child_sums) noexcept:
+    """``buf`` with nothing allocated yet (``_buffers_free`` may follow at once),
+    for a board of ``size`` and a root of ``k`` moves; it sums scores when
+    ``hist`` or ``child_sums`` is given."""
+    buf.npts, buf.k, buf.rave = size * size, k, rave
+    buf.scores = hist is not None or child_sums is not None
     buf.idx, buf.cap, buf.am, buf.tallied = NULL, 0, NULL, NULL
     buf.ph.h, buf.ph.n, buf.ph.cap = NULL, 0, 0
 
 
-cdef int _buffers_alloc(SimBuffers* buf) except -1:
+cdef int _buffers_alloc(SimBuffers* buf, hist, child_sums) except -1:
     """The path's indices (64 to start with), the AMAF doubles (``rave``) and
     the score sums (``scores``: summed here and added to the caller's
-    arrays after each back-up by :func:`_flush_tallies`, which looks at them
-    afresh: the callbacks run Python code, which could resize or free them
+    arrays ``hist`` and ``child_sums``, checked here first, after each
+    back-up by :func:`_flush_tallies`, which looks at them afresh: the
+    callbacks run Python code, which could resize or free them
     meanwhile)."""
+    if buf.scores:
+        _add_tallies(hist, child_sums, NULL, buf.npts, buf.k)     # checks them
     buf.idx = <int*>malloc(64 * sizeof(int))
     if buf.idx == NULL:
         raise MemoryError()
@@ -1693,12 +1737,16 @@ cdef void _buffers_free(SimBuffers* buf) noexcept:
 
 
 cdef bint _sim_plan(reserve, int64_t batch, int64_t budget, int64_t first, int64_t asked,
-                    int64_t* start, int64_t* n, double* vl) except -1:
+                    int sims, double deadline, int64_t* start, int64_t* n,
+                    double* vl) except -1:
     """The next simulation's first playout index and visits into ``start``
     and ``n`` (and ``vl``, its virtual loss, with ``reserve``): from
     ``reserve()``, or from the budget and the visits ``asked`` so far.
-    False: ``reserve()`` said stop."""
+    False: the ``deadline`` has passed (after the first of the call's
+    simulations; ``sims`` done so far), or ``reserve()`` said stop."""
     cdef int64_t max_first = MAX_FIRST
+    if sims and deadline < INFINITY and perf_counter() >= deadline:
+        return False
     if reserve is not None:
         if not _reserve(reserve, batch, max_first, start, n):
             return False
@@ -1834,9 +1882,12 @@ cdef int _flush_tallies(SimBuffers* buf, object hist, object child_sums) except 
     zero them.  The arrays are looked at afresh each time (Python code in
     the callbacks could have resized or freed them): plain ones straight
     through their data, any other (or a wrong shape) through
-    :func:`_add_tallies`, which checks and refuses."""
+    :func:`_add_tallies`, which checks and refuses.  Nothing without
+    ``buf.scores``."""
     cdef int64_t b, nh = 2 * buf.npts + 1
     cdef int j, k = buf.k
+    if not buf.scores:
+        return 0
     cdef double* h = _plain_doubles(hist, nh)
     cdef double* sums = _plain_doubles(child_sums, 3 * k)
     if h == NULL or sums == NULL or cnp.PyArray_NDIM(<cnp.ndarray>child_sums) != 2 \
