@@ -762,49 +762,61 @@ cdef int node_select(TreeNode node, TreeParams p) noexcept:
     cdef bint full = not p.puct or node.sum_vl
     if width < node.open and (node.R != NULL or node_rank(node) == 0):
         if full:
-            return _best_full(node, p, node.R, width, True)
-        return _best_puct(node, p, node.R, width, True)
+            return _best(node, p, node.R, width, True, True)
+        return _best(node, p, node.R, width, True, False)
     if full:
-        return _best_full(node, p, NULL, 0, False)
-    return _best_puct(node, p, NULL, 0, False)
+        return _best(node, p, NULL, 0, False, True)
+    return _best(node, p, NULL, 0, False, False)
 
 
-# The two argmaxes of node_select.  Only allowed moves, and the first of
-# them whatever its score: a NaN (from values set from Python) must not
-# pick a forbidden move, or a descent would forbid it again for ever.
-# ``widened``: the moves are visited in ``order`` and the search stops after
-# ``limit`` allowed ones (with ``widen_ties``, after the moves of the same
-# prior as the last of them too); else every move, in move order (two
-# copies of the loops, as the calls inline these with a constant).
+cdef struct ScoreTerms:
+    # What a selection's scores share over the moves of a node.
+    double e0, e1, c                    # PUCT without virtual loss (fp_score's)
+    double total, parent_q, log_total   # the formulas in full
+    const double* pn
+    const double* pw
+    const double* rn
+    const double* rw
+    const double* VL
 
-cdef inline int _best_puct(TreeNode node, TreeParams p, const int16_t* order, int limit,
-                           const bint widened) noexcept:
-    """PUCT without pending virtual loss: the scores ``u c + Q*``
+
+cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int limit,
+                      const bint widened, const bint full) noexcept:
+    """node_select's argmax.  Only allowed moves, and the first of them
+    whatever its score: a NaN (from values set from Python) must not pick a
+    forbidden move, or a descent would forbid it again for ever.
+    ``widened``: the moves are visited in ``order`` and the search stops
+    after ``limit`` allowed ones (with ``widen_ties``, after the moves of
+    the same prior as the last of them too); else every move, in move
+    order.  ``full``: UCT, or PUCT with pending virtual loss (threads), the
+    formulas in full (:func:`_full_score`); else PUCT's ``u c + Q*``
     (fp_scores' arithmetic) over all the moves at once (vectorised) or,
-    widened, over the few considered."""
+    widened, over the few considered.  (Four copies of the loop, as the
+    calls inline this with constants.)"""
     cdef int r, j, seen = 0, best = -1, k = node.k
     cdef double score, top = -INFINITY, cut = 0.0
-    cdef double c, e0, e1
     cdef double* S = node.S
-    cdef const double* pn
-    cdef const double* pw
-    cdef const double* rn
-    cdef const double* rw
+    cdef ScoreTerms t
     cdef double scores[MAX_SIZE_C * MAX_SIZE_C + 1]
-    c = p.c_puct * sqrt(node.sum_n + 1)
-    node_value_terms(node, p, &e0, &e1, &pn, &pw, &rn, &rw)
-    if not widened:
-        fp_scores(k, S + ROW_N * k, S + ROW_W * k, pn, pw, rn, rw, node.P, scores,
-                  p.inv_equiv, e0, e1, c)
+    if full:
+        _full_terms(node, p, &t)
+    else:
+        t.c = p.c_puct * sqrt(node.sum_n + 1)
+        node_value_terms(node, p, &t.e0, &t.e1, &t.pn, &t.pw, &t.rn, &t.rw)
+        if not widened:
+            fp_scores(k, S + ROW_N * k, S + ROW_W * k, t.pn, t.pw, t.rn, t.rw, node.P, scores,
+                      p.inv_equiv, t.e0, t.e1, t.c)
     for r in range(k):
         j = order[r] if widened else r
         if widened and seen >= limit and (not p.widen_ties or node.P[j] != cut):
             break
         if not node.A[j]:
             continue
-        if widened:
-            score = fp_score(j, S + ROW_N * k, S + ROW_W * k, pn, pw, rn, rw, node.P,
-                             p.inv_equiv, e0, e1, c)
+        if full:
+            score = _full_score(node, p, &t, j)
+        elif widened:
+            score = fp_score(j, S + ROW_N * k, S + ROW_W * k, t.pn, t.pw, t.rn, t.rw, node.P,
+                             p.inv_equiv, t.e0, t.e1, t.c)
         else:
             score = scores[j]
         if best < 0 or score > top:
@@ -816,54 +828,44 @@ cdef inline int _best_puct(TreeNode node, TreeParams p, const int16_t* order, in
     return best
 
 
-cdef inline int _best_full(TreeNode node, TreeParams p, const int16_t* order, int limit,
-                           const bint widened) noexcept:
-    """UCT, or PUCT with pending virtual loss (threads): the formulas in
-    full, virtual loss counting as lost playouts."""
-    cdef int r, j, seen = 0, best = -1, k = node.k
-    cdef double score, top = -INFINITY, cut = 0.0
-    cdef double* S = node.S
-    cdef double real = node.sum_n, total = node.sum_n + node.sum_vl
-    cdef double n, nq, q, ra, beta, parent_q = 0.0, log_total = log(total + 1)
-    cdef const double* VL = node.VL if node.VL != NULL else _ZERO_ROW
-    cdef const double* pn = node.PN if node.PN != NULL else _ZERO_ROW
-    cdef const double* pw = node.PW if node.PW != NULL else _ZERO_ROW
-    if total > 0:
-        parent_q = node.sum_w / real if real > 0 else 0.5
-    cdef double c = p.c_puct * sqrt(total + 1)
-    for r in range(k):
-        j = order[r] if widened else r
-        if widened and seen >= limit and (not p.widen_ties or node.P[j] != cut):
-            break
-        if not node.A[j]:
-            continue
-        n = S[ROW_N * k + j] + VL[j] if node.sum_vl else S[ROW_N * k + j]
-        nq = n + pn[j]
-        if total > 0:
-            q = (S[ROW_W * k + j] + pw[j]) / nq if nq > 0 else parent_q - p.fpu_reduction
-        elif p.virtual and nq > 0:
-            q = pw[j] / nq
-        else:
-            q = 0.5 - p.fpu_reduction
-        if p.rave:
-            ra = S[ROW_RN * k + j]
-            if ra > 0:
-                beta = ra / (ra + nq + ra * nq * (1.0 / p.rave_equiv))
-                q += beta * (S[ROW_RW * k + j] / ra - q)
-        if p.puct:
-            score = q + node.P[j] * c / (1 + n)
-        elif n > 0:
-            score = q + p.c_uct * sqrt(log_total / n)
-        else:
-            score = 1e6 + node.P[j]    # unvisited moves first, in prior order
-        if best < 0 or score > top:
-            top, best = score, j
-        if widened:
-            seen += 1
-            if seen == limit:
-                cut = node.P[j]
-    return best
+cdef inline void _full_terms(TreeNode node, TreeParams p, ScoreTerms* t) noexcept:
+    """The terms of :func:`_full_score` for ``node``."""
+    cdef double real = node.sum_n
+    t.total = node.sum_n + node.sum_vl
+    t.log_total = log(t.total + 1)
+    t.parent_q = 0.0
+    t.VL = node.VL if node.VL != NULL else _ZERO_ROW
+    t.pn = node.PN if node.PN != NULL else _ZERO_ROW
+    t.pw = node.PW if node.PW != NULL else _ZERO_ROW
+    if t.total > 0:
+        t.parent_q = node.sum_w / real if real > 0 else 0.5
+    t.c = p.c_puct * sqrt(t.total + 1)
 
+
+cdef inline double _full_score(TreeNode node, TreeParams p, const ScoreTerms* t,
+                               int j) noexcept:
+    """Move ``j``'s UCT or PUCT score, virtual loss counting as lost playouts."""
+    cdef double* S = node.S
+    cdef int k = node.k
+    cdef double n, nq, q, ra, beta
+    n = S[ROW_N * k + j] + t.VL[j] if node.sum_vl else S[ROW_N * k + j]
+    nq = n + t.pn[j]
+    if t.total > 0:
+        q = (S[ROW_W * k + j] + t.pw[j]) / nq if nq > 0 else t.parent_q - p.fpu_reduction
+    elif p.virtual and nq > 0:
+        q = t.pw[j] / nq
+    else:
+        q = 0.5 - p.fpu_reduction
+    if p.rave:
+        ra = S[ROW_RN * k + j]
+        if ra > 0:
+            beta = ra / (ra + nq + ra * nq * (1.0 / p.rave_equiv))
+            q += beta * (S[ROW_RW * k + j] / ra - q)
+    if p.puct:
+        return q + node.P[j] * t.c / (1 + n)
+    if n > 0:
+        return q + p.c_uct * sqrt(t.log_total / n)
+    return 1e6 + node.P[j]    # unvisited moves first, in prior order
 
 
 def prior_node(int color, points, raw, tactics, weight, double ladder_prior,
