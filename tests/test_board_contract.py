@@ -113,11 +113,24 @@ def test_sgf_directory_and_byte_order_mark(tmp_path: "pytest.TempPathFactory") -
     assert fp.Board.from_sgf("\ufeff(;SZ[9];B[bb])").history == [("B", "B8")]
 
 
-@pytest.mark.parametrize("km", ["1e300", "-5000", "inf"])
+@pytest.mark.parametrize("km", ["1e300", "-1000000.5", "inf"])
 def test_sgf_komi_out_of_range_is_ignored_with_a_warning(km: str) -> None:
     with pytest.warns(fp.sgf.SGFWarning, match="no usable komi"):
         b = fp.Board.from_sgf(f"(;SZ[9]KM[{km}];B[aa])")
     assert b.komi == 7.5
+
+
+def test_every_komi_a_board_holds_reads_back_from_its_record() -> None:
+    """One bound for the board, SGF and GTP (a tester's ``Board(komi=1234.5)``
+    wrote ``KM[1234.5]``, which the reader refused for 7.5)."""
+    from fastplay._board import MAX_KOMI
+
+    for komi in (1234.5, -5000.0, MAX_KOMI, -MAX_KOMI, 0.25):
+        board = fp.Board(9, komi=komi)
+        board.play("E5")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert fp.Board.from_sgf(board.to_sgf()).komi == komi
 
 
 def test_copy_without_history_is_a_scratch_board() -> None:

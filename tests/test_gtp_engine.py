@@ -569,11 +569,12 @@ def test_loadsgf_errors(engine: GTPEngine, tmp_path: Any) -> None:
 
 
 def test_komi_bounds(engine: GTPEngine) -> None:
-    """|komi| <= 1000: scores print with one decimal, so komi must stay komi-sized."""
-    for text in ("1000", "-1000", "0.25", "7.5"):
+    """|komi| <= 1e6, the board's bound (fastplay._board.MAX_KOMI), as in SGF."""
+    for text in ("1000000", "-1000000", "1234.5", "0.25", "7.5"):
         ok(engine, f"komi {text}")
         assert engine.komi == float(text) and engine.board.komi == float(text)
     assert "komi" in fails(engine, "komi 1e300")
+    assert "komi" in fails(engine, "komi 1000000.5")
     assert engine.komi == 7.5  # a rejected komi leaves the old one
     ok(engine, "komi -0")      # a tester saw "komi -0" in showboard
     assert math.copysign(1.0, engine.komi) == math.copysign(1.0, engine.board.komi) == 1.0
@@ -610,7 +611,7 @@ def test_gogui_analyze_commands(engine: GTPEngine, stub: StubSearch) -> None:
     "genmove", "genmove purple", "reg_genmove", "list_stones", "list_stones x",
     "known_command", "final_status_list", "final_status_list maybe",
     "time_settings 1 2", "time_settings -1 0 0", "time_left b x 0", "loadsgf",
-    "komi 1e300", "komi -1001", "komi 123456789.25", "time_left w 5 -1",
+    "komi 1e300", "komi -1000001", "komi 123456789.25", "time_left w 5 -1",
     "time_settings 99999999999999999999 0 0", "time_settings 0 10000001 1",
     "time_left b 10000001 0",
 ])

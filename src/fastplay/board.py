@@ -13,6 +13,7 @@ this is also row 0 of :meth:`Board.to_numpy`.  A flat index is
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 from collections.abc import Iterable
@@ -237,8 +238,13 @@ class Board(CoreBoard):
         history, undo stack, ko point and capture counts are cleared.  Raises
         ``ValueError`` (and changes nothing) if a string would be left without
         a liberty or a point is named in two lists, :class:`InvalidVertexError`
-        for a vertex that names no point (``"pass"`` included).
+        for a vertex that names no point (``"pass"`` included), ``TypeError``
+        for a list given as one ``str`` (``black="D4"``: ``black=["D4"]``).
         """
+        for kind, moves in (("black", black), ("white", white), ("empty", empty)):
+            if isinstance(moves, (str, bytes)):
+                raise TypeError(f"{kind} must be an iterable of vertices, not a str "
+                                f"({kind}=[{moves!r}] for one point)")
         size = self.size
         arr = self.to_numpy().reshape(-1)
         stones = {i: BLACK_CODE if arr[i] > 0 else (WHITE_CODE if arr[i] < 0 else EMPTY_CODE)
@@ -415,10 +421,19 @@ class Board(CoreBoard):
     __hash__ = None  # type: ignore[assignment]  # mutable
 
     def __copy__(self) -> Board:
-        return self.copy()
+        """:meth:`copy`, with the instance's other attributes (a subclass's,
+        or ones set on the board) as they are."""
+        new = self.copy()
+        new.__dict__.update({name: value for name, value in self.__dict__.items()
+                             if name not in new.__dict__})
+        return new
 
     def __deepcopy__(self, memo: dict[int, object]) -> Board:
-        return self.copy()
+        """:meth:`copy`, with the instance's attributes deep-copied."""
+        new = self.copy()
+        memo[id(self)] = new
+        new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return new
 
     def _repr_svg_(self) -> str:
         """The board as an SVG picture, for Jupyter: :func:`fastplay.svg.board` with its defaults."""

@@ -91,6 +91,11 @@ class Color(enum.IntEnum):
         return self.letter
 
     def __format__(self, spec: str) -> str:
+        """The letter (``f"{c}"``, ``f"{c:>3}"``), or the code for an
+        integer or real presentation type (``f"{c:d}"`` gives ``2``, as the
+        ``int`` it is)."""
+        if spec and spec[-1] in "bcdoxXneEfFgG%":
+            return format(int(self), spec)
         return format(self.letter, spec)
 
     def __eq__(self, other: object) -> bool:

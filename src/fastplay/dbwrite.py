@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from fastplay._equality import fields_equal
 from fastplay.patterns import geometry_table
 
 __all__ = ["DbLayout", "write_db", "comment_lines", "class_diagram", "property_keywords",
@@ -103,6 +104,8 @@ class DbLayout:
             no cell written (only their default then); every class with a
             written cell has one anyway.
     """
+
+    __eq__ = fields_equal
 
     values: npt.NDArray[np.uint32]
     written: npt.NDArray[np.bool_]

@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fastplay._core import CoreBoard, PlayoutEngine, default_max_moves, seed_key
+from fastplay._equality import fields_equal
 from fastplay.color import Color
 
 __all__ = ["playout", "playouts", "default_max_moves", "PlayoutResult", "PlayoutStats",
@@ -55,6 +56,8 @@ class AmafStats:
     that colour played first on the point; ``black_first_black_wins`` /
     ``white_first_black_wins``: how many of those Black won.
     """
+
+    __eq__ = fields_equal
 
     black_first: npt.NDArray[np.int64]
     white_first: npt.NDArray[np.int64]
@@ -79,8 +82,11 @@ class PlayoutStats:
         capped: playouts that reached the move cap.
         amaf: first-play tallies when asked for, else ``None``.
         komi: komi used (points); scoring: ``"gnugo"`` or ``"tromp-taylor"``.
-        seconds: wall time of the batch; playouts_per_second: ``n / seconds``.
+        seconds: wall time of the batch; playouts_per_second: ``n / seconds``;
+            neither is compared (two batches from one seed compare equal).
     """
+
+    __eq__ = fields_equal
 
     n: int
     black_wins: int
@@ -94,9 +100,9 @@ class PlayoutStats:
     capped: int
     komi: float
     scoring: str
-    seconds: float
+    seconds: float = field(compare=False)
     amaf: AmafStats | None = None
-    playouts_per_second: float = field(init=False)
+    playouts_per_second: float = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
         rate = self.n / self.seconds if self.seconds > 0 else float("inf")
@@ -108,6 +114,8 @@ class PlayoutResult:
     """One playout: ``score`` (``black - white - komi``, points), ``winner``
     (a :class:`~fastplay.Color`, equal to ``"B"``/``"W"``, or ``None`` for a draw), ``length`` (moves, passes
     included) and ``final`` (``int8[size, size]``, 1 Black, -1 White, 0 empty)."""
+
+    __eq__ = fields_equal
 
     score: float
     winner: Color | None

@@ -113,6 +113,7 @@ from typing import Any, Final, Union
 import numpy as np
 import numpy.typing as npt
 
+from fastplay._equality import fields_equal
 from fastplay.color import Color
 from fastplay.inputfile import read_input
 from fastplay.shown import shown_value
@@ -769,6 +770,8 @@ class LocalContexts:
             forbidden to the mover.
     """
 
+    __eq__ = fields_equal
+
     color: Color
     empty: np.ndarray
     code: np.ndarray
@@ -783,6 +786,26 @@ class LocalContexts:
     properties: np.ndarray
     index: np.ndarray
     legal: np.ndarray
+
+
+def _near_bits(board: Any, code: int, near: bool | npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """:func:`local_contexts`'s near flags, flat ``bool[size*size]``, for
+    the colour ``code``."""
+    size = int(board.size)
+    if near is True:
+        if code == int(board.to_move_code):
+            return np.asarray(board.near_mask()).reshape(-1).astype(bool)
+        return np.zeros(size * size, dtype=bool)
+    if near is False:
+        return np.zeros(size * size, dtype=bool)
+    given = np.asarray(near)
+    if given.dtype != bool and (given.dtype.kind not in "iuf"
+                                or not np.isin(given, (0, 1)).all()):
+        raise ValueError("near must be True, False or an array of booleans (or of 0 and 1)")
+    bits = given.astype(bool).reshape(-1)
+    if bits.size != size * size:
+        raise ValueError(f"near mask has {bits.size} entries, expected {size * size}")
+    return bits
 
 
 def local_contexts(board: Any, color: Any = None, near: bool | npt.ArrayLike = True
@@ -807,7 +830,8 @@ def local_contexts(board: Any, color: Any = None, near: bool | npt.ArrayLike = T
     Raises:
         TypeError: ``board`` is not a fastplay board, ``near`` is neither a
             bool nor an array.
-        ValueError: a bad colour, or a ``near`` array of the wrong size.
+        ValueError: a bad colour, or a ``near`` array of the wrong size or
+            with values other than booleans, 0 and 1 (a NaN, a 2).
     """
     from fastplay._core import CoreBoard  # needs the compiled core: import late
 
@@ -834,18 +858,7 @@ def local_contexts(board: Any, color: Any = None, near: bool | npt.ArrayLike = T
     ko = int(board.ko_index)
     if ko >= 0 and board.ko_forbidden_for(code):
         legal[ko] = False
-    if near is True:
-        if code == int(board.to_move_code):
-            near_bits = np.asarray(board.near_mask()).reshape(-1).astype(bool)
-        else:
-            near_bits = np.zeros(size * size, dtype=bool)
-    elif near is False or near is None:
-        near_bits = np.zeros(size * size, dtype=bool)
-    else:
-        near_bits = np.asarray(near, dtype=bool).reshape(-1)
-        if near_bits.size != size * size:
-            raise ValueError(f"near mask has {near_bits.size} entries, expected {size * size}")
-    near_bits = near_bits & empty
+    near_bits = _near_bits(board, code, near) & empty
     geometry = geometry_table()[g].astype(np.int64)
     props = (near_bits.astype(np.int64) | (xcap << 1) | (ocap << 3) | (xsa << 5)
              | (osa << 6) | (xsu << 7))

@@ -44,6 +44,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fastplay._checks import is_integer
+from fastplay._equality import fields_equal
 from fastplay._threads import signals_blocked
 from fastplay.inputfile import read_input
 from fastplay.shown import shown_value
@@ -53,7 +54,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; imported lazily at run time
     from fastplay.patterns import PatternDatabase
 
 __all__ = ["MoveSamples", "PriorModel", "LearnedPrior", "collect_samples", "record_files", "fit",
-           "load_prior", "distance_buckets", "BUNDLED", "records_report"]
+           "load_prior", "check_source", "distance_buckets", "BUNDLED", "records_report"]
 
 NUM_CLASSES = 1108  # geometry classes 1..1107 of spec §5.1, row 0 unused
 NUM_PROPERTIES = 256
@@ -162,6 +163,8 @@ class MoveSamples:
         line, last, before: ``int64[k]``, the candidates' line and distance
             buckets (:func:`distance_buckets`).
     """
+
+    __eq__ = fields_equal
 
     index: npt.NDArray[np.int64]
     offsets: npt.NDArray[np.int64]
@@ -484,6 +487,8 @@ class LearnedPrior:
             factors by line and distance bucket (all 1 for a bare table).
     """
 
+    __eq__ = fields_equal
+
     table: npt.NDArray[np.uint32]
     line: npt.NDArray[np.float64]
     last: npt.NDArray[np.float64]
@@ -540,6 +545,8 @@ class PriorModel:
         last, before: ``float64[18]``, strength of each distance bucket to
             the last move and to the move before it.
     """
+
+    __eq__ = fields_equal
 
     geometry: npt.NDArray[np.float64]
     properties: npt.NDArray[np.float64]
@@ -637,6 +644,33 @@ def fit(samples: MoveSamples, iterations: int = 60, *, pattern_only: bool = Fals
     return PriorModel(*gammas)
 
 
+def check_source(source: Any) -> None:
+    """The checks of :func:`load_prior` that read no file, for options that
+    name a prior (``SearchConfig.prior_table``) to refuse at once: a bundled
+    name, a path (a ``str`` that is not a bundled name is a path only if it
+    names a file, ends in ``.npz`` or holds a path separator), a
+    :class:`LearnedPrior`, or an array-like of at least one dimension.
+
+    Raises:
+        ValueError: an unknown name.
+        TypeError: anything else that is none of these (a number, a bool).
+    """
+    if isinstance(source, LearnedPrior) or isinstance(source, os.PathLike):
+        return
+    if isinstance(source, str):
+        if source in BUNDLED:
+            return
+        if not source.strip() or (not Path(source).exists() and not source.endswith(".npz")
+                                  and os.sep not in source):
+            raise ValueError(f"unknown prior {source!r}; bundled: {', '.join(BUNDLED)} "
+                             "(or the path of an .npz file written by PriorModel.save)")
+        return
+    if isinstance(source, (bytes, bool, np.bool_)) or np.ndim(source) == 0:
+        raise TypeError(f"a prior is a bundled name ({', '.join(BUNDLED)}), an .npz path, "
+                        f"a LearnedPrior or a table of shape {TABLE_SHAPE}, not "
+                        f"{shown_value(source)}")
+
+
 def load_prior(source: Any) -> LearnedPrior:
     """A prior for :class:`fastplay.search.MCTS` (its ``prior_table`` option).
 
@@ -657,8 +691,10 @@ def load_prior(source: Any) -> LearnedPrior:
             whose strengths are not in ``[STRENGTH_MIN, STRENGTH_MAX]``), or
             a table of the wrong shape or with negative, non-integer or too
             large weights (above 2**32 - 1).
+        TypeError: none of these kinds (:func:`check_source`).
         FileNotFoundError: no such file.
     """
+    check_source(source)
     if isinstance(source, LearnedPrior):
         return source
     if isinstance(source, (str, os.PathLike)):
@@ -666,19 +702,8 @@ def load_prior(source: Any) -> LearnedPrior:
             with importlib.resources.as_file(
                     importlib.resources.files("fastplay") / "data" / BUNDLED[source]) as path:
                 return _read(path)
-        if isinstance(source, str) and not source.strip():
-            raise ValueError("unknown prior ''; bundled: " + ", ".join(BUNDLED))
-        path = Path(source)
-        if isinstance(source, str) and not path.exists() and not source.endswith(".npz") \
-                and os.sep not in source:
-            raise ValueError(f"unknown prior {source!r}; bundled: {', '.join(BUNDLED)} "
-                             "(or the path of an .npz file written by PriorModel.save)")
-        return _read(path)
+        return _read(Path(source))
     table = np.asarray(source)
-    if table.ndim == 0:
-        raise ValueError(f"a prior is a bundled name ({', '.join(BUNDLED)}), an .npz path, "
-                         f"a LearnedPrior or a table of shape {TABLE_SHAPE}, not "
-                         f"{shown_value(source)}")
     if table.shape != TABLE_SHAPE:
         raise ValueError(f"a prior table has shape {TABLE_SHAPE}, not {table.shape}")
     if table.dtype.kind not in "iuf":

@@ -59,14 +59,18 @@ stones or White moves first, then one node per move of :attr:`Board.history`
 (and a last ``PL`` node when the side to move is not the one the turn order
 gives).  Passes are written ``[]`` (FF[4]) on every size; ``[tt]`` is only
 read.  What is written loads the same in sgfmill and in KaTrain's reader
-(``pysgf``); the tests check both.
+(``pysgf``); the tests check both.  Two deviations are pysgf's own: it cuts
+a text value at an escaped ``]`` followed by ``[``, and its side to move
+ignores a ``PL`` node after the moves.
 
 Source and charset
 ------------------
 ``bytes`` are SGF data.  A ``str`` is SGF text when it contains ``(;`` (or
 ``(`` and ``;`` with blanks between) or starts with ``(``: text before the
 game, such as the mail header of GNU Go's ``ego2.sgf``, is skipped.  Any
-other ``str`` and any path-like is a file name.  Bytes (from a file or
+other ``str`` and any path-like is a file name, and so is a ``str`` that
+starts with ``(`` without ``(;`` when it names an existing file (``"(2023)
+game.sgf"``).  Bytes (from a file or
 given) are decoded with the record's ``CA``; without ``CA``, UTF-8 when the
 data starts with a byte-order mark, else the ``encoding`` argument of
 :func:`load_board`, else ISO-8859-1 (the FF[4] default).  A ``str`` is
@@ -116,6 +120,7 @@ from typing import TYPE_CHECKING, Any
 # fastplay (an annotated local), so no Any leaks out of this module.
 from sgfmill import common, sgf, sgf_grammar, sgf_properties
 
+from fastplay._board import MAX_KOMI as BOARD_MAX_KOMI
 from fastplay.color import Color
 from fastplay.inputfile import read_input
 from fastplay.shown import quoted
@@ -148,6 +153,7 @@ TEXT_PROPERTIES = _TEXT | _SIMPLE_TEXT
 
 # A str holding SGF: the start of a game tree anywhere in it.
 _GAME_START = re.compile(r"\(\s*;")
+_GAME_START_BYTES = re.compile(rb"\(\s*;")
 _LINE_BREAK = re.compile(r"\r\n|\n\r|\r|\n")
 _OTHER_SPACE = str.maketrans("\t\f\v", "   ")
 
@@ -249,8 +255,16 @@ def _split_values(joined: str) -> list[str] | None:
 
 
 def _is_sgf_text(text: str) -> bool:
-    """Whether a ``str`` source is SGF text rather than a file name."""
-    return text.lstrip("\ufeff \t\r\n").startswith("(") or bool(_GAME_START.search(text))
+    """Whether a ``str`` source is SGF text rather than a file name (the
+    module docstring's rule)."""
+    if _GAME_START.search(text):
+        return True
+    if not text.lstrip("\ufeff \t\r\n").startswith("("):
+        return False
+    try:
+        return not Path(text).is_file()
+    except (OSError, ValueError):     # a name no file system takes (NUL, too long)
+        return True
 
 
 def _read_source(path_or_text: str | os.PathLike[str] | bytes) -> tuple[bytes, bool]:
@@ -378,7 +392,11 @@ def _parse_game(data: bytes, from_str: bool = False,
     try:
         coarse = sgf_grammar.parse_sgf_game(data)
     except ValueError as exc:
-        raise SGFError(f"unreadable SGF: {exc}") from exc
+        # A str that starts with "(" and holds no game: a file name, most likely.
+        hint = "" if not from_str or _GAME_START_BYTES.search(data) else (
+            " (the str was read as SGF text, as it starts with '('; no file of that name "
+            "exists)")
+        raise SGFError(f"unreadable SGF: {exc}{hint}") from exc
     if not coarse.sequence:
         raise SGFError("unreadable SGF: empty game tree")
     _warn_of_more_games(data)
@@ -406,10 +424,11 @@ def _parse_game(data: bytes, from_str: bool = False,
     return game, size
 
 
-#: Largest |komi| a record (``KM``) or a GTP controller (``komi``) may set;
-#: larger values are data errors.  Scores are printed with one decimal, which
-#: a float holds exactly only for komi-sized numbers; real komi is below 100.
-MAX_KOMI = 1000.0
+#: Largest |komi| a record (``KM``) or a GTP controller (``komi``) may set:
+#: the board's own bound (:data:`fastplay._board.MAX_KOMI`, 1e6), so that
+#: every board's record reads back with its komi (a tester's 1234.5 did not
+#: under an SGF bound of 1000).  Real komi is below 100.
+MAX_KOMI = BOARD_MAX_KOMI
 
 
 def _komi(root: sgf.Tree_node) -> float | None:

@@ -57,8 +57,9 @@ COLORS: dict[str, str] = {
 
 SQUARE = 24.0                  # one grid step, in SVG user units
 _FONT = "Helvetica, Arial, sans-serif"
-# characters XML 1.0 cannot hold, even escaped
-_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+# characters XML 1.0 cannot hold, even escaped (lone surrogates included: no
+# encoding writes them)
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 class _Searchish(Protocol):
@@ -173,8 +174,8 @@ def _check_labels(labels: Mapping[Any, object] | None, size: int) -> dict[int, s
         value = text if isinstance(text, str) else (
             f"{text:g}" if isinstance(text, (float, np.floating)) else str(text))
         if _XML_INVALID.search(value):
-            raise ValueError(f"labels[{vertex!r}] holds a control character that SVG (XML) "
-                             "cannot hold")
+            raise ValueError(f"labels[{vertex!r}] holds a control character or a lone "
+                             "surrogate, which SVG (XML) cannot hold")
         out[index] = value
     return out
 

@@ -17,6 +17,7 @@ from typing import Any, Literal
 import numpy as np
 
 from fastplay._checks import is_integer
+from fastplay._equality import fields_equal
 from fastplay.asciinum import ascii_float, ascii_int
 from fastplay.shown import quoted, shown_value
 
@@ -100,6 +101,30 @@ def _integer(name: str, value: Any, low: int, high: int) -> int:
     if not low <= value <= high:
         raise ValueError(f"{name} must be an integer in [{low}, {high}], not {shown_value(value)}")
     return int(value)
+
+
+def _word(name: str, value: Any, words: tuple[str, ...]) -> None:
+    """``value`` one of ``words``: ``TypeError`` for a value that is not a
+    string, ``ValueError`` for another string, naming the option."""
+    if isinstance(value, str) and value in words:
+        return
+    choice = " or ".join(f"'{word}'" for word in words)
+    error = ValueError if isinstance(value, str) else TypeError
+    raise error(f"{name} must be {choice}, not {shown_value(value)}")
+
+
+def _check_priors(prior_table: Any, opponent_prior: Any) -> None:
+    """The two prior options, checked without reading a file
+    (:func:`fastplay.prior.check_source`; ``"auto"`` and ``None`` too)."""
+    from fastplay.prior import check_source
+
+    for name, value in (("prior_table", prior_table), ("opponent_prior", opponent_prior)):
+        if value is None or (isinstance(value, str) and value == "auto"):
+            continue
+        try:
+            check_source(value)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{name}: {exc}") from None
 
 
 def _number(name: str, value: Any) -> float:
@@ -266,6 +291,8 @@ class SearchConfig:
         ValueError: an option out of range, naming it.
     """
 
+    __eq__ = fields_equal
+
     policy: Policy = "puct"
     c_puct: float | None = None
     c_uct: float = C_UCT
@@ -307,26 +334,20 @@ class SearchConfig:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        if self.policy not in ("puct", "uct"):
-            raise ValueError(f"policy must be 'puct' or 'uct', not {shown_value(self.policy)}")
-        if self.scoring not in ("tromp-taylor", "gnugo"):
-            raise ValueError("scoring must be 'tromp-taylor' or 'gnugo', "
-                             f"not {shown_value(self.scoring)}")
+        _word("policy", self.policy, ("puct", "uct"))
+        _word("scoring", self.scoring, ("tromp-taylor", "gnugo"))
         for name, (low, high) in _REAL_BOUNDS.items():
             set_(self, name, _bounded(name, getattr(self, name), low, high))
         for name, (ilow, ihigh) in _INT_BOUNDS.items():
             set_(self, name, _integer(name, getattr(self, name), ilow, ihigh))
         for name in ("rave", "book", "race_reading"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False (true or false in a "
-                                 f"--search option), "
-                                 f"not {shown_value(getattr(self, name))}")
+                raise TypeError(f"{name} must be True or False (true or false in a "
+                                f"--search option), "
+                                f"not {shown_value(getattr(self, name))}")
             set_(self, name, bool(getattr(self, name)))
         if self.batch is not None:
-            if not is_integer(self.batch) or not 1 <= self.batch <= MAX_BATCH:
-                raise ValueError(f"batch must be an integer in [1, {MAX_BATCH}], not "
-                                 f"{shown_value(self.batch)}")
-            set_(self, "batch", int(self.batch))
+            set_(self, "batch", _integer("batch", self.batch, 1, MAX_BATCH))
         if self.expand_threshold is not None:
             set_(self, "expand_threshold", _integer("expand_threshold", self.expand_threshold,
                                                     1, 10**6))
@@ -344,10 +365,11 @@ class SearchConfig:
             set_(self, "widen_base", _integer("widen_base", self.widen_base, 0, 10**6))
         if self.widen_ties is not None:
             if not isinstance(self.widen_ties, (bool, np.bool_)):
-                raise ValueError(f"widen_ties must be True, False or None (true, false or "
-                                 f"none in a --search option), "
-                                 f"not {shown_value(self.widen_ties)}")
+                raise TypeError(f"widen_ties must be True, False or None (true, false or "
+                                f"none in a --search option), "
+                                f"not {shown_value(self.widen_ties)}")
             set_(self, "widen_ties", bool(self.widen_ties))
+        _check_priors(self.prior_table, self.opponent_prior)
         if self.reply_visits > 0 and self.score_weight > 0:
             raise ValueError("reply_visits needs leaves worth their playouts' wins alone: "
                              "score_weight must be 0")

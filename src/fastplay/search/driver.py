@@ -33,7 +33,7 @@ from fastplay._core import BLACK as BLACK_CODE
 from fastplay._core import WHITE as WHITE_CODE
 from fastplay._core import PlayoutEngine, TreeNode, TreeParams
 from fastplay._playout import MAX_PLAYOUTS, MAX_THREADS  # the core's own bounds
-from fastplay.shown import shown_value
+from fastplay._strictattrs import StrictAttributes
 from fastplay.board import Board, ColorLike, parse_vertex
 from fastplay.montecarlo import _engine as playout_engine
 from fastplay.search.clock import Clock
@@ -48,6 +48,7 @@ from fastplay.search.priors import (ForbidFunction, NodeMaker, PriorFunction, fo
                                     keep_the_pass)
 from fastplay.search.results import SearchInfo, SearchResult
 from fastplay.search.tree import SearchTree
+from fastplay.shown import shown_value
 
 __all__ = ["MCTS"]
 
@@ -122,7 +123,7 @@ def leaf_batch(batch_option: int | None, threads: int, size: int, visits: int | 
     return batch
 
 
-class MCTS:
+class MCTS(StrictAttributes):
     """Tree search over pattern-driven playouts (see :mod:`fastplay.search`).
 
     Args:
@@ -152,13 +153,17 @@ class MCTS:
             older way to pass them).
 
     Each option is also an attribute (``search.c_puct``); assigning one
-    replaces :attr:`config` by a validated copy.
+    replaces :attr:`config` by a validated copy.  Other public names cannot
+    be set (``AttributeError``: a misspelled option would otherwise be a
+    new attribute that nothing reads).
 
     Raises:
         TypeError: ``db`` is not a PatternDatabase, an unknown option, an
             evaluator or prior that is not callable, an option of the wrong type.
         ValueError: an out-of-range option, or ``mix < 1`` without an evaluator.
     """
+
+    _PUBLIC_FIELDS = frozenset({"db", "threads", "seed"})
 
     def __init__(self, db: Any, config: SearchConfig | None = None, *, threads: int = 1,
                  seed: int | None = None, evaluator: Evaluator | None = None,
@@ -406,7 +411,7 @@ class MCTS:
             visits, seconds)
         deadline = None if seconds is None else start + seconds
         state = self._search(board.copy(), Limits(visits, searching, clocked and not explicit,
-                                                  None, callback))
+                                                  None, callback, started=start))
         result = self._result(board, state, start, deadline,
                               None if move else copy.copy(self._resigner))
         self._moved(board, start, move, clocked)
@@ -450,16 +455,25 @@ class MCTS:
         final snapshot (GTP's ``lz-analyze`` ends so on new input).
         ``min_moves``: report at least that many root moves, unvisited ones
         in prior order.  Raises as :meth:`run` (the checks at the call, the
-        search's errors from the iteration) and ``ValueError`` for an
-        interval that is not a positive finite number.
+        search's errors from the iteration), ``TypeError`` for an interval
+        that is not a number, a ``min_moves`` that is not an integer or a
+        ``stop`` without ``is_set()``, and ``ValueError`` for an interval
+        that is not positive and finite or a negative ``min_moves``.
         """
         if not isinstance(board, Board):
             raise TypeError(f"board must be a fastplay.Board, not {type(board).__name__}")
         count, seconds = _check_limits(visits, playouts, seconds)
-        if not is_real(interval) or not (math.isfinite(interval) and interval > 0):
+        if not is_real(interval):
+            raise TypeError(f"interval must be a number of seconds, not {shown_value(interval)}")
+        if not (math.isfinite(interval) and interval > 0):
             raise ValueError(f"interval must be a positive number of seconds, not {interval!r}")
-        if not is_integer(min_moves) or min_moves < 0:
+        if not is_integer(min_moves):
+            raise TypeError(f"min_moves must be an integer, not {shown_value(min_moves)}")
+        if min_moves < 0:
             raise ValueError(f"min_moves must be a non-negative integer, not {min_moves!r}")
+        if stop is not None and not callable(getattr(stop, "is_set", None)):
+            raise TypeError(f"stop must be a threading.Event (or have is_set()), not "
+                            f"{type(stop).__name__}")
         return _analysis(self, board.copy(), count, seconds, float(interval), stop, int(min_moves),
                          move)
 

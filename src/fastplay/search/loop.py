@@ -64,6 +64,9 @@ class Limits:
             refining the tree it has.
         until: a second event that stops the search when set (an analysis's
             "new input arrived", so that the search ends as the input comes).
+        started: the ``time.perf_counter()`` from which ``seconds`` counts
+            (``None``: the loop's start): :meth:`MCTS.run`'s call, so that
+            the root's making (a slow prior plug-in) counts in its time.
     """
 
     visits: int | None = None
@@ -73,6 +76,7 @@ class Limits:
     callback: Callable[[int], None] | None = None
     until_full: bool = True
     until: threading.Event | None = None
+    started: float | None = None
 
 
 @dataclass
@@ -163,7 +167,8 @@ class SearchLoop:
         else:
             self.tree.scores = None    # visits without scores from here on
         self._crit = self.maker.criticality = self._root_criticality(root)
-        deadline = None if limits.seconds is None else time.perf_counter() + limits.seconds
+        started = time.perf_counter() if limits.started is None else limits.started
+        deadline = None if limits.seconds is None else started + limits.seconds
         # mix = 1 is the rollouts alone: an evaluator would only be called in vain.
         evaluated = self.evaluator is not None and self.config.mix < 1
         work = self._evaluated_worker if evaluated else self._worker

@@ -41,6 +41,7 @@ from fastplay.search.config import SearchConfig
 from fastplay.search.criticality import RootCriticality
 from fastplay.search.decide import in_opening, wins_by_passing
 from fastplay.search.errors import PASSES_THROUGH, PriorError, raised
+from fastplay.shown import shown_value
 
 __all__ = ["NodeMaker", "PriorFunction", "ForbidFunction", "forbid_moves", "ban_moves",
            "forbidden_set", "keep_the_pass",
@@ -453,10 +454,19 @@ def forbidden_set(forbid: ForbidFunction, board: Board, depth: int) -> set[int]:
     top = board.size * board.size
     out: set[int] = set()
     try:
-        for count, move in enumerate(forbid(board.copy(), depth)):
+        answer = forbid(board.copy(), depth)
+        if isinstance(answer, (str, bytes)) or not isinstance(answer, Iterable):
+            raise PriorError(f"forbid {name} returned {type(answer).__name__}, not an "
+                             f"iterable of flat move indices (-1 for the pass)")
+        for count, move in enumerate(answer):
             if isinstance(move, (bool, np.bool_)):
                 raise PriorError(f"forbid {name} named a bool, not a move index")
-            index = operator.index(move)
+            try:
+                index = operator.index(move)
+            except TypeError:
+                raise PriorError(f"forbid {name} named {shown_value(move)} "
+                                 f"({type(move).__name__}), not a flat move index (an integer; "
+                                 f"-1 for the pass)") from None
             if not -1 <= index < top:
                 raise PriorError(f"forbid {name} named a move outside -1..{top - 1}")
             if count >= 4 * (top + 1):

@@ -9,13 +9,15 @@ carries a UCI engine's ``info`` lines.
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
+from fastplay._equality import fields_equal
 from fastplay.color import Color
 
 if TYPE_CHECKING:
@@ -69,6 +71,8 @@ class ChildStats:
             empty where not given.
     """
 
+    __eq__ = fields_equal
+
     move: str
     visits: int
     winrate: float
@@ -82,8 +86,17 @@ class ChildStats:
 
 
 class _TopMoves:
-    """What a result and a snapshot share: the first child's line, and a
-    picture of the position with the top moves."""
+    """What a result and a snapshot share: the first child's line, a
+    picture of the position with the top moves, and pickling.
+
+    A result pickles (to return it from a process pool, or to save it) with
+    its ``position`` as SGF text and its rules (a :class:`~fastplay.Board`
+    itself does not pickle): the unpickled position is
+    ``Board.from_sgf(position.to_sgf(), superko=..., suicide=...)``, the same
+    stones, side to move and moves (a subclass's own attributes are not
+    kept).  :func:`copy.deepcopy` copies the position exactly
+    (:meth:`Board.copy`).
+    """
 
     best_move: str
     winrate: float
@@ -105,6 +118,40 @@ class _TopMoves:
 
         return search_result(self.position, self)
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        if self.position is not None:
+            state["position"] = _PickledPosition(self.position.to_sgf(),
+                                                 self.position.superko, self.position.suicide)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        position = state.get("position")
+        if isinstance(position, _PickledPosition):
+            state = {**state, "position": position.board()}
+        self.__dict__.update(state)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        copied = object.__new__(self.__class__)
+        memo[id(self)] = copied
+        copied.__dict__.update({name: copy.deepcopy(value, memo)
+                                for name, value in self.__dict__.items()})
+        return copied
+
+
+@dataclass(frozen=True)
+class _PickledPosition:
+    """A result's position in its pickle: SGF text and the rules SGF does not hold."""
+
+    sgf: str
+    superko: bool
+    suicide: bool
+
+    def board(self) -> Board:
+        from fastplay.board import Board
+
+        return Board.from_sgf(self.sgf, superko=self.superko, suicide=self.suicide)
+
 
 @dataclass(frozen=True)
 class SearchResult(_TopMoves):
@@ -118,7 +165,8 @@ class SearchResult(_TopMoves):
             row: mean over the playouts (and exact endings) of this search;
             zeros when it ran none (an evaluator with ``mix=0``).
         playouts: playouts run by this search (reused visits excluded).
-        seconds: wall time of the search, the final choice included.
+        seconds: wall time of the search, the final choice included; not
+            compared (two searches from one seed compare equal).
         simulations: tree descents of this search.
         root_visits: evaluations through the root, reused ones included:
             playouts, plus ``batch`` for each descent that ended the game
@@ -130,12 +178,14 @@ class SearchResult(_TopMoves):
         position: the position searched (a copy), for pictures; not compared.
     """
 
+    __eq__ = fields_equal
+
     best_move: str
     winrate: float
     children: list[ChildStats]
     ownership: npt.NDArray[np.float32]
     playouts: int
-    seconds: float
+    seconds: float = field(compare=False)
     simulations: int = 0
     root_visits: int = 0
     nodes: int = 0
@@ -163,7 +213,7 @@ class SearchInfo(_TopMoves):
             before any visit).
         visits: leaf evaluations of this search so far; ``playouts``: the
             playouts among them.
-        seconds: wall time since the search began.
+        seconds: wall time since the search began; not compared.
         final: ``True`` for the last snapshot, taken after the final choice.
         best_move: the final choice (``"resign"`` possible; it may differ
             from ``children[0]``, see :attr:`ChildStats.order`) in the last
@@ -177,6 +227,8 @@ class SearchInfo(_TopMoves):
             compared.
     """
 
+    __eq__ = fields_equal
+
     children: list[ChildStats]
     ownership: npt.NDArray[np.float32]
     score_mean: float
@@ -184,7 +236,7 @@ class SearchInfo(_TopMoves):
     winrate: float
     visits: int
     playouts: int
-    seconds: float
+    seconds: float = field(compare=False)
     final: bool = False
     best_move: str = "pass"
     to_move: Color = Color.BLACK

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from fastplay._equality import fields_equal
 from fastplay.dbwrite import MAX_VALUE, DbLayout
 from fastplay.prior import NUM_CLASSES, NUM_PROPERTIES, MoveSamples, PriorModel, fit
 
@@ -47,6 +48,8 @@ class TunedPolicy:
             compiled table.
         moves: training moves; ``cells_seen``: cells among their candidates.
     """
+
+    __eq__ = fields_equal
 
     model: PriorModel
     layout: DbLayout

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from fastplay._equality import fields_equal
 from fastplay.backend import derive_seed
 from fastplay.benchmark.store import Entry
 from fastplay.montecarlo import playouts
@@ -38,6 +39,8 @@ class PlayoutQuality:
             by the references and by the playouts.
         mse: mean squared error; ``bias``: mean of ``playout - reference``.
     """
+
+    __eq__ = fields_equal
 
     reference: npt.NDArray[np.float64]
     playout: npt.NDArray[np.float64]
