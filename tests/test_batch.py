@@ -225,7 +225,7 @@ def test_a_record_warning_names_the_record_once(tmp_path: Path, capsys: Any) -> 
     assert code == 0 and len(stdout.splitlines()) == 4
     warned = [line for line in err.splitlines() if "KM[seven]" in line]
     assert warned == [f"fastplay analyze: warning: {record}: KM[seven] holds no usable komi "
-                      f"(a number within +-1000 points); using the board's default"]
+                      f"(a number within +-1000000 points); using the board's default"]
 
 
 def test_a_batch_analyses_the_positions_after_a_setup_node(tmp_path: Path,

@@ -43,7 +43,7 @@ def test_screened_options_become_the_engine_s_flags() -> None:
 @pytest.mark.parametrize("bad, said", [
     ("c_puct=-1", "c_puct"), ("nonsense=1", "unknown search option"), ("c_puct", "NAME=VALUE"),
     ("mix=0.3", "needs an evaluator"), ("eval_batch=2", "needs an evaluator"),
-    ("prior_table=true", "prior_table must be"), ("prior_table=1", "prior_table must be"),
+    ("prior_table=true", "prior_table: a prior is"), ("prior_table=1", "prior_table: a prior is"),
     ("prior_table=nosuch.npz", "No such file"), ("prior_table=--help", "unknown prior"),
 ])
 def test_options_the_engine_would_refuse_are_refused_first(bad: str, said: str) -> None:

@@ -382,8 +382,11 @@ def test_batch_is_an_integer_within_bounds_and_within_the_budget(db):
     inside run(); a batch above the playout limit overran it."""
     from fastplay.mcts import MAX_BATCH
 
-    for bad in (0, -1, 1.5, True, 2 ** 60, MAX_BATCH + 1, "4"):
+    for bad in (0, -1, 2 ** 60, MAX_BATCH + 1):
         with pytest.raises(ValueError, match="batch"):
+            MCTS(db, batch=bad)
+    for bad in (1.5, True, "4"):                     # the wrong type (SearchConfig's Raises)
+        with pytest.raises(TypeError, match="batch"):
             MCTS(db, batch=bad)  # type: ignore[arg-type]
     board = fp.Board(9, komi=7.5)
     board.play("E5")
@@ -412,7 +415,7 @@ def test_race_reading_marks_the_race_moves_like_the_ladder_ones(db):
     assert np.allclose(ratio[race == 0], ratio[race == 0][0])
     assert np.array_equal(on.pw[:-1] - off.pw[:-1], np.where(race > 0, 30.0, 0.0))
     assert np.array_equal(on.rn[:-1] - off.rn[:-1], np.where(race > 0, 30.0, 0.0))
-    with pytest.raises(ValueError, match="race_reading"):
+    with pytest.raises(TypeError, match="race_reading"):
         MCTS(db, race_reading=1)  # type: ignore[arg-type]
 
 
@@ -1250,8 +1253,8 @@ def test_opponent_prior_when_pondering(db):
 
 def test_a_refused_prior_leaves_the_options_as_they_were(db):
     search = MCTS(db, seed=1)
-    for bad in ("nosuch", "/nonexistent.npz", 3):
-        with pytest.raises(ValueError, match="opponent_prior"):
+    for bad, error in (("nosuch", ValueError), ("/nonexistent.npz", ValueError), (3, TypeError)):
+        with pytest.raises(error, match="opponent_prior"):
             search.opponent_prior = bad
         assert search.opponent_prior is None and search.config.opponent_prior is None
     search.c_puct = 0.5                              # later changes still work

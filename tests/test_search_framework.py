@@ -294,8 +294,10 @@ def test_forbid_leaves_the_pass_when_it_names_every_move(db):
 
 
 @pytest.mark.parametrize("bad, problem", [
-    (lambda board, depth: [81], "outside -1..80"), (lambda board, depth: [1.5], "raised TypeError"),
-    (lambda board, depth: 7, "raised TypeError"), (lambda board, depth: {}["x"], "KeyError"),
+    (lambda board, depth: [81], "outside -1..80"),
+    (lambda board, depth: [1.5], "named 1.5 .float., not a flat move index"),
+    (lambda board, depth: 7, "returned int, not an iterable"),
+    (lambda board, depth: {}["x"], "KeyError"),
     (lambda board, depth: itertools.count(), "outside -1..80"),
     (lambda board, depth: [False] * 81, "bool"),
     (lambda board, depth: itertools.repeat(3), "more than 328 moves"),
@@ -377,8 +379,8 @@ def test_analyze_checks_its_arguments_at_the_call(db):
     assert len(infos[-1].children) >= 3
     with pytest.raises(TypeError, match="callback"):
         search.run(opening(), visits=10, callback=5)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="bundled name"):
-        MCTS(db, SearchConfig(prior_table=5)).run(opening(), visits=10)
+    with pytest.raises(TypeError, match="bundled name"):   # at construction now
+        SearchConfig(prior_table=5)
 
 
 def test_config_is_frozen_validated_and_replaced(db):

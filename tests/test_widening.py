@@ -212,7 +212,7 @@ def test_a_flat_user_prior_with_widen_ties_spreads_over_the_board() -> None:
     assert rows[True] == rows[None] == set(range(1, 10))     # the default, with a user prior
     assert parse_option("widen_ties=true") == ("widen_ties", True)
     assert parse_option("widen_ties=none") == ("widen_ties", None)
-    with pytest.raises(ValueError, match="widen_ties"):
+    with pytest.raises(TypeError, match="widen_ties"):
         SearchConfig(widen_ties="yes")  # type: ignore[arg-type]
     # The learned priors keep move order (the default the matches chose).
     assert not SearchConfig().ties_for(False) and SearchConfig().ties_for(True)

@@ -15,8 +15,8 @@ from fastplay.asciinum import ascii_float, ascii_int
 from fastplay.shown import escape_controls
 
 __all__ = ["Parser", "thread_count", "playout_count", "positive_int", "non_negative_int",
-           "finite_float", "positive_float", "unit_float", "board_size", "search_option",
-           "any_search_option"]
+           "finite_float", "komi_value", "positive_float", "unit_float", "board_size",
+           "search_option", "any_search_option"]
 
 
 class Parser(argparse.ArgumentParser):
@@ -83,6 +83,16 @@ def finite_float(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"must be finite: {text!r}")
+    return value
+
+
+def komi_value(text: str) -> float:
+    """A komi: a finite number within the board's bound (``fastplay._board.MAX_KOMI``)."""
+    from fastplay._board import MAX_KOMI
+
+    value = finite_float(text)
+    if abs(value) > MAX_KOMI:
+        raise argparse.ArgumentTypeError(f"komi must be within +-{MAX_KOMI:.0f}: {text!r}")
     return value
 
 

@@ -30,6 +30,7 @@ from fastplay._board import checked_komi
 from fastplay._core import CoreBoard, IllegalMoveError
 from fastplay.color import Color
 from fastplay.errors import InvalidVertexError
+from fastplay.shown import exact_number
 
 __all__ = ["Board", "IllegalMoveError", "InvalidVertexError", "parse_vertex", "format_vertex",
            "parse_color", "Vertex", "Color", "ColorLike"]
@@ -375,11 +376,17 @@ class Board(CoreBoard):
         return black - white - komi
 
     def result(self, komi: float | None = None) -> str:
-        """The SGF/GTP result string of :meth:`score`: ``"B+3.5"``, ``"W+0.5"`` or ``"0"``."""
+        """The SGF/GTP result string of :meth:`score`: ``"B+3.5"``, ``"W+0.5"`` or
+        ``"0"``; one decimal, or the exact margin when one decimal would
+        round it (``"W+7.25"``)."""
         s = self.score(komi)
         if s == 0:
             return "0"
-        return f"{'B' if s > 0 else 'W'}+{abs(s):.1f}"
+        margin = abs(s)
+        # One decimal (B+3.5, W+7.0) unless that rounds: then the exact margin
+        # (komi 7.25 gave W+7.2, a komi of 1e-20 W+0.0, to a fresh tester).
+        shown = f"{margin:.1f}" if float(f"{margin:.1f}") == margin else exact_number(margin)
+        return f"{'B' if s > 0 else 'W'}+{shown}"
 
     # -- SGF -------------------------------------------------------------------
     @classmethod

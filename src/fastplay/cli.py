@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from fastplay.argtypes import (Parser, add_pattern_file_flags, board_size, finite_float,
-                               non_negative_int, playout_count, positive_float, positive_int,
-                               search_option, thread_count, unit_float)
+                               komi_value, non_negative_int, playout_count, positive_float,
+                               positive_int, search_option, thread_count, unit_float)
 from fastplay.shown import escape_controls
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; imported when a command runs
@@ -168,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("engine_b", metavar="CMD_B", help="command line of engine B")
     match.add_argument("--games", type=positive_int, default=2, metavar="N")
     match.add_argument("--size", type=board_size, default=9, metavar="N")
-    match.add_argument("--komi", type=finite_float, default=7.5)
+    match.add_argument("--komi", type=komi_value, default=7.5)
     match.add_argument("--sgf-dir", metavar="DIR", help="save every game as SGF here")
     match.add_argument("--sprt", type=finite_float, nargs=2, metavar=("ELO0", "ELO1"),
                        help="stop early when a sequential test decides between Elo ELO0 and ELO1")
@@ -202,6 +202,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if not _standard_streams():
         return EXIT_USAGE
+    if args_list and args_list[0] in _ENGINE_RUNNERS:
+        _terminate_as_interrupt()
     try:
         with command_line_warnings():
             return _dispatch(args_list)
@@ -215,6 +217,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+
+
+#: Subcommands that run engines as child processes (``match``; ``tune games``).
+_ENGINE_RUNNERS = ("match", "tune")
+
+
+def _terminate_as_interrupt() -> None:
+    """SIGTERM ends the command as Ctrl-C does: its engines are told to
+    quit, and stopped (a tester's ``kill`` of a match left them running).
+    Only from the main thread (``main`` called from another cannot set a
+    handler), and where SIGTERM exists."""
+    import signal
+    import threading
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    if hasattr(signal, "SIGTERM") and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, interrupt)
 
 
 def _standard_streams() -> bool:

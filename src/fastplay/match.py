@@ -715,7 +715,8 @@ def _elo_text(elo: float) -> str:
 def rules_text(size: int, komi: float, referee: bool,
                time_control: TimeControl | None = None) -> str:
     """The rules a match is played under, stated in its summary."""
-    dead = ("dead stones from the referee engine's final_status_list"
+    dead = ("dead stones from the referee engine's final_status_list (Tromp-Taylor in a "
+            "game where the referee failed, as that game's line says)"
             if referee else "no dead-stone removal (Tromp-Taylor)")
     clock = f"; clocks {time_control}, a fallen flag loses" if time_control else ""
     return (f"Rules: {size}x{size}, komi {exact_number(komi)}, area scoring, {dead}, "

@@ -441,7 +441,7 @@ def _komi(root: sgf.Tree_node) -> float | None:
         komi = None
     if komi is None or not math.isfinite(komi) or abs(komi) > MAX_KOMI:
         text = quoted(raw)
-        warnings.warn(f"KM[{text}] holds no usable komi (a number within +-{MAX_KOMI:g} "
+        warnings.warn(f"KM[{text}] holds no usable komi (a number within +-{MAX_KOMI:.0f} "
                       "points); using the board's default", SGFWarning, stacklevel=3)
         return None
     return float(komi)

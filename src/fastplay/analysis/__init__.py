@@ -62,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="visits (playouts) when a query gives no maxVisits (default 500, "
                              "as KataGo's example config)")
     parser.add_argument("--max-time", type=positive_float, metavar="S",
-                        help="seconds per position when a query gives no maxTime")
+                        help="seconds per position when a query gives no maxTime in its "
+                             "overrideSettings (KataGo's config key)")
     parser.add_argument("--threads", type=thread_count, default=1, metavar="T",
                         help="search threads per position (default 1)")
     parser.add_argument("--analysis-threads", type=thread_count, default=1, metavar="N",

@@ -75,7 +75,7 @@ class QueryError(ValueError):
 
 @dataclass(frozen=True)
 class MoveFilter:
-    """One ``avoidMoves`` entry (``allow=False``) or the ``allowMoves`` entry.
+    """One ``avoidMoves`` entry (``allow=False``) or an ``allowMoves`` entry.
 
     ``moves`` are flat indices (-1: pass); ``until_depth``: plies from the
     root (1 = the root's own moves).
@@ -232,13 +232,14 @@ def _turns(query: dict[str, Any], moves: int, default_priority: int
 
 
 def _filters(query: dict[str, Any], size: int) -> list[MoveFilter]:
-    """``avoidMoves`` and ``allowMoves`` (at most one entry, as in KataGo)."""
-    out = []
+    """``avoidMoves`` and ``allowMoves`` (at most one ``allowMoves`` entry per
+    player, as KataGo's current ``docs/Analysis_Engine.md`` says; older
+    versions took one in all)."""
+    out: list[MoveFilter] = []
     for name, allow in (("avoidMoves", False), ("allowMoves", True)):
         entries = query.get(name, [])
-        if not isinstance(entries, list) or (allow and len(entries) > 1):
-            raise QueryError(name, "Must be a list of dicts with player, moves and untilDepth"
-                             + (" (allowMoves: at most one)" if allow else ""))
+        if not isinstance(entries, list):
+            raise QueryError(name, "Must be a list of dicts with player, moves and untilDepth")
         for entry in entries:
             if not isinstance(entry, dict) or not isinstance(entry.get("moves"), list):
                 raise QueryError(name, "Must be a list of dicts with player, moves and "
@@ -249,6 +250,8 @@ def _filters(query: dict[str, Any], size: int) -> list[MoveFilter]:
                 if "untilDepth" in entry else None
             if depth is None:
                 raise QueryError(name, "untilDepth must be a positive integer")
+            if allow and any(f.allow and f.player == player for f in out):
+                raise QueryError(name, f"at most one dict per player ({player} twice)")
             out.append(MoveFilter(player, moves, depth, allow))
     return out
 

@@ -338,6 +338,14 @@ def _check_search(search: Any) -> None:
         raise ValueError("'reference' 'search': " + "; ".join(
             [f"unknown search options {', '.join(map(repr, unknown))}"] * bool(unknown)
             + [f"missing search options {', '.join(map(repr, missing))}"] * bool(missing)))
+    # The record's own rule for the opponent's prior first (a name, not a
+    # table), then the options as the search checks them.
+    opponent = search["opponent_prior"]
+    if opponent is not None:
+        if not isinstance(opponent, str):
+            raise ValueError(f"'reference' 'search': 'opponent_prior' is not a string or "
+                             f"null: {opponent!r}")
+        _check_prior(opponent, "'search' 'opponent_prior'", ("auto",))
     try:
         config = SearchConfig(**completed_search(search))
     except (TypeError, ValueError) as exc:
@@ -345,12 +353,6 @@ def _check_search(search: Any) -> None:
     if config.mix != 1.0:
         raise ValueError(f"'reference' 'search': 'mix' must be 1 (reference searches have "
                          f"no evaluator), not {search['mix']!r}")
-    opponent = search["opponent_prior"]
-    if opponent is not None:
-        if not isinstance(opponent, str):
-            raise ValueError(f"'reference' 'search': 'opponent_prior' is not a string or "
-                             f"null: {opponent!r}")
-        _check_prior(opponent, "'search' 'opponent_prior'", ("auto",))
 
 
 def _check_entry(entry: Entry, size: int) -> None:

@@ -50,6 +50,7 @@ import numpy as np
 from fastplay import _threads
 from fastplay.analysis.query import MoveFilter
 from fastplay.analysis.respond import gtp_name
+from fastplay.asciinum import ascii_float
 from fastplay.board import InvalidVertexError, parse_vertex
 from fastplay.color import Color
 from fastplay.gtp.protocol import GTPError, Stream, parse_color, parse_int
@@ -129,6 +130,16 @@ def _number_key(request: AnalysisRequest, key: str, value: str) -> None:
         request.max_moves = number
 
 
+def _is_number(word: str) -> bool:
+    """Whether a word of an analysis command is a number (an interval where
+    a key could stand: keys are words)."""
+    try:
+        ascii_float(word)
+    except ValueError:
+        return False
+    return True
+
+
 def parse_request(args: Sequence[str], to_move: Color, kata: bool,
                   size: int = 19) -> AnalysisRequest:
     """``[color] [interval] [KEY VALUE ...]``; :class:`GTPError` for anything
@@ -137,8 +148,9 @@ def parse_request(args: Sequence[str], to_move: Color, kata: bool,
     request = AnalysisRequest(to_move)
     if words and words[0].lower() in ("b", "w", "black", "white"):
         request.color = parse_color(words.pop(0))
-    if words and words[0].lstrip("-").isdigit():
-        request.interval = parse_int(words.pop(0), "interval")
+    if words and _is_number(words[0]):
+        # (an interval of 10.5 or 1e3 is told it must be an integer)
+        request.interval = parse_int(words.pop(0), "interval (centiseconds)")
     keys = {"interval", "minmoves", "maxmoves"} | (set(KATA_FLAGS) if kata else set())
     while words:
         key = words.pop(0)
@@ -152,9 +164,10 @@ def parse_request(args: Sequence[str], to_move: Color, kata: bool,
         if key in KATA_FLAGS:
             _flag(request, key, _boolean(values[0]))
         elif wanted == 3:
-            if key == "allow" and any(f.allow for f in request.filters):
-                raise GTPError("syntax error: at most one allow")
-            request.filters.append(_move_filter(values, size, key == "allow"))
+            rule = _move_filter(values, size, key == "allow")
+            if rule.allow and any(f.allow and f.player == rule.player for f in request.filters):
+                raise GTPError("syntax error: at most one allow per player")
+            request.filters.append(rule)
         else:
             _number_key(request, key, values[0])
     if request.interval < 1:

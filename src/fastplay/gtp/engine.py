@@ -248,7 +248,7 @@ class GTPEngine:
         (text,) = take_args(args, 1)
         komi = parse_float(text, "komi")
         if abs(komi) > MAX_KOMI:
-            raise GTPError(f"komi out of range (|komi| <= {MAX_KOMI:g})")
+            raise GTPError(f"komi out of range (|komi| <= {MAX_KOMI:.0f})")
         self.board.komi = komi
         self.komi = self.board.komi       # as the board holds it (-0 is 0)
         return ""

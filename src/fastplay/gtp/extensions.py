@@ -6,7 +6,8 @@ the answer or to FILE), ``cputime`` (seconds of CPU this process used),
 ``help`` (the command names, as ``list_commands``) -- as GNU Go 3.8 answers
 them -- and ``kgs-time_settings none|absolute M|canadian M B S|byoyomi M B P``
 (kgsGtp's documentation; byo-yomi periods are kept as Canadian periods of
-one stone).
+one stone), and KataGo's ``stop`` (it halts pondering and a running
+analysis; any command does both here, so it only answers).
 """
 
 from __future__ import annotations
@@ -95,4 +96,5 @@ COMMANDS: dict[str, Callable[[GTPEngine, Sequence[str]], str]] = {
     "cputime": cputime,
     "help": lambda engine, args: "\n".join(engine.commands),
     "kgs-time_settings": kgs_time_settings,
+    "stop": lambda engine, args: "",
 }

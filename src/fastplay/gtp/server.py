@@ -4,15 +4,24 @@ Input is read on a thread of its own, so that a streaming answer
 (``lz-analyze``) learns at once that a new line has come and ends: the
 reader sets the engine's ``input_event`` for every line, and the server
 clears it when it takes the last queued line.
+
+At the end of input the command being answered still gets its answer (a
+script may close its end after ``genmove``), unless the controller is gone:
+when the output is a pipe whose reader has closed (a controller that died,
+or a referee killed), the command is interrupted as by Ctrl-C and the
+engine exits, instead of thinking on for the whole of a long time budget
+(a tester's orphan ran 27 minutes).
 """
 
 from __future__ import annotations
 
+import _thread
 import os
 import queue
+import select
 import sys
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
 from fastplay import _threads
@@ -59,7 +68,7 @@ def _source_lines(source: Any) -> Iterable[bytes]:
 
 
 def _reader(source: Iterable[bytes], lines: queue.Queue[bytes | None], engine: GTPEngine,
-            lock: threading.Lock) -> None:
+            lock: threading.Lock, at_end: Callable[[], None]) -> None:
     block_signals()
     try:
         for raw in source:
@@ -72,6 +81,28 @@ def _reader(source: Iterable[bytes], lines: queue.Queue[bytes | None], engine: G
         with lock:
             lines.put(None)          # end of input
             engine.input_event.set()
+        at_end()
+
+
+def _watch_output(out: IO[str], done: threading.Event) -> None:
+    """Until ``done``: interrupt the main thread (a Ctrl-C) once ``out`` is a
+    pipe whose reading end has closed (``poll`` reports ``POLLERR``; a file
+    or a terminal never does).  Nothing where ``poll`` does not exist."""
+    poll = getattr(select, "poll", None)
+    try:
+        fd = out.fileno()
+    except (OSError, ValueError, AttributeError):
+        return
+    if poll is None or not isinstance(fd, int):
+        return
+    poller = poll()
+    poller.register(fd, select.POLLERR | select.POLLHUP)
+    while not done.is_set():
+        if any(mask & (select.POLLERR | select.POLLHUP) for _, mask in poller.poll(250)):
+            if not done.is_set():
+                log("the controller is gone (its end of the output closed): stopping")
+                _thread.interrupt_main()
+            return
 
 
 def _write_stream(out: IO[str], head: str, stream: Stream) -> None:
@@ -107,7 +138,13 @@ def run(stdin: IO[Any] | Iterable[bytes] | None = None, stdout: IO[str] | None =
     engine = engine if engine is not None else GTPEngine()
     lines: queue.Queue[bytes | None] = queue.Queue()
     lock = threading.Lock()
-    threading.Thread(target=_reader, args=(_source_lines(source), lines, engine, lock),
+    done = threading.Event()
+
+    def watch() -> None:
+        threading.Thread(target=_watch_output, args=(out, done), daemon=True,
+                         name="fastplay-gtp-output").start()
+
+    threading.Thread(target=_reader, args=(_source_lines(source), lines, engine, lock, watch),
                      daemon=True, name="fastplay-gtp-input").start()
     status = 0
     try:
@@ -125,6 +162,8 @@ def run(stdin: IO[Any] | Iterable[bytes] | None = None, stdout: IO[str] | None =
             print(f"fastplay: error: cannot write the answers: {exc.strerror or exc}",
                   file=sys.stderr)
         status = 2
+    finally:
+        done.set()
     engine.stop_pondering()
     return status
 

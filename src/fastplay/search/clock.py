@@ -70,20 +70,23 @@ class Clock:
     def time_left(self, color: ColorLike, seconds: float, stones: int) -> None:
         """GTP ``time_left``: ``seconds`` left for ``color`` (a :class:`~fastplay.Color` or
         ``"B"``/``"white"``...; ``ValueError`` otherwise); ``stones`` > 0 in byo-yomi.
-        Raises as :meth:`set_time` for the values."""
+        Without ``time_settings`` the colour's moves are timed by it alone
+        (its main time left, or its period; a tester's ``time_left B 0 0``
+        was ignored).  Raises as :meth:`set_time` for the values."""
         code = parse_color(color)
         self.left[code] = (_seconds("seconds", seconds), _stones("stones", stones))
 
     def budget(self, board: Board) -> float | None:
         """Seconds to think on this move for ``board``'s side to move, or
-        ``None`` without a clock.
+        ``None`` without a clock (no ``time_settings``, and no ``time_left``
+        for that side).
 
         Main time is spread over the moves expected to remain, more per move
         in the middle game (where 9x9 games are decided) than in the opening
         or the endgame; in byo-yomi the period is shared by the stones left.
         A safety margin keeps every answer inside the clock.
         """
-        if not self.active:
+        if not self.active and board.to_move_code not in self.left:
             return None
         npts = board.size * board.size
         remaining, stones = self.left.get(board.to_move_code, (self.main_time, 0))

@@ -38,8 +38,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only: the loop imports this modul
     from fastplay.search.loop import SearchState
     from fastplay.search.tree import SearchTree
 
-__all__ = ["ranked_children", "ChildScores", "settled", "dead_enemy", "is_final", "book_move", "Resigner",
-           "wins_by_passing", "in_opening",
+__all__ = ["ranked_children", "ChildScores", "settled", "dead_enemy", "is_final", "book_move",
+           "BOOK_VISITS", "Resigner", "wins_by_passing", "in_opening",
            "choose", "SETTLED", "FINAL_PLAYOUTS", "FINAL_MIN_SECONDS", "FINAL_MIN_VISITS",
            "Probe", "answer"]
 
@@ -184,6 +184,12 @@ def is_final(board: Board, own: npt.NDArray[np.float32], probe: Probe | None,
     after = board.copy()
     after.play("pass")
     return settled(after, probe(after, limit))
+
+
+#: Visits of a game move that the opening book answers when only the clock
+#: limits the search: enough for the answer's win rate, and none of the
+#: game's time beyond (a tester's E5 took 5 s of a 600 s clock).
+BOOK_VISITS = 1000
 
 
 def book_move(board: Board) -> str | None:

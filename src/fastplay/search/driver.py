@@ -39,7 +39,8 @@ from fastplay.montecarlo import _engine as playout_engine
 from fastplay.search.clock import Clock
 from fastplay.search.config import (DEFAULT_BATCH, SearchConfig, default_expand_threshold,
                                     option_names)
-from fastplay.search.decide import FINAL_MIN_VISITS, FINAL_PLAYOUTS, Resigner, answer
+from fastplay.search.decide import (BOOK_VISITS, FINAL_MIN_VISITS, FINAL_PLAYOUTS, Resigner,
+                                    answer, book_move)
 from fastplay.search.evaluation import Evaluator, ScoreTables
 from fastplay.search.komi import DynamicKomi
 from fastplay.search.loop import Limits, SearchLoop, SearchState
@@ -407,8 +408,7 @@ class MCTS(StrictAttributes):
         start = time.perf_counter()
         explicit = visits is not None or seconds is not None
         visits, seconds, searching, clocked = _move_limits(
-            self._clock.budget(board) if move else None, self.config.default_playouts,
-            visits, seconds)
+            self._clock.budget(board) if move else None, self.config, board, visits, seconds)
         deadline = None if seconds is None else start + seconds
         state = self._search(board.copy(), Limits(visits, searching, clocked and not explicit,
                                                   None, callback, started=start))
@@ -594,18 +594,24 @@ def _allowed_answer(result: SearchResult, board: Board, forbid: ForbidFunction
     return replace(result, best_move="pass")
 
 
-def _move_limits(budget: float | None, default_playouts: int, visits: int | None,
+def _move_limits(budget: float | None, config: SearchConfig, board: Board, visits: int | None,
                  seconds: float | None) -> tuple[int | None, float | None, float | None, bool]:
     """A game move's limits: ``(visits, seconds, searching, clocked)`` from
     the asked ones and the clock's ``budget`` (``None``: no clock), which caps
-    an explicit limit too; ``default_playouts`` without either; ``searching``
-    the seconds left to the search after the final choice's reserve;
-    ``clocked``: the clock set the limit."""
+    an explicit limit too; ``config.default_playouts`` without either, and
+    :data:`BOOK_VISITS` under the clock alone where the opening book answers
+    (``board``: :func:`book_move`; the game's time is not spent on a move
+    the search does not choose); ``searching`` the seconds left to the
+    search after the final choice's reserve; ``clocked``: the clock set the
+    limit."""
     clocked = budget is not None
+    if clocked and visits is None and seconds is None and config.book \
+            and book_move(board) is not None:
+        visits = BOOK_VISITS
     if budget is not None and (seconds is None or budget < seconds):
         seconds = budget
     if visits is None and seconds is None:
-        visits = default_playouts
+        visits = config.default_playouts
     searching = None if seconds is None else seconds - min(
         seconds / 4, max(FINAL_RESERVE * seconds, FINAL_RESERVE_MIN))
     return visits, seconds, searching, clocked
@@ -623,7 +629,7 @@ def _analysis(search: MCTS, board: Board, visits: int | None, seconds: float | N
     searching, clocked, explicit = seconds, False, visits is not None or seconds is not None
     if move:
         visits, seconds, searching, clocked = _move_limits(
-            search._clock.budget(board), search.config.default_playouts, visits, seconds)
+            search._clock.budget(board), search.config, board, visits, seconds)
 
     def work() -> None:
         try:
