@@ -52,6 +52,25 @@ def test_an_engine_whose_controller_died_stops_thinking() -> None:
     assert engine.stderr is not None and b"controller is gone" in engine.stderr.read()
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="poll on a pipe: Linux")
+def test_an_analysis_engine_whose_client_died_stops_its_queries() -> None:
+    """A query of five million visits searched on after KaTrain had gone."""
+    import json
+
+    engine = subprocess.Popen([sys.executable, "-m", "fastplay", "analysis"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+    assert engine.stdin is not None and engine.stdout is not None
+    query = {"id": "deep", "moves": [], "rules": "tromp-taylor", "komi": 7.5,
+             "boardXSize": 19, "boardYSize": 19, "maxVisits": 5_000_000}
+    engine.stdin.write((json.dumps(query) + "\n").encode())
+    engine.stdin.flush()
+    time.sleep(2.0)                          # searching
+    engine.stdin.close()
+    engine.stdout.close()
+    assert engine.wait(timeout=60) == 0
+
+
 def test_a_script_that_closes_its_input_still_gets_the_answer() -> None:
     done = subprocess.run(ENGINE + ["--playouts", "300"],
                           input=b"boardsize 9\nplay B E5\ngenmove W\n",

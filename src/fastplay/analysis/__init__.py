@@ -32,9 +32,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
+from fastplay._outputwatch import watch_output
 from fastplay.argtypes import (Parser, add_database_and_search_flags, non_negative_int,
                                positive_float, positive_int, prior_option, thread_count)
 from fastplay.shown import escape_controls
@@ -98,15 +100,19 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO,
                         perspective=args.report_winrates_as, threads=args.threads)
     engine = AnalysisEngine(stdout, db=db, config=config, defaults=defaults,
                             analysis_threads=args.analysis_threads, seed=args.seed)
-    ended = False
+    ended, done = False, threading.Event()
     try:
         for line in stdin:
             engine.handle(line)
         ended = True
+        # A client that has gone (its end of our output closed) reads no
+        # more answers: the positions still queued or running then stop.
+        watch_output(stdout, done, engine.abandon)
     finally:
         # The end of input finishes the queue (KataGo's behaviour) unless
         # told otherwise; a Ctrl-C, or any error, stops every position now.
         engine.close(wait=ended and not args.quit_without_waiting)
+        done.set()
     error = engine.write_error
     if error is not None:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)

@@ -6,11 +6,10 @@ reader sets the engine's ``input_event`` for every line, and the server
 clears it when it takes the last queued line.
 
 At the end of input the command being answered still gets its answer (a
-script may close its end after ``genmove``), unless the controller is gone:
-when the output is a pipe whose reader has closed (a controller that died,
-or a referee killed), the command is interrupted as by Ctrl-C and the
-engine exits, instead of thinking on for the whole of a long time budget
-(a tester's orphan ran 27 minutes).
+script may close its end after ``genmove``), unless the controller is gone
+(:mod:`fastplay._outputwatch`: a controller that died, or a referee
+killed): then the command is interrupted as by Ctrl-C and the engine exits,
+instead of thinking on for the whole of a long time budget.
 """
 
 from __future__ import annotations
@@ -18,13 +17,13 @@ from __future__ import annotations
 import _thread
 import os
 import queue
-import select
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
 from fastplay import _threads
+from fastplay._outputwatch import watch_output
 from fastplay._threads import block_signals
 from fastplay.gtp.engine import GTPEngine
 from fastplay.gtp.protocol import Stream, log
@@ -84,27 +83,6 @@ def _reader(source: Iterable[bytes], lines: queue.Queue[bytes | None], engine: G
         at_end()
 
 
-def _watch_output(out: IO[str], done: threading.Event) -> None:
-    """Until ``done``: interrupt the main thread (a Ctrl-C) once ``out`` is a
-    pipe whose reading end has closed (``poll`` reports ``POLLERR``; a file
-    or a terminal never does).  Nothing where ``poll`` does not exist."""
-    poll = getattr(select, "poll", None)
-    try:
-        fd = out.fileno()
-    except (OSError, ValueError, AttributeError):
-        return
-    if poll is None or not isinstance(fd, int):
-        return
-    poller = poll()
-    poller.register(fd, select.POLLERR | select.POLLHUP)
-    while not done.is_set():
-        if any(mask & (select.POLLERR | select.POLLHUP) for _, mask in poller.poll(250)):
-            if not done.is_set():
-                log("the controller is gone (its end of the output closed): stopping")
-                _thread.interrupt_main()
-            return
-
-
 def _write_stream(out: IO[str], head: str, stream: Stream) -> None:
     """``head``, the stream's lines as they come, the empty line.  An error
     inside the stream (after ``=`` went out) ends it, reported on stderr."""
@@ -140,9 +118,12 @@ def run(stdin: IO[Any] | Iterable[bytes] | None = None, stdout: IO[str] | None =
     lock = threading.Lock()
     done = threading.Event()
 
+    def gone() -> None:
+        log("the controller is gone (its end of the output closed): stopping")
+        _thread.interrupt_main()
+
     def watch() -> None:
-        threading.Thread(target=_watch_output, args=(out, done), daemon=True,
-                         name="fastplay-gtp-output").start()
+        watch_output(out, done, gone)
 
     threading.Thread(target=_reader, args=(_source_lines(source), lines, engine, lock, watch),
                      daemon=True, name="fastplay-gtp-input").start()
