@@ -228,7 +228,7 @@ class GTPClient:
                 raise self._gone(f"exited while answering {command!r}")
             size += len(line)
             if size > MAX_ANSWER_BYTES or len(response) >= MAX_ANSWER_LINES:
-                raise EngineError(f"{self.label}: the answer to {command!r} is longer than "
+                raise EngineError(f"engine {self.label}: the answer to {command!r} is longer than "
                                   f"{MAX_ANSWER_LINES:,} lines or {MAX_ANSWER_BYTES:,} "
                                   f"characters")
             line = line.replace("\r", "").rstrip("\n")
@@ -248,8 +248,8 @@ class GTPClient:
         if status == "=":
             return text
         if status == "?":
-            raise EngineRefusedError(f"{self.label}: {command!r} failed: {text}")
-        raise EngineError(f"{self.label}: malformed response to {command!r}: {head!r}")
+            raise EngineRefusedError(f"engine {self.label}: {command!r} failed: {text}")
+        raise EngineError(f"engine {self.label}: malformed response to {command!r}: {head!r}")
 
     def _check_in_step(self, command: str) -> None:
         """Raise :class:`EngineError` when the engine wrote more than the
