@@ -90,7 +90,8 @@ def test_an_option_of_the_wrong_type_is_a_type_error(options: dict[str, Any]) ->
 
 
 @pytest.mark.parametrize("options", [{"batch": 0}, {"policy": "x"}, {"scoring": "area"},
-                                     {"opponent_prior": "nope"}, {"prior_table": ""}])
+                                     {"opponent_prior": "nope"}, {"prior_table": ""},
+                                     {"prior_table": "x" * 5000}, {"prior_table": "a\0b"}])
 def test_an_option_out_of_range_is_a_value_error(options: dict[str, Any]) -> None:
     """Validated at construction: a prior name was only refused by MCTS."""
     with pytest.raises(ValueError, match=next(iter(options))):

@@ -644,6 +644,15 @@ def fit(samples: MoveSamples, iterations: int = 60, *, pattern_only: bool = Fals
     return PriorModel(*gammas)
 
 
+def _exists(name: str) -> bool:
+    """Whether a file of that name exists; ``False`` for a name no file
+    system takes (too long, a NUL)."""
+    try:
+        return Path(name).exists()
+    except (OSError, ValueError):
+        return False
+
+
 def check_source(source: Any) -> None:
     """The checks of :func:`load_prior` that read no file, for options that
     name a prior (``SearchConfig.prior_table``) to refuse at once: a bundled
@@ -660,7 +669,7 @@ def check_source(source: Any) -> None:
     if isinstance(source, str):
         if source in BUNDLED:
             return
-        if not source.strip() or (not Path(source).exists() and not source.endswith(".npz")
+        if not source.strip() or (not _exists(source) and not source.endswith(".npz")
                                   and os.sep not in source):
             raise ValueError(f"unknown prior {source!r}; bundled: {', '.join(BUNDLED)} "
                              "(or the path of an .npz file written by PriorModel.save)")
