@@ -33,6 +33,7 @@ def workload() -> None:
     from fastplay._core import PlayoutTally
     from fastplay.montecarlo import playout_engine
     from fastplay.search import MCTS, SearchConfig
+    from fastplay.search.driver import tree_params
 
     for size in (9, 19):
         board = fp.Board(size)
@@ -54,7 +55,7 @@ def workload() -> None:
     search = MCTS(db, SearchConfig(reply_visits=10, widen_ties=True), seed=1)
     search.run(board, playouts=500)
     assert search.root is not None
-    search.root.values(search._tree_params(9))
+    search.root.values(tree_params(search.config, 9, search.prior is not None))
     tally = PlayoutTally(9)
     playout_engine(db).run_into(tally, board, 1, 1)
     tally.last_moves

@@ -122,6 +122,45 @@ def test_a_misspelled_option_attribute_is_refused(db: fp.PatternDatabase) -> Non
         search.label = "mine"  # type: ignore[attr-defined]
 
 
+def test_a_subclass_sets_attributes_of_its_own(db: fp.PatternDatabase) -> None:
+    """Only MCTS itself refuses unknown names (a tester's subclass and mixin
+    could not set theirs)."""
+    class Counting(MCTS):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.games = 0
+
+    class Logged:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            self.log: list[str] = []
+            super().__init__(*args, **kwargs)
+
+    class Both(Logged, MCTS):
+        pass
+
+    assert Counting(db).games == 0 and Both(db).log == []
+
+
+def test_threads_is_checked_and_seed_and_db_are_fixed(db: fp.PatternDatabase) -> None:
+    """``threads = 0`` searched nothing and ``seed = 2`` or ``db = ...``
+    changed nothing, silently."""
+    search = MCTS(db, seed=1)
+    for bad, error in ((0, ValueError), (-1, ValueError), ("2", TypeError), (2.5, TypeError)):
+        with pytest.raises(error, match="threads"):
+            search.threads = bad  # type: ignore[assignment]
+    search.threads = 2
+    assert search.threads == 2
+    with pytest.raises(AttributeError):
+        search.seed = 2  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        search.db = fp.PatternDatabase.builtin("mc_uniform")  # type: ignore[misc]
+    assert search.seed == 1 and search.db is db
+    with pytest.raises(TypeError, match="threads"):
+        MCTS(db, threads="2")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="seed"):
+        MCTS(db, seed="1")  # type: ignore[arg-type]
+
+
 def test_the_time_limit_counts_a_slow_root_prior(db: fp.PatternDatabase,
                                                  board: fp.Board) -> None:
     """``run(seconds=0.3)`` with a prior of 1 s took 2 s: the clock started

@@ -22,6 +22,7 @@ from fastplay.mcts import MCTS, Node, eye_mask
 import fastplay.search.driver as driver_module
 from fastplay.search import SearchConfig, decide
 from fastplay.search.decide import book_move, is_final, settled
+from fastplay.search.driver import tree_params
 from fastplay.search.evaluation import ScoreTables, game_value
 from fastplay.search.loop import SearchLoop
 from fastplay.search.priors import NodeMaker
@@ -205,14 +206,14 @@ def test_selection_follows_the_formulas(db):
                                                             / search.rave_equiv), 0.0)
                     q = q + beta * (np.where(node.rn > 0, node.rw / node.rn, 0.0) - q)
             q = np.where(node.allowed, q, -np.inf)
-            values = node.values(search._tree_params(board.size))
+            values = node.values(tree_params(search.config, board.size, search.prior is not None))
             assert np.allclose(values, q, rtol=0, atol=1e-7)
             assert np.array_equal(np.isinf(values), ~node.allowed)
             assert np.allclose(node.u, node.prior / (1 + node.n))
             c_puct = search.config.puct_for(board.size)
             score = q + node.prior * c_puct * np.sqrt(node.sum_n + 1) / (1 + node.n)
             if node.open:
-                params = search._tree_params(board.size)
+                params = tree_params(search.config, board.size, search.prior is not None)
                 # Progressive widening (the 9x9 default): the argmax over the
                 # moves of highest prior that the node's playouts open.
                 config = search.config
@@ -1282,7 +1283,7 @@ def test_lean_node_path_makes_the_same_nodes(db, monkeypatch):
             boards.append(board)
     makers = [MCTS(db, seed=1, **options)._maker for options in
               ({}, {"prior_table": None}, {"opponent_prior": "gnugo9x9"})]
-    params = MCTS(db)._tree_params(9)
+    params = tree_params(MCTS(db).config, 9, False)
     for maker in makers:
         maker.own_color = fp.BLACK if maker.config.opponent_prior else None
         for board in boards:

@@ -14,6 +14,7 @@ import pytest
 import fastplay as fp
 from fastplay.gtp import GTPEngine
 from fastplay.search import MCTS, EvaluatorError, PluginError, PriorError, SearchConfig
+from fastplay.search.driver import tree_params
 
 
 @pytest.fixture(scope="module")
@@ -654,7 +655,7 @@ def test_a_snapshot_before_any_root_visit_is_no_report() -> None:
     search = MCTS(fp.PatternDatabase.default(), seed=1)
     board = fp.Board(9)
     tree = search._tree
-    tree.prepare(board, search._maker, search._tree_params(board.size))
+    tree.prepare(board, search._maker, tree_params(search.config, board.size, search.prior is not None))
     loop = SimpleNamespace(state=SearchState(81))
     assert snapshot(loop, tree, board, time.perf_counter()) is None  # type: ignore[arg-type]
     shown = snapshot(loop, tree, board, time.perf_counter(), min_moves=3)  # type: ignore[arg-type]

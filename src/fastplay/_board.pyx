@@ -54,6 +54,12 @@ class IllegalMoveError(ValueError):
         self.vertex = vertex
         self.color = color
 
+    def __reduce__(self):
+        # Pickled through its own arguments (a process pool's worker raising
+        # it: the default pickle calls the class with the message alone).
+        return (type(self), (self.args[0] if self.args else "", self.rule, self.vertex,
+                             self.color))
+
 
 _RULE_TEXT = {
     ILL_OCCUPIED: ("occupied", "the point is already occupied"),

@@ -16,14 +16,22 @@ __all__ = ["StrictAttributes"]
 
 
 class StrictAttributes:
-    """Base of a class whose public attributes are fixed: those in
-    ``_PUBLIC_FIELDS`` (set in ``__init__``) and the class's own (properties,
-    methods); names starting with ``_`` are free."""
+    """Base of a class whose public attributes are fixed: its own (properties,
+    methods) and, for a class that sets plain ones, those in
+    ``_PUBLIC_FIELDS``; names starting with ``_`` are free.
+
+    Only instances of the class that sets ``_STRICT_ATTRIBUTES = True`` in
+    its own body are held to this: a subclass (or a mixin's ``__init__``)
+    may add attributes of its own, as its author means them (a tester's
+    subclass could not set one).
+    """
 
     _PUBLIC_FIELDS: ClassVar[frozenset[str]] = frozenset()
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name.startswith("_") or name in self._PUBLIC_FIELDS or hasattr(type(self), name):
+        cls = type(self)
+        if name.startswith("_") or not cls.__dict__.get("_STRICT_ATTRIBUTES", False) \
+                or name in self._PUBLIC_FIELDS or hasattr(cls, name):
             super().__setattr__(name, value)
             return
         known = sorted(self._PUBLIC_FIELDS

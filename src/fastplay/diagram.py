@@ -38,7 +38,7 @@ import math
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fastplay.color import Color
 from fastplay.shown import exact_number
@@ -62,8 +62,12 @@ class DiagramError(ValueError):
 
     def __init__(self, message: str, line: int, column: int) -> None:
         super().__init__(f"line {line}, column {column}: {message}")
+        self.message = message
         self.line = line
         self.column = column
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.message, self.line, self.column))
 
 
 @dataclass(frozen=True)

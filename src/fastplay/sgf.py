@@ -614,6 +614,9 @@ class MoveNumberError(ValueError):
         self.move_number = move_number
         self.moves = moves
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.move_number, self.moves))
+
 
 def _moves_in(seq: Sequence[sgf.Tree_node]) -> int:
     """Moves (``B``/``W`` properties) in the nodes of a main line."""

@@ -72,6 +72,9 @@ class QueryError(ValueError):
         self.field = field
         self.message = message
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.field, self.message))
+
 
 @dataclass(frozen=True)
 class MoveFilter:

@@ -164,7 +164,7 @@ class MCTS(StrictAttributes):
         ValueError: an out-of-range option, or ``mix < 1`` without an evaluator.
     """
 
-    _PUBLIC_FIELDS = frozenset({"db", "threads", "seed"})
+    _STRICT_ATTRIBUTES = True
 
     def __init__(self, db: Any, config: SearchConfig | None = None, *, threads: int = 1,
                  seed: int | None = None, evaluator: Evaluator | None = None,
@@ -174,12 +174,10 @@ class MCTS(StrictAttributes):
 
         if not isinstance(db, PatternDatabase):
             raise TypeError(f"db must be a fastplay.PatternDatabase, not {type(db).__name__}")
-        if not is_integer(threads) or not 1 <= threads <= MAX_THREADS:
-            raise ValueError(f"threads must be an integer 1..{MAX_THREADS}, "
-                             f"not {shown_value(threads)}")
-        if seed is not None and (not is_integer(seed) or seed < 0):
+        if seed is not None and not is_integer(seed):
+            raise TypeError(f"seed must be an integer or None, not {shown_value(seed)}")
+        if seed is not None and seed < 0:
             raise ValueError(f"seed must be a non-negative integer or None, not {seed!r}")
-        threads = int(threads)
         seed = None if seed is None else int(seed)
         for name, plug in (("evaluator", evaluator), ("prior", prior), ("forbid", forbid)):
             if plug is not None and not callable(plug):
@@ -189,9 +187,9 @@ class MCTS(StrictAttributes):
         unknown = sorted(set(options) - set(option_names()))
         if unknown:
             raise TypeError(f"unknown search option(s): {', '.join(unknown)}")
-        self.db = db
-        self.threads = threads
-        self.seed = seed
+        self._db = db
+        self.threads = threads          # checked by its setter
+        self._seed = seed
         self._evaluator = evaluator
         self._prior = prior
         self._forbid = forbid
@@ -217,6 +215,30 @@ class MCTS(StrictAttributes):
         self._ponderer = Ponderer()
 
     # -- options ---------------------------------------------------------------
+
+    @property
+    def db(self) -> Any:
+        """The pattern database (fixed: a search of another needs an MCTS of its own)."""
+        return self._db
+
+    @property
+    def seed(self) -> int | None:
+        """The seed given (fixed; ``None``: a random one was drawn)."""
+        return self._seed
+
+    @property
+    def threads(self) -> int:
+        """Search threads, 1..``MAX_THREADS``; assignable between searches."""
+        return self._threads
+
+    @threads.setter
+    def threads(self, threads: int) -> None:
+        if not is_integer(threads):
+            raise TypeError(f"threads must be an integer, not {shown_value(threads)}")
+        if not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"threads must be an integer 1..{MAX_THREADS}, "
+                             f"not {shown_value(threads)}")
+        self._threads = int(threads)
 
     @property
     def config(self) -> SearchConfig:
@@ -324,7 +346,8 @@ class MCTS(StrictAttributes):
         """A new node for ``board`` as this search makes it (candidate moves,
         priors, virtual playouts), outside the tree: for inspecting priors."""
         assert self._maker is not None
-        return self._maker.expand(board, 0.0, self._tree_params(board.size))
+        return self._maker.expand(board, 0.0, tree_params(self.config, board.size,
+                                                              self.prior is not None))
 
     # -- game and clock ----------------------------------------------------------
 
@@ -410,7 +433,7 @@ class MCTS(StrictAttributes):
         visits, seconds, searching, clocked = _move_limits(
             self._clock.budget(board) if move else None, self.config, board, visits, seconds)
         deadline = None if seconds is None else start + seconds
-        state = self._search(board.copy(), Limits(visits, searching, clocked and not explicit,
+        state = _search(self, board.copy(), Limits(visits, searching, clocked and not explicit,
                                                   None, callback, started=start))
         result = self._result(board, state, start, deadline,
                               None if move else copy.copy(self._resigner))
@@ -481,38 +504,6 @@ class MCTS(StrictAttributes):
         """Visits per leaf on a board of ``size`` (:func:`leaf_batch`)."""
         return leaf_batch(self.config.batch, self.threads, size, visits, moves)
 
-    def _tree_params(self, size: int) -> TreeParams:
-        """The selection constants on a board of ``size``, as the compiled tree reads them."""
-        c = self.config
-        return TreeParams(c.policy == "puct", c.rave, c.virtual, c.puct_for(size), c.c_uct,
-                          c.fpu_reduction, c.rave_equiv, c.widen_for(size), c.widen_visits,
-                          c.widen_factor, c.ties_for(self.prior is not None))
-
-    def _search(self, board: Board, limits: Limits, track_scores: bool = False,
-                own: int | None = None) -> SearchState:
-        """Prepare the root for ``board`` and run simulations until ``limits``;
-        ``own``: the searching side's colour code (``None``: the mover's; a
-        ponder searches for the side that is not to move)."""
-        assert self._maker is not None
-        config = self.config
-        own = board.to_move_code if own is None else own
-        with self._lock:
-            params = self._tree_params(board.size)   # the options as they are now
-            self._tree.claim(own, config.opponent_prior is not None)
-            self._maker.own_color = own    # whose nodes are whose
-            root = self._tree.prepare(board, self._maker, params, track_scores)
-            self._tree.use_replies(board.size, config.reply_visits)
-            batch = self.leaf_batch(board.size, limits.visits, root.k)
-            loop = SearchLoop(config, params, self._tree, self._maker, self._engine, self._lock,
-                              self.threads, self._seed_base, self._counter,
-                              self._komi.komi_for(board), self._tables, self.evaluator)
-            loop.state = SearchState(board.size * board.size)
-            self._live = loop
-        # Default: EXPAND_FLOOR playouts, and at least two batches.
-        threshold = config.expand_threshold if config.expand_threshold is not None \
-            else default_expand_threshold(batch)
-        return loop.run(board, limits, batch, threshold, track_scores)
-
     def final_probe(self, after: Board, seconds: float | None) -> npt.NDArray[np.float32]:
         """The final-position probe (:func:`fastplay.search.decide.is_final`):
         the same search (current options, one thread, this seed, the same
@@ -555,7 +546,7 @@ class MCTS(StrictAttributes):
             def work(stop: threading.Event) -> None:
                 # For the side that just moved: the engine's (opponent_prior).
                 mover = position.to_move_code
-                self._search(position, Limits(stop=stop),
+                _search(self, position, Limits(stop=stop),
                              own=WHITE_CODE if mover == BLACK_CODE else BLACK_CODE)
 
             self._ponderer.start(work)
@@ -592,6 +583,42 @@ def _allowed_answer(result: SearchResult, board: Board, forbid: ForbidFunction
         if index(child.move) not in banned:
             return replace(result, best_move=child.move, winrate=child.winrate)
     return replace(result, best_move="pass")
+
+
+def tree_params(config: SearchConfig, size: int, user_prior: bool) -> TreeParams:
+    """The selection constants of ``config`` on a board of ``size``, as the
+    compiled tree reads them (``user_prior``: the search has a prior plug-in)."""
+    c = config
+    return TreeParams(c.policy == "puct", c.rave, c.virtual, c.puct_for(size), c.c_uct,
+                      c.fpu_reduction, c.rave_equiv, c.widen_for(size), c.widen_visits,
+                      c.widen_factor, c.ties_for(user_prior))
+
+
+def _search(search: MCTS, board: Board, limits: Limits, track_scores: bool = False,
+            own: int | None = None) -> SearchState:
+    """Prepare ``search``'s root for ``board`` and run simulations until ``limits``;
+    ``own``: the searching side's colour code (``None``: the mover's; a
+    ponder searches for the side that is not to move)."""
+    assert search._maker is not None
+    config = search.config
+    own = board.to_move_code if own is None else own
+    with search._lock:
+        # The options as they are now.
+        params = tree_params(config, board.size, search.prior is not None)
+        search._tree.claim(own, config.opponent_prior is not None)
+        search._maker.own_color = own    # whose nodes are whose
+        root = search._tree.prepare(board, search._maker, params, track_scores)
+        search._tree.use_replies(board.size, config.reply_visits)
+        batch = search.leaf_batch(board.size, limits.visits, root.k)
+        loop = SearchLoop(config, params, search._tree, search._maker, search._engine,
+                          search._lock, search.threads, search._seed_base, search._counter,
+                          search._komi.komi_for(board), search._tables, search.evaluator)
+        loop.state = SearchState(board.size * board.size)
+        search._live = loop
+    # Default: EXPAND_FLOOR playouts, and at least two batches.
+    threshold = config.expand_threshold if config.expand_threshold is not None \
+        else default_expand_threshold(batch)
+    return loop.run(board, limits, batch, threshold, track_scores)
 
 
 def _move_limits(budget: float | None, config: SearchConfig, board: Board, visits: int | None,
@@ -635,7 +662,7 @@ def _analysis(search: MCTS, board: Board, visits: int | None, seconds: float | N
         try:
             limits = Limits(visits, searching, clocked and not explicit, stop, None,
                             until_full=False, until=until)
-            state = search._search(board.copy(), limits, track_scores=True)
+            state = _search(search, board.copy(), limits, track_scores=True)
             if not (stop.is_set() or (until is not None and until.is_set())):
                 # An analysis leaves the game's resignation count alone.
                 outcome.result = search._result(
