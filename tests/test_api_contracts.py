@@ -89,6 +89,16 @@ def test_an_option_of_the_wrong_type_is_a_type_error(options: dict[str, Any]) ->
         SearchConfig(**options)
 
 
+@pytest.mark.parametrize("table", [np.zeros(3), [], ["gnugo9x9"], -np.ones((1108, 256)),
+                                   np.full((1108, 256), np.nan)])
+def test_a_prior_table_is_checked_whole_at_construction(table: Any) -> None:
+    """A table of the wrong shape or weights was refused only at run()."""
+    with pytest.raises(ValueError, match="prior_table: .*(shape|weights)"):
+        SearchConfig(prior_table=table)
+    with pytest.raises(ValueError, match="opponent_prior"):
+        SearchConfig(opponent_prior=table)
+
+
 @pytest.mark.parametrize("options", [{"batch": 0}, {"policy": "x"}, {"scoring": "area"},
                                      {"opponent_prior": "nope"}, {"prior_table": ""},
                                      {"prior_table": "x" * 5000}, {"prior_table": "a\0b"}])
@@ -197,6 +207,9 @@ def test_a_file_named_with_a_parenthesis_is_read(tmp_path: Path, monkeypatch: An
     with pytest.raises(fp.SGFError, match="read as SGF text, as it starts with"):
         fp.Board.from_sgf("(2024) missing.sgf")
     assert fp.Board.from_sgf("(;SZ[9];B[aa])").history == [("B", "A9")]
+    Path("(dir)").mkdir()
+    with pytest.raises(fp.SGFError, match="is a directory"):
+        fp.Board.from_sgf("(dir)")
 
 
 def test_setup_refuses_a_str_for_a_list() -> None:
@@ -204,6 +217,8 @@ def test_setup_refuses_a_str_for_a_list() -> None:
     board = fp.Board(9)
     with pytest.raises(TypeError, match=r"black=\['D4'\]"):
         board.setup(black="D4")
+    with pytest.raises(TypeError, match="bytearray"):
+        board.setup(white=bytearray(b"D4"))  # type: ignore[arg-type]
     assert not board.to_numpy().any()
 
 
@@ -214,6 +229,12 @@ def test_near_takes_booleans_or_zeros_and_ones(db: fp.PatternDatabase, board: fp
             db.move_values(board, near=bad)
     ones = db.move_values(board, near=np.ones(81))
     assert np.array_equal(ones, db.move_values(board, near=np.ones(81, dtype=bool)))
+    # a numpy bool is a bool; another scalar is refused by name (tester C)
+    assert np.array_equal(db.move_values(board, near=np.True_),
+                          db.move_values(board, near=True))
+    for scalar in (1, 0, 1.0):
+        with pytest.raises(ValueError, match="True, False or an array"):
+            db.move_values(board, near=scalar)
 
 
 def test_deepcopy_keeps_a_subclass_attributes() -> None:
@@ -226,3 +247,46 @@ def test_deepcopy_keeps_a_subclass_attributes() -> None:
     deep, shallow = copy.deepcopy(board), copy.copy(board)
     assert type(deep) is Tagged and deep.tag == ["x"] and deep.tag is not board.tag
     assert shallow.tag is board.tag and deep.history == board.history
+
+
+def _illegal_move(vertex: str) -> None:
+    board = fp.Board(9)
+    board.play("E5")
+    board.play(vertex)
+
+
+def test_the_library_errors_pickle_and_cross_a_process_pool() -> None:
+    """``multiprocessing.Pool`` hung when a worker raised IllegalMoveError:
+    the parent could not unpickle it (tester C)."""
+    import concurrent.futures
+
+    from fastplay import diagram
+    from fastplay.analysis.query import QueryError
+
+    raised: list[BaseException] = []
+    for action in (lambda: _illegal_move("E5"),
+                   lambda: fp.Board.from_sgf("(;SZ[9];B[ee])", 5),
+                   lambda: diagram.parse("garbage"),
+                   lambda: fp.Board(9).play("Z99")):
+        with pytest.raises(ValueError) as caught:
+            action()
+        raised.append(caught.value)
+    raised.append(QueryError("komi", "bad komi"))
+    for error in raised:
+        back = pickle.loads(pickle.dumps(error))
+        assert type(back) is type(error) and str(back) == str(error)
+        assert back.__dict__ == error.__dict__
+    with concurrent.futures.ProcessPoolExecutor(1) as pool:
+        with pytest.raises(fp.IllegalMoveError, match="occupied") as crossed:
+            pool.submit(_illegal_move, "E5").result(timeout=120)
+    assert crossed.value.rule == "occupied"
+
+
+def test_deepcopy_keeps_a_subclass_slots() -> None:
+    class Slotted(fp.Board):
+        __slots__ = ("tag",)
+
+    board = Slotted(9)
+    board.tag = ["x"]
+    deep, shallow = copy.deepcopy(board), copy.copy(board)
+    assert deep.tag == ["x"] and deep.tag is not board.tag and shallow.tag is board.tag

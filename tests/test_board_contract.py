@@ -206,3 +206,11 @@ def test_score_checks_its_komi_as_the_board_does(komi: object, error: type) -> N
     assert board.result(6.5) == "W+6.5" and board.score(7) == -7.0
     with pytest.raises(ValueError, match=r"not 1000000000000000000"):
         fp.Board(9, komi=10**400)
+
+
+def test_a_tiny_komi_is_written_in_full() -> None:
+    """sgfmill wrote 1e-05 as KM[0] (tester C)."""
+    for komi, text in ((1e-5, "KM[0.00001]"), (1e-20, "KM[0.00000000000000000001]"),
+                       (7.0, "KM[7]"), (7.5, "KM[7.5]"), (1e6, "KM[1000000]")):
+        record = fp.Board(9, komi=komi).to_sgf()
+        assert text in record and fp.Board.from_sgf(record).komi == komi

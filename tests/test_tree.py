@@ -386,11 +386,12 @@ def test_arrays_the_core_writes_cannot_be_resized_or_cycled():
     assert twice.vl[0] == 0.0 and twice.n[0] == 2.0
 
 
-def test_ponder_start_and_run_never_overlap():
+def test_ponder_start_and_run_never_overlap(monkeypatch):
     """run() from one thread while another starts pondering: at most one
     search at a time, and no ponder thread left running after ponder_stop."""
     import threading
 
+    import fastplay.search.driver as driver
     from fastplay.mcts import MCTS
 
     search = MCTS(fp.PatternDatabase.builtin("mc_montegnu_classic"), seed=1)
@@ -398,7 +399,7 @@ def test_ponder_start_and_run_never_overlap():
     board.play("E5")
     running, most = [0], [0]
     lock = threading.Lock()
-    original = search._search
+    original = driver._search     # every search of every MCTS object runs through it
 
     def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
         with lock:
@@ -410,7 +411,7 @@ def test_ponder_start_and_run_never_overlap():
             with lock:
                 running[0] -= 1
 
-    search._search = counted  # type: ignore[method-assign]
+    monkeypatch.setattr(driver, "_search", counted)
 
     for _ in range(15):
         search.ponder_start(board)         # a ponder runs: the next start must stop it

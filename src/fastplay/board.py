@@ -125,6 +125,17 @@ def format_vertex(index: int, size: int) -> str:
 #: The core's read-only komi field, which ``Board.komi`` wraps with a checking setter.
 _CORE_KOMI = CoreBoard.komi
 
+
+def _slot_values(board: Board) -> list[tuple[str, object]]:
+    """The set ``__slots__`` of a Board subclass's instance, as (name, value)."""
+    out: list[tuple[str, object]] = []
+    for cls in type(board).__mro__:
+        slots = cls.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name not in ("__dict__", "__weakref__") and hasattr(board, name):
+                out.append((name, getattr(board, name)))
+    return out
+
 class Board(CoreBoard):
     """A Go board of ``size x size`` points (2..25) with area scoring.
 
@@ -240,12 +251,13 @@ class Board(CoreBoard):
         ``ValueError`` (and changes nothing) if a string would be left without
         a liberty or a point is named in two lists, :class:`InvalidVertexError`
         for a vertex that names no point (``"pass"`` included), ``TypeError``
-        for a list given as one ``str`` (``black="D4"``: ``black=["D4"]``).
+        for a list given as one ``str`` or ``bytes`` (``black="D4"``:
+        ``black=["D4"]``).
         """
         for kind, moves in (("black", black), ("white", white), ("empty", empty)):
-            if isinstance(moves, (str, bytes)):
-                raise TypeError(f"{kind} must be an iterable of vertices, not a str "
-                                f"({kind}=[{moves!r}] for one point)")
+            if isinstance(moves, (str, bytes, bytearray, memoryview)):
+                raise TypeError(f"{kind} must be an iterable of vertices, not "
+                                f"{type(moves).__name__} ({kind}=['D4'] for one point)")
         size = self.size
         arr = self.to_numpy().reshape(-1)
         stones = {i: BLACK_CODE if arr[i] > 0 else (WHITE_CODE if arr[i] < 0 else EMPTY_CODE)
@@ -429,10 +441,12 @@ class Board(CoreBoard):
 
     def __copy__(self) -> Board:
         """:meth:`copy`, with the instance's other attributes (a subclass's,
-        or ones set on the board) as they are."""
+        or ones set on the board; ``__slots__`` too) as they are."""
         new = self.copy()
         new.__dict__.update({name: value for name, value in self.__dict__.items()
                              if name not in new.__dict__})
+        for name, value in _slot_values(self):
+            setattr(new, name, value)
         return new
 
     def __deepcopy__(self, memo: dict[int, object]) -> Board:
@@ -440,6 +454,8 @@ class Board(CoreBoard):
         new = self.copy()
         memo[id(self)] = new
         new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        for name, value in _slot_values(self):
+            setattr(new, name, copy.deepcopy(value, memo))
         return new
 
     def _repr_svg_(self) -> str:

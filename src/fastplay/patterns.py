@@ -792,6 +792,10 @@ def _near_bits(board: Any, code: int, near: bool | npt.ArrayLike) -> npt.NDArray
     """:func:`local_contexts`'s near flags, flat ``bool[size*size]``, for
     the colour ``code``."""
     size = int(board.size)
+    if isinstance(near, np.bool_):
+        near = bool(near)
+    elif np.ndim(near) == 0 and not isinstance(near, bool):
+        raise ValueError(f"near must be True, False or an array, not {shown_value(near)}")
     if near is True:
         if code == int(board.to_move_code):
             return np.asarray(board.near_mask()).reshape(-1).astype(bool)

@@ -658,10 +658,10 @@ def check_source(source: Any) -> None:
     name a prior (``SearchConfig.prior_table``) to refuse at once: a bundled
     name, a path (a ``str`` that is not a bundled name is a path only if it
     names a file, ends in ``.npz`` or holds a path separator), a
-    :class:`LearnedPrior`, or an array-like of at least one dimension.
+    :class:`LearnedPrior`, or a table (checked whole: shape and weights).
 
     Raises:
-        ValueError: an unknown name.
+        ValueError: an unknown name, or a table of the wrong shape or weights.
         TypeError: anything else that is none of these (a number, a bool).
     """
     if isinstance(source, LearnedPrior) or isinstance(source, os.PathLike):
@@ -678,6 +678,7 @@ def check_source(source: Any) -> None:
         raise TypeError(f"a prior is a bundled name ({', '.join(BUNDLED)}), an .npz path, "
                         f"a LearnedPrior or a table of shape {TABLE_SHAPE}, not "
                         f"{shown_value(source)}")
+    _table_weights(source)
 
 
 def load_prior(source: Any) -> LearnedPrior:
@@ -712,6 +713,14 @@ def load_prior(source: Any) -> LearnedPrior:
                     importlib.resources.files("fastplay") / "data" / BUNDLED[source]) as path:
                 return _read(path)
         return _read(Path(source))
+    return LearnedPrior(_table_weights(source), np.ones(LINES), np.ones(DISTANCES),
+                        np.ones(DISTANCES))
+
+
+def _table_weights(source: Any) -> npt.NDArray[np.uint32]:
+    """A table given as a prior (:func:`load_prior`), checked: ``uint32[1108, 256]``.
+    Raises ``ValueError`` for the wrong shape, a non-numeric dtype, or
+    weights that are not finite integers in [0, 2**32 - 1]."""
     table = np.asarray(source)
     if table.shape != TABLE_SHAPE:
         raise ValueError(f"a prior table has shape {TABLE_SHAPE}, not {table.shape}")
@@ -722,8 +731,7 @@ def load_prior(source: Any) -> LearnedPrior:
         raise ValueError("prior weights must be finite and in [0, 2**32 - 1]")
     if np.any(weights != np.rint(weights)):
         raise ValueError("prior weights must be integers (scale a probability table first)")
-    return LearnedPrior(np.ascontiguousarray(weights, dtype=np.uint32),
-                        np.ones(LINES), np.ones(DISTANCES), np.ones(DISTANCES))
+    return np.ascontiguousarray(weights, dtype=np.uint32)
 
 
 #: Bounds of a saved strength: a new node's weight is a table value (at most

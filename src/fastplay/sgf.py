@@ -69,8 +69,8 @@ Source and charset
 ``(`` and ``;`` with blanks between) or starts with ``(``: text before the
 game, such as the mail header of GNU Go's ``ego2.sgf``, is skipped.  Any
 other ``str`` and any path-like is a file name, and so is a ``str`` that
-starts with ``(`` without ``(;`` when it names an existing file (``"(2023)
-game.sgf"``).  Bytes (from a file or
+starts with ``(`` without ``(;`` when a file of that name exists (``"(2023)
+game.sgf"``; a directory is refused as one).  Bytes (from a file or
 given) are decoded with the record's ``CA``; without ``CA``, UTF-8 when the
 data starts with a byte-order mark, else the ``encoding`` argument of
 :func:`load_board`, else ISO-8859-1 (the FF[4] default).  A ``str`` is
@@ -108,6 +108,7 @@ unescaped ``]``) is written escaped, as text.
 from __future__ import annotations
 
 import codecs
+import decimal
 import math
 import os
 import re
@@ -262,7 +263,7 @@ def _is_sgf_text(text: str) -> bool:
     if not text.lstrip("\ufeff \t\r\n").startswith("("):
         return False
     try:
-        return not Path(text).is_file()
+        return not Path(text).exists()   # a directory is told it is one
     except (OSError, ValueError):     # a name no file system takes (NUL, too long)
         return True
 
@@ -815,7 +816,10 @@ def _write_root(root: Any, board: Board, black: list[tuple[int, int]],
     (also when the first move is not the starting side's: a record said so)."""
     root.set_raw("FF", b"4")
     root.set_raw("GM", b"1")
-    root.set("KM", float(board.komi))
+    # A Real in positional notation, every digit the float needs (7, 7.5,
+    # 0.00001): sgfmill writes a float whose repr has an exponent as 0.
+    komi = format(decimal.Decimal(repr(float(board.komi))), "f")
+    root.set_raw("KM", (komi[:-2] if komi.endswith(".0") else komi).encode())
     metadata: dict[str, str] = dict(getattr(board, "sgf_properties", None) or {})
     handicap: int | None = None
     if "HA" in metadata:

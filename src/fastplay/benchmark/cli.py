@@ -34,7 +34,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fastplay.argtypes import (Parser, board_size, finite_float, non_negative_int, positive_float,
+from fastplay.argtypes import (Parser, board_size, komi_value, non_negative_int, positive_float,
                                positive_int)
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--name", help="the benchmark's name (default NxN)")
     build.add_argument("--per-game", type=positive_int, default=5, metavar="N",
                        help="at most N decisions per record (default 5)")
-    build.add_argument("--komi", type=finite_float, help="replace every record's komi")
+    build.add_argument("--komi", type=komi_value, help="replace every record's komi")
     build.add_argument("--visits", type=positive_int, default=4000, metavar="V",
                        help="visits of each reference search (default 4000)")
     build.add_argument("--repeats", type=int, default=2, metavar="R",

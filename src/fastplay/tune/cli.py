@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fastplay.argtypes import (Parser, board_size, finite_float, non_negative_int, positive_float,
+from fastplay.argtypes import (Parser, board_size, komi_value, non_negative_int, positive_float,
                                 positive_int)
 from fastplay.cli import describe_error
 from fastplay.outputfile import write_whole
@@ -161,7 +161,7 @@ def _games_parser(sub: Any) -> None:
     games.add_argument("--pairs", type=positive_int, default=1,
                        help="games with each colour per step (default 1)")
     games.add_argument("--size", type=board_size, default=9)
-    games.add_argument("--komi", type=finite_float, default=7.5)
+    games.add_argument("--komi", type=komi_value, default=7.5)
     games.add_argument("--referee", metavar="CMD",
                        help="GTP engine whose final_status_list dead settles dead stones")
     games.add_argument("--step", type=positive_float, default=0.05,
