@@ -48,8 +48,27 @@ def test_an_engine_whose_controller_died_stops_thinking() -> None:
         engine.stdout.readline()
     engine.stdin.close()
     engine.stdout.close()
-    assert engine.wait(timeout=60) == 130
+    assert engine.wait(timeout=60) == 0            # as at the end of input
     assert engine.stderr is not None and b"controller is gone" in engine.stderr.read()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="poll on a pipe: Linux")
+def test_a_pondering_engine_whose_output_closed_stops() -> None:
+    """Its input still open (a descriptor another process holds): the ponder
+    went on, its memory growing (tester C)."""
+    engine = subprocess.Popen(ENGINE + ["--ponder", "--playouts", "300"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert engine.stdin is not None and engine.stdout is not None
+    engine.stdin.write(b"boardsize 9\ngenmove B\n")
+    engine.stdin.flush()
+    for _ in range(2):
+        assert engine.stdout.readline().startswith(b"=")
+        engine.stdout.readline()
+    engine.stdout.close()                    # pondering now; the input stays open
+    try:
+        assert engine.wait(timeout=60) == 0
+    finally:
+        engine.stdin.close()
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="poll on a pipe: Linux")

@@ -3,8 +3,8 @@
 An engine that answers on a pipe learns that its controller died only when
 it next writes; one deep in a long search (a 39-hour ``time_settings``
 budget, a query of millions of visits) writes nothing for hours and thinks
-on as an orphan (a tester's ran 27 minutes).  After the end of its input, a
-front end (``fastplay gtp``, ``fastplay analysis``) watches its output:
+on as an orphan (a tester's ran 27 minutes).  A front end (``fastplay gtp``,
+``fastplay analysis``) watches its output from its start:
 ``poll`` reports ``POLLERR`` on a pipe whose reader has closed (``POLLHUP``
 on a terminal that hung up; a regular file reports neither), and the front
 end stops its work.  Nothing is watched where ``select.poll`` does not exist
@@ -17,6 +17,8 @@ import select
 import threading
 from collections.abc import Callable
 from typing import IO, Any
+
+from fastplay._threads import block_signals
 
 __all__ = ["watch_output"]
 
@@ -39,6 +41,7 @@ def watch_output(out: IO[Any], done: threading.Event, gone: Callable[[], None]) 
     poller.register(fd, select.POLLERR | select.POLLHUP)
 
     def watch() -> None:
+        block_signals()           # a Ctrl-C is the main thread's (fastplay._threads)
         while not done.is_set():
             if any(mask & (select.POLLERR | select.POLLHUP)
                    for _, mask in poller.poll(POLL_MS)):

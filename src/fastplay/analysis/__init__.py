@@ -101,13 +101,14 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO,
     engine = AnalysisEngine(stdout, db=db, config=config, defaults=defaults,
                             analysis_threads=args.analysis_threads, seed=args.seed)
     ended, done = False, threading.Event()
+    # A client that has gone (its end of our output closed) reads no more
+    # answers: the positions queued or running then stop, and later queries
+    # are dropped.
+    watch_output(stdout, done, engine.abandon)
     try:
         for line in stdin:
             engine.handle(line)
         ended = True
-        # A client that has gone (its end of our output closed) reads no
-        # more answers: the positions still queued or running then stop.
-        watch_output(stdout, done, engine.abandon)
     finally:
         # The end of input finishes the queue (KataGo's behaviour) unless
         # told otherwise; a Ctrl-C, or any error, stops every position now.

@@ -149,6 +149,8 @@ class AnalysisEngine:
     def handle(self, line: str) -> None:
         """Read one input line: a query, an action, or something to refuse.
         Never raises (but ``KeyboardInterrupt``)."""
+        if self.broken:
+            return               # nobody reads the answers any more
         line = line.strip()
         if not line:
             return

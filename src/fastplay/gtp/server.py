@@ -8,8 +8,10 @@ clears it when it takes the last queued line.
 At the end of input the command being answered still gets its answer (a
 script may close its end after ``genmove``), unless the controller is gone
 (:mod:`fastplay._outputwatch`: a controller that died, or a referee
-killed): then the command is interrupted as by Ctrl-C and the engine exits,
-instead of thinking on for the whole of a long time budget.
+killed; watched from the start, so an output closed while the input stays
+open counts too): then the command, or a ponder, is interrupted as by
+Ctrl-C and the engine exits, instead of thinking on for the whole of a long
+time budget.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import os
 import queue
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from fastplay import _threads
@@ -67,7 +69,7 @@ def _source_lines(source: Any) -> Iterable[bytes]:
 
 
 def _reader(source: Iterable[bytes], lines: queue.Queue[bytes | None], engine: GTPEngine,
-            lock: threading.Lock, at_end: Callable[[], None]) -> None:
+            lock: threading.Lock) -> None:
     block_signals()
     try:
         for raw in source:
@@ -80,7 +82,6 @@ def _reader(source: Iterable[bytes], lines: queue.Queue[bytes | None], engine: G
         with lock:
             lines.put(None)          # end of input
             engine.input_event.set()
-        at_end()
 
 
 def _write_stream(out: IO[str], head: str, stream: Stream) -> None:
@@ -116,21 +117,22 @@ def run(stdin: IO[Any] | Iterable[bytes] | None = None, stdout: IO[str] | None =
     engine = engine if engine is not None else GTPEngine()
     lines: queue.Queue[bytes | None] = queue.Queue()
     lock = threading.Lock()
-    done = threading.Event()
+    done, gone = threading.Event(), threading.Event()
 
-    def gone() -> None:
+    def stop() -> None:
         log("the controller is gone (its end of the output closed): stopping")
-        _thread.interrupt_main()
+        gone.set()
+        _thread.interrupt_main()         # the running command (or the wait) ends
 
-    def watch() -> None:
-        watch_output(out, done, gone)
-
-    threading.Thread(target=_reader, args=(_source_lines(source), lines, engine, lock, watch),
+    watch_output(out, done, stop)
+    threading.Thread(target=_reader, args=(_source_lines(source), lines, engine, lock),
                      daemon=True, name="fastplay-gtp-input").start()
     status = 0
     try:
         _serve(engine, lines, lock, out)
-    except BrokenPipeError:
+    except (BrokenPipeError, KeyboardInterrupt) as exc:
+        if isinstance(exc, KeyboardInterrupt) and not gone.is_set():
+            raise                        # a real Ctrl-C
         # The controller closed our output: nobody reads the answers any more,
         # so the session ends as at the end of input (Python's "Note on
         # SIGPIPE": point the output at devnull so the final flush is quiet).
