@@ -155,8 +155,10 @@ class MCTS(StrictAttributes):
 
     Each option is also an attribute (``search.c_puct``); assigning one
     replaces :attr:`config` by a validated copy.  Other public names cannot
-    be set (``AttributeError``: a misspelled option would otherwise be a
-    new attribute that nothing reads).
+    be set on an MCTS (``AttributeError``: a misspelled option would
+    otherwise be a new attribute that nothing reads); a subclass may add
+    its own.  ``threads`` is checked when assigned; ``db`` and ``seed`` are
+    read-only.
 
     Raises:
         TypeError: ``db`` is not a PatternDatabase, an unknown option, an
