@@ -53,11 +53,16 @@ def test_an_engine_whose_controller_died_stops_thinking() -> None:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="poll on a pipe: Linux")
-def test_a_pondering_engine_whose_output_closed_stops() -> None:
+@pytest.mark.parametrize("sigint_ignored", [False, True])
+def test_a_pondering_engine_whose_output_closed_stops(sigint_ignored: bool) -> None:
     """Its input still open (a descriptor another process holds): the ponder
-    went on, its memory growing (tester C)."""
-    engine = subprocess.Popen(ENGINE + ["--ponder", "--playouts", "300"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    went on, its memory growing (tester C); and with SIGINT ignored, as in
+    a shell's background job, it went on after the watch had seen it (tester D)."""
+    engine = subprocess.Popen(
+        ENGINE + ["--ponder", "--playouts", "300"], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored
+        else None)
     assert engine.stdin is not None and engine.stdout is not None
     engine.stdin.write(b"boardsize 9\ngenmove B\n")
     engine.stdin.flush()

@@ -31,6 +31,7 @@ stops them), as in KataGo.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 from collections.abc import Sequence
@@ -102,9 +103,8 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO,
                             analysis_threads=args.analysis_threads, seed=args.seed)
     ended, done = False, threading.Event()
     # A client that has gone (its end of our output closed) reads no more
-    # answers: the positions queued or running then stop, and later queries
-    # are dropped.
-    watch_output(stdout, done, engine.abandon)
+    # answers: the engine ends at once, status 0 (fastplay.gtp.server's rule).
+    watch_output(stdout, done, _client_gone)
     try:
         for line in stdin:
             engine.handle(line)
@@ -120,6 +120,17 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO,
         print(f"fastplay analysis: error: cannot write the answers: {reason}", file=sys.stderr)
         return EXIT_USAGE
     return 0
+
+
+def _client_gone() -> None:
+    """Nobody reads the answers any more: end at once (``os._exit``, which no
+    running search or ignored signal holds up), status 0."""
+    try:
+        print("fastplay analysis: the client is gone (its end of the output closed): "
+              "stopping", file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):
+        pass
+    os._exit(0)
 
 
 def _database_and_config(args: argparse.Namespace) -> tuple[PatternDatabase, SearchConfig]:

@@ -128,13 +128,6 @@ class AnalysisEngine:
                 self.write_error = exc
         self.terminate(None)
 
-    def abandon(self) -> None:
-        """The client has gone: stop every position and drop every later
-        answer, as after a failed write."""
-        with self._write_lock:
-            self.broken = True
-        self.terminate(None)
-
     def _error(self, query_id: Any, field_name: str | None, message: str) -> None:
         answer: dict[str, Any] = {}
         if isinstance(query_id, str):

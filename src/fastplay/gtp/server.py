@@ -9,14 +9,12 @@ At the end of input the command being answered still gets its answer (a
 script may close its end after ``genmove``), unless the controller is gone
 (:mod:`fastplay._outputwatch`: a controller that died, or a referee
 killed; watched from the start, so an output closed while the input stays
-open counts too): then the command, or a ponder, is interrupted as by
-Ctrl-C and the engine exits, instead of thinking on for the whole of a long
-time budget.
+open counts too): then the engine exits at once with status 0, instead of
+thinking on for the whole of a long time budget.
 """
 
 from __future__ import annotations
 
-import _thread
 import os
 import queue
 import sys
@@ -117,22 +115,14 @@ def run(stdin: IO[Any] | Iterable[bytes] | None = None, stdout: IO[str] | None =
     engine = engine if engine is not None else GTPEngine()
     lines: queue.Queue[bytes | None] = queue.Queue()
     lock = threading.Lock()
-    done, gone = threading.Event(), threading.Event()
-
-    def stop() -> None:
-        log("the controller is gone (its end of the output closed): stopping")
-        gone.set()
-        _thread.interrupt_main()         # the running command (or the wait) ends
-
-    watch_output(out, done, stop)
+    done = threading.Event()
+    watch_output(out, done, _controller_gone)
     threading.Thread(target=_reader, args=(_source_lines(source), lines, engine, lock),
                      daemon=True, name="fastplay-gtp-input").start()
     status = 0
     try:
         _serve(engine, lines, lock, out)
-    except (BrokenPipeError, KeyboardInterrupt) as exc:
-        if isinstance(exc, KeyboardInterrupt) and not gone.is_set():
-            raise                        # a real Ctrl-C
+    except BrokenPipeError:
         # The controller closed our output: nobody reads the answers any more,
         # so the session ends as at the end of input (Python's "Note on
         # SIGPIPE": point the output at devnull so the final flush is quiet).
@@ -171,6 +161,16 @@ def _serve(engine: GTPEngine, lines: queue.Queue[bytes | None], lock: threading.
             _write_stream(out, *response)
         if engine.quit_requested:
             return
+
+
+def _controller_gone() -> None:
+    """The output watch's verdict: nobody reads the answers any more, so the
+    session ends at once with status 0, as at the end of input -- by
+    ``os._exit``, which no ignored SIGINT (a shell's background job), no
+    search in the core and no half-written answer can hold up (a tester's
+    engine thought on with SIGINT ignored)."""
+    log("the controller is gone (its end of the output closed): stopping")
+    os._exit(0)
 
 
 def _silence(out: IO[str]) -> None:
