@@ -4,6 +4,7 @@ hand-computed values and slow Python references, and its boundary checks
 
 from __future__ import annotations
 
+import collections.abc
 import sys
 import time
 
@@ -156,13 +157,10 @@ def test_boundaries_raise_instead_of_crashing():
         with pytest.raises((ValueError, TypeError)):
             tree_backup(nodes, path, 1.0, 1.0, 1.0, 1.0, tallies, 0.0, PARAMS)
     assert node.n.sum() == 0   # a refused back-up changes nothing
-    node.children.append(None)
-    with pytest.raises(ValueError):
-        tree_descend(node, small, set(), set(), [], [], PARAMS, 0.0, 2.0, True)
     node = TreeNode(BLACK, [0, -1], [0.9, 0.1])
-    node.children[0] = "not a node"
     with pytest.raises(TypeError):
-        tree_descend(node, small, set(), set(), [], [], PARAMS, 0.0, 0.0, True)
+        node.children[0] = "not a node"     # refused where it is given
+    assert node.children[0] is None
 
 
 def test_descend_stops_and_checks_rules():
@@ -214,9 +212,9 @@ def test_what_a_fresh_tester_broke_is_refused():
     not a node, moves made writable again, NaN values, a missing TreeParams,
     an index that changes between two reads (and the next test's)."""
     node = TreeNode(BLACK, [0, 1, -1], [0.4, 0.4, 0.2])
-    node.children[0] = "x"
     with pytest.raises(TypeError):
-        node.count()
+        node.children[0] = "x"          # refused at once since children are sparse
+    assert node.count() == 1
     with pytest.raises(ValueError):
         node.moves[0] = 10**8
     copy = node.moves            # a new array at each access: the node's own stay
@@ -627,6 +625,63 @@ def test_rows_made_when_first_needed() -> None:
         assert a.values(params).tobytes() == b.values(params).tobytes()
 
 
+def _child_bytes(node: TreeNode) -> int:
+    """What ``nbytes`` counts for a node's record of its children, made one
+    by one: a list of them and an ``int16`` index each, the indices' room
+    grown 2, 6, 14, ... (nothing for a node with none)."""
+    made: list[TreeNode] = []
+    for child in node.children:
+        if child is not None:
+            made.append(child)
+    room = 0
+    while room < len(made):
+        room = 2 * room + 2
+    return sys.getsizeof(made) + 2 * room if made else 0
+
+
+def test_children_take_memory_only_when_made() -> None:
+    """A node records only the children made (issue 21: a list of ``k``
+    slots was 15 % of a 9x9 node): ``children`` is a view of ``k`` slots
+    that reads, assigns and drops them, refuses anything but a node, and
+    cannot grow or shrink."""
+    moves = list(range(9)) + [-1]
+    node = TreeNode(BLACK, moves, [0.1] * 10)
+    bare = node.nbytes
+    kids = [TreeNode(WHITE, [0, -1], [0.5, 0.5]) for _ in range(3)]
+    node.children[4] = kids[0]
+    node.set_child(-1, kids[1])
+    node.children[0] = kids[2]
+    assert node.nbytes == bare + _child_bytes(node) < bare + sys.getsizeof([None] * 10)
+    slots = node.children
+    assert len(slots) == 10 and slots[4] is kids[0] and node.child(9) is kids[1]
+    assert list(slots) == [kids[2], None, None, None, kids[0], None, None, None, None, kids[1]]
+    assert slots[3:5] == [None, kids[0]] and slots == list(slots) and kids[1] in slots
+    assert node.extent() == (4, 10 + 3 * 2)
+    node.children[4] = kids[1]                 # replaced
+    node.children[0] = None                    # dropped: the others stay
+    assert [i for i, c in enumerate(node.children) if c is not None] == [4, 9]
+    assert node.child(4) is kids[1] and node.child(-1) is kids[1]
+    node.set_child(4, None)
+    node.set_child(9, None)
+    node.set_child(2, None)                    # nothing there: nothing happens
+    assert node.nbytes == bare and list(node.children) == [None] * 10
+    for bad, error in (("node", TypeError), (1.5, TypeError)):
+        with pytest.raises(error):
+            node.children[1] = bad
+    for index, error in ((10, IndexError), (-11, IndexError), (1.0, TypeError)):
+        with pytest.raises(error):
+            node.children[index] = kids[0]
+        with pytest.raises(error):
+            node.child(index)
+    with pytest.raises(TypeError):
+        node.children[0:2] = [None, None]
+    with pytest.raises(AttributeError):
+        node.children.append(None)             # type: ignore[attr-defined]
+    with pytest.raises(TypeError):
+        del node.children[0]                   # type: ignore[attr-defined]
+    assert isinstance(node.children, collections.abc.Sequence)
+
+
 def test_a_default_search_makes_few_rows() -> None:
     """A one-thread default search on 9x9 makes no ``vl`` and no ``wins`` row
     (no virtual loss; its plain wins are its values) but the root's, which
@@ -643,11 +698,11 @@ def test_a_default_search_makes_few_rows() -> None:
     stack, nodes, paired = [search.root], 0, 0
     while stack:
         node = stack.pop()
-        kids = node.children                     # made now: counted below
+        kids = node.children
         k, nodes = node.k, nodes + 1
         # The five core rows, moves and flags; the order (2 bytes a move)
         # once widened; then 8 bytes a move for each lazy row made.
-        rest = node.nbytes - sys.getsizeof(kids) - k * (5 * 8 + 2 + 1)
+        rest = node.nbytes - _child_bytes(node) - k * (5 * 8 + 2 + 1)
         lazy, order = divmod(rest, 8 * k)
         # (The root's wins were read from Python for the result: made.)
         # (``pn`` alone where every tactical move was bad.)

@@ -16,8 +16,9 @@ import pytest
 
 import fastplay as fp
 import fastplay.search.loop as loop
-from fastplay._core import (BLACK, SIMULATE_DONE, SIMULATE_PYTHON, PlayoutTally, TreeNode,
-                            TreeParams, prior_node, tree_descend, tree_simulate)
+from fastplay._core import (BLACK, DESCEND_LEAF, SIMULATE_DONE, SIMULATE_PYTHON, WHITE,
+                            PlayoutTally, TreeNode, TreeParams, prior_node, tree_descend,
+                            tree_simulate)
 from fastplay.montecarlo import playout_engine
 from fastplay.search import MCTS, SearchConfig
 
@@ -326,13 +327,26 @@ def test_python_code_in_a_set_lookup_cannot_break_the_loop(db: fp.PatternDatabas
             seen.add(_Clears(after.zobrist_hash, action))
         return seen
 
-    with pytest.raises(RuntimeError, match="tree changed"):
-        tree_simulate(s.root, s.board, s.scratch, positions(s.root.children.clear), s.engine,
-                      s.tally, PARAMS, 1e9, True, 2, -1, 10, 3, 0, True, True, math.inf)
+    def give_children() -> None:
+        for i in range(s.root.k):
+            s.root.children[i] = prior_node(WHITE, np.arange(4), np.ones(4), None, None,
+                                            1.0, 0.0, 0.5, 0.01, 0.0)
+
+    def drop_children() -> None:
+        for i in range(s.root.k):
+            s.root.children[i] = None
+
+    # Children dropped while the descent looks a position up: it reads the
+    # child after the lookups, finds none, and evaluates the leaf (a list
+    # emptied there once crashed the interpreter, then was refused).
+    give_children()
+    tree_simulate(s.root, s.board, s.scratch, positions(drop_children), s.engine,
+                  s.tally, PARAMS, 1e9, True, 2, -1, 10, 3, 0, True, True, math.inf)
+    assert s.root.extent() == (1, s.root.k) and s.root.sum_n == 20
     s = Setup(db)
-    with pytest.raises(RuntimeError, match="tree changed"):
-        tree_descend(s.root, s.scratch, positions(s.root.children.clear), set(), [], [],
-                     PARAMS, 0.0, 1e9, True)
+    give_children()
+    assert tree_descend(s.root, s.scratch, positions(drop_children), set(), [], [],
+                        PARAMS, 0.0, 1e9, True) == DESCEND_LEAF
     # Score arrays resized under the loop: refused at the end, nothing
     # written into the freed buffer.
     s = Setup(db)

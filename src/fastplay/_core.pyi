@@ -39,6 +39,7 @@ from fastplay._tree import DESCEND_STOP as DESCEND_STOP
 from fastplay._tree import SIMULATE_DONE as SIMULATE_DONE
 from fastplay._tree import SIMULATE_PYTHON as SIMULATE_PYTHON
 from fastplay._tree import SearchCounts as SearchCounts
+from fastplay._tree import ChildSlots as ChildSlots
 from fastplay._tree import TreeNode as TreeNode
 from fastplay._tree import TreeParams as TreeParams
 from fastplay._tree import expansion_moves as expansion_moves

@@ -22,7 +22,7 @@ from fastplay._tactics import (TACTIC_NONE, TACTIC_BAD, TACTIC_SAVE, TACTIC_CAPT
 from fastplay._board import CoreBoard, IllegalMoveError
 from fastplay._playout import (PlayoutEngine, PlayoutTally, rng_stream, seed_key,
                                default_max_moves)
-from fastplay._tree import (TreeParams, TreeNode, SearchCounts, prior_node, tree_descend, tree_backup,
+from fastplay._tree import (TreeParams, TreeNode, ChildSlots, SearchCounts, prior_node, tree_descend, tree_backup,
                             tree_simulate, true_eyes, expansion_moves, make_node, inherit_amaf,
                             ReplyTable, reply_prior,
                             DESCEND_LEAF,

@@ -48,6 +48,7 @@ from fastplay._playout import MAX_FIRST
 cnp.import_array()
 
 
+import collections.abc
 import operator
 import sys
 from time import perf_counter
@@ -307,7 +308,9 @@ cdef class TreeNode:
         ValueError: bad colour, shapes, or moves.
     """
     cdef readonly int color
-    cdef list _children   # None until first asked for: a leaf holds no list (issue 21)
+    cdef list _kids       # the children made, in the order made; None while there are none
+    cdef int16_t* CI      # their move indices, parallel to ``_kids`` (issue 21: sparse)
+    cdef int nkids, capkids
     cdef double base_
     cdef public double sum_n, sum_w, sum_vl
     cdef readonly int open
@@ -387,6 +390,7 @@ cdef class TreeNode:
 
     def __dealloc__(self):
         free(self.S)
+        free(self.CI)
         free(self.M)
         free(self.R)
         free(self.VL)
@@ -564,15 +568,15 @@ cdef class TreeNode:
     def nbytes(self):
         """Bytes of memory the node holds besides its Python object (about
         100 bytes): its rows (``float64``, the lazy ones once made), its
-        moves (``int16``), allowed flags and widening order, and its list
-        of child slots once made (not the children)."""
+        moves (``int16``), allowed flags and widening order, and its record
+        of the children made (not the children)."""
         cdef int64_t k = self.k, rows = CORE_ROWS + (self.VL != NULL) + (self.PN != NULL) \
             + (self.PW != NULL) + (self.WINS != NULL)
         cdef int64_t total = rows * k * sizeof(double) + k * (sizeof(int16_t) + sizeof(uint8_t))
         if self.R != NULL:
             total += k * sizeof(int16_t)
-        if self._children is not None:
-            total += sys.getsizeof(self._children)
+        if self._kids is not None:
+            total += sys.getsizeof(self._kids) + self.capkids * sizeof(int16_t)
         return total
 
     @property
@@ -600,12 +604,74 @@ cdef class TreeNode:
 
     @property
     def children(self):
-        """``list``, one slot per move: the child :class:`TreeNode` of each
-        move, or ``None``.  Made on first use, so that the leaves of a search
-        (most of its nodes) hold no list of their own."""
-        if self._children is None:
-            self._children = [None] * self.k
-        return self._children
+        """The child slots, one per move (a :class:`ChildSlots`, a new view
+        at each access): ``children[i]`` is the child :class:`TreeNode` of
+        move ``i`` or ``None``, and may be assigned a node or ``None``.  Only
+        the children made take memory (issue 21: a list of ``k`` slots was
+        15 % of a 9x9 node's bytes, and most of its slots stay empty)."""
+        return ChildSlots(self)
+
+    def child(self, i):
+        """The child of move ``i`` (a negative ``i`` counts from the end), or
+        ``None``.  Raises ``IndexError`` out of range, ``TypeError`` for an
+        index that is not an integer."""
+        return self._child(self._py_index(i))
+
+    def set_child(self, i, child):
+        """Make ``child`` (a :class:`TreeNode`, or ``None`` to drop it) the
+        child of move ``i``.  Raises ``TypeError`` for anything else, and as
+        :meth:`child` for a bad index."""
+        self._set_child(self._py_index(i), child)
+
+    cdef object _child(self, int i):
+        """The child of move ``i`` (0 <= i < k), or None: a scan of the
+        children made (one per node on average)."""
+        cdef int j
+        for j in range(self.nkids):
+            if self.CI[j] == i:
+                return self._kids[j]
+        return None
+
+    cdef int _set_child(self, int i, object child) except -1:
+        """``set_child`` on a checked index ``i``."""
+        cdef int j, last = self.nkids - 1
+        cdef int16_t* grown
+        if child is not None and not isinstance(child, TreeNode):
+            raise TypeError(f"a child must be a TreeNode or None, not {type(child).__name__}")
+        for j in range(self.nkids):
+            if self.CI[j] == i:
+                if child is not None:
+                    self._kids[j] = child
+                    return 0
+                # Dropped: the last child takes its place.
+                self._kids[j] = self._kids[last]
+                self.CI[j] = self.CI[last]
+                del self._kids[last]
+                self.nkids = last
+                if last == 0:
+                    self._kids = None
+                return 0
+        if child is None:
+            return 0
+        if self.nkids == self.capkids:
+            grown = <int16_t*>realloc(self.CI, (2 * self.capkids + 2) * sizeof(int16_t))
+            if grown == NULL:
+                raise MemoryError()
+            self.CI, self.capkids = grown, 2 * self.capkids + 2
+        if self._kids is None:
+            self._kids = []
+        self._kids.append(child)
+        self.CI[self.nkids] = <int16_t>i
+        self.nkids += 1
+        return 0
+
+    cdef list _slots(self):
+        """Every slot as a new list of ``k`` (``None`` where no child)."""
+        cdef list out = [None] * self.k
+        cdef int j
+        for j in range(self.nkids):
+            out[self.CI[j]] = self._kids[j]
+        return out
 
     def count(self):
         """Nodes in this subtree.  Raises as :meth:`extent`."""
@@ -613,24 +679,22 @@ cdef class TreeNode:
 
     def extent(self):
         """``(nodes, edges)`` of this subtree: its nodes and their moves
-        (``k`` summed), counted without making a leaf's list of child slots.
-        Raises ``ValueError`` if it is not a tree (a node reached twice) and
-        ``TypeError`` for a child that is not a :class:`TreeNode`."""
+        (``k`` summed).  Raises ``ValueError`` if it is not a tree (a node
+        reached twice)."""
         stack, seen = [self], {id(self)}
         cdef list kids
         cdef int64_t edges = 0
         while stack:
             node = <TreeNode?>stack.pop()
             edges += (<TreeNode>node).k
-            kids = (<TreeNode>node)._children
+            kids = (<TreeNode>node)._kids
             if kids is None:
-                continue       # a leaf's list is not made for counting
+                continue
             for c in kids:
-                if c is not None:
-                    if id(c) in seen:
-                        raise ValueError("the nodes do not form a tree: a node is reached twice")
-                    seen.add(id(c))
-                    stack.append(<TreeNode?>c)
+                if id(c) in seen:
+                    raise ValueError("the nodes do not form a tree: a node is reached twice")
+                seen.add(id(c))
+                stack.append(c)
         return len(seen), edges
 
     def edge(self, i):
@@ -692,6 +756,66 @@ cdef class TreeNode:
         self._check_ready()
         params._check_ready()
         return node_select(self, params)
+
+
+cdef class ChildSlots:
+    """A node's child slots (:attr:`TreeNode.children`), a sequence of ``k``:
+    slot ``i`` holds the child :class:`TreeNode` of move ``i`` or ``None``.
+    Reading and assigning slots (``None`` drops a child) act on the node;
+    slots cannot be added or deleted (the core pairs them with the moves),
+    and assigning anything but a node or ``None`` raises ``TypeError``.
+    Iteration, slices and ``==`` (with any sequence) see a list of the slots
+    as they are then."""
+    cdef readonly TreeNode node
+
+    def __cinit__(self, TreeNode node not None):
+        self.node = node
+
+    def __len__(self):
+        return self.node.k
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return self.node._slots()[i]
+        return self.node._child(self.node._py_index(i))
+
+    def __setitem__(self, i, child):
+        if isinstance(i, slice):
+            raise TypeError("child slots are assigned one at a time")
+        self.node._set_child(self.node._py_index(i), child)
+
+    def __delitem__(self, i):
+        raise TypeError("a node's child slots cannot be deleted; assign None to drop a child")
+
+    def __iter__(self):
+        return iter(self.node._slots())
+
+    def __reversed__(self):
+        return reversed(self.node._slots())
+
+    def __contains__(self, item):
+        return item in self.node._slots()
+
+    def __eq__(self, other):
+        if isinstance(other, ChildSlots):
+            return self.node._slots() == (<ChildSlots>other).node._slots()
+        if isinstance(other, (list, tuple)):
+            return self.node._slots() == list(other)
+        return NotImplemented
+
+    __hash__ = None
+
+    def index(self, item, *args):
+        return self.node._slots().index(item, *args)
+
+    def count(self, item):
+        return self.node._slots().count(item)
+
+    def __repr__(self):
+        return f"<ChildSlots: {self.node.nkids} of {self.node.k} moves with a child>"
+
+
+collections.abc.Sequence.register(ChildSlots)
 
 
 # Selection: the arithmetic on a node's rows, apart from the node's storage
@@ -1067,8 +1191,7 @@ def tree_descend(TreeNode node not None, CoreBoard board not None, set seen not 
     itself when the path is empty, so that ``parent.n[i] == child.base +
     child.n.sum()`` still holds).  Raises ``ValueError`` when a
     move does not fit ``board`` or ``virtual_loss`` is negative or not
-    finite, ``TypeError`` for a child that is not a :class:`TreeNode`, and
-    ``RuntimeError`` when a set lookup (an element's ``__eq__``) changed
+    finite, and ``RuntimeError`` when a set lookup (an element's ``__eq__``) changed
     the board.
     """
     params._check_ready()
@@ -1117,8 +1240,7 @@ cdef int _descend(TreeNode node, CoreBoard board, set seen, set path_hashes, Pat
         if node.open <= 0:
             return D_STOP
         npts = board.st.size * board.st.size
-        if node.max_move >= npts or (node._children is not None
-                                     and len(node._children) != node.k):
+        if node.max_move >= npts:
             raise ValueError("the tree does not fit this board")
         i = node_select(node, params)
         if i < 0:
@@ -1158,13 +1280,7 @@ cdef int _descend(TreeNode node, CoreBoard board, set seen, set path_hashes, Pat
         path.append(i)
         if p == 0 and board.st.passes >= 2:
             return D_END
-        if node._children is None:
-            obj = None
-        elif len(node._children) != node.k:
-            # The set lookups above can run Python code that empties the list.
-            raise RuntimeError("the tree changed during a descent")
-        else:
-            obj = node._children[i]
+        obj = node._child(i)
         if obj is None:
             if can_expand and node.S[ROW_N * node.k + i] >= threshold:
                 return D_EXPAND
@@ -1842,10 +1958,14 @@ cdef int _sim_evaluate(SimBuffers* buf, TreeNode root, list nodes, list path, in
 
 cdef TreeNode _stopped(TreeNode root, tuple nodes, const int* path, Py_ssize_t depth):
     """The node a ``D_STOP`` descent stopped inside: the last edge's child, or
-    ``root`` for an empty path."""
+    ``root`` for an empty path.  Raises ``RuntimeError`` if Python code
+    dropped that child meanwhile."""
     if depth == 0:
         return root
-    return <TreeNode?>(<TreeNode>nodes[depth - 1]).children[path[depth - 1]]
+    child = (<TreeNode>nodes[depth - 1])._child(path[depth - 1])
+    if child is None:
+        raise RuntimeError("the tree changed during a descent: a child was dropped")
+    return <TreeNode>child
 
 
 cdef void _tally_scores(int64_t* tallied, int k, int i, const int64_t* h,

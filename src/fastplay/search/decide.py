@@ -70,12 +70,12 @@ def pv_with_visits(node: TreeNode, i: int, size: int, limit: int = 12
     edge that plays it: KataGo's ``pvVisits``)."""
     pv = [format_vertex(int(node.moves[i]), size)]
     visits = [int(node.n[i])]
-    child = node.children[i]
+    child = node.child(i)
     while child is not None and len(pv) < limit and child.n.sum() > 0:
         j = int(np.argmax(child.n))
         pv.append(format_vertex(int(child.moves[j]), size))
         visits.append(int(child.n[j]))
-        child = child.children[j]
+        child = child.child(j)
     return pv, visits
 
 

@@ -151,7 +151,7 @@ class SearchTree:
             hits = np.flatnonzero(root.moves == move)
             if not len(hits):
                 return None
-            child = root.children[int(hits[0])]
+            child = root.child(int(hits[0]))
             if child is None:
                 return None
             # The new root's own evaluations are the parent edge's visits
@@ -228,7 +228,7 @@ class SearchTree:
         terminal = float(board.score()) if status == DESCEND_END else None
         stopped = None
         if status == DESCEND_STOP:
-            stopped = nodes[-1].children[path[-1]] if path else self.root
+            stopped = nodes[-1].child(path[-1]) if path else self.root
         return Descent(nodes, path, board, terminal, virtual_loss, stopped)
 
     def grow(self, root_board: Board, board: Board, nodes: list[TreeNode], path: list[int],
@@ -261,7 +261,7 @@ class SearchTree:
                                     depth=len(path))
             finally:
                 lock.acquire()
-            made = parent.children[i]
+            made = parent.child(i)
             if made is not None:
                 # Another thread's node, whose base counted this descent's
                 # visits as pending on the edge: they go into the node now.
@@ -273,7 +273,7 @@ class SearchTree:
             maker.inherit_amaf(node, nodes[-2], params)
         if self.replies is not None:
             reply_prior(node, self.replies, move, self.reply_visits)
-        parent.children[i] = node
+        parent.set_child(i, node)
         self.nodes += 1
         self.edges += node.k
         return node
