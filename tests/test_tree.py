@@ -586,18 +586,24 @@ def test_rows_made_when_first_needed() -> None:
     moves, prior = [0, 1, 2, -1], [0.3, 0.3, 0.3, 0.1]
     lean = TreeNode(BLACK, moves, prior)
     core = lean.nbytes
-    assert core == 4 * (5 * 8 + 3)
+    assert core == 4 * (3 * 8 + 2 + 2 + 1)           # rn, rw, prior; move, slot, flag
     tree_backup([lean], [0], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
     tree_backup([lean], [1], 2.0, 0.5, 0.5, 0.5, None, 0.0, PARAMS)
-    assert lean.nbytes == core                       # plain wins equal the value
+    slots = 2 * (2 * 8 + 2)                          # n and w of the two moves reached
+    assert lean.nbytes == core + slots               # plain wins equal the value
     assert lean.data[7].tolist() == [1, 0.5, 0, 0]   # wins read as w
     assert not lean.data[[2, 5, 6]].any()            # vl, pn, pw read as zeros
     # The back-up whose plain wins differ from its value (an evaluator's
     # mix) keeps wins apart from then on.
     tree_backup([lean], [0], 1.0, 0.25, 1.0, 1.0, None, 0.0, PARAMS)
-    assert lean.nbytes == core + 4 * 8
+    assert lean.nbytes == core + slots + 4 * 8
     assert lean.stats[1].tolist() == [1.25, 0.5, 0, 0]
     assert lean.stats[7].tolist() == [2, 0.5, 0, 0]
+    assert lean.nbytes == core + slots + 4 * 8       # copies make no row
+    # Asked for as views, n and w become two dense rows for good.
+    assert lean.n.tolist() == [2, 2, 0, 0] and lean.nbytes == core + 4 * 8 + 2 * 4 * 8
+    tree_backup([lean], [3], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
+    assert lean.stats[:2].tolist() == [[2, 2, 0, 1], [1.25, 0.5, 0, 1]]
     # Asked for from Python, a row is made and written through.
     made = TreeNode(BLACK, moves, prior)
     made.pn[2] = 4.0
@@ -685,7 +691,8 @@ def test_children_take_memory_only_when_made() -> None:
 def test_a_default_search_makes_few_rows() -> None:
     """A one-thread default search on 9x9 makes no ``vl`` and no ``wins`` row
     (no virtual loss; its plain wins are its values) but the root's, which
-    its result reads, so its nodes hold five ``float64`` rows a move and the
+    its result reads, so its nodes hold three ``float64`` rows a move, ``n``
+    and ``w`` only for the moves reached (but the root's), and the
     ``pn``/``pw`` pair only where a ladder or atari move got tactical virtual
     playouts (``pn`` alone where all of them were bad)."""
     from fastplay.search import MCTS, SearchConfig
@@ -700,14 +707,21 @@ def test_a_default_search_makes_few_rows() -> None:
         node = stack.pop()
         kids = node.children
         k, nodes = node.k, nodes + 1
-        # The five core rows, moves and flags; the order (2 bytes a move)
-        # once widened; then 8 bytes a move for each lazy row made.
-        rest = node.nbytes - _child_bytes(node) - k * (5 * 8 + 2 + 1)
+        # The three core rows, moves, slot numbers and flags; the order (2
+        # bytes a move) once widened; then 8 bytes a move for each lazy row
+        # made (n and w dense: two); the slots of n and w (18 bytes each).
+        room = node.nbytes - _child_bytes(node) - k * (3 * 8 + 2 + 2 + 1)
+        visited = int(np.count_nonzero(node.stats[0]))
+        slots = 0
+        while slots < visited:
+            slots = 2 * slots + 2
+        rest = room - (18 * slots if node is not search.root else 0)
         lazy, order = divmod(rest, 8 * k)
-        # (The root's wins were read from Python for the result: made.)
-        # (``pn`` alone where every tactical move was bad.)
+        # (The root's n, w and wins were read from Python for the result:
+        # made, n and w dense.)  (``pn`` alone where every tactical move
+        # was bad.)
         assert order in (0, 2 * k) and lazy in ((0, 1, 2) if node is not search.root
-                                                else (1, 2, 3)), (lazy, order)
+                                                else (3, 4, 5)), (lazy, order)
         paired += lazy - (node is search.root) == 2
         stack.extend(c for c in kids if c is not None)
     assert nodes > 50 and paired < nodes / 2

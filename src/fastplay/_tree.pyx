@@ -246,20 +246,21 @@ def _real_in(name, value, double low, double high, bounds):
     return number
 
 
-# A node's rows.  Five are one block made with the node (CORE_ROWS x k, in
-# this order); the other four are made when first written (issue 21: most
-# nodes never need them): ``vl`` at a descent's first virtual loss, ``pn``
-# and ``pw`` with the first prior playouts, and ``wins`` when a back-up's
-# plain wins first differ from its value (until then ``wins`` equals ``w``
-# to the bit: the same additions from zero).  A row not made reads as zeros
-# (``_ZERO_ROW``).
+# A node's rows.  Three are one block made with the node (CORE_ROWS x k, in
+# this order).  ``n`` and ``w`` are kept for the moves a back-up has reached
+# only, in slots (a pair of doubles each, ``NW``; a 9x9 node of 76 moves
+# has 4 such moves on average: issue 21), until Python asks for the rows:
+# then they become two dense rows (``D``) for good.  The other four rows are
+# made when first written (issue 21: most nodes never need them): ``vl`` at
+# a descent's first virtual loss, ``pn`` and ``pw`` with the first prior
+# playouts, and ``wins`` when a back-up's plain wins first differ from its
+# value (until then ``wins`` equals ``w`` to the bit: the same additions
+# from zero).  A row not made reads as zeros (``_ZERO_ROW``).
 cdef enum:
-    ROW_N = 0       # playouts through the edge
-    ROW_W = 1       # their value for the node's colour
-    ROW_RN = 2      # AMAF first plays
-    ROW_RW = 3      # of which won by the node's colour
-    ROW_PRIOR = 4   # the prior probability
-    CORE_ROWS = 5
+    ROW_RN = 0      # AMAF first plays
+    ROW_RW = 1      # of which won by the node's colour
+    ROW_PRIOR = 2   # the prior probability
+    CORE_ROWS = 3
     LAZY_VL = 0     # virtual loss, in playouts
     LAZY_PN = 1     # prior knowledge as virtual playouts
     LAZY_PW = 2     # of which won
@@ -317,6 +318,11 @@ cdef class TreeNode:
     cdef readonly int k     # moves, the pass included
     cdef int64_t max_move
     cdef double* S      # the core rows (ROW_*), CORE_ROWS x k
+    cdef double* NW     # ``n`` and ``w`` of the moves with a slot, a pair per slot
+    cdef int16_t* SM    # each slot's move index
+    cdef int16_t* SL    # each move's slot, -1 for none (after A in M's block)
+    cdef int nslots, capslots
+    cdef double* D      # ``n`` then ``w``, dense (2 x k): NULL until Python asks
     cdef double* P      # the row ``prior`` in S
     cdef double* VL     # the lazy rows (LAZY_*): NULL until made
     cdef double* PN
@@ -372,11 +378,13 @@ cdef class TreeNode:
         # which no numpy call can resize or free; the moves are never shown
         # writable (the core indexes tallies and boards with them).
         self.S = <double*>calloc(CORE_ROWS * k, sizeof(double))
-        self.M = <int16_t*>malloc(k * (sizeof(int16_t) + sizeof(uint8_t)))
+        self.M = <int16_t*>malloc(k * (2 * sizeof(int16_t) + sizeof(uint8_t)))
         if self.S == NULL or self.M == NULL:
             raise MemoryError()
-        self.A = <uint8_t*>(self.M + k)
+        self.SL = self.M + k
+        self.A = <uint8_t*>(self.M + 2 * k)
         memset(self.A, 1, k)
+        memset(self.SL, 0xFF, k * sizeof(int16_t))     # -1: no slot
         self.color = color
         self.k = k
         self.open = k
@@ -390,6 +398,9 @@ cdef class TreeNode:
 
     def __dealloc__(self):
         free(self.S)
+        free(self.NW)
+        free(self.SM)
+        free(self.D)
         free(self.CI)
         free(self.M)
         free(self.R)
@@ -408,12 +419,70 @@ cdef class TreeNode:
             if slot[0] == NULL:
                 raise MemoryError()
             if row == LAZY_WINS:
-                memcpy(slot[0], self.S + ROW_W * self.k, self.k * sizeof(double))
+                self._gather(NULL, slot[0])
         return slot[0]
 
-    cdef inline const double* _wins_row(self) noexcept:
-        """The row ``wins`` as it reads: ``w``'s while it is not made."""
-        return self.WINS if self.WINS != NULL else self.S + ROW_W * self.k
+    cdef void _gather(self, double* n, double* w) noexcept:
+        """Copy the rows ``n`` and ``w`` into ``n[:k]`` and ``w[:k]`` (either
+        may be NULL), dense or from the slots."""
+        cdef int k = self.k, s
+        if self.D != NULL:
+            if n != NULL:
+                memcpy(n, self.D, k * sizeof(double))
+            if w != NULL:
+                memcpy(w, self.D + k, k * sizeof(double))
+            return
+        if n != NULL:
+            memset(n, 0, k * sizeof(double))
+        if w != NULL:
+            memset(w, 0, k * sizeof(double))
+        for s in range(self.nslots):
+            if n != NULL:
+                n[self.SM[s]] = self.NW[2 * s]
+            if w != NULL:
+                w[self.SM[s]] = self.NW[2 * s + 1]
+
+    cdef double* _dense(self) except NULL:
+        """The dense rows ``n`` then ``w`` (2 x k), made from the slots if
+        they are not yet (for good: numpy views may point into them)."""
+        cdef double* dense
+        if self.D == NULL:
+            dense = <double*>malloc(2 * self.k * sizeof(double))
+            if dense == NULL:
+                raise MemoryError()
+            self._gather(dense, dense + self.k)
+            self.D = dense
+            free(self.NW)
+            free(self.SM)
+            self.NW = NULL
+            self.SM = NULL
+            self.nslots = self.capslots = 0
+        return self.D
+
+    cdef int _slot(self, int j) except -1:
+        """Move ``j``'s slot, made (zeros) if it has none; the node must not
+        be dense."""
+        cdef int s = self.SL[j], cap
+        cdef double* nw
+        cdef int16_t* sm
+        if s >= 0:
+            return s
+        if self.nslots == self.capslots:
+            cap = 2 * self.capslots + 2
+            nw = <double*>realloc(self.NW, 2 * cap * sizeof(double))
+            if nw == NULL:
+                raise MemoryError()
+            self.NW = nw
+            sm = <int16_t*>realloc(self.SM, cap * sizeof(int16_t))
+            if sm == NULL:
+                raise MemoryError()
+            self.SM, self.capslots = sm, cap
+        s = self.nslots
+        self.NW[2 * s] = self.NW[2 * s + 1] = 0.0
+        self.SM[s] = <int16_t>j
+        self.SL[j] = <int16_t>s
+        self.nslots += 1
+        return s
 
     cdef object _row_view(self, double* row):
         return _view(self, row, 1, self.k, cnp.NPY_DOUBLE)
@@ -440,16 +509,15 @@ cdef class TreeNode:
         out = np.empty((DATA_ROWS, k), dtype=np.float64)
         cdef double[:, ::1] o = out
         cdef const double* rows[DATA_ROWS]
-        rows[0] = self.S + ROW_N * k
-        rows[1] = self.S + ROW_W * k
+        self._gather(&o[0, 0], &o[1, 0])
         rows[2] = self.VL if self.VL != NULL else _ZERO_ROW
         rows[3] = self.S + ROW_RN * k
         rows[4] = self.S + ROW_RW * k
         rows[5] = self.PN if self.PN != NULL else _ZERO_ROW
         rows[6] = self.PW if self.PW != NULL else _ZERO_ROW
-        rows[7] = self._wins_row()
+        rows[7] = self.WINS if self.WINS != NULL else &o[1, 0]
         rows[8] = self.P
-        for r in range(DATA_ROWS):
+        for r in range(2, DATA_ROWS):
             memcpy(&o[r, 0], rows[r], k * sizeof(double))
         return out
 
@@ -473,14 +541,14 @@ cdef class TreeNode:
     @property
     def n(self):
         self._check_ready()
-        return self._row_view(self.S + ROW_N * self.k)
+        return self._row_view(self._dense())
 
     @property
     def w(self):
         # A write to ``w`` from Python must not reach ``wins``.
         self._check_ready()
         self._lazy(LAZY_WINS)
-        return self._row_view(self.S + ROW_W * self.k)
+        return self._row_view(self._dense() + self.k)
 
     @property
     def vl(self):
@@ -539,8 +607,10 @@ cdef class TreeNode:
         cdef const double* rw
         node_value_terms(self, params, &e0, &e1, &pn, &pw, &rn, &rw)
         cdef int k = self.k
-        fp_values(k, self.S + ROW_N * k, self.S + ROW_W * k, pn, pw, rn, rw, &q[0],
-                  params.inv_equiv, e0, e1)
+        cdef double n[MAX_SIZE_C * MAX_SIZE_C + 1]
+        cdef double w[MAX_SIZE_C * MAX_SIZE_C + 1]
+        self._gather(n, w)
+        fp_values(k, n, w, pn, pw, rn, rw, &q[0], params.inv_equiv, e0, e1)
         out[~self.allowed] = -np.inf
         return out
 
@@ -567,12 +637,15 @@ cdef class TreeNode:
     @property
     def nbytes(self):
         """Bytes of memory the node holds besides its Python object (about
-        100 bytes): its rows (``float64``, the lazy ones once made), its
-        moves (``int16``), allowed flags and widening order, and its record
-        of the children made (not the children)."""
+        100 bytes): its rows (``float64``, the lazy ones once made; ``n`` and
+        ``w`` as slots, or dense once asked for), its moves and their slot
+        numbers (``int16``), allowed flags and widening order, and its
+        record of the children made (not the children)."""
         cdef int64_t k = self.k, rows = CORE_ROWS + (self.VL != NULL) + (self.PN != NULL) \
-            + (self.PW != NULL) + (self.WINS != NULL)
-        cdef int64_t total = rows * k * sizeof(double) + k * (sizeof(int16_t) + sizeof(uint8_t))
+            + (self.PW != NULL) + (self.WINS != NULL) + 2 * (self.D != NULL)
+        cdef int64_t total = rows * k * sizeof(double) \
+            + k * (2 * sizeof(int16_t) + sizeof(uint8_t)) \
+            + self.capslots * (2 * sizeof(double) + sizeof(int16_t))
         if self.R != NULL:
             total += k * sizeof(int16_t)
         if self._kids is not None:
@@ -600,7 +673,11 @@ cdef class TreeNode:
     @property
     def visits(self):
         """Playouts through this position (``base`` plus its edges')."""
-        return self.base_ + float(self.n.sum())
+        self._check_ready()
+        out = np.empty(self.k, dtype=np.float64)
+        cdef double[::1] o = out
+        self._gather(&o[0], NULL)
+        return self.base_ + float(out.sum())
 
     @property
     def children(self):
@@ -705,7 +782,7 @@ cdef class TreeNode:
         that is not an integer."""
         self._check_ready()
         cdef int j = self._py_index(i)
-        return <int64_t>self.M[j], self.S[ROW_N * self.k + j], \
+        return <int64_t>self.M[j], node_n(self, j), \
             self.VL[j] if self.VL != NULL else 0.0
 
     def forbid(self, i):
@@ -821,6 +898,37 @@ collections.abc.Sequence.register(ChildSlots)
 # Selection: the arithmetic on a node's rows, apart from the node's storage
 # (TreeNode.select and TreeNode.values are its Python face).
 
+cdef inline double node_n(TreeNode node, int j) noexcept:
+    """Move ``j``'s ``n`` (0 <= j < k), dense or from its slot."""
+    cdef int s
+    if node.D != NULL:
+        return node.D[j]
+    s = node.SL[j]
+    return node.NW[2 * s] if s >= 0 else 0.0
+
+
+cdef inline double node_w(TreeNode node, int j) noexcept:
+    """Move ``j``'s ``w`` (0 <= j < k), dense or from its slot."""
+    cdef int s
+    if node.D != NULL:
+        return node.D[node.k + j]
+    s = node.SL[j]
+    return node.NW[2 * s + 1] if s >= 0 else 0.0
+
+
+cdef inline void node_add(TreeNode node, int j, double n, double w) noexcept:
+    """Add ``n`` and ``w`` to move ``j``'s (its slot made before:
+    ``node._slot(j)``, unless the node is dense)."""
+    cdef int s
+    if node.D != NULL:
+        node.D[j] += n
+        node.D[node.k + j] += w
+    else:
+        s = node.SL[j]
+        node.NW[2 * s] += n
+        node.NW[2 * s + 1] += w
+
+
 cdef int node_rank(TreeNode node) noexcept:
     """Fill ``node.R``: the moves by prior, highest first, ties in move order
     (an insertion sort, once per node).  Returns -1 when out of memory."""
@@ -918,8 +1026,7 @@ cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int lim
     widened, over the few considered.  (Four copies of the loop, as the
     calls inline this with constants.)"""
     cdef int r, j, seen = 0, best = -1, k = node.k
-    cdef double score, top = -INFINITY, cut = 0.0
-    cdef double* S = node.S
+    cdef double score, top = -INFINITY, cut = 0.0, nj, wj
     cdef ScoreTerms t
     cdef double scores[MAX_SIZE_C * MAX_SIZE_C + 1]
     if full:
@@ -928,8 +1035,7 @@ cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int lim
         t.c = p.c_puct * sqrt(node.sum_n + 1)
         node_value_terms(node, p, &t.e0, &t.e1, &t.pn, &t.pw, &t.rn, &t.rw)
         if not widened:
-            fp_scores(k, S + ROW_N * k, S + ROW_W * k, t.pn, t.pw, t.rn, t.rw, node.P, scores,
-                      p.inv_equiv, t.e0, t.e1, t.c)
+            _scores(node, p, &t, scores)
     for r in range(k):
         j = order[r] if widened else r
         if widened and seen >= limit and (not p.widen_ties or node.P[j] != cut):
@@ -939,7 +1045,9 @@ cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int lim
         if full:
             score = _full_score(node, p, &t, j)
         elif widened:
-            score = fp_score(j, S + ROW_N * k, S + ROW_W * k, t.pn, t.pw, t.rn, t.rw, node.P,
+            # fp_score of move j on rows that start at j (the same values).
+            nj, wj = node_n(node, j), node_w(node, j)
+            score = fp_score(0, &nj, &wj, t.pn + j, t.pw + j, t.rn + j, t.rw + j, node.P + j,
                              p.inv_equiv, t.e0, t.e1, t.c)
         else:
             score = scores[j]
@@ -950,6 +1058,24 @@ cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int lim
             if seen == limit:
                 cut = node.P[j]
     return best
+
+
+cdef inline void _scores(TreeNode node, TreeParams p, const ScoreTerms* t,
+                         double* scores) noexcept:
+    """fp_scores over every move of ``node``: dense rows at once; else all
+    moves as if unvisited (``n``, ``w`` zero: vectorised), then the moves
+    with a slot one by one -- the same values to the bit."""
+    cdef int s, j, k = node.k
+    if node.D != NULL:
+        fp_scores(k, node.D, node.D + k, t.pn, t.pw, t.rn, t.rw, node.P, scores,
+                  p.inv_equiv, t.e0, t.e1, t.c)
+        return
+    fp_scores(k, _ZERO_ROW, _ZERO_ROW, t.pn, t.pw, t.rn, t.rw, node.P, scores,
+              p.inv_equiv, t.e0, t.e1, t.c)
+    for s in range(node.nslots):
+        j = node.SM[s]
+        scores[j] = fp_score(0, node.NW + 2 * s, node.NW + 2 * s + 1, t.pn + j, t.pw + j,
+                             t.rn + j, t.rw + j, node.P + j, p.inv_equiv, t.e0, t.e1, t.c)
 
 
 cdef inline void _full_terms(TreeNode node, TreeParams p, ScoreTerms* t) noexcept:
@@ -972,10 +1098,10 @@ cdef inline double _full_score(TreeNode node, TreeParams p, const ScoreTerms* t,
     cdef double* S = node.S
     cdef int k = node.k
     cdef double n, nq, q, ra, beta
-    n = S[ROW_N * k + j] + t.VL[j] if node.sum_vl else S[ROW_N * k + j]
+    n = node_n(node, j) + t.VL[j] if node.sum_vl else node_n(node, j)
     nq = n + t.pn[j]
     if t.total > 0:
-        q = (S[ROW_W * k + j] + t.pw[j]) / nq if nq > 0 else t.parent_q - p.fpu_reduction
+        q = (node_w(node, j) + t.pw[j]) / nq if nq > 0 else t.parent_q - p.fpu_reduction
     elif p.virtual and nq > 0:
         q = t.pw[j] / nq
     else:
@@ -1282,7 +1408,7 @@ cdef int _descend(TreeNode node, CoreBoard board, set seen, set path_hashes, Pat
             return D_END
         obj = node._child(i)
         if obj is None:
-            if can_expand and node.S[ROW_N * node.k + i] >= threshold:
+            if can_expand and node_n(node, i) >= threshold:
                 return D_EXPAND
             return D_LEAF
         node = <TreeNode?>obj
@@ -1405,18 +1531,21 @@ cdef int _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
                  int64_t npts, double virtual_loss) except -1:
     """tree_backup on checked arguments; ``am``: the first-play tallies as
     doubles, White's wins in White's row, or NULL.  Raises MemoryError only
-    when a node's row ``wins`` must be made (before any change to it)."""
+    when a node's row ``wins`` or a move's slot must be made (before any
+    change to the nodes)."""
     cdef Py_ssize_t d
     cdef TreeNode node
     cdef int i, j, c, k
     cdef int64_t move, pt
     cdef double value, wins, g0, g1, s0, s1, mean
     cdef double* S
-    if black_value != black_wins:
-        for d in range(depth - 1, -1, -1):
-            node = <TreeNode>nodes[d]
-            if node.WINS == NULL:
-                node._lazy(LAZY_WINS)   # before this back-up's first change
+    for d in range(depth - 1, -1, -1):
+        # What may fail (out of memory) before the first change.
+        node = <TreeNode>nodes[d]
+        if black_value != black_wins and node.WINS == NULL:
+            node._lazy(LAZY_WINS)
+        if node.D == NULL:
+            node._slot(path[d])
     for d in range(depth - 1, -1, -1):
         node = <TreeNode>nodes[d]
         i = path[d]
@@ -1427,8 +1556,7 @@ cdef int _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
             node.VL[i] -= virtual_loss
             node.sum_vl -= virtual_loss
         value = black_value if c == BLACK_C else n - black_value
-        S[ROW_N * k + i] += n
-        S[ROW_W * k + i] += value
+        node_add(node, i, n, value)
         if node.WINS != NULL:
             node.WINS[i] += black_wins if c == BLACK_C else n - black_wins
         node.sum_n += n

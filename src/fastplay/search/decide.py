@@ -69,12 +69,15 @@ def pv_with_visits(node: TreeNode, i: int, size: int, limit: int = 12
     moves, and the visits of each of its moves (the playouts through the
     edge that plays it: KataGo's ``pvVisits``)."""
     pv = [format_vertex(int(node.moves[i]), size)]
-    visits = [int(node.n[i])]
+    visits = [int(node.edge(i)[1])]
     child = node.child(i)
-    while child is not None and len(pv) < limit and child.n.sum() > 0:
-        j = int(np.argmax(child.n))
+    while child is not None and len(pv) < limit:
+        counts = child.stats[0]      # a copy: the node's own rows stay compact
+        if counts.sum() <= 0:
+            break
+        j = int(np.argmax(counts))
         pv.append(format_vertex(int(child.moves[j]), size))
-        visits.append(int(child.n[j]))
+        visits.append(int(counts[j]))
         child = child.child(j)
     return pv, visits
 
