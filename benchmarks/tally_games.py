@@ -103,7 +103,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.sprt is not None:
         result = tally.result
-        result.sprt = SPRT(*args.sprt)
+        try:
+            result.sprt = SPRT(*args.sprt)
+        except ValueError as exc:
+            print(f"tally_games: --sprt: {exc}", file=sys.stderr)
+            return 2
         result.sprt_decision = result.sprt.decision(result.wins, result.losses, result.draws)
     try:
         _report(tally, args.engine, args.by_color)

@@ -37,6 +37,33 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Traceback" not in capsys.readouterr().err
 
 
+def test_what_a_researcher_tester_found_in_the_options(capsys: pytest.CaptureFixture[str],
+                                                       tmp_path: Path) -> None:
+    """``--holdout 1`` passed the option's check and failed a second one with
+    another minimum; a filter of 0 (keep everything) was refused by
+    ``benchmark build``; several options' help gave no default."""
+    out = str(tmp_path / "x.db")
+    def status(argv: list[str]) -> object:
+        try:
+            return main(argv)
+        except SystemExit as exc:       # argparse's own exit (usage errors, --help)
+            return exc.code
+
+    for method in (["mm", str(tmp_path)], ["balance"]):
+        assert status(["tune", *method, "--holdout", "1", "--out", out]) == 2
+        assert "--holdout: must be at least 2" in capsys.readouterr().err
+    from fastplay.benchmark.cli import _parser as benchmark_parser
+
+    args = benchmark_parser().parse_args(["build", "records", "--size", "9", "--decisions",
+                                          "3", "--seed", "1", "--margin", "0",
+                                          "--significance", "0", "--out", out])
+    assert args.margin == 0.0 and args.significance == 0.0
+    for command in (["match", "--help"], ["tune", "games", "--help"]):
+        assert status(command) == 0
+        text = " ".join(capsys.readouterr().out.split())
+        assert "(default 7.5)" in text and "(default 9)" in text
+
+
 def test_patterns_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["patterns", "list"]) == 0
     lines = capsys.readouterr().out.splitlines()

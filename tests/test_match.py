@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_path
-from fastplay.cli import main
+from fastplay import cli
+from fastplay.cli import UserError, main
 from fastplay.match_clock import TimeControl
 from fastplay.match import (
     SPRT,
@@ -360,6 +361,22 @@ def test_elo_known_values() -> None:
     assert elo_from_score(1.0) == math.inf and elo_from_score(0.0) == -math.inf
     assert score_from_elo(400) == pytest.approx(10 / 11)
     assert score_from_elo(elo_from_score(0.64)) == pytest.approx(0.64)
+
+
+def test_sprt_refuses_crossed_bounds_and_reversed_hypotheses() -> None:
+    """alpha + beta >= 1 crossed Wald's bounds, so the first game accepted
+    H1 whatever its result, and ELO0 > ELO1 printed "H1 accepted (elo >=
+    0)" after 40 losses in 40 games (a tester): both are refused, by the
+    class and by ``fastplay match``."""
+    for args in ((0, 50, 0.7, 0.7), (0, 50, 0.5, 0.5), (50, 0), (5, 5), (0, math.inf),
+                 (math.nan, 5), (0, 50, 0.0, 0.05), (0, 50, 0.05, -0.1)):
+        with pytest.raises(ValueError, match="SPRT needs"):
+            SPRT(*args)
+    assert SPRT(0, 50, 0.45, 0.5).bounds[0] < SPRT(0, 50, 0.45, 0.5).bounds[1]
+    for flags in (["--sprt", "0", "50", "--alpha", "0.7", "--beta", "0.7"],
+                  ["--sprt", "50", "0"]):
+        with pytest.raises(UserError, match="SPRT needs"):
+            cli._run_match(cli.build_parser().parse_args(["match", "a", "b", *flags]))
 
 
 def test_sprt_known_values() -> None:

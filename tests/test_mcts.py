@@ -751,6 +751,31 @@ def test_a_probe_cut_short_finds_nothing_settled(db):
     assert not search.final_probe(after, 1e-9).any()
 
 
+def test_a_failed_ponder_warns_and_drops_its_tree(db):
+    """A plug-in that fails while the search ponders does not stop the game,
+    but no longer silently (a tester): ``ponder_stop`` warns and the next
+    search starts afresh."""
+    calls = []
+
+    def fails_later(board: fp.Board) -> np.ndarray:
+        calls.append(1)
+        if len(calls) > 1:
+            raise KeyError("policy net offline")
+        return np.ones(board.size * board.size + 1)
+
+    board = fp.Board(9, komi=7.5)
+    search = MCTS(db, seed=1, prior=fails_later)
+    search.ponder_start(board)
+    deadline = time.monotonic() + 30
+    while len(calls) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with pytest.warns(RuntimeWarning, match="pondering stopped early .*KeyError.*offline"):
+        search.ponder_stop()
+    assert search.root is None
+    search.prior = None
+    assert search.run(board, visits=50).visits == 50
+
+
 def test_ponder_then_reuse(db):
     board = fp.Board(9, komi=7.5)
     search = MCTS(db, seed=1)

@@ -138,6 +138,7 @@ def test_a_broken_evaluator_stops_the_search_with_a_named_error(db, bad, problem
     (lambda board: np.full(82, -1.0), "negative"),
     (lambda board: np.zeros(82), "no weight"),
     (lambda board: {}["x"], "KeyError"),
+    (lambda board: [1] * 81 + [10**400], "too large"),      # was a bare OverflowError
 ])
 def test_a_broken_prior_stops_the_search_with_a_named_error(db, bad, problem):
     search = MCTS(db, seed=1, prior=bad)
@@ -539,7 +540,7 @@ def test_an_analysis_leaves_the_game_alone(db):
 
 @pytest.mark.parametrize("answer, problem", [
     (["0.5"], "<U3"), ([True], "bool"), ([0.5 + 0j], "complex"), ({"a": 0.5}, "dict"),
-    ((x for x in [0.5]), "generator"),
+    ((x for x in [0.5]), "generator"), ([10**400], "too large"),
 ])
 def test_an_evaluator_must_return_real_numbers(db, answer, problem):
     search = MCTS(db, SearchConfig(mix=0.0, eval_batch=1), seed=1,

@@ -15,7 +15,7 @@ from fastplay.asciinum import ascii_float, ascii_int
 from fastplay.shown import escape_controls
 
 __all__ = ["Parser", "thread_count", "playout_count", "positive_int", "non_negative_int",
-           "finite_float", "komi_value", "positive_float", "unit_float", "board_size",
+           "finite_float", "komi_value", "positive_float", "non_negative_float", "unit_float", "board_size",
            "search_option", "any_search_option"]
 
 
@@ -101,6 +101,14 @@ def positive_float(text: str) -> float:
     value = finite_float(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive number: {text!r}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """A finite number >= 0."""
+    value = finite_float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
     return value
 
 

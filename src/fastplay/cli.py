@@ -166,14 +166,16 @@ def build_parser() -> argparse.ArgumentParser:
                            "odd-numbered games, colours alternate) and report win rate and Elo.")
     match.add_argument("engine_a", metavar="CMD_A", help="command line of engine A")
     match.add_argument("engine_b", metavar="CMD_B", help="command line of engine B")
-    match.add_argument("--games", type=positive_int, default=2, metavar="N")
-    match.add_argument("--size", type=board_size, default=9, metavar="N")
-    match.add_argument("--komi", type=komi_value, default=7.5)
+    match.add_argument("--games", type=positive_int, default=2, metavar="N",
+                       help="games to play, colours alternating (default 2)")
+    match.add_argument("--size", type=board_size, default=9, metavar="N",
+                       help="board size (default 9)")
+    match.add_argument("--komi", type=komi_value, default=7.5, help="komi (default 7.5)")
     match.add_argument("--sgf-dir", metavar="DIR", help="save every game as SGF here")
     match.add_argument("--sprt", type=finite_float, nargs=2, metavar=("ELO0", "ELO1"),
                        help="stop early when a sequential test decides between Elo ELO0 and ELO1")
-    match.add_argument("--alpha", type=positive_float, default=0.05, help="SPRT type I error")
-    match.add_argument("--beta", type=positive_float, default=0.05, help="SPRT type II error")
+    match.add_argument("--alpha", type=positive_float, default=0.05, help="SPRT type I error (default 0.05)")
+    match.add_argument("--beta", type=positive_float, default=0.05, help="SPRT type II error (default 0.05; alpha + beta < 1)")
     match.add_argument("--referee", metavar="CMD",
                        help="GTP engine whose 'final_status_list dead' settles dead stones")
     match.add_argument("--move-timeout", type=positive_float, default=60.0, metavar="S",
@@ -333,9 +335,10 @@ def _run_match(args: argparse.Namespace) -> int:
 
     sprt = None
     if args.sprt is not None:
-        if not (args.alpha < 1 and args.beta < 1) or args.sprt[0] == args.sprt[1]:
-            raise UserError("--sprt needs ELO0 != ELO1 and 0 < alpha, beta < 1")
-        sprt = SPRT(args.sprt[0], args.sprt[1], args.alpha, args.beta)
+        try:
+            sprt = SPRT(args.sprt[0], args.sprt[1], args.alpha, args.beta)
+        except ValueError as exc:
+            raise UserError(f"--sprt ELO0 ELO1 --alpha --beta: {exc}") from None
     time_control = None
     if args.time is not None:
         from fastplay.match_clock import TimeControl

@@ -616,12 +616,24 @@ class SPRT:
 
     is compared with Wald's bounds ``log(beta/(1-alpha))`` (accept H0) and
     ``log((1-beta)/alpha)`` (accept H1) (A. Wald, Sequential Analysis, 1947).
+
+    Raises:
+        ValueError: unless ``elo0 < elo1`` (finite) and ``alpha``, ``beta`` > 0
+            with ``alpha + beta < 1`` (else the bounds cross, and the first
+            game would decide).
     """
 
     elo0: float
     elo1: float
     alpha: float = 0.05
     beta: float = 0.05
+
+    def __post_init__(self) -> None:
+        if not -math.inf < self.elo0 < self.elo1 < math.inf:
+            raise ValueError(f"an SPRT needs finite ELO0 < ELO1, not {self.elo0} and {self.elo1}")
+        if not (0 < self.alpha and 0 < self.beta and self.alpha + self.beta < 1):
+            raise ValueError(f"an SPRT needs alpha, beta > 0 and alpha + beta < 1, not "
+                             f"{self.alpha} and {self.beta}")
 
     @property
     def bounds(self) -> tuple[float, float]:

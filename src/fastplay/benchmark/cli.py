@@ -34,8 +34,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fastplay.argtypes import (Parser, board_size, komi_value, non_negative_int, positive_float,
-                               positive_int)
+from fastplay.argtypes import (Parser, board_size, komi_value, non_negative_float,
+                               non_negative_int, positive_float, positive_int)
 
 if TYPE_CHECKING:
     from fastplay.backend import Backend
@@ -56,9 +56,12 @@ def _parser() -> argparse.ArgumentParser:
     build = sub.add_parser("build", help="choose decisions from game records and rate "
                            "their candidates")
     build.add_argument("records", nargs="+", metavar="RECORDS", help="SGF files or folders")
-    build.add_argument("--size", type=board_size, required=True, metavar="N")
-    build.add_argument("--decisions", type=positive_int, required=True, metavar="K")
-    build.add_argument("--seed", type=non_negative_int, required=True, metavar="S")
+    build.add_argument("--size", type=board_size, required=True, metavar="N",
+                       help="board size of the records used")
+    build.add_argument("--decisions", type=positive_int, required=True, metavar="K",
+                       help="decisions to draw from the records")
+    build.add_argument("--seed", type=non_negative_int, required=True, metavar="S",
+                       help="seed of the draw and of every search")
     build.add_argument("--out", required=True, metavar="FILE", help="the .jsonl.gz to write")
     build.add_argument("--name", help="the benchmark's name (default NxN)")
     build.add_argument("--per-game", type=positive_int, default=5, metavar="N",
@@ -72,11 +75,13 @@ def _parser() -> argparse.ArgumentParser:
                        help="visits of the filter search of each position (default 2000)")
     build.add_argument("--top", type=positive_int, default=4, metavar="N",
                        help="the filter's most visited moves kept as candidates (default 4)")
-    build.add_argument("--margin", type=positive_float, default=0.05, metavar="P",
-                       help="least spread of the candidates' filter values (default 0.05)")
-    build.add_argument("--significance", type=positive_float, default=2.0, metavar="Z",
+    build.add_argument("--margin", type=non_negative_float, default=0.05, metavar="P",
+                       help="least spread of the candidates' filter values (default 0.05; "
+                            "0 keeps every spread)")
+    build.add_argument("--significance", type=non_negative_float, default=2.0, metavar="Z",
                        help="keep a decision only if its worst candidate is below the best "
-                            "by more than Z combined standard errors (default 2)")
+                            "by more than Z combined standard errors (default 2; 0: below "
+                            "at all)")
     build.add_argument("--reuse", metavar="FILE",
                        help="an earlier benchmark built with the same reference settings and "
                             "seed: its values are taken instead of computed (same result)")

@@ -19,6 +19,7 @@ import math
 import secrets
 import sys
 import threading
+import warnings
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -556,13 +557,17 @@ class MCTS(StrictAttributes):
             self._in_use.release()
 
     def ponder_stop(self) -> None:
-        """Stop pondering (no-op when not pondering); waits for the thread to finish."""
+        """Stop pondering (no-op when not pondering); waits for the thread to
+        finish.  A ponder that failed (a plug-in's error, say) does not stop
+        the game: its tree is dropped and a ``RuntimeWarning`` says why; a
+        ``KeyboardInterrupt`` or ``SystemExit`` in it is raised here."""
         error = self._ponderer.stop()
         if error is not None:
-            # A failed ponder must not kill the game: drop its tree.
             self._tree.drop()
             if not isinstance(error, Exception):
                 raise error
+            warnings.warn(f"pondering stopped early ({type(error).__name__}: {error}); "
+                          f"its tree is dropped", RuntimeWarning, stacklevel=2)
 
 
 def _allowed_answer(result: SearchResult, board: Board, forbid: ForbidFunction

@@ -33,4 +33,7 @@ class EvaluatorError(PluginError):
 
 class PriorError(PluginError):
     """The prior raised, or returned the wrong shape, NaN or infinity, a
-    negative value, or no weight on any legal move."""
+    negative value, a number too large for a float64, or all zeros.  (Weight
+    only on points a descent cannot take -- occupied, illegal, the mover's
+    own true eyes -- is not an error: it is dropped, and the candidates
+    share the prior equally: ``NodeMaker._user_weights``.)"""

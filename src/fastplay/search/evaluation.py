@@ -193,4 +193,7 @@ def real_array(answer: object, who: str, error: type[ValueError]) -> npt.NDArray
                         f"expected real numbers")
     elif raw.dtype.kind not in "iuf":
         raise error(f"{who} returned {raw.dtype} values, expected real numbers")
-    return raw.astype(np.float64)
+    try:
+        return raw.astype(np.float64)
+    except OverflowError:       # a Python int beyond float64 (10**400)
+        raise error(f"{who} returned an integer too large for a float64") from None

@@ -68,13 +68,24 @@ def _shared(p: argparse.ArgumentParser, base_help: str, iterations: int,
             held: str | None) -> None:
     """The options the methods share (``--holdout`` with a ``held`` kind)."""
     p.add_argument("--base", default="mc_montegnu_classic",
-                   help=f"{base_help} (built-in name or .db file)")
+                   help=f"{base_help} (built-in name or .db file; default "
+                   "mc_montegnu_classic)")
     _syntax_option(p, "--base")
-    p.add_argument("--iterations", type=positive_int, default=iterations)
+    p.add_argument("--iterations", type=positive_int, default=iterations,
+                   help=f"steps of the method (default {iterations})")
     if held is not None:
-        p.add_argument("--holdout", type=positive_int, default=5,
+        p.add_argument("--holdout", type=_holdout, default=5,
                        help=f"every N-th {held} is held out for the report (default 5)")
     p.add_argument("--out", required=True, help="the .db file to write")
+
+
+def _holdout(text: str) -> int:
+    """``--holdout``: every N-th item held out, N >= 2 (1 would hold out all)."""
+    value = positive_int(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"must be at least 2 (1 holds out everything): "
+                                         f"{text!r}")
+    return value
 
 
 def _syntax_option(p: argparse.ArgumentParser, what: str) -> None:
@@ -116,7 +127,8 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="method", metavar="METHOD", required=True)
     mm = sub.add_parser("mm", help="fit values to game records' moves (Coulom 2007)")
     mm.add_argument("records", nargs="+", help="SGF files, folders or tar archives (.tar, .tar.gz, .tar.bz2, .tar.xz)")
-    mm.add_argument("--size", type=board_size, default=9)
+    mm.add_argument("--size", type=board_size, default=9,
+                    help="board size of the records used (default 9)")
     mm.add_argument("--player", help="substring of the player's PB/PW name (default: both)")
     mm.add_argument("--scale", type=_scale, default=1000.0,
                     help="value of a cell of median strength (default 1000)")
@@ -133,7 +145,8 @@ def _parser() -> argparse.ArgumentParser:
     balance.add_argument("--rate", type=positive_float, default=1.0,
                          help="the gradient estimator's step size (default 1)")
     balance.add_argument("--report-playouts", type=positive_int, default=500)
-    balance.add_argument("--seed", type=non_negative_int, default=1)
+    balance.add_argument("--seed", type=non_negative_int, default=1,
+                         help="seed of the playouts (default 1)")
     _shared(balance, "database to reweight", 40, "position")
     _games_parser(sub)
     quality = sub.add_parser("quality", help="playouts' squared error on benchmark positions")
@@ -145,7 +158,8 @@ def _parser() -> argparse.ArgumentParser:
                          help="playouts per position (default 500)")
     quality.add_argument("--positions", type=non_negative_int, default=0,
                          help="the first N positions only (default 0: all)")
-    quality.add_argument("--seed", type=non_negative_int, default=1)
+    quality.add_argument("--seed", type=non_negative_int, default=1,
+                         help="seed of the playouts (default 1)")
     return parser
 
 
@@ -160,15 +174,16 @@ def _games_parser(sub: Any) -> None:
                        "--seed {seed}'")
     games.add_argument("--pairs", type=positive_int, default=1,
                        help="games with each colour per step (default 1)")
-    games.add_argument("--size", type=board_size, default=9)
-    games.add_argument("--komi", type=komi_value, default=7.5)
+    games.add_argument("--size", type=board_size, default=9, help="board size (default 9)")
+    games.add_argument("--komi", type=komi_value, default=7.5, help="komi (default 7.5)")
     games.add_argument("--referee", metavar="CMD",
                        help="GTP engine whose final_status_list dead settles dead stones")
     games.add_argument("--step", type=positive_float, default=0.05,
                        help="SPSA's a (default 0.05)")
     games.add_argument("--perturbation", type=positive_float, default=0.2,
                        help="SPSA's c (default 0.2)")
-    games.add_argument("--seed", type=non_negative_int, default=1)
+    games.add_argument("--seed", type=non_negative_int, default=1,
+                       help="seed of the run (default 1)")
     games.add_argument("--jobs", type=positive_int, default=1,
                        help="games played at the same time (default 1)")
     games.add_argument("--checkpoint", metavar="FILE",
@@ -302,8 +317,7 @@ def _check_file(parser: argparse.ArgumentParser, option: str, name: str) -> None
 
 
 def _check_shared(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """``--out`` names a file to write and none of the inputs; ``--holdout``
-    holds out less than everything."""
+    """``--out`` names a file to write and none of the inputs."""
     from fastplay.outputfile import overwrites_input
 
     _check_file(parser, "--out", args.out)
@@ -312,8 +326,6 @@ def _check_shared(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
     records = getattr(args, "records", [])
     if overwrites_input(args.out, [*inputs, *records], folders=records):
         parser.error(f"--out {quoted(args.out)} is one of the inputs (it would be overwritten)")
-    if getattr(args, "holdout", 2) < 2:
-        parser.error("--holdout must be at least 2")
 
 
 def _write(parser: argparse.ArgumentParser, out: str, text: str) -> int:
