@@ -604,6 +604,12 @@ def test_rows_made_when_first_needed() -> None:
     assert lean.n.tolist() == [2, 2, 0, 0] and lean.nbytes == core + 4 * 8 + 2 * 4 * 8
     tree_backup([lean], [3], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
     assert lean.stats[:2].tolist() == [[2, 2, 0, 1], [1.25, 0.5, 0, 1]]
+    # Where more slots would take more than two dense rows (a third move
+    # of four here), the rows are made dense instead.
+    small = TreeNode(BLACK, moves, prior)
+    for i in (0, 1, 2):
+        tree_backup([small], [i], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
+    assert small.nbytes == core + 2 * 4 * 8 and small.stats[0].tolist() == [1, 1, 1, 0]
     # Asked for from Python, a row is made and written through.
     made = TreeNode(BLACK, moves, prior)
     made.pn[2] = 4.0

@@ -459,16 +459,20 @@ cdef class TreeNode:
             self.nslots = self.capslots = 0
         return self.D
 
-    cdef int _slot(self, int j) except -1:
-        """Move ``j``'s slot, made (zeros) if it has none; the node must not
-        be dense."""
-        cdef int s = self.SL[j], cap
+    cdef int _room(self, int j) except -1:
+        """Make room for move ``j``'s ``n`` and ``w`` (node_add may add to them
+        after it): its slot, made (zeros) if it has none, or the dense rows
+        once more slots would take more memory than they do (small boards)."""
+        cdef int s, cap
         cdef double* nw
         cdef int16_t* sm
-        if s >= 0:
-            return s
+        if self.D != NULL or self.SL[j] >= 0:
+            return 0
         if self.nslots == self.capslots:
             cap = 2 * self.capslots + 2
+            if cap * (2 * sizeof(double) + sizeof(int16_t)) >= 2 * self.k * sizeof(double):
+                self._dense()
+                return 0
             nw = <double*>realloc(self.NW, 2 * cap * sizeof(double))
             if nw == NULL:
                 raise MemoryError()
@@ -482,7 +486,7 @@ cdef class TreeNode:
         self.SM[s] = <int16_t>j
         self.SL[j] = <int16_t>s
         self.nslots += 1
-        return s
+        return 0
 
     cdef object _row_view(self, double* row):
         return _view(self, row, 1, self.k, cnp.NPY_DOUBLE)
@@ -917,8 +921,7 @@ cdef inline double node_w(TreeNode node, int j) noexcept:
 
 
 cdef inline void node_add(TreeNode node, int j, double n, double w) noexcept:
-    """Add ``n`` and ``w`` to move ``j``'s (its slot made before:
-    ``node._slot(j)``, unless the node is dense)."""
+    """Add ``n`` and ``w`` to move ``j``'s (room made before: ``node._room(j)``)."""
     cdef int s
     if node.D != NULL:
         node.D[j] += n
@@ -1544,8 +1547,7 @@ cdef int _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
         node = <TreeNode>nodes[d]
         if black_value != black_wins and node.WINS == NULL:
             node._lazy(LAZY_WINS)
-        if node.D == NULL:
-            node._slot(path[d])
+        node._room(path[d])
     for d in range(depth - 1, -1, -1):
         node = <TreeNode>nodes[d]
         i = path[d]
