@@ -18,6 +18,7 @@ from fastplay import Board
 from fastplay.analyze import main
 from fastplay.batch import (SGF_SUFFIX, analysis_turns, gtp_to_sgf, record_paths, sgf_to_gtp,
                             write_analysis_sgf)
+from fastplay.sgf import record_moves
 
 GAME_9 = b"(;GM[1]FF[4]SZ[9]KM[7]C[a comment with \\] inside];B[ee];W[cf];B[gd];W[ce];B[dc])"
 GAME_13 = b"(;GM[1]FF[4]SZ[13]KM[7];B[gg];W[dj];B[jd])"
@@ -62,7 +63,8 @@ def variation(text: bytes) -> tuple[Any, list[tuple[str | None, Any]]]:
 def test_case_40_part_b_a_variation_on_9x9() -> None:
     record = b"(;GM[1]FF[4]SZ[9]KM[7];B[ee])"
     text = write_analysis_sgf(record, {1: answer_with_pv("W", ["D4", "A9", "J1", "pass"])})
-    assert b"W[df];B[aa];W[ii];B[])" in compact(text) and b"tt" not in text
+    assert b"W[df]C[" in compact(text) and b";B[aa];W[ii];B[])" in compact(text)
+    assert b"tt" not in text
     node, line = variation(text)
     assert node.get_move() == ("b", (4, 4)) and len(node) == 1
     assert line == [("w", (3, 3)), ("b", (8, 0)), ("w", (0, 8)), ("b", None)]
@@ -72,7 +74,7 @@ def test_case_40_part_b_a_variation_on_9x9() -> None:
 def test_case_40_part_c_a_variation_on_13x13() -> None:
     record = b"(;GM[1]FF[4]SZ[13]KM[7];B[gg])"
     text = write_analysis_sgf(record, {1: answer_with_pv("W", ["D4", "K10", "N13", "A1"])})
-    assert b"W[dj];B[jd];W[ma];B[am])" in compact(text)
+    assert b"W[dj]C[" in compact(text) and b";B[jd];W[ma];B[am])" in compact(text)
     _, line = variation(text)
     assert [(c, common.format_vertex(m)) for c, m in line] == [
         ("w", "D4"), ("b", "K10"), ("w", "N13"), ("b", "A1")]
@@ -104,6 +106,37 @@ def test_a_finished_game_keeps_its_end(record: bytes) -> None:
     assert Board.from_sgf(text).history == Board.from_sgf(record).history
     assert len(main) == last + 1 and not len(main[-1])
     assert "fastplay: " in main[-1].get("C") and len(main[1]) == 2
+
+
+@pytest.mark.parametrize("record", [
+    b"(;GM[1]SZ[9]RE[B+R];B[ee];W[cc];B[dd]AE[dd];W[gg])",      # setup after a move
+    b"(;GM[1]SZ[9]RE[B+R];B[ee];W[cc]PL[W])",                   # the side to move set after
+    b"(;GM[1]SZ[9]RE[B+R];B[ee]W[cc];B[gg])",                   # two moves in one node
+    b"(;GM[1]SZ[9:9]RE[B+R];B[ee];W[cc])",                      # SZ in the N:N form
+    b"(;GM[1]SZ[9]RE[B+R]C[x][y];B[ee]C[a][b];W[cc])",          # repeated texts
+    "(;CA[Shift_JIS]SZ[9]RE[B+R]PB[表];B[ee];W[cc])".encode("shift_jis"),
+    "(;CA[UTF-16]SZ[9]RE[B+R]PB[表];B[ee];W[cc])".encode("utf-16"),
+])
+def test_an_analysis_record_reads_back_as_the_game_it_analyses(record: bytes) -> None:
+    """What a second tester's records did to ``--write-sgf``: sgfmill sorted a
+    node's properties (``AE[dd]B[dd]`` put back a stone the record had
+    removed; ``PL[W]W[cc]`` gave the turn to the other side), a node with B
+    and W was counted as one turn (the PV then played White twice),
+    ``SZ[9:9]`` and ``C[x][y]`` failed the write, and a Shift_JIS name
+    whose second byte is a backslash swallowed the next move (so did the
+    reading of the record itself).  Each record now reads back, move for
+    move, position and side to move, as the record itself reads."""
+    moves = record_moves(record)
+    answers = {turn: answer_with_pv("B" if turn % 2 == 0 else "W", ["A1", "B1"])
+               for turn in range(moves + 1)}
+    text = write_analysis_sgf(record, answers)
+    original, written = Board.from_sgf(record), Board.from_sgf(text)
+    assert written.history == original.history and moves >= 2
+    assert (written.to_numpy() == original.to_numpy()).all()
+    assert written.to_move == original.to_move
+    assert text.count(b"fastplay: ") >= 2
+    if b"PB" in text:
+        assert written.sgf_properties["PB"] == "表"
 
 
 def test_case_40_part_d_every_point_of_every_size() -> None:

@@ -539,3 +539,21 @@ def test_write_random_game_roundtrip() -> None:
     again = roundtrip(board)
     assert again.zobrist_hash == board.zobrist_hash
     assert again.captures == board.captures
+
+
+@pytest.mark.parametrize("codec, name", [
+    ("shift_jis", "表"), ("cp932", "ソ能予"), ("big5", "許功"), ("gbk", "乗"),
+    ("utf-16", "表"), ("utf-32", "表"), ("euc_jp", "表"), ("latin-1", "Ça"),
+])
+def test_a_record_in_a_multibyte_charset_keeps_its_moves(codec: str, name: str) -> None:
+    """sgfmill parses bytes before it applies ``CA``: a Shift_JIS or Big5
+    character whose second byte is ``\\`` (0x5C) escaped the ``]`` after it
+    and swallowed the next move, silently (a tester); UTF-16 was "no SGF data
+    found".  Such a record is decoded whole first; by ``CA``, or by the
+    ``encoding`` argument when it has none."""
+    text = f"(;CA[{codec}]SZ[9]PB[{name}];B[ee];W[cc])"
+    board = load_board(text.encode(codec))
+    assert [v for _, v in board.history] == ["E5", "C7"] and board.sgf_properties["PB"] == name
+    bare = f"(;SZ[9]PB[{name}];B[ee];W[cc])".encode(codec)
+    board = load_board(bare, encoding=codec)
+    assert [v for _, v in board.history] == ["E5", "C7"] and board.sgf_properties["PB"] == name

@@ -173,12 +173,13 @@ def analyse_job(job: Job) -> dict[str, Any]:
 
 def _main_line_nodes(game: Any) -> dict[int, Any]:
     """Turn -> the main line's node at which that many moves have been played
-    (the last such node: setup nodes after a move belong to it)."""
+    (the last such node: setup nodes after a move belong to it).  A node with
+    both ``B`` and ``W`` plays two moves (as :func:`fastplay.sgf.load_board`
+    reads it): the position between them has no node."""
     out: dict[int, Any] = {}
     turn = 0
     for node in game.get_main_sequence():
-        if node.has_property("B") or node.has_property("W"):
-            turn += 1
+        turn += node.has_property("B") + node.has_property("W")
         out[turn] = node
     return out
 
@@ -218,18 +219,13 @@ def write_analysis_sgf(data: bytes, answers: Mapping[int, Mapping[str, Any]]) ->
     ``../shared/cases``).  Below the last node of a finished game (a result
     ``RE``, or two passes at its end) the variation is left out, as every
     reader would take it for the game's continuation; the comment still
-    gives it.  Raises
-    ``ValueError`` when sgfmill cannot read the record (``SGFError`` when it
-    has more than ``fastplay.sgf.MAX_NODES`` nodes)."""
-    from sgfmill import sgf
+    gives it.  The record is read as :func:`fastplay.sgf.load_board` reads it
+    and written with each node's properties in their order.  Raises
+    :class:`fastplay.sgf.SGFError` (a ``ValueError``) for a record it cannot
+    read."""
+    from fastplay.sgf import parse_record, serialise_in_order
 
-    from fastplay.sgf import check_nodes
-
-    check_nodes(data)
-    try:
-        game = sgf.Sgf_game.from_bytes(data)
-    except ValueError:
-        game = sgf.Sgf_game.from_bytes(data, override_encoding="iso-8859-1")
+    game = parse_record(data)
     size = game.get_size()
     nodes = _main_line_nodes(game)
     ended = _finished(game)
@@ -237,6 +233,8 @@ def write_analysis_sgf(data: bytes, answers: Mapping[int, Mapping[str, Any]]) ->
         node = nodes.get(turn)
         if node is None or not answer.get("moveInfos"):
             continue
+        if node.has_property("C") and len(node.get_raw_list("C")) > 1:
+            node.set_raw("C", b"\n".join(node.get_raw_list("C")))   # C[x][y]: one text
         old = node.get("C") if node.has_property("C") else ""
         node.set("C", (old + "\n\n" if old else "") + _comment(answer))
         if ended and not len(node):
@@ -251,8 +249,7 @@ def write_analysis_sgf(data: bytes, answers: Mapping[int, Mapping[str, Any]]) ->
                 parent.set("C", f"fastplay's principal variation: Black's win rate "
                                 f"{_percent(best['winrate'])}")
             colour = "W" if colour == "B" else "B"
-    out: bytes = game.serialise()
-    return out
+    return serialise_in_order(game)
 
 
 def _jobs(paths: Sequence[str], args: argparse.Namespace

@@ -382,10 +382,51 @@ def _warn_of_more_games(data: bytes) -> None:
                       SGFWarning, stacklevel=4)
 
 
+#: Codecs (``codecs.lookup(...).name``) in which a byte below 0x80 is not
+#: always that ASCII character: a trail byte 0x5C (``\\``) or 0x5D (``]``) of
+#: Shift_JIS, Big5 or GBK, or any byte of UTF-16.  sgfmill parses bytes before
+#: it applies ``CA``, so such a record is decoded whole first (a tester's
+#: Shift_JIS ``PB[表]``, whose second byte is ``\\``, swallowed the next move).
+_ASCII_UNSAFE = frozenset({
+    "shift_jis", "cp932", "shift_jis_2004", "shift_jisx0213", "euc_jis_2004",
+    "big5", "big5hkscs", "cp950", "gbk", "cp936", "gb18030", "johab", "hz",
+    "iso2022_jp", "iso2022_jp_1", "iso2022_jp_2", "iso2022_jp_2004", "iso2022_jp_3",
+    "iso2022_jp_ext", "iso2022_kr", "utf-16", "utf-16-le", "utf-16-be", "utf-32",
+    "utf-32-le", "utf-32-be", "utf-7",
+})
+
+_CA_VALUE = re.compile(rb"(?<![A-Za-z])CA\s*\[([ -\\^-~]*)\]")
+_UTF_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+             (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+
+
+def _transcoded(data: bytes, encoding: str | None) -> tuple[bytes, bool]:
+    """``data`` as UTF-8 and ``True`` when its charset (a UTF-16/32 byte-order
+    mark, else its ``CA``, else ``encoding``) is one of :data:`_ASCII_UNSAFE`
+    and decodes it; else ``data`` unchanged and ``False``."""
+    name = next((codec for bom, codec in _UTF_BOMS if data.startswith(bom)), None)
+    if name is None:
+        found = _CA_VALUE.search(data)
+        name = found.group(1).decode("ascii").strip() if found else encoding
+    if not name:
+        return data, False
+    try:
+        codec = codecs.lookup(name).name
+    except LookupError:
+        return data, False
+    if codec not in _ASCII_UNSAFE:
+        return data, False
+    try:
+        return data.decode(codec).encode("utf-8"), True
+    except UnicodeError:
+        return data, False      # not that charset after all: read as before
+
+
 def _parse_game(data: bytes, from_str: bool = False,
                 encoding: str | None = None) -> tuple[sgf.Sgf_game, int]:
     """Parse ``data``; ``from_str``: UTF-8 from a ``str``, whatever ``CA``
     says; ``encoding``: the charset when the record has no ``CA``."""
+    data, transcoded = (data, False) if from_str else _transcoded(data, encoding)
     bom = data.startswith(b"\xef\xbb\xbf")
     if bom:
         data = data[3:]
@@ -402,7 +443,7 @@ def _parse_game(data: bytes, from_str: bool = False,
         raise SGFError("unreadable SGF: empty game tree")
     _warn_of_more_games(data)
     override: str | None = None
-    if from_str:
+    if from_str or transcoded:
         override = "UTF-8"
     elif "CA" not in coarse.sequence[0]:
         # A UTF-8 byte-order mark says how the file is encoded.
@@ -423,6 +464,42 @@ def _parse_game(data: bytes, from_str: bool = False,
         warnings.warn(f"SGF charset not understood ({quoted(str(exc))}); read as ISO-8859-1",
                       SGFWarning, stacklevel=3)
     return game, size
+
+
+def parse_record(data: bytes) -> sgf.Sgf_game:
+    """A record's bytes as an sgfmill game, read as :func:`load_board` reads
+    them (a charset that sgfmill would misparse decoded first, ``SZ[N:N]``,
+    an unknown ``CA`` as Latin-1), without warnings: for writers that keep a
+    record and add to it.  Raises :class:`SGFError` (a ``ValueError``) for a
+    record :func:`load_board` would refuse as unreadable."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SGFWarning)
+        return _parse_game(data)[0]
+
+
+def serialise_in_order(game: sgf.Sgf_game, wrap: int = 79) -> bytes:
+    """``game.serialise()`` with each node's properties in the order they were
+    read or set (sgfmill sorts them, ``FF`` first): a node that mixes setup or
+    ``PL`` with a move, or holds two moves, reads back as written (fastplay
+    applies them in order).  ``FF`` still leads, as sgfmill puts it."""
+    pieces = []
+    stack: list[sgf_grammar.Coarse_game_tree | None] = [sgf_grammar.make_coarse_game_tree(
+        game.get_root(), lambda node: node, sgf.Tree_node.get_raw_property_map)]
+    while stack:
+        tree = stack.pop()
+        if tree is None:
+            pieces.append(b")")
+            continue
+        pieces.append(b"(")
+        for properties in tree.sequence:
+            pieces.append(b";")
+            for ident, values in sorted(properties.items(), key=lambda kv: kv[0] != "FF"):
+                pieces.append(ident.encode("ascii") + b"".join(b"[" + v + b"]" for v in values))
+        stack.append(None)
+        stack.extend(reversed(tree.children))
+    pieces.append(b"\n")
+    out: bytes = sgf_grammar.block_format(pieces, wrap)
+    return out
 
 
 #: Largest |komi| a record (``KM``) or a GTP controller (``komi``) may set:
