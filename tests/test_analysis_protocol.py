@@ -620,6 +620,12 @@ def test_the_command_takes_a_pattern_file_and_search_options(tmp_path: Any, caps
     assert "c_puct must be a number" in capsys.readouterr().err
     assert main(["analysis", "--search", "prior_table=none"]) == 2
     assert "use --prior" in capsys.readouterr().err
+    # A prior file that is missing or is no prior: at start-up, as in fastplay
+    # gtp (a tester's engine answered every query with the error instead).
+    assert main(["analysis", "--prior", str(tmp_path / "none.npz")]) == 2
+    assert "none.npz: No such file or directory" in capsys.readouterr().err
+    assert main(["analysis", "--prior", str(tmp_path)]) == 2
+    assert "not a prior" in capsys.readouterr().err
 
 
 def test_cli_lists_and_helps_the_analysis_command(capsys: Any) -> None:

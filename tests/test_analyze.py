@@ -128,7 +128,8 @@ def test_plot(tmp_path: Path, capsys):
         assert target.stat().st_size > 1000
 
 
-@pytest.mark.parametrize("plot", ["/tmp", "", "/nonexistent/dir/x.png", "x.txt", "x"])
+@pytest.mark.parametrize("plot", ["/tmp", "", "/nonexistent/dir/x.png", "x.txt", "x",
+                                  "/proc/x.png"])
 def test_bad_plot_path_fails_before_the_search(plot: str, monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     from fastplay.mcts import MCTS

@@ -374,7 +374,8 @@ def test_a_json_target_that_cannot_be_written_is_a_usage_error(tmp_path: Path,
     for target, problem in ((str(tmp_path / "no" / "x.jsonl"), "no such directory"),
                             (str(tmp_path), "is a directory"),
                             (str(record), "records to analyse"), ("", "an empty file name"),
-                            (str(record / "x.jsonl"), "game.sgf is a file, not a directory")):
+                            (str(record / "x.jsonl"), "game.sgf is a file, not a directory"),
+                            ("/proc/x.jsonl", "No such file")):     # found when opened: 2 too
         assert main([str(record), str(record), "--json", target]) == 2
         err = capsys.readouterr().err
         assert problem in err and "Traceback" not in err

@@ -557,3 +557,22 @@ def test_a_record_in_a_multibyte_charset_keeps_its_moves(codec: str, name: str) 
     bare = f"(;SZ[9]PB[{name}];B[ee];W[cc])".encode(codec)
     board = load_board(bare, encoding=codec)
     assert [v for _, v in board.history] == ["E5", "C7"] and board.sgf_properties["PB"] == name
+
+
+def test_a_record_warning_points_at_the_caller() -> None:
+    """An SGFWarning names the line that read the record, whichever entry it
+    came through (a tester: it named a line inside fastplay's sgf module)."""
+    from fastplay.sgf import record_moves
+
+    for read in (lambda: Board.from_sgf(b"(;SZ[9]KM[abc];B[ee])"),
+                 lambda: load_board(b"(;SZ[9]HA[-1];B[ee])"),
+                 lambda: record_moves(b"(;CA[klingon]SZ[9];B[ee])")):
+        with pytest.warns(SGFWarning) as caught:
+            read()
+        assert {w.filename for w in caught} == {__file__}
+
+
+def test_a_file_name_with_a_nul_is_an_sgf_error() -> None:
+    """It was a bare ``ValueError: embedded null byte`` from the file system (a tester)."""
+    with pytest.raises(SGFError, match="NUL"):
+        Board.from_sgf("abc\x00.sgf")

@@ -67,7 +67,8 @@ def check_plot_path(path: str) -> None:
     Checked before the search, so that a typo costs no waiting: the name must
     end in one of :data:`PLOT_FORMATS` (matplotlib would otherwise append
     ``.png`` to a name without one, writing somewhere else than the user
-    asked) and its directory must exist.
+    asked), its directory must exist, and the file must open for writing (a
+    file that was not there is removed again).
     """
     if not path or os.path.isdir(path):
         raise ValueError(f"--plot needs a file name, not the directory {path!r}")
@@ -78,6 +79,15 @@ def check_plot_path(path: str) -> None:
     parent = os.path.dirname(path) or "."
     if not os.path.isdir(parent):
         raise ValueError(f"--plot {path}: no such directory: {parent}")
+    existed = os.path.lexists(path)
+    try:
+        with open(path, "ab"):
+            pass
+    except OSError as exc:
+        raise ValueError(f"--plot {path}: {exc.strerror or exc}") from None
+    finally:
+        if not existed and os.path.lexists(path):
+            os.remove(path)
 
 
 def _check_matplotlib() -> None:

@@ -421,9 +421,11 @@ def run_batch(args: argparse.Namespace, stdout: TextIO, db: PatternDatabase) -> 
         try:
             out = _JsonFile(args.json)
         except OSError as exc:
+            from fastplay.analyze import EXIT_USAGE
+
             print(f"fastplay analyze: error: --json {args.json}: {exc.strerror or exc}",
                   file=sys.stderr)
-            return 1
+            return EXIT_USAGE
     done = bad = 0
     try:
         pending: list[dict[str, Any]] = []

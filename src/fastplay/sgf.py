@@ -112,6 +112,7 @@ import decimal
 import math
 import os
 import re
+import sys
 import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -290,6 +291,9 @@ def _read_source(path_or_text: str | os.PathLike[str] | bytes) -> tuple[bytes, b
             raise SGFError("no SGF data: the text is empty")
     if isinstance(path_or_text, (str, os.PathLike)):
         path = Path(path_or_text)
+        if "\0" in str(path):
+            raise SGFError(f"no SGF file can be named {str(path)!r}: the name holds a NUL "
+                           f"character")
         if path.is_dir():
             raise SGFError(f"{path} is a directory, not an SGF file")
         return read_input(path, "SGF file"), False
@@ -378,8 +382,7 @@ def _warn_of_more_games(data: bytes) -> None:
         count = 0    # a later game is unreadable: more than one, at least
     if count != 1:   # one game whose text holds another "(;"
         games = f"{count} games" if count else "more than one game"
-        warnings.warn(f"the file holds a collection of {games}; the first is read",
-                      SGFWarning, stacklevel=4)
+        _warn(f"the file holds a collection of {games}; the first is read")
 
 
 #: Codecs (``codecs.lookup(...).name``) in which a byte below 0x80 is not
@@ -422,6 +425,19 @@ def _transcoded(data: bytes, encoding: str | None) -> tuple[bytes, bool]:
         return data, False      # not that charset after all: read as before
 
 
+def _warn(message: str) -> None:
+    """An :class:`SGFWarning` at the caller's line outside fastplay's SGF and
+    board modules (``Board.from_sgf``, ``load_board`` and ``record_moves``
+    reach the warnings at different depths)."""
+    import fastplay.board
+
+    own = {__file__, fastplay.board.__file__}
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename in own:
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, SGFWarning, stacklevel=level)
+
+
 def _parse_game(data: bytes, from_str: bool = False,
                 encoding: str | None = None) -> tuple[sgf.Sgf_game, int]:
     """Parse ``data``; ``from_str``: UTF-8 from a ``str``, whatever ``CA``
@@ -461,8 +477,7 @@ def _parse_game(data: bytes, from_str: bool = False,
             game = sgf.Sgf_game.from_coarse_game_tree(coarse, override_encoding="ISO-8859-1")
         except (ValueError, LookupError):
             raise SGFError(f"unreadable SGF: {quoted(str(exc))}", node=0) from exc
-        warnings.warn(f"SGF charset not understood ({quoted(str(exc))}); read as ISO-8859-1",
-                      SGFWarning, stacklevel=3)
+        _warn(f"SGF charset not understood ({quoted(str(exc))}); read as ISO-8859-1")
     return game, size
 
 
@@ -519,8 +534,8 @@ def _komi(root: sgf.Tree_node) -> float | None:
         komi = None
     if komi is None or not math.isfinite(komi) or abs(komi) > MAX_KOMI:
         text = quoted(raw)
-        warnings.warn(f"KM[{text}] holds no usable komi (a number within +-{MAX_KOMI:.0f} "
-                      "points); using the board's default", SGFWarning, stacklevel=3)
+        _warn(f"KM[{text}] holds no usable komi (a number within +-{MAX_KOMI:.0f} "
+                      "points); using the board's default")
         return None
     return float(komi)
 
@@ -537,7 +552,7 @@ def _handicap(root: sgf.Tree_node) -> int | None:
         text = quoted(raw)
         why = "more stones than a board holds" if value is not None and value > 0 \
             else "not a handicap count"
-        warnings.warn(f"HA[{text}] is {why}; ignored", SGFWarning, stacklevel=3)
+        _warn(f"HA[{text}] is {why}; ignored")
         return None
     return int(value)
 

@@ -141,8 +141,14 @@ def _database_and_config(args: argparse.Namespace) -> tuple[PatternDatabase, Sea
     from fastplay.batch import pattern_database
     from fastplay.search import SearchConfig
 
+    from fastplay.prior import load_prior
+
     db = pattern_database(args.mc_patterns, args.mc_load_patterns, not args.gnugo_syntax)
-    return db, SearchConfig(prior_table=prior_option(args.prior), **dict(args.search))
+    prior = prior_option(args.prior)
+    # A file read now: a missing or bad one is an error at start-up, as in
+    # fastplay gtp, not an answer to every query (a tester).
+    table = prior if prior in (None, "auto") else load_prior(prior)
+    return db, SearchConfig(prior_table=table, **dict(args.search))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -49,8 +49,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fastplay.argtypes import (Parser, board_size, komi_value, non_negative_int, positive_float,
-                                positive_int)
+from fastplay.argtypes import (Parser, board_size, komi_value, non_negative_int, playout_count,
+                                positive_float, positive_int)
 from fastplay.cli import describe_error
 from fastplay.outputfile import write_whole
 from fastplay.shown import escape_controls, quoted
@@ -140,11 +140,12 @@ def _parser() -> argparse.ArgumentParser:
     _references_option(balance)
     balance.add_argument("--estimator", choices=("gradient", "spsa"), default="gradient",
                          help="the policy gradient (Silver and Tesauro 2009; default) or SPSA")
-    balance.add_argument("--playouts", type=positive_int, default=64,
+    balance.add_argument("--playouts", type=playout_count, default=64,
                          help="playouts per position for each estimate (default 64)")
     balance.add_argument("--rate", type=positive_float, default=1.0,
                          help="the gradient estimator's step size (default 1)")
-    balance.add_argument("--report-playouts", type=positive_int, default=500)
+    balance.add_argument("--report-playouts", type=playout_count, default=500,
+                         help="playouts a position for the report (default 500)")
     balance.add_argument("--seed", type=non_negative_int, default=1,
                          help="seed of the playouts (default 1)")
     _shared(balance, "database to reweight", 40, "position")
@@ -154,7 +155,7 @@ def _parser() -> argparse.ArgumentParser:
     _syntax_option(quality, "DB")
     quality.add_argument("--benchmark", default="9x9", help="bundled name or file (default 9x9)")
     _references_option(quality)
-    quality.add_argument("--playouts", type=positive_int, default=500,
+    quality.add_argument("--playouts", type=playout_count, default=500,
                          help="playouts per position (default 500)")
     quality.add_argument("--positions", type=non_negative_int, default=0,
                          help="the first N positions only (default 0: all)")
