@@ -113,6 +113,7 @@ import math
 import os
 import re
 import sys
+import types
 import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -432,7 +433,8 @@ def _warn(message: str) -> None:
     import fastplay.board
 
     own = {__file__, fastplay.board.__file__}
-    frame, level = sys._getframe(1), 2
+    frame: types.FrameType | None = sys._getframe(1)
+    level = 2
     while frame is not None and frame.f_code.co_filename in own:
         frame, level = frame.f_back, level + 1
     warnings.warn(message, SGFWarning, stacklevel=level)
