@@ -261,6 +261,22 @@ def test_a_record_warning_names_the_record_once(tmp_path: Path, capsys: Any) -> 
                       f"(a number within +-1000000 points); using the board's default"]
 
 
+@pytest.mark.parametrize("rules, told", [("Japanese", True), ("korean", True),
+                                         ("Chinese", False), ("AGA", False), ("", False)])
+def test_territory_rules_are_said_to_be_analysed_by_area(tmp_path: Path, capsys: Any,
+                                                         rules: str, told: bool) -> None:
+    """``fastplay analysis`` warned of territory rules; ``analyze`` said
+    nothing (a tester): a batch and a single record now warn once."""
+    record = tmp_path / "jp.sgf"
+    record.write_text(f"(;GM[1]SZ[9]RU[{rules}]KM[6.5];B[ee];W[cc])")
+    for extra in (["--every", "2"], []):
+        code, _, err = run([str(record), "--playouts", "10", *extra], capsys)
+        said = [line for line in err.splitlines() if "territory" in line]
+        assert code == 0 and len(said) == told
+        assert not told or said[0].endswith(f"RU[{rules}]: territory scoring; analysed by "
+                                            "area scoring (Tromp-Taylor)")
+
+
 def test_a_batch_analyses_the_positions_after_a_setup_node(tmp_path: Path,
                                                             capsys: Any) -> None:
     """A tester's record: the positions after a setup node inside the game

@@ -538,3 +538,13 @@ def test_strict_must_be_a_bool(strict: object, tmp_path: Path) -> None:
         with pytest.raises(TypeError, match="strict must be True or False"):
             load()
     assert PatternDatabase.from_file(path, strict=np.bool_(False)).name == "one"
+
+
+def test_a_file_with_cr_line_ends_is_told_so(tmp_path: Path) -> None:
+    """Old Mac line ends (CR alone) make one long line, as GNU Go reads it: the
+    error said only "line is N bytes long" (a tester)."""
+    path = tmp_path / "cr.db"
+    path.write_bytes((REPO / "patterns" / "mc_montegnu_classic.db").read_bytes()
+                     .replace(b"\n", b"\r"))
+    with pytest.raises(PatternSyntaxError, match=r"cr.db:1:80: .*CR alone"):
+        PatternDatabase.from_file(path)

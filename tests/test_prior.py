@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -283,13 +284,21 @@ def test_distance_buckets_refuse_points_off_the_board() -> None:
 def test_collect_samples_refuses_malformed_moves_and_skips_setups(tmp_path: Path) -> None:
     from fastplay.sgf import SGFError
 
-    for n, text in enumerate(("(;GM[1]SZ[9]PB[GNU Go]PW[h];B[e];W[cc])",
-                              "(;GM[1]SZ[9]PB[GNU Go]PW[h];B[ee];W[zz])",
-                              "(;GM[1]SZ[9]HA[x]PB[GNU Go]PW[h];B[ee])")):
+    for n, (text, said) in enumerate((
+            ("(;GM[1]SZ[9]PB[GNU Go]PW[h];B[e];W[cc])", "node 1: a malformed move B[e]"),
+            ("(;GM[1]SZ[9]PB[GNU Go]PW[h];B[ee];W[zz])", "node 2: a malformed move W[zz]"),
+            ("(;GM[1]SZ[9]PB[GNU Go]PW[h];B[ee];W[ ])", "node 2: a malformed move W[ ]"),
+            ("(;GM[1]SZ[9]HA[x]PB[GNU Go]PW[h];B[ee])", "HA[x] is not a number"))):
         bad = tmp_path / f"bad{n}.sgf"
         bad.write_text(text)
-        with pytest.raises(SGFError, match=f"bad{n}.sgf"):
+        # (the reasons once ended in Python's "not enough values to unpack")
+        with pytest.raises(SGFError, match=f"bad{n}.sgf: {re.escape(said)}$"):
             collect_samples([bad], "GNU Go")
+    # Read as load_board reads them (tune mm skipped both: a tester).
+    for n, text in enumerate((b"(;GM[1]SZ[9:9]PB[GNU Go]PW[h];B[ee];W[cc])",
+                              b"(;GM[1]SZ[9]CA[klingon]PB[GNU Go]PW[h];B[ee];W[cc])")):
+        (tmp_path / f"lenient{n}.sgf").write_bytes(text)
+        assert len(collect_samples([tmp_path / f"lenient{n}.sgf"], "GNU Go")) == 1
     skipped = {"setup.sgf": "(;GM[1]SZ[9]PB[GNU Go]PW[h];B[ee];W[cc]AB[dd][de]AW[ff];B[dd])",
                "handicap.sgf": "(;GM[1]SZ[9]HA[2]AB[cc][gg]PB[h]PW[GNU Go];W[ee])",
                "handicap_no_stones.sgf": "(;GM[1]SZ[9]HA[2]PB[GNU Go]PW[h];B[ee])",

@@ -27,7 +27,8 @@ import numpy.typing as npt
 from fastplay.argtypes import (Parser, add_database_and_search_flags, non_negative_int,
                                playout_count, positive_float, positive_int, prior_option,
                                thread_count)
-from fastplay.batch import BATCH_PLAYOUTS, pattern_database, record_paths, search_options
+from fastplay.batch import (BATCH_PLAYOUTS, pattern_database, record_paths, rules_note,
+                            search_options)
 from fastplay.outputfile import overwrites_input
 from fastplay.shown import escape_controls
 
@@ -390,6 +391,9 @@ def analyze(args: argparse.Namespace, out: TextIO) -> int:
     names = {"B": "Black", "W": "White"}
     side = names[board.to_move]
     props = board.sgf_properties
+    note = rules_note(props)
+    if note is not None:
+        print(escape_controls(f"fastplay analyze: warning: {note}"), file=sys.stderr)
     players = ""
     if "PB" in props or "PW" in props:
         players = f" ({props.get('PB', '?')} vs {props.get('PW', '?')})"

@@ -171,6 +171,19 @@ def analyse_job(job: Job) -> dict[str, Any]:
                 "error": f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc)}
 
 
+def rules_note(properties: Mapping[str, str]) -> str | None:
+    """What to tell of a record whose ``RU`` names territory scoring
+    (Japanese, Korean, ancient territory: the analysis protocol's names):
+    fastplay analyses it by area scoring, as ``fastplay analysis`` warns."""
+    from fastplay.analysis.rules import NAMED
+
+    given = properties.get("RU", "")
+    rules = NAMED.get(given.strip().lower())
+    if rules is None or rules.scoring != "TERRITORY":
+        return None
+    return f"RU[{given}]: territory scoring; analysed by area scoring (Tromp-Taylor)"
+
+
 def _main_line_nodes(game: Any) -> dict[int, Any]:
     """Turn -> the main line's node at which that many moves have been played
     (the last such node: setup nodes after a move belong to it).  A node with
@@ -267,12 +280,14 @@ def _jobs(paths: Sequence[str], args: argparse.Namespace
             data = read_input(path, "SGF file", regular=path not in given)
             with warnings.catch_warnings(record=True) as seen:
                 warnings.simplefilter("always", SGFWarning)
-                Board.from_sgf(data)    # readable, and its warnings
+                read = Board.from_sgf(data)    # readable, and its warnings
                 # The record's moves: a board's own count restarts at a
                 # setup node (a tester's batch lost the positions after one).
                 moves = record_moves(data)
-            for warning in seen:   # once per record, naming it (the workers stay quiet)
-                print(escape_controls(f"fastplay analyze: warning: {path}: {warning.message}"),
+            notes = [str(w.message) for w in seen] + [
+                note for note in [rules_note(read.sgf_properties)] if note is not None]
+            for note in notes:   # once per record, naming it (the workers stay quiet)
+                print(escape_controls(f"fastplay analyze: warning: {path}: {note}"),
                       file=sys.stderr)
         except (OSError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)

@@ -469,10 +469,13 @@ def _strict_line_problems(data: bytes) -> dict[int, tuple[int, str]]:
         if nul >= 0:
             problems[number] = (nul + 1, "NUL byte in a pattern file")
         elif len(content) > PIECE_BYTES:
+            # Old Mac files end their lines in CR alone: one long line to GNU Go.
+            why = (" (its lines end in CR alone; GNU Go ends lines at LF: save the file "
+                   "with LF or CRLF line ends)" if content.count(b"\r") > 1 else "")
             problems[number] = (
                 PIECE_BYTES + 1,
                 f"line is {len(content)} bytes long; GNU Go reads at most {PIECE_BYTES} "
-                "bytes per line and would read the rest as a separate line")
+                f"bytes per line and would read the rest as a separate line{why}")
     return problems
 
 

@@ -47,7 +47,7 @@ from fastplay._checks import is_integer
 from fastplay._equality import fields_equal
 from fastplay._threads import signals_blocked
 from fastplay.inputfile import read_input
-from fastplay.shown import shown_value
+from fastplay.shown import quoted, shown_value
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; imported lazily at run time
     from fastplay.board import Board
@@ -373,14 +373,13 @@ def _read_game(path: str | os.PathLike[str], player: str | None, size: int
     """``player``'s colour (``"b"``/``"w"``; ``"bw"`` for ``None``, both) in the
     game at ``path`` and the game's moves, or why :func:`collect_samples`
     leaves the game out."""
-    from sgfmill import sgf
-
-    from fastplay.sgf import SGFError, check_nodes
+    from fastplay.sgf import SGFError, check_nodes, parse_record
 
     data = read_input(path, "SGF file")
     check_nodes(data, str(path))
     try:
-        record = sgf.Sgf_game.from_bytes(data)
+        # As load_board reads it (SZ[9:9], a Shift_JIS or unknown CA).
+        record = parse_record(data)
     except ValueError as exc:
         raise SGFError(f"{path}: {exc}") from exc
     root = record.get_root()
@@ -388,13 +387,20 @@ def _read_game(path: str | os.PathLike[str], player: str | None, size: int
     names = {c: b" ".join(root.get_raw_list(p)).decode("utf-8", "replace")
              if root.has_property(p) else "" for c, p in (("b", "PB"), ("w", "PW"))}
     ours = ["bw"] if player is None else [c for c, name in names.items() if player in name]
+    sequence = record.get_main_sequence()
+    moves: list[_RecordMove] = []
+    for number, node in enumerate(sequence[1:], 1):
+        try:
+            moves.append(node.get_move())
+        except ValueError:
+            values = [f"{p}[{quoted(node.get_raw(p))}]" for p in ("B", "W")
+                      if node.has_property(p)]
+            raise SGFError(f"{path}: node {number}: a malformed move "
+                           f"{' '.join(values)}") from None
     try:
-        sequence = record.get_main_sequence()
-        moves: list[_RecordMove] = [node.get_move() for node in sequence[1:]]
         handicap = root.has_property("HA") and int(root.get("HA")) > 1
-    except ValueError as exc:
-        raise SGFError(f"{path}: a malformed move or property ({str(exc) or 'bad value'})"
-                       ) from None
+    except ValueError:
+        raise SGFError(f"{path}: HA[{quoted(root.get_raw('HA'))}] is not a number") from None
     if record.get_size() != size:
         return f"on {record.get_size()}x{record.get_size()}"
     if handicap:
