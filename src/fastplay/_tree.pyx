@@ -419,74 +419,8 @@ cdef class TreeNode:
             if slot[0] == NULL:
                 raise MemoryError()
             if row == LAZY_WINS:
-                self._gather(NULL, slot[0])
+                nw_gather(self, NULL, slot[0])
         return slot[0]
-
-    cdef void _gather(self, double* n, double* w) noexcept:
-        """Copy the rows ``n`` and ``w`` into ``n[:k]`` and ``w[:k]`` (either
-        may be NULL), dense or from the slots."""
-        cdef int k = self.k, s
-        if self.D != NULL:
-            if n != NULL:
-                memcpy(n, self.D, k * sizeof(double))
-            if w != NULL:
-                memcpy(w, self.D + k, k * sizeof(double))
-            return
-        if n != NULL:
-            memset(n, 0, k * sizeof(double))
-        if w != NULL:
-            memset(w, 0, k * sizeof(double))
-        for s in range(self.nslots):
-            if n != NULL:
-                n[self.SM[s]] = self.NW[2 * s]
-            if w != NULL:
-                w[self.SM[s]] = self.NW[2 * s + 1]
-
-    cdef double* _dense(self) except NULL:
-        """The dense rows ``n`` then ``w`` (2 x k), made from the slots if
-        they are not yet (for good: numpy views may point into them)."""
-        cdef double* dense
-        if self.D == NULL:
-            dense = <double*>malloc(2 * self.k * sizeof(double))
-            if dense == NULL:
-                raise MemoryError()
-            self._gather(dense, dense + self.k)
-            self.D = dense
-            free(self.NW)
-            free(self.SM)
-            self.NW = NULL
-            self.SM = NULL
-            self.nslots = self.capslots = 0
-        return self.D
-
-    cdef int _room(self, int j) except -1:
-        """Make room for move ``j``'s ``n`` and ``w`` (node_add may add to them
-        after it): its slot, made (zeros) if it has none, or the dense rows
-        once more slots would take more memory than they do (small boards)."""
-        cdef int s, cap
-        cdef double* nw
-        cdef int16_t* sm
-        if self.D != NULL or self.SL[j] >= 0:
-            return 0
-        if self.nslots == self.capslots:
-            cap = 2 * self.capslots + 2
-            if cap * (2 * sizeof(double) + sizeof(int16_t)) >= 2 * self.k * sizeof(double):
-                self._dense()
-                return 0
-            nw = <double*>realloc(self.NW, 2 * cap * sizeof(double))
-            if nw == NULL:
-                raise MemoryError()
-            self.NW = nw
-            sm = <int16_t*>realloc(self.SM, cap * sizeof(int16_t))
-            if sm == NULL:
-                raise MemoryError()
-            self.SM, self.capslots = sm, cap
-        s = self.nslots
-        self.NW[2 * s] = self.NW[2 * s + 1] = 0.0
-        self.SM[s] = <int16_t>j
-        self.SL[j] = <int16_t>s
-        self.nslots += 1
-        return 0
 
     cdef object _row_view(self, double* row):
         return _view(self, row, 1, self.k, cnp.NPY_DOUBLE)
@@ -513,7 +447,7 @@ cdef class TreeNode:
         out = np.empty((DATA_ROWS, k), dtype=np.float64)
         cdef double[:, ::1] o = out
         cdef const double* rows[DATA_ROWS]
-        self._gather(&o[0, 0], &o[1, 0])
+        nw_gather(self, &o[0, 0], &o[1, 0])
         rows[2] = self.VL if self.VL != NULL else _ZERO_ROW
         rows[3] = self.S + ROW_RN * k
         rows[4] = self.S + ROW_RW * k
@@ -545,14 +479,14 @@ cdef class TreeNode:
     @property
     def n(self):
         self._check_ready()
-        return self._row_view(self._dense())
+        return self._row_view(nw_dense(self))
 
     @property
     def w(self):
         # A write to ``w`` from Python must not reach ``wins``.
         self._check_ready()
         self._lazy(LAZY_WINS)
-        return self._row_view(self._dense() + self.k)
+        return self._row_view(nw_dense(self) + self.k)
 
     @property
     def vl(self):
@@ -613,7 +547,7 @@ cdef class TreeNode:
         cdef int k = self.k
         cdef double n[MAX_SIZE_C * MAX_SIZE_C + 1]
         cdef double w[MAX_SIZE_C * MAX_SIZE_C + 1]
-        self._gather(n, w)
+        nw_gather(self, n, w)
         fp_values(k, n, w, pn, pw, rn, rw, &q[0], params.inv_equiv, e0, e1)
         out[~self.allowed] = -np.inf
         return out
@@ -680,79 +614,28 @@ cdef class TreeNode:
         self._check_ready()
         out = np.empty(self.k, dtype=np.float64)
         cdef double[::1] o = out
-        self._gather(&o[0], NULL)
+        nw_gather(self, &o[0], NULL)
         return self.base_ + float(out.sum())
 
     @property
     def children(self):
         """The child slots, one per move (a :class:`ChildSlots`, a new view
-        at each access): ``children[i]`` is the child :class:`TreeNode` of
-        move ``i`` or ``None``, and may be assigned a node or ``None``.  Only
-        the children made take memory (issue 21: a list of ``k`` slots was
-        15 % of a 9x9 node's bytes, and most of its slots stay empty)."""
+        at each access): ``children[i]`` is move ``i``'s child
+        :class:`TreeNode` or ``None``, and may be assigned either.  Only the
+        children made take memory (issue 21)."""
         return ChildSlots(self)
 
     def child(self, i):
         """The child of move ``i`` (a negative ``i`` counts from the end), or
         ``None``.  Raises ``IndexError`` out of range, ``TypeError`` for an
         index that is not an integer."""
-        return self._child(self._py_index(i))
+        return kid_get(self, self._py_index(i))
 
     def set_child(self, i, child):
         """Make ``child`` (a :class:`TreeNode`, or ``None`` to drop it) the
         child of move ``i``.  Raises ``TypeError`` for anything else, and as
         :meth:`child` for a bad index."""
-        self._set_child(self._py_index(i), child)
-
-    cdef object _child(self, int i):
-        """The child of move ``i`` (0 <= i < k), or None: a scan of the
-        children made (one per node on average)."""
-        cdef int j
-        for j in range(self.nkids):
-            if self.CI[j] == i:
-                return self._kids[j]
-        return None
-
-    cdef int _set_child(self, int i, object child) except -1:
-        """``set_child`` on a checked index ``i``."""
-        cdef int j, last = self.nkids - 1
-        cdef int16_t* grown
-        if child is not None and not isinstance(child, TreeNode):
-            raise TypeError(f"a child must be a TreeNode or None, not {type(child).__name__}")
-        for j in range(self.nkids):
-            if self.CI[j] == i:
-                if child is not None:
-                    self._kids[j] = child
-                    return 0
-                # Dropped: the last child takes its place.
-                self._kids[j] = self._kids[last]
-                self.CI[j] = self.CI[last]
-                del self._kids[last]
-                self.nkids = last
-                if last == 0:
-                    self._kids = None
-                return 0
-        if child is None:
-            return 0
-        if self.nkids == self.capkids:
-            grown = <int16_t*>realloc(self.CI, (2 * self.capkids + 2) * sizeof(int16_t))
-            if grown == NULL:
-                raise MemoryError()
-            self.CI, self.capkids = grown, 2 * self.capkids + 2
-        if self._kids is None:
-            self._kids = []
-        self._kids.append(child)
-        self.CI[self.nkids] = <int16_t>i
-        self.nkids += 1
-        return 0
-
-    cdef list _slots(self):
-        """Every slot as a new list of ``k`` (``None`` where no child)."""
-        cdef list out = [None] * self.k
-        cdef int j
-        for j in range(self.nkids):
-            out[self.CI[j]] = self._kids[j]
-        return out
+        kid_set(self, self._py_index(i), child)
 
     def count(self):
         """Nodes in this subtree.  Raises as :meth:`extent`."""
@@ -839,6 +722,127 @@ cdef class TreeNode:
         return node_select(self, params)
 
 
+# A node's sparse storage: ``n`` and ``w`` in slots or dense rows, and the
+# children made (TreeNode's methods and views are their Python face).
+
+cdef void nw_gather(TreeNode self, double* n, double* w) noexcept:
+    """Copy the rows ``n`` and ``w`` into ``n[:k]`` and ``w[:k]`` (either
+    may be NULL), dense or from the slots."""
+    cdef int k = self.k, s
+    if self.D != NULL:
+        if n != NULL:
+            memcpy(n, self.D, k * sizeof(double))
+        if w != NULL:
+            memcpy(w, self.D + k, k * sizeof(double))
+        return
+    if n != NULL:
+        memset(n, 0, k * sizeof(double))
+    if w != NULL:
+        memset(w, 0, k * sizeof(double))
+    for s in range(self.nslots):
+        if n != NULL:
+            n[self.SM[s]] = self.NW[2 * s]
+        if w != NULL:
+            w[self.SM[s]] = self.NW[2 * s + 1]
+
+cdef double* nw_dense(TreeNode self) except NULL:
+    """The dense rows ``n`` then ``w`` (2 x k), made from the slots if
+    they are not yet (for good: numpy views may point into them)."""
+    cdef double* dense
+    if self.D == NULL:
+        dense = <double*>malloc(2 * self.k * sizeof(double))
+        if dense == NULL:
+            raise MemoryError()
+        nw_gather(self, dense, dense + self.k)
+        self.D = dense
+        free(self.NW)
+        free(self.SM)
+        self.NW = NULL
+        self.SM = NULL
+        self.nslots = self.capslots = 0
+    return self.D
+
+cdef int nw_room(TreeNode self, int j) except -1:
+    """Make room for move ``j``'s ``n`` and ``w`` (node_add may add to them
+    after it): its slot, made (zeros) if it has none, or the dense rows
+    once more slots would take more memory than they do (small boards)."""
+    cdef int s, cap
+    cdef double* nw
+    cdef int16_t* sm
+    if self.D != NULL or self.SL[j] >= 0:
+        return 0
+    if self.nslots == self.capslots:
+        cap = 2 * self.capslots + 2
+        if cap * (2 * sizeof(double) + sizeof(int16_t)) >= 2 * self.k * sizeof(double):
+            nw_dense(self)
+            return 0
+        nw = <double*>realloc(self.NW, 2 * cap * sizeof(double))
+        if nw == NULL:
+            raise MemoryError()
+        self.NW = nw
+        sm = <int16_t*>realloc(self.SM, cap * sizeof(int16_t))
+        if sm == NULL:
+            raise MemoryError()
+        self.SM, self.capslots = sm, cap
+    s = self.nslots
+    self.NW[2 * s] = self.NW[2 * s + 1] = 0.0
+    self.SM[s] = <int16_t>j
+    self.SL[j] = <int16_t>s
+    self.nslots += 1
+    return 0
+
+
+cdef object kid_get(TreeNode self, int i):
+    """The child of move ``i`` (0 <= i < k), or None: a scan of the
+    children made (one per node on average)."""
+    cdef int j
+    for j in range(self.nkids):
+        if self.CI[j] == i:
+            return self._kids[j]
+    return None
+
+cdef int kid_set(TreeNode self, int i, object child) except -1:
+    """``set_child`` on a checked index ``i``."""
+    cdef int j, last = self.nkids - 1
+    cdef int16_t* grown
+    if child is not None and not isinstance(child, TreeNode):
+        raise TypeError(f"a child must be a TreeNode or None, not {type(child).__name__}")
+    for j in range(self.nkids):
+        if self.CI[j] == i:
+            if child is not None:
+                self._kids[j] = child
+                return 0
+            # Dropped: the last child takes its place.
+            self._kids[j] = self._kids[last]
+            self.CI[j] = self.CI[last]
+            del self._kids[last]
+            self.nkids = last
+            if last == 0:
+                self._kids = None
+            return 0
+    if child is None:
+        return 0
+    if self.nkids == self.capkids:
+        grown = <int16_t*>realloc(self.CI, (2 * self.capkids + 2) * sizeof(int16_t))
+        if grown == NULL:
+            raise MemoryError()
+        self.CI, self.capkids = grown, 2 * self.capkids + 2
+    if self._kids is None:
+        self._kids = []
+    self._kids.append(child)
+    self.CI[self.nkids] = <int16_t>i
+    self.nkids += 1
+    return 0
+
+cdef list kid_slots(TreeNode self):
+    """Every slot as a new list of ``k`` (``None`` where no child)."""
+    cdef list out = [None] * self.k
+    cdef int j
+    for j in range(self.nkids):
+        out[self.CI[j]] = self._kids[j]
+    return out
+
+
 cdef class ChildSlots:
     """A node's child slots (:attr:`TreeNode.children`), a sequence of ``k``:
     slot ``i`` holds the child :class:`TreeNode` of move ``i`` or ``None``.
@@ -857,40 +861,40 @@ cdef class ChildSlots:
 
     def __getitem__(self, i):
         if isinstance(i, slice):
-            return self.node._slots()[i]
-        return self.node._child(self.node._py_index(i))
+            return kid_slots(self.node)[i]
+        return kid_get(self.node, self.node._py_index(i))
 
     def __setitem__(self, i, child):
         if isinstance(i, slice):
             raise TypeError("child slots are assigned one at a time")
-        self.node._set_child(self.node._py_index(i), child)
+        kid_set(self.node, self.node._py_index(i), child)
 
     def __delitem__(self, i):
         raise TypeError("a node's child slots cannot be deleted; assign None to drop a child")
 
     def __iter__(self):
-        return iter(self.node._slots())
+        return iter(kid_slots(self.node))
 
     def __reversed__(self):
-        return reversed(self.node._slots())
+        return reversed(kid_slots(self.node))
 
     def __contains__(self, item):
-        return item in self.node._slots()
+        return item in kid_slots(self.node)
 
     def __eq__(self, other):
         if isinstance(other, ChildSlots):
-            return self.node._slots() == (<ChildSlots>other).node._slots()
+            return kid_slots(self.node) == kid_slots((<ChildSlots>other).node)
         if isinstance(other, (list, tuple)):
-            return self.node._slots() == list(other)
+            return kid_slots(self.node) == list(other)
         return NotImplemented
 
     __hash__ = None
 
     def index(self, item, *args):
-        return self.node._slots().index(item, *args)
+        return kid_slots(self.node).index(item, *args)
 
     def count(self, item):
-        return self.node._slots().count(item)
+        return kid_slots(self.node).count(item)
 
     def __repr__(self):
         return f"<ChildSlots: {self.node.nkids} of {self.node.k} moves with a child>"
@@ -921,7 +925,7 @@ cdef inline double node_w(TreeNode node, int j) noexcept:
 
 
 cdef inline void node_add(TreeNode node, int j, double n, double w) noexcept:
-    """Add ``n`` and ``w`` to move ``j``'s (room made before: ``node._room(j)``)."""
+    """Add ``n`` and ``w`` to move ``j``'s (room made before: ``nw_room(node, j)``)."""
     cdef int s
     if node.D != NULL:
         node.D[j] += n
@@ -1409,7 +1413,7 @@ cdef int _descend(TreeNode node, CoreBoard board, set seen, set path_hashes, Pat
         path.append(i)
         if p == 0 and board.st.passes >= 2:
             return D_END
-        obj = node._child(i)
+        obj = kid_get(node, i)
         if obj is None:
             if can_expand and node_n(node, i) >= threshold:
                 return D_EXPAND
@@ -1547,7 +1551,7 @@ cdef int _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
         node = <TreeNode>nodes[d]
         if black_value != black_wins and node.WINS == NULL:
             node._lazy(LAZY_WINS)
-        node._room(path[d])
+        nw_room(node, path[d])
     for d in range(depth - 1, -1, -1):
         node = <TreeNode>nodes[d]
         i = path[d]
@@ -2092,7 +2096,7 @@ cdef TreeNode _stopped(TreeNode root, tuple nodes, const int* path, Py_ssize_t d
     dropped that child meanwhile."""
     if depth == 0:
         return root
-    child = (<TreeNode>nodes[depth - 1])._child(path[depth - 1])
+    child = kid_get(<TreeNode>nodes[depth - 1], path[depth - 1])
     if child is None:
         raise RuntimeError("the tree changed during a descent: a child was dropped")
     return <TreeNode>child

@@ -418,7 +418,9 @@ def _transcoded(data: bytes, encoding: str | None) -> tuple[bytes, bool]:
         codec = codecs.lookup(name).name
     except LookupError:
         return data, False
-    if codec not in _ASCII_UNSAFE:
+    if codec not in _ASCII_UNSAFE or (codec.startswith("utf-") and b"\0" not in data):
+        # (UTF-16 and UTF-32 text of SGF's ASCII holds NULs: without any, a
+        # CA[UTF-16] in ASCII bytes is a wrong label, read as before.)
         return data, False
     try:
         return data.decode(codec).encode("utf-8"), True
