@@ -369,7 +369,8 @@ def test_sprt_refuses_crossed_bounds_and_reversed_hypotheses() -> None:
     0)" after 40 losses in 40 games (a tester): both are refused, by the
     class and by ``fastplay match``."""
     for args in ((0, 50, 0.7, 0.7), (0, 50, 0.5, 0.5), (50, 0), (5, 5), (0, math.inf),
-                 (math.nan, 5), (0, 50, 0.0, 0.05), (0, 50, 0.05, -0.1)):
+                 (math.nan, 5), (0, 50, 0.0, 0.05), (0, 50, 0.05, -0.1), (0, 10000),
+                 (-1e6, 0)):   # (a score of 1.0 or 0.0: log failed, a third tester)
         with pytest.raises(ValueError, match="SPRT needs"):
             SPRT(*args)
     assert SPRT(0, 50, 0.45, 0.5).bounds[0] < SPRT(0, 50, 0.45, 0.5).bounds[1]

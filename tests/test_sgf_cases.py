@@ -576,3 +576,38 @@ def test_a_file_name_with_a_nul_is_an_sgf_error() -> None:
     """It was a bare ``ValueError: embedded null byte`` from the file system (a tester)."""
     with pytest.raises(SGFError, match="NUL"):
         Board.from_sgf("abc\x00.sgf")
+
+
+@pytest.mark.parametrize("data, kwargs, expected", [
+    # a CA inside a comment, before the root's own CA[UTF-8]
+    ("(;GM[1]C[converted; original CA[GBK]CA[UTF-8]SZ[9]PB[Zoë Müller];B[ee];W[cc])".encode(),
+     {}, ("Zoë Müller", 2)),
+    # a CA in a later node does not override the caller's encoding
+    ("(;GM[1]SZ[9]PB[Zoë Müller];B[ee]CA[Big5];W[cc])".encode(), {"encoding": "utf-8"},
+     ("Zoë Müller", 2)),
+    # nor a CA of a collection's second game
+    ("(;GM[1]SZ[9]PB[Zoë];B[ee];W[cc])(;CA[GBK]SZ[9])".encode(), {"encoding": "utf-8"},
+     ("Zoë", 2)),
+    # a CA[UTF-16] label on ASCII bytes, of even and odd length
+    (b"(;GM[1]FF[4]CA[UTF-16]SZ[9]PB[Alice]PW[Bob];B[ee];W[cc];B[gc])", {}, ("Alice", 3)),
+    (b"(;GM[1]FF[4]CA[UTF-16]SZ[9]PB[Alice]PW[Bob];B[ee];W[cc];B[gc]) ", {}, ("Alice", 3)),
+    # GBK text under a GB2312 label; cp932 under its IANA name, an alias, a tab
+    ("(;GM[1]CA[GB2312]SZ[9]PB[李俓]PW[王];B[ee];W[cc];B[gc])".encode("gbk"), {}, ("李俓", 3)),
+    ("(;GM[1]CA[Windows-31J]SZ[9]PB[表]PW[x];B[ee];W[cc])".encode("cp932"), {}, ("表", 2)),
+    ("(;GM[1]CA[x-sjis]SZ[9]PB[表]PW[x];B[ee];W[cc])".encode("cp932"), {}, ("表", 2)),
+    ("(;GM[1]CA[Shift_JIS\t]SZ[9]PB[表]PW[x];B[ee];W[cc])".encode("cp932"), {}, ("表", 2)),
+    # a value ending in a 0x5C byte before the root's CA
+    ("(;GM[1]PB[表]CA[Shift_JIS]SZ[9];B[ee];W[cc])".encode("shift_jis"), {}, ("表", 2)),
+])
+def test_the_charset_is_the_first_root_s(data: bytes, kwargs: dict[str, str],
+                                         expected: tuple[str, int]) -> None:
+    """Only the first game's root CA (or a byte-order mark, or the caller's
+    ``encoding``) chooses how a record is decoded: a third tester's CA in a
+    comment, in a later node or in a second game decoded whole records
+    wrongly, a CA[UTF-16] label on ASCII bytes read or not by the parity of
+    the file's length, and GB2312/Windows-31J labels on GBK/cp932 text lost
+    moves."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SGFWarning)
+        board = load_board(data, **kwargs)    # type: ignore[arg-type]
+    assert (board.sgf_properties["PB"], len(board.history)) == expected

@@ -7,6 +7,7 @@ from __future__ import annotations
 import collections.abc
 import sys
 import time
+from typing import Any
 
 import numpy as np
 import pytest
@@ -692,6 +693,30 @@ def test_children_take_memory_only_when_made() -> None:
     with pytest.raises(TypeError):
         del node.children[0]                   # type: ignore[attr-defined]
     assert isinstance(node.children, collections.abc.Sequence)
+
+
+def test_a_child_s_finaliser_sees_a_whole_record() -> None:
+    """Dropping a child can run its ``__del__``; Python code there that sets
+    the node's children found the record half changed (a tester: a child
+    twice, another lost, ``count()`` "not a tree")."""
+    class Hooked(TreeNode):
+        hook: Any = None
+
+        def __del__(self) -> None:
+            if self.hook is not None:
+                self.hook()
+
+    moves = list(range(6)) + [-1]
+    parent = TreeNode(BLACK, moves, [0.1] * 7)
+    first = Hooked(WHITE, [0, -1], [0.5, 0.5])
+    b, c, d, e = (TreeNode(WHITE, [0, -1], [0.5, 0.5]) for _ in range(4))
+    for i, child in enumerate((first, b, c, d)):
+        parent.set_child(i, child)
+    first.hook = lambda: (parent.set_child(1, None), parent.set_child(4, e))
+    del first
+    parent.set_child(0, None)
+    assert list(parent.children) == [None, None, c, d, e, None, None]
+    assert parent.count() == 4
 
 
 def test_a_default_search_makes_few_rows() -> None:

@@ -745,6 +745,7 @@ cdef void nw_gather(TreeNode self, double* n, double* w) noexcept:
         if w != NULL:
             w[self.SM[s]] = self.NW[2 * s + 1]
 
+
 cdef double* nw_dense(TreeNode self) except NULL:
     """The dense rows ``n`` then ``w`` (2 x k), made from the slots if
     they are not yet (for good: numpy views may point into them)."""
@@ -761,6 +762,7 @@ cdef double* nw_dense(TreeNode self) except NULL:
         self.SM = NULL
         self.nslots = self.capslots = 0
     return self.D
+
 
 cdef int nw_room(TreeNode self, int j) except -1:
     """Make room for move ``j``'s ``n`` and ``w`` (node_add may add to them
@@ -801,21 +803,27 @@ cdef object kid_get(TreeNode self, int i):
             return self._kids[j]
     return None
 
+
 cdef int kid_set(TreeNode self, int i, object child) except -1:
-    """``set_child`` on a checked index ``i``."""
+    """``set_child`` on a checked index ``i``.  The record is whole before a
+    child let go is released (``old``, at the return): its finaliser may run
+    Python code that reads or sets this node's children (a tester's
+    ``__del__`` hook left a child twice and lost another)."""
     cdef int j, last = self.nkids - 1
     cdef int16_t* grown
+    cdef object old = None
     if child is not None and not isinstance(child, TreeNode):
         raise TypeError(f"a child must be a TreeNode or None, not {type(child).__name__}")
     for j in range(self.nkids):
         if self.CI[j] == i:
+            old = self._kids[j]
             if child is not None:
                 self._kids[j] = child
                 return 0
             # Dropped: the last child takes its place.
             self._kids[j] = self._kids[last]
             self.CI[j] = self.CI[last]
-            del self._kids[last]
+            self._kids.pop()
             self.nkids = last
             if last == 0:
                 self._kids = None
@@ -833,6 +841,7 @@ cdef int kid_set(TreeNode self, int i, object child) except -1:
     self.CI[self.nkids] = <int16_t>i
     self.nkids += 1
     return 0
+
 
 cdef list kid_slots(TreeNode self):
     """Every slot as a new list of ``k`` (``None`` where no child)."""

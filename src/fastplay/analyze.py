@@ -79,7 +79,9 @@ def check_plot_path(path: str) -> None:
                          f"{', '.join(PLOT_FORMATS[:-1])} or {PLOT_FORMATS[-1]}")
     parent = os.path.dirname(path) or "."
     if not os.path.isdir(parent):
-        raise ValueError(f"--plot {path}: no such directory: {parent}")
+        raise ValueError(f"--plot {path}: {parent} is a file, not a directory"
+                         if os.path.exists(parent) else f"--plot {path}: no such directory: "
+                         f"{parent}")
     existed = os.path.lexists(path)
     try:
         with open(path, "ab"):

@@ -105,11 +105,12 @@ def positive_float(text: str) -> float:
 
 
 def non_negative_float(text: str) -> float:
-    """A finite number >= 0."""
+    """A finite number >= 0 (``-0`` is 0: a value that names a result, as a
+    benchmark's filter does, must not differ by its sign)."""
     value = finite_float(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
-    return value
+    return value + 0.0
 
 
 def unit_float(text: str) -> float:

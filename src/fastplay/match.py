@@ -599,8 +599,12 @@ def elo_from_score(score: float) -> float:
 
 
 def score_from_elo(elo: float) -> float:
-    """Expected score of a player ``elo`` points stronger."""
-    odds: float = 10.0 ** (-elo / 400.0)  # float ** float is typed Any (it may be complex)
+    """Expected score of a player ``elo`` points stronger (0.0 where the odds
+    pass a float's range, some 123,000 points weaker)."""
+    exponent = -elo / 400.0
+    if exponent > 308.0:
+        return 0.0
+    odds: float = 10.0 ** exponent  # float ** float is typed Any (it may be complex)
     return 1.0 / (1.0 + odds)
 
 
@@ -618,9 +622,10 @@ class SPRT:
     ``log((1-beta)/alpha)`` (accept H1) (A. Wald, Sequential Analysis, 1947).
 
     Raises:
-        ValueError: unless ``elo0 < elo1`` (finite) and ``alpha``, ``beta`` > 0
-            with ``alpha + beta < 1`` (else the bounds cross, and the first
-            game would decide).
+        ValueError: unless ``elo0 < elo1`` (finite, with expected scores
+            strictly between 0 and 1 as floats: within some +-6,000) and
+            ``alpha``, ``beta`` > 0 with ``alpha + beta < 1`` (else the
+            bounds cross, and the first game would decide).
     """
 
     elo0: float
@@ -631,6 +636,11 @@ class SPRT:
     def __post_init__(self) -> None:
         if not -math.inf < self.elo0 < self.elo1 < math.inf:
             raise ValueError(f"an SPRT needs finite ELO0 < ELO1, not {self.elo0} and {self.elo1}")
+        if not 0 < score_from_elo(self.elo0) < score_from_elo(self.elo1) < 1:
+            # Beyond some 6,000 Elo a score rounds to 0 or 1 and its log fails.
+            raise ValueError(f"an SPRT needs ELO0 and ELO1 whose expected scores are "
+                             f"between 0 and 1 in floating point, not {self.elo0} and "
+                             f"{self.elo1}")
         if not (0 < self.alpha and 0 < self.beta and self.alpha + self.beta < 1):
             raise ValueError(f"an SPRT needs alpha, beta > 0 and alpha + beta < 1, not "
                              f"{self.alpha} and {self.beta}")

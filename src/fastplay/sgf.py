@@ -399,25 +399,32 @@ _ASCII_UNSAFE = frozenset({
     "utf-32-le", "utf-32-be", "utf-7",
 })
 
-_CA_VALUE = re.compile(rb"(?<![A-Za-z])CA\s*\[([ -\\^-~]*)\]")
 _UTF_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
              (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+
+#: Charset names records use that Python's codecs do not know, and labels
+#: whose text is usually a superset's (GB2312-labelled Chinese records hold
+#: GBK characters, 232 of which end in 0x5C or 0x5D: a tester).
+_CHARSET_ALIASES = {"windows-31j": "cp932", "x-sjis": "shift_jis", "x-gbk": "gbk",
+                    "gb2312": "gbk", "euc-cn": "gbk", "euccn": "gbk", "x-euc-cn": "gbk"}
 
 
 def _transcoded(data: bytes, encoding: str | None) -> tuple[bytes, bool]:
     """``data`` as UTF-8 and ``True`` when its charset (a UTF-16/32 byte-order
-    mark, else its ``CA``, else ``encoding``) is one of :data:`_ASCII_UNSAFE`
-    and decodes it; else ``data`` unchanged and ``False``."""
+    mark, else the first game's root ``CA``, else ``encoding``) is one of
+    :data:`_ASCII_UNSAFE` and decodes it; else ``data`` unchanged and
+    ``False``."""
     name = next((codec for bom, codec in _UTF_BOMS if data.startswith(bom)), None)
     if name is None:
-        found = _CA_VALUE.search(data)
-        name = found.group(1).decode("ascii").strip() if found else encoding
+        found = _root_charset(data)
+        name = "".join(found.decode("ascii", "replace").split()) if found else encoding
     if not name:
         return data, False
     try:
-        codec = codecs.lookup(name).name
+        codec = codecs.lookup(_CHARSET_ALIASES.get(name.lower(), name)).name
     except LookupError:
         return data, False
+    codec = _CHARSET_ALIASES.get(codec, codec)
     if codec not in _ASCII_UNSAFE or (codec.startswith("utf-") and b"\0" not in data):
         # (UTF-16 and UTF-32 text of SGF's ASCII holds NULs: without any, a
         # CA[UTF-16] in ASCII bytes is a wrong label, read as before.)
@@ -426,6 +433,45 @@ def _transcoded(data: bytes, encoding: str | None) -> tuple[bytes, bool]:
         return data.decode(codec).encode("utf-8"), True
     except UnicodeError:
         return data, False      # not that charset after all: read as before
+
+
+def _root_charset(data: bytes) -> bytes | None:
+    """The raw ``CA`` value of the first game's root node, or ``None``: read
+    from the bytes before any decoding, with ``\\]`` as an escape and then,
+    if that finds none, without (a Shift_JIS value before ``CA`` may end in a
+    0x5C byte, which the first reading takes for an escape)."""
+    start = data.find(b";", max(data.find(b"("), 0))
+    if start < 0:
+        return None
+    for escapes in (True, False):
+        found = _scan_root(data, start + 1, escapes)
+        if found is not None:
+            return found
+    return None
+
+
+def _scan_root(data: bytes, i: int, escapes: bool) -> bytes | None:
+    """``CA``'s value among the properties from ``data[i]`` to the end of
+    their node (``;``, ``(`` or ``)`` outside a value), or ``None``."""
+    ident, after_value, n = b"", False, len(data)
+    while i < n:
+        c = data[i]
+        if c == 0x5B:                               # [
+            j = i + 1
+            while j < n and data[j] != 0x5D:        # ]
+                j += 2 if escapes and data[j] == 0x5C else 1
+            if ident == b"CA":
+                return data[i + 1:j]
+            i, after_value = j + 1, True
+            continue
+        if c in (0x3B, 0x28, 0x29):                 # ; ( )
+            return None
+        if 0x41 <= c <= 0x5A:                       # an upper-case letter of a name
+            if after_value:
+                ident, after_value = b"", False
+            ident += bytes((c,))
+        i += 1
+    return None
 
 
 def _warn(message: str) -> None:

@@ -81,7 +81,10 @@ def _shared(p: argparse.ArgumentParser, base_help: str, iterations: int,
 
 def _holdout(text: str) -> int:
     """``--holdout``: every N-th item held out, N >= 2 (1 would hold out all)."""
-    value = positive_int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer: {text!r}") from None
     if value < 2:
         raise argparse.ArgumentTypeError(f"must be at least 2 (1 holds out everything): "
                                          f"{text!r}")
