@@ -294,6 +294,15 @@ def test_collect_samples_refuses_malformed_moves_and_skips_setups(tmp_path: Path
         # (the reasons once ended in Python's "not enough values to unpack")
         with pytest.raises(SGFError, match=f"bad{n}.sgf: {re.escape(said)}$"):
             collect_samples([bad], "GNU Go")
+    # A move in the root node and two moves in one node are played, as
+    # load_board plays them (a tester; no training record has one in a
+    # game the bundled priors read: their samples' digests are unchanged).
+    for n, text in enumerate(("(;GM[1]SZ[9]PB[GNU Go]PW[h]B[ee];W[cc];B[gg])",
+                              "(;GM[1]SZ[9]PB[GNU Go]PW[h];B[ee]W[cc];B[gg])",
+                              "(;GM[1]SZ[9]PB[GNU Go]PW[h];B[ee];W[cc];B[gg])")):
+        (tmp_path / f"moves{n}.sgf").write_text(text)
+    counts = [collect_samples([tmp_path / f"moves{n}.sgf"], None) for n in range(3)]
+    assert len(counts[0]) == len(counts[1]) == len(counts[2]) == 3
     # Read as load_board reads them (tune mm skipped both: a tester).
     for n, text in enumerate((b"(;GM[1]SZ[9:9]PB[GNU Go]PW[h];B[ee];W[cc])",
                               b"(;GM[1]SZ[9]CA[klingon]PB[GNU Go]PW[h];B[ee];W[cc])")):

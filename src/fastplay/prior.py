@@ -389,14 +389,8 @@ def _read_game(path: str | os.PathLike[str], player: str | None, size: int
     ours = ["bw"] if player is None else [c for c, name in names.items() if player in name]
     sequence = record.get_main_sequence()
     moves: list[_RecordMove] = []
-    for number, node in enumerate(sequence[1:], 1):
-        try:
-            moves.append(node.get_move())
-        except ValueError:
-            values = [f"{p}[{quoted(node.get_raw(p))}]" for p in ("B", "W")
-                      if node.has_property(p)]
-            raise SGFError(f"{path}: node {number}: a malformed move "
-                           f"{' '.join(values)}") from None
+    for number, node in enumerate(sequence):
+        moves += _node_moves(node, number, path)
     try:
         handicap = root.has_property("HA") and int(root.get("HA")) > 1
     except ValueError:
@@ -410,6 +404,22 @@ def _read_game(path: str | os.PathLike[str], player: str | None, size: int
     if len(ours) != 1:
         return f"{'no player' if not ours else 'both players'} named like {player!r}"
     return ours[0], moves
+
+
+def _node_moves(node: Any, number: int, path: str | os.PathLike[str]) -> list[_RecordMove]:
+    """The moves of main-line node ``number`` as :func:`fastplay.sgf.load_board`
+    plays them: ``B`` and ``W`` both, in the node's order; ``[(None, None)]``
+    for a node without one (but the root: nothing)."""
+    named = [p for p in node.get_raw_property_map() if p in ("B", "W")]
+    if not named:
+        return [] if number == 0 else [(None, None)]
+    try:
+        return [(p.lower(), node.get(p)) for p in named]
+    except ValueError:
+        from fastplay.sgf import SGFError
+
+        values = [f"{p}[{quoted(node.get_raw(p))}]" for p in named]
+        raise SGFError(f"{path}: node {number}: a malformed move {' '.join(values)}") from None
 
 
 def _replay_game(builder: _SampleBuilder, size: int, ours: str, moves: list[_RecordMove],
