@@ -430,6 +430,9 @@ def test_build_says_when_the_records_hold_fewer_decisions(
     built = int(captured.out.split(": ")[1].split(" decisions")[0])
     assert built <= 1
     assert f"warning: {built} of the 100 decisions asked for" in captured.err
+    # (and says the filter may have dropped some: a tester's --margin 1.5
+    # built none, "the records hold no more")
+    assert "pass the filter" in captured.err and "--margin 0.02" in captured.err
 
 
 @pytest.mark.parametrize("name", ["9x9", "13x13"])

@@ -203,8 +203,10 @@ def _run_build(args: argparse.Namespace) -> int:
           f"{bench.label}")
     if len(bench.entries) < args.decisions:
         print(f"fastplay benchmark: warning: {len(bench.entries)} of the {args.decisions} "
-              f"decisions asked for: the records hold no more (at most --per-game "
-              f"{args.per_game} a record)", file=sys.stderr)
+              f"decisions asked for: the records hold no more that pass the filter (at "
+              f"most --per-game {args.per_game} a record; --margin {args.margin:g} and "
+              f"--significance {args.significance:g} drop positions whose candidates are "
+              f"too close)", file=sys.stderr)
     return 0
 
 
