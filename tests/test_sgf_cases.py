@@ -611,3 +611,15 @@ def test_the_charset_is_the_first_root_s(data: bytes, kwargs: dict[str, str],
         warnings.simplefilter("ignore", SGFWarning)
         board = load_board(data, **kwargs)    # type: ignore[arg-type]
     assert (board.sgf_properties["PB"], len(board.history)) == expected
+
+
+def test_a_lower_case_property_name_is_warned_of() -> None:
+    """``;b[ee]`` is no SGF (names are upper-case): sgfmill drops the name, so
+    the move is not played; that is now said (a tester: silently lost)."""
+    with pytest.warns(SGFWarning, match=r"node 1: a property named in lower-case letters only "
+                                        r"\(\[ee\]\) is not SGF and is ignored"):
+        board = Board.from_sgf(b"(;SZ[9];b[ee];W[cc])")
+    assert [v for _, v in board.history] == ["C7"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Board.from_sgf(b"(;FF[3]SZ[9]AddBlack[dd];B[ee])")    # FF[3]'s long names: fine

@@ -488,6 +488,23 @@ def _warn(message: str) -> None:
     warnings.warn(message, SGFWarning, stacklevel=level)
 
 
+def _warn_of_lower_case(coarse: sgf_grammar.Coarse_game_tree) -> None:
+    """Warn of the first main-line node with a property named in lower-case
+    letters only (``b[ee]``): sgfmill drops such a name (FF[3] allowed
+    lower-case letters beside upper-case ones only), so its move or setup
+    is not played (a tester's ``;b[ee]`` lost a move without a word)."""
+    tree: sgf_grammar.Coarse_game_tree | None = coarse
+    number = 0
+    while tree is not None:
+        for node in tree.sequence:
+            if "" in node:
+                _warn(f"node {number}: a property named in lower-case letters only "
+                      f"([{quoted(node[''][0])}]) is not SGF and is ignored")
+                return
+            number += 1
+        tree = tree.children[0] if tree.children else None
+
+
 def _parse_game(data: bytes, from_str: bool = False,
                 encoding: str | None = None) -> tuple[sgf.Sgf_game, int]:
     """Parse ``data``; ``from_str``: UTF-8 from a ``str``, whatever ``CA``
@@ -508,6 +525,7 @@ def _parse_game(data: bytes, from_str: bool = False,
     if not coarse.sequence:
         raise SGFError("unreadable SGF: empty game tree")
     _warn_of_more_games(data)
+    _warn_of_lower_case(coarse)
     override: str | None = None
     if from_str or transcoded:
         override = "UTF-8"
