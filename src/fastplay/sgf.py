@@ -71,10 +71,14 @@ game, such as the mail header of GNU Go's ``ego2.sgf``, is skipped.  Any
 other ``str`` and any path-like is a file name, and so is a ``str`` that
 starts with ``(`` without ``(;`` when a file of that name exists (``"(2023)
 game.sgf"``; a directory is refused as one).  Bytes (from a file or
-given) are decoded with the record's ``CA``; without ``CA``, UTF-8 when the
-data starts with a byte-order mark, else the ``encoding`` argument of
-:func:`load_board`, else ISO-8859-1 (the FF[4] default).  A ``str`` is
-already text: ``CA`` and ``encoding`` do not apply to it.
+given) are decoded with the first game's root ``CA``; without ``CA``, UTF-8
+when the data starts with a byte-order mark, else the ``encoding`` argument
+of :func:`load_board`, else ISO-8859-1 (the FF[4] default).  A record in a
+charset whose second bytes can be ``\\`` or ``]`` (Shift_JIS, Big5, GBK;
+GB2312 labels are read as GBK) or in UTF-16/32 (by byte-order mark, or
+by label when it holds NULs) is decoded whole before it is parsed, as
+sgfmill parses bytes.  A ``str`` is already text: ``CA`` and ``encoding``
+do not apply to it.
 
 Metadata lives in :attr:`Board.sgf_properties` (``dict[str, str]``, copied
 by :meth:`Board.copy`): every root property that the board does not hold
