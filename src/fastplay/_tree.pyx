@@ -284,10 +284,10 @@ cdef class TreeNode:
     eight statistics rows in the order above) and ``data`` (``stats`` and
     ``prior``, ``float64[9, k]``) are new arrays, copies.  The rows ``vl``,
     ``pn``, ``pw`` and ``wins`` are made when first written, or first asked
-    for from Python (a node's bytes, issue 21; ``wins`` is kept apart from
-    ``w`` only once a back-up's plain wins differ from its value, and once
-    ``w`` or ``wins`` is asked for).  ``base`` counts
-    the playouts evaluated at this position before it got a node (they went
+    for from Python; ``n`` and ``w`` are kept for the moves reached only,
+    until asked for (issue 21; ``wins`` is kept apart from ``w`` once a
+    back-up's plain wins differ from its value, or ``w`` is asked for).
+    ``base`` counts the playouts evaluated here before the node (they went
     to the parent edge), so ``parent.n[i] == child.base + child.n.sum()``.
     Selection computes each move's blended value Q* (:meth:`values`) and
     PUCT's ``u = prior / (1 + n)`` from these rows when it needs them;
