@@ -461,9 +461,7 @@ def _scan_root(data: bytes, i: int, escapes: bool) -> bytes | None:
     while i < n:
         c = data[i]
         if c == 0x5B:                               # [
-            j = i + 1
-            while j < n and data[j] != 0x5D:        # ]
-                j += 2 if escapes and data[j] == 0x5C else 1
+            j = _value_end(data, i + 1, escapes)
             if ident == b"CA":
                 return data[i + 1:j]
             i, after_value = j + 1, True
@@ -476,6 +474,22 @@ def _scan_root(data: bytes, i: int, escapes: bool) -> bytes | None:
             ident += bytes((c,))
         i += 1
     return None
+
+
+def _value_end(data: bytes, j: int, escapes: bool) -> int:
+    """Index of the ``]`` that ends the value starting at ``data[j]`` (an odd
+    run of backslashes before one escapes it when ``escapes``), or
+    ``len(data)``: by ``bytes.find``, as a root may hold megabytes of text."""
+    while True:
+        k = data.find(b"]", j)
+        if k < 0:
+            return len(data)
+        b = k
+        while escapes and b > j and data[b - 1] == 0x5C:
+            b -= 1
+        if (k - b) % 2 == 0:
+            return k
+        j = k + 1
 
 
 def _warn(message: str) -> None:
