@@ -693,6 +693,13 @@ def test_children_take_memory_only_when_made() -> None:
     with pytest.raises(TypeError):
         del node.children[0]                   # type: ignore[attr-defined]
     assert isinstance(node.children, collections.abc.Sequence)
+    # A node does not copy or pickle, and says so plainly (a tester got
+    # Cython's list of its pointer fields).
+    import copy
+    import pickle
+    for make in (copy.copy, copy.deepcopy, pickle.dumps):
+        with pytest.raises(TypeError, match="cannot be pickled or copied"):
+            make(node)
 
 
 def test_a_child_s_finaliser_sees_a_whole_record() -> None:

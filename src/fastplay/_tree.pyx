@@ -645,21 +645,11 @@ cdef class TreeNode:
         """``(nodes, edges)`` of this subtree: its nodes and their moves
         (``k`` summed).  Raises ``ValueError`` if it is not a tree (a node
         reached twice)."""
-        stack, seen = [self], {id(self)}
-        cdef list kids
-        cdef int64_t edges = 0
-        while stack:
-            node = <TreeNode?>stack.pop()
-            edges += (<TreeNode>node).k
-            kids = (<TreeNode>node)._kids
-            if kids is None:
-                continue
-            for c in kids:
-                if id(c) in seen:
-                    raise ValueError("the nodes do not form a tree: a node is reached twice")
-                seen.add(id(c))
-                stack.append(c)
-        return len(seen), edges
+        return kid_extent(self)
+
+    def __reduce__(self):
+        raise TypeError("a TreeNode cannot be pickled or copied (its rows are the search's "
+                        "memory); results and snapshots can")
 
     def edge(self, i):
         """``(move, n, vl)`` of move ``i``: its flat index (-1: the pass), the
@@ -841,6 +831,26 @@ cdef int kid_set(TreeNode self, int i, object child) except -1:
     self.CI[self.nkids] = <int16_t>i
     self.nkids += 1
     return 0
+
+
+cdef tuple kid_extent(TreeNode root):
+    """``TreeNode.extent``: ``(nodes, edges)`` below ``root``, or ``ValueError``
+    for a node reached twice."""
+    stack, seen = [root], {id(root)}
+    cdef list kids
+    cdef int64_t edges = 0
+    while stack:
+        node = <TreeNode?>stack.pop()
+        edges += (<TreeNode>node).k
+        kids = (<TreeNode>node)._kids
+        if kids is None:
+            continue
+        for c in kids:
+            if id(c) in seen:
+                raise ValueError("the nodes do not form a tree: a node is reached twice")
+            seen.add(id(c))
+            stack.append(c)
+    return len(seen), edges
 
 
 cdef list kid_slots(TreeNode self):
