@@ -598,6 +598,18 @@ def test_a_file_name_with_a_nul_is_an_sgf_error() -> None:
     ("(;GM[1]CA[Shift_JIS\t]SZ[9]PB[表]PW[x];B[ee];W[cc])".encode("cp932"), {}, ("表", 2)),
     # a value ending in a 0x5C byte before the root's CA
     ("(;GM[1]PB[表]CA[Shift_JIS]SZ[9];B[ee];W[cc])".encode("shift_jis"), {}, ("表", 2)),
+    # a fourth tester's: an escaped "\]CA[Shift_JIS\]" in a root comment
+    # without a CA after it is no CA (a move was lost)
+    ("(;GM[1]SZ[9]C[a record should say \\]CA[Shift_JIS\\] in its root]PB[x];B[ee];W[cc]"
+     ";B[gg])".encode(), {}, ("x", 3)),
+    (b"(;GM[1]SZ[9]C[x\\]CA[Shift_JIS][y]PB[x];B[ee];W[cc])", {}, ("x", 2)),
+    # UTF-8 labelled GB2312: the bytes are valid UTF-8, read as before (the
+    # moves kept, the names as the label makes them)
+    ("(;GM[1]SZ[9]CA[GB2312]PB[x]PW[日本語];B[ee];W[cc];B[gg])".encode(), {}, ("x", 3)),
+    # UTF-16/32 without a byte-order mark, labelled or not
+    *[(f"(;GM[1]SZ[9]{label}PB[表];B[ee];W[cc])".encode(codec), {}, ("表", 2))
+      for codec in ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
+      for label in ("CA[UTF-16]", "")],
 ])
 def test_the_charset_is_the_first_root_s(data: bytes, kwargs: dict[str, str],
                                          expected: tuple[str, int]) -> None:

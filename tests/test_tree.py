@@ -700,6 +700,8 @@ def test_children_take_memory_only_when_made() -> None:
     for make in (copy.copy, copy.deepcopy, pickle.dumps):
         with pytest.raises(TypeError, match="cannot be pickled or copied"):
             make(node)
+        with pytest.raises(TypeError, match="cannot be pickled or copied"):
+            make(node.children)
 
 
 def test_a_child_s_finaliser_sees_a_whole_record() -> None:

@@ -918,6 +918,10 @@ cdef class ChildSlots:
     def __repr__(self):
         return f"<ChildSlots: {self.node.nkids} of {self.node.k} moves with a child>"
 
+    def __reduce__(self):
+        raise TypeError("child slots cannot be pickled or copied: they are a view of a "
+                        "TreeNode; list(node.children) copies the slots")
+
 
 collections.abc.Sequence.register(ChildSlots)
 

@@ -415,43 +415,93 @@ _CHARSET_ALIASES = {"windows-31j": "cp932", "x-sjis": "shift_jis", "x-gbk": "gbk
 
 def _transcoded(data: bytes, encoding: str | None) -> tuple[bytes, bool]:
     """``data`` as UTF-8 and ``True`` when its charset (a UTF-16/32 byte-order
-    mark, else the first game's root ``CA``, else ``encoding``) is one of
-    :data:`_ASCII_UNSAFE` and decodes it; else ``data`` unchanged and
-    ``False``."""
-    name = next((codec for bom, codec in _UTF_BOMS if data.startswith(bom)), None)
+    mark or NUL pattern, else the first game's root ``CA``, else
+    ``encoding``) is one of :data:`_ASCII_UNSAFE` and decodes it; else
+    ``data`` unchanged and ``False``.  Bytes that are valid UTF-8 keep the
+    old reading whatever their label says (a UTF-8 record labelled GB2312
+    decoded as GBK lost moves: a tester; the trail bytes this is for are
+    never valid UTF-8)."""
+    name = _utf_layout(data)
+    verify = False
     if name is None:
-        found = _root_charset(data)
+        found = _root_charset(data, True)
+        if found is None:
+            found, verify = _root_charset(data, False), True
         name = "".join(found.decode("ascii", "replace").split()) if found else encoding
-    if not name:
+        verify = verify and found is not None
+    codec = _codec(name)
+    if codec is None or codec not in _ASCII_UNSAFE:
+        return data, False
+    if codec.startswith("utf-"):
+        if b"\0" not in data:
+            # (UTF-16 and UTF-32 text of SGF's ASCII holds NULs: without any, a
+            # CA[UTF-16] in ASCII bytes is a wrong label, read as before.)
+            return data, False
+    elif _is_utf8(data):
         return data, False
     try:
-        codec = codecs.lookup(_CHARSET_ALIASES.get(name.lower(), name)).name
-    except LookupError:
-        return data, False
-    codec = _CHARSET_ALIASES.get(codec, codec)
-    if codec not in _ASCII_UNSAFE or (codec.startswith("utf-") and b"\0" not in data):
-        # (UTF-16 and UTF-32 text of SGF's ASCII holds NULs: without any, a
-        # CA[UTF-16] in ASCII bytes is a wrong label, read as before.)
-        return data, False
-    try:
-        return data.decode(codec).encode("utf-8"), True
+        text = data.decode(codec)
     except UnicodeError:
         return data, False      # not that charset after all: read as before
+    if verify:
+        # A CA found only by ignoring escapes must be the decoded root's own
+        # (a tester's comment "\\]CA[Shift_JIS\\]" is no CA).
+        again = _root_charset(text.encode("utf-8"), True)
+        if again is None or _codec("".join(again.decode("utf-8", "replace").split())) != codec:
+            return data, False
+    return text.encode("utf-8"), True
 
 
-def _root_charset(data: bytes) -> bytes | None:
+def _codec(name: str | None) -> str | None:
+    """The Python codec a charset name means (:data:`_CHARSET_ALIASES`
+    applied), or ``None``."""
+    if not name:
+        return None
+    try:
+        codec = codecs.lookup(_CHARSET_ALIASES.get(name.lower(), name)).name
+    except (LookupError, ValueError):       # (ValueError: a name holding a NUL)
+        return None
+    return _CHARSET_ALIASES.get(codec, codec)
+
+
+def _utf_layout(data: bytes) -> str | None:
+    """UTF-16 or UTF-32 by a byte-order mark, or by the NULs beside the
+    game's first ``(`` (such a record without a mark), else ``None``."""
+    for bom, codec in _UTF_BOMS:
+        if data.startswith(bom):
+            return codec
+    i = data.find(b"(")
+    if i < 0 or b"\0" not in data[:i + 4]:
+        return None
+    # Each character takes 2 or 4 bytes from the start: ``(`` is at an even
+    # offset in UTF-16-LE (its NUL after it), an odd one in UTF-16-BE.
+    after, before = data[i + 1:i + 4], data[max(0, i - 3):i]
+    if after == b"\0\0\0" and i % 4 == 0:
+        return "utf-32-le"
+    if before == b"\0\0\0" and i % 4 == 3:
+        return "utf-32-be"
+    if after[:1] == b"\0" and i % 2 == 0:
+        return "utf-16-le"
+    return "utf-16-be" if before[-1:] == b"\0" and i % 2 == 1 else None
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _root_charset(data: bytes, escapes: bool) -> bytes | None:
     """The raw ``CA`` value of the first game's root node, or ``None``: read
-    from the bytes before any decoding, with ``\\]`` as an escape and then,
-    if that finds none, without (a Shift_JIS value before ``CA`` may end in a
-    0x5C byte, which the first reading takes for an escape)."""
+    from the bytes before any decoding, with ``\\]`` as an escape or (for a
+    Shift_JIS value before ``CA`` that ends in a 0x5C byte, which an escape
+    reading takes for an escape) without."""
     start = data.find(b";", max(data.find(b"("), 0))
     if start < 0:
         return None
-    for escapes in (True, False):
-        found = _scan_root(data, start + 1, escapes)
-        if found is not None:
-            return found
-    return None
+    return _scan_root(data, start + 1, escapes)
 
 
 def _scan_root(data: bytes, i: int, escapes: bool) -> bytes | None:
