@@ -75,10 +75,10 @@ given) are decoded with the first game's root ``CA``; without ``CA``, UTF-8
 when the data starts with a byte-order mark, else the ``encoding`` argument
 of :func:`load_board`, else ISO-8859-1 (the FF[4] default).  A record in a
 charset whose second bytes can be ``\\`` or ``]`` (Shift_JIS, Big5, GBK;
-GB2312 labels are read as GBK) or in UTF-16/32 (by byte-order mark, or
-by label when it holds NULs) is decoded whole before it is parsed, as
-sgfmill parses bytes.  A ``str`` is already text: ``CA`` and ``encoding``
-do not apply to it.
+GB2312 labels are read as GBK), unless its bytes are valid UTF-8, or in
+UTF-16/32 (by a byte-order mark or the NULs beside its first ``(``) is
+decoded whole before it is parsed, as sgfmill parses bytes.  A ``str`` is
+already text: ``CA`` and ``encoding`` do not apply to it.
 
 Metadata lives in :attr:`Board.sgf_properties` (``dict[str, str]``, copied
 by :meth:`Board.copy`): every root property that the board does not hold
