@@ -52,6 +52,10 @@ def test_what_a_researcher_tester_found_in_the_options(capsys: pytest.CaptureFix
     for method in (["mm", str(tmp_path)], ["balance"]):
         assert status(["tune", *method, "--holdout", "1", "--out", out]) == 2
         assert "--holdout: must be at least 2" in capsys.readouterr().err
+        # read as every integer option is (int() took "٣" and "1_0")
+        for text in ("٣", "1_0"):
+            assert status(["tune", *method, "--holdout", text, "--out", out]) == 2
+            assert "--holdout: not an integer" in capsys.readouterr().err
     from fastplay.benchmark.cli import _parser as benchmark_parser
 
     args = benchmark_parser().parse_args(["build", "records", "--size", "9", "--decisions",

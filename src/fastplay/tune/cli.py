@@ -51,6 +51,7 @@ import numpy as np
 
 from fastplay.argtypes import (Parser, board_size, komi_value, non_negative_int, playout_count,
                                 positive_float, positive_int)
+from fastplay.asciinum import ascii_int
 from fastplay.cli import describe_error
 from fastplay.outputfile import write_whole
 from fastplay.shown import escape_controls, quoted
@@ -82,9 +83,9 @@ def _shared(p: argparse.ArgumentParser, base_help: str, iterations: int,
 def _holdout(text: str) -> int:
     """``--holdout``: every N-th item held out, N >= 2 (1 would hold out all)."""
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer: {text!r}") from None
+        value = ascii_int(text)      # as every integer option reads (no "٣", no "1_0")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     if value < 2:
         raise argparse.ArgumentTypeError(f"must be at least 2 (1 holds out everything): "
                                          f"{text!r}")
