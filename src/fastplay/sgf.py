@@ -440,16 +440,16 @@ def _transcoded(data: bytes, encoding: str | None) -> tuple[bytes, bool]:
     elif _is_utf8(data):
         return data, False
     try:
-        text = data.decode(codec)
+        utf8 = data.decode(codec).encode("utf-8")
     except UnicodeError:
         return data, False      # not that charset after all: read as before
     if verify:
         # A CA found only by ignoring escapes must be the decoded root's own
         # (a tester's comment "\\]CA[Shift_JIS\\]" is no CA).
-        again = _root_charset(text.encode("utf-8"), True)
+        again = _root_charset(utf8, True)
         if again is None or _codec("".join(again.decode("utf-8", "replace").split())) != codec:
             return data, False
-    return text.encode("utf-8"), True
+    return utf8, True
 
 
 def _codec(name: str | None) -> str | None:
