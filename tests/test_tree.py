@@ -343,7 +343,11 @@ def test_arrays_the_core_writes_cannot_be_resized_or_cycled():
     assert tally.hist.sum() == 40
 
     looped = TreeNode(BLACK, [0, -1], [0.9, 0.1])
-    looped.children[0] = looped
+    with pytest.raises(ValueError, match="colour"):
+        looped.children[0] = looped            # its own child: the same colour
+    other = TreeNode(WHITE, [0, -1], [0.9, 0.1])
+    looped.children[0] = other
+    other.children[0] = looped                 # a cycle of two
     with pytest.raises(ValueError, match="tree"):
         looped.count()
 
@@ -655,8 +659,8 @@ def _child_bytes(node: TreeNode) -> int:
 def test_children_take_memory_only_when_made() -> None:
     """A node records only the children made (issue 21: a list of ``k``
     slots was 15 % of a 9x9 node): ``children`` is a view of ``k`` slots
-    that reads, assigns and drops them, refuses anything but a node, and
-    cannot grow or shrink."""
+    that reads, assigns and drops them, refuses anything but a node of the
+    other colour, and cannot grow or shrink."""
     moves = list(range(9)) + [-1]
     node = TreeNode(BLACK, moves, [0.1] * 10)
     bare = node.nbytes
@@ -678,9 +682,13 @@ def test_children_take_memory_only_when_made() -> None:
     node.set_child(9, None)
     node.set_child(2, None)                    # nothing there: nothing happens
     assert node.nbytes == bare and list(node.children) == [None] * 10
-    for bad, error in (("node", TypeError), (1.5, TypeError)):
+    for bad, error in (("node", TypeError), (1.5, TypeError),
+                       (TreeNode(BLACK, [0, -1], [0.5, 0.5]), ValueError)):
         with pytest.raises(error):
             node.children[1] = bad
+        with pytest.raises(error):
+            node.set_child(1, bad)
+    assert node.child(1) is None                # a refused child is not kept
     for index, error in ((10, IndexError), (-11, IndexError), (1.0, TypeError)):
         with pytest.raises(error):
             node.children[index] = kids[0]
@@ -790,7 +798,8 @@ def test_a_reused_tree_counts_its_edges_exactly() -> None:
         stack.extend(c for c in node.children if c is not None)
     assert edges == walked == search.tree.edges
     loop = TreeNode(BLACK, [0, -1], [0.9, 0.1])
-    loop.children[0] = loop
+    loop.children[0] = TreeNode(WHITE, [0, -1], [0.9, 0.1])
+    loop.child(0).children[0] = loop
     with pytest.raises(ValueError, match="tree"):
         loop.extent()
 

@@ -425,7 +425,7 @@ def test_a_new_node_is_made_with_the_lock_let_go(rival: bool) -> None:
     i = 7
     parent.n[i] = 4.0
     parent.vl[i] = 3.0        # 1 of this descent's, 2 of others still on their way
-    other = prior_node(2, np.arange(4), np.ones(4), None, None, 1.0, 0.0, 0.5, 0.01, 6.0)
+    other = prior_node(WHITE, np.arange(4), np.ones(4), None, None, 1.0, 0.0, 0.5, 0.01, 6.0)
     lock = threading.Lock()
     maker = _RacingMaker(lock, parent, i, other if rival else None)
     tree = SearchTree(nodes=1, edges=26)

@@ -633,8 +633,9 @@ cdef class TreeNode:
 
     def set_child(self, i, child):
         """Make ``child`` (a :class:`TreeNode`, or ``None`` to drop it) the
-        child of move ``i``.  Raises ``TypeError`` for anything else, and as
-        :meth:`child` for a bad index."""
+        child of move ``i``.  Raises ``TypeError`` for anything else,
+        ``ValueError`` for a node of this node's colour (the child's side to
+        move is the other one), and as :meth:`child` for a bad index."""
         kid_set(self, self._py_index(i), child)
 
     def count(self):
@@ -804,6 +805,10 @@ cdef int kid_set(TreeNode self, int i, object child) except -1:
     cdef object old = None
     if child is not None and not isinstance(child, TreeNode):
         raise TypeError(f"a child must be a TreeNode or None, not {type(child).__name__}")
+    if child is not None and (<TreeNode>child).color == self.color:
+        # The child is the position after this node's move: the other side
+        # moves there (the back-up flips values between the two).
+        raise ValueError("a child's side to move must be the other colour than its parent's")
     for j in range(self.nkids):
         if self.CI[j] == i:
             old = self._kids[j]
@@ -867,7 +872,8 @@ cdef class ChildSlots:
     slot ``i`` holds the child :class:`TreeNode` of move ``i`` or ``None``.
     Reading and assigning slots (``None`` drops a child) act on the node;
     slots cannot be added or deleted (the core pairs them with the moves),
-    and assigning anything but a node or ``None`` raises ``TypeError``.
+    and assigning anything but a node or ``None`` raises ``TypeError`` (a node
+    of the parent's colour ``ValueError``, as :meth:`TreeNode.set_child`).
     Iteration, slices and ``==`` (with any sequence) see a list of the slots
     as they are then."""
     cdef readonly TreeNode node
