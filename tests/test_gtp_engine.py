@@ -211,7 +211,8 @@ def test_every_listed_command_is_answered(engine: GTPEngine, tmp_path: Any) -> N
     assert required <= set(commands)
     for name in commands:
         assert ok(engine, "known_command " + name) == "true"
-        if name == "undo":
+        if name in ("undo", "gg-undo"):
+            ok(engine, "clear_board")
             ok(engine, "play b a1")
         if name in handicap:
             ok(engine, "clear_board")
@@ -261,6 +262,26 @@ def test_play_undo_and_list_stones(engine: GTPEngine) -> None:
     ok(engine, "undo")
     assert ok(engine, "list_stones black") == "E5"
     assert engine.board.to_move == "B"  # after B E5, W D4
+
+
+def test_gg_undo_takes_back_several_moves_as_gnu_go(engine: GTPEngine) -> None:
+    """GoGui's ``gg-undo N``, answered as GNU Go 3.8 answers it (checked
+    against ``gnugo --mode gtp``): too many is an error that takes nothing
+    back, 0 does nothing, no argument is 1."""
+    ok(engine, "boardsize 9")
+    for line in ("play b e5", "play w d4", "play b c3", "play w pass"):
+        ok(engine, line)
+    assert fails(engine, "gg-undo 5") == "cannot undo"
+    assert fails(engine, "gg-undo -1") == "can't undo a negative number of moves"
+    assert fails(engine, "gg-undo x").startswith("syntax error")
+    assert len(engine.board.history) == 4
+    ok(engine, "gg-undo 0")
+    ok(engine, "gg-undo 2")
+    assert ok(engine, "list_stones black") == "E5"
+    assert ok(engine, "list_stones white") == "D4"
+    ok(engine, "gg-undo")
+    assert ok(engine, "list_stones white") == ""
+    assert engine.board.to_move == "W"
 
 
 def test_failed_play_changes_nothing(engine: GTPEngine) -> None:

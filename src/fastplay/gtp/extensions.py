@@ -3,8 +3,9 @@
 ``captures COLOR`` (stones captured *by* COLOR), ``is_legal COLOR VERTEX``
 (1 or 0), ``list_stones COLOR``, ``printsgf [FILE]`` (the game as SGF, to
 the answer or to FILE), ``cputime`` (seconds of CPU this process used),
-``help`` (the command names, as ``list_commands``) -- as GNU Go 3.8 answers
-them -- and ``kgs-time_settings none|absolute M|canadian M B S|byoyomi M B P``
+``help`` (the command names, as ``list_commands``), ``gg-undo [N]`` (take
+back the last N moves, 1 by default; GoGui uses it to go back several moves)
+-- as GNU Go 3.8 answers them -- and ``kgs-time_settings none|absolute M|canadian M B S|byoyomi M B P``
 (kgsGtp's documentation; byo-yomi periods are kept as Canadian periods of
 one stone), and KataGo's ``stop`` (it halts pondering and a running
 analysis; any command does both here, so it only answers).
@@ -50,6 +51,20 @@ def list_stones(engine: GTPEngine, args: Sequence[str]) -> str:
     return " ".join(engine.vertices(np.flatnonzero(engine.board.to_numpy().ravel() == code)))
 
 
+def gg_undo(engine: GTPEngine, args: Sequence[str]) -> str:
+    """``gg-undo [N]``: take back the last N moves (default 1; 0 does nothing).
+    As GNU Go 3.8: more moves than were played is an error, and nothing is
+    taken back then; a negative N is an error."""
+    count = parse_int(args[0], "move count") if args else 1
+    if count < 0:
+        raise GTPError("can't undo a negative number of moves")
+    if count > len(engine.board.history):
+        raise GTPError("cannot undo")
+    for _ in range(count):
+        engine.board.undo()
+    return ""
+
+
 def printsgf(engine: GTPEngine, args: Sequence[str]) -> str:
     """``printsgf [FILE]``: the game so far as SGF; written to FILE when named."""
     text = engine.board.to_sgf()
@@ -93,6 +108,7 @@ COMMANDS: dict[str, Callable[[GTPEngine, Sequence[str]], str]] = {
     "is_legal": is_legal,
     "list_stones": list_stones,
     "printsgf": printsgf,
+    "gg-undo": gg_undo,
     "cputime": cputime,
     "help": lambda engine, args: "\n".join(engine.commands),
     "kgs-time_settings": kgs_time_settings,
