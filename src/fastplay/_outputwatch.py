@@ -13,14 +13,16 @@ end stops its work.  Nothing is watched where ``select.poll`` does not exist
 
 from __future__ import annotations
 
+import os
 import select
+import sys
 import threading
 from collections.abc import Callable
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 from fastplay._threads import block_signals
 
-__all__ = ["watch_output"]
+__all__ = ["watch_output", "stop_now"]
 
 #: Milliseconds between two looks at the output.
 POLL_MS = 250
@@ -50,3 +52,19 @@ def watch_output(out: IO[Any], done: threading.Event, gone: Callable[[], None]) 
                 return
 
     threading.Thread(target=watch, daemon=True, name="fastplay-output-watch").start()
+
+
+def stop_now(message: str) -> NoReturn:
+    """End the process at once with status 0 after writing ``message`` on
+    standard error (a closed or missing stderr loses the line, never the
+    stop): the front ends' ``gone`` when nobody reads their answers any more.
+    ``os._exit``, so no ignored SIGINT (a shell's background job), no search
+    in the core and no half-written answer can hold it up (a tester's engine
+    thought on with SIGINT ignored)."""
+    try:
+        if sys.stderr is not None:
+            sys.stderr.write(message + "\n")
+            sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(0)

@@ -31,13 +31,12 @@ stops them), as in KataGo.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from fastplay._outputwatch import watch_output
+from fastplay._outputwatch import stop_now, watch_output
 from fastplay.argtypes import (Parser, add_database_and_search_flags, non_negative_int,
                                positive_float, positive_int, prior_option, thread_count)
 from fastplay.shown import escape_controls
@@ -104,7 +103,8 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO,
     ended, done = False, threading.Event()
     # A client that has gone (its end of our output closed) reads no more
     # answers: the engine ends at once, status 0 (fastplay.gtp.server's rule).
-    watch_output(stdout, done, _client_gone)
+    watch_output(stdout, done, lambda: stop_now(
+        "fastplay analysis: the client is gone (its end of the output closed): stopping"))
     try:
         for line in stdin:
             engine.handle(line)
@@ -120,17 +120,6 @@ def serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO,
         print(f"fastplay analysis: error: cannot write the answers: {reason}", file=sys.stderr)
         return EXIT_USAGE
     return 0
-
-
-def _client_gone() -> None:
-    """Nobody reads the answers any more: end at once (``os._exit``, which no
-    running search or ignored signal holds up), status 0."""
-    try:
-        print("fastplay analysis: the client is gone (its end of the output closed): "
-              "stopping", file=sys.stderr, flush=True)
-    except (OSError, ValueError, AttributeError):
-        pass
-    os._exit(0)
 
 
 def _database_and_config(args: argparse.Namespace) -> tuple[PatternDatabase, SearchConfig]:

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from fastplay import _threads
-from fastplay._outputwatch import watch_output
+from fastplay._outputwatch import stop_now, watch_output
 from fastplay._threads import block_signals
 from fastplay.gtp.engine import GTPEngine
 from fastplay.gtp.protocol import Stream, log
@@ -116,7 +116,10 @@ def run(stdin: IO[Any] | Iterable[bytes] | None = None, stdout: IO[str] | None =
     lines: queue.Queue[bytes | None] = queue.Queue()
     lock = threading.Lock()
     done = threading.Event()
-    watch_output(out, done, _controller_gone)
+    # Nobody reads the answers any more: the session ends at once with
+    # status 0, as at the end of input.
+    watch_output(out, done, lambda: stop_now(
+        "fastplay: the controller is gone (its end of the output closed): stopping"))
     threading.Thread(target=_reader, args=(_source_lines(source), lines, engine, lock),
                      daemon=True, name="fastplay-gtp-input").start()
     status = 0
@@ -161,16 +164,6 @@ def _serve(engine: GTPEngine, lines: queue.Queue[bytes | None], lock: threading.
             _write_stream(out, *response)
         if engine.quit_requested:
             return
-
-
-def _controller_gone() -> None:
-    """The output watch's verdict: nobody reads the answers any more, so the
-    session ends at once with status 0, as at the end of input -- by
-    ``os._exit``, which no ignored SIGINT (a shell's background job), no
-    search in the core and no half-written answer can hold up (a tester's
-    engine thought on with SIGINT ignored)."""
-    log("the controller is gone (its end of the output closed): stopping")
-    os._exit(0)
 
 
 def _silence(out: IO[str]) -> None:
