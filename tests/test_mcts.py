@@ -1352,3 +1352,22 @@ def test_ancestor_amaf_seeds_each_new_node_from_two_plies_up(db, monkeypatch):
         seeded.clear()
         MCTS(db, seed=4, resign_threshold=None, **options).run(board, playouts=300)
         assert seeded and all(not added.any() for _, _, added in seeded), options
+
+
+def test_lower_bound_is_wilson_s_and_takes_any_visit_count(db):
+    """Wilson's bound (z = 1.96) of 60 wins in 100 is 0.502; an edited
+    tree's root with 1e300 visits of one move made the reused search's
+    answer raise ``OverflowError`` (an int too large for a float): the
+    bound is then the win rate itself."""
+    from fastplay.search.results import lower_bound
+
+    assert lower_bound(0.6, 100) == pytest.approx(0.50201, abs=1e-5)
+    assert lower_bound(0.6, 0) == 0.0 and lower_bound(math.nan, 10) == 0.0
+    assert lower_bound(0.6, 10 ** 300) == pytest.approx(0.6)
+    search = MCTS(db, seed=1)
+    board = fp.Board(9)
+    search.run(board, playouts=300)
+    root = search.tree.root
+    root.n[int(np.argmax(root.n))] = 1e300
+    result = search.run(board, playouts=300)
+    assert result.best_move is not None

@@ -36,11 +36,12 @@ def lower_bound(winrate: float, visits: int) -> float:
     [0, ``winrate``]; 0 for an unvisited move."""
     if visits <= 0 or not math.isfinite(winrate):
         return 0.0
+    n = float(visits)             # an int beyond a float's range (an edited tree) is inf
     z2 = LCB_Z * LCB_Z
     p = min(max(winrate, 0.0), 1.0)
-    centre = p + z2 / (2 * visits)
-    spread = LCB_Z * math.sqrt(p * (1 - p) / visits + z2 / (4 * visits * visits))
-    return max(0.0, min(p, (centre - spread) / (1 + z2 / visits)))
+    centre = p + z2 / (2 * n)
+    spread = LCB_Z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    return max(0.0, min(p, (centre - spread) / (1 + z2 / n)))
 
 
 @dataclass(frozen=True)
