@@ -1371,3 +1371,27 @@ def test_lower_bound_is_wilson_s_and_takes_any_visit_count(db):
     root.n[int(np.argmax(root.n))] = 1e300
     result = search.run(board, playouts=300)
     assert result.best_move is not None
+
+
+def test_run_answers_for_the_position_it_searched(db):
+    """The caller's board changed during the search (here by the callback,
+    from another thread for a tester): the result's position, its moves and
+    the clock's side are those of the position searched (the answer read
+    the board as it was at the end: a candidate on an occupied point)."""
+    search = MCTS(db, seed=1)
+    board = fp.Board(9)
+    board.play("E5")
+    board.play("C3")
+    played: list[int] = []
+
+    def change(visits: int) -> None:
+        if not played:
+            for vertex in ("D4", "F6", "E4"):
+                board.play(vertex)
+            played.append(visits)
+
+    result = search.run(board, visits=500, callback=change)
+    assert played and board.move_number == 5
+    assert result.position.move_number == 2 and result.position.to_move == "B"
+    assert all(result.position.get(c.move) is None for c in result.children
+               if c.move != "pass")

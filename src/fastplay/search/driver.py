@@ -432,6 +432,10 @@ class MCTS(StrictAttributes):
         ``move=False``: the game's state (resignation count, dynamic komi,
         clock) is not changed, and the clock sets no limit."""
         start = time.perf_counter()
+        # The answer, the dynamic komi and the clock read the position as it
+        # was searched: the caller may change ``board`` meanwhile (another
+        # thread; a tester's result described a later position).
+        board = board.copy()
         explicit = visits is not None or seconds is not None
         visits, seconds, searching, clocked = _move_limits(
             self._clock.budget(board) if move else None, self.config, board, visits, seconds)
