@@ -7,6 +7,8 @@ wins, which makes the expected move unambiguous.
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -1395,3 +1397,42 @@ def test_run_answers_for_the_position_it_searched(db):
     assert result.position.move_number == 2 and result.position.to_move == "B"
     assert all(result.position.get(c.move) is None for c in result.children
                if c.move != "pass")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork: POSIX")
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_child_forked_while_pondering_searches(db, threads):
+    """A process forked while its search pondered (a server forking workers):
+    the child's first run waited for good for the ponder thread, which does
+    not exist there (a tester).  Now the child searches, on a dropped tree,
+    and the parent's ponder goes on."""
+    board = fp.Board(9)
+    board.play("E5")
+    board.play("C3")
+    search = MCTS(db, seed=1, threads=threads)
+    search.run(board, visits=200)
+    search.ponder_start(board.copy())
+    time.sleep(0.2)
+    pid = os.fork()
+    if pid == 0:                                   # the child: never back into pytest
+        code = 1
+        try:
+            result = search.run(board, visits=300)
+            search.ponder_stop()
+            search.new_game()
+            code = 0 if result.best_move is not None and result.root_visits >= 300 else 2
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 60
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child hung")
+        time.sleep(0.02)
+    assert os.waitstatus_to_exitcode(status) == 0
+    search.ponder_stop()
+    assert search.run(board, visits=100).best_move is not None

@@ -36,10 +36,12 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import os
 import queue
 import signal
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
@@ -123,6 +125,10 @@ class Worker:
         self._ended = threading.Lock()
         self._ended.acquire()         # released by the thread as it ends
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        #: True in a child process forked while the thread ran: it does not
+        #: exist there, so it counts as ended (:func:`_after_fork_in_child`).
+        self.lost_in_fork = False
+        _WORKERS.add(self)
 
     def _run(self) -> None:
         block_signals()
@@ -167,6 +173,26 @@ class Worker:
         if interrupted is not None:
             raise interrupted
         return not self.running
+
+
+_WORKERS: weakref.WeakSet[Worker] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    """``os.register_at_fork``'s hook: a forked child has only the thread
+    that forked, so every other running worker has ended there; without
+    this its :meth:`Worker.wait` looked at a flag nobody would set (a
+    tester's child of a pondering search hung in its first ``run``)."""
+    me = threading.get_ident()
+    for worker in list(_WORKERS):
+        if worker.running and worker._thread.ident != me:
+            worker.lost_in_fork = True
+            worker._done = True
+            worker._ended = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def run_all(targets: Sequence[Callable[[], object]], name: str, stop: Callable[[], None]) -> None:

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 import secrets
 import sys
 import threading
 import warnings
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -72,6 +74,18 @@ BUSY = ("this MCTS is already searching in another thread, or an analysis genera
         "is still open (close() it: a loop left by break does not close a generator "
         "that a variable still holds)")
 FINAL_RESERVE_MIN = 0.01
+
+
+def _after_fork_in_child() -> None:
+    """``os.register_at_fork``'s hook for every live search (a tester's child
+    of a pondering search hung in its first ``run``): in a child forked while
+    a search pondered, the ponder thread does not exist and may have held the
+    tree's lock half-way through a change, so the lock is new and the tree
+    dropped."""
+    for search in list(_SEARCHES):
+        if search._ponderer.after_fork():
+            search._lock = threading.Lock()
+            search._tree.drop()
 
 
 def _check_limits(visits: Any, playouts: Any, seconds: Any) -> tuple[int | None, float | None]:
@@ -216,6 +230,7 @@ class MCTS(StrictAttributes):
         self._live: SearchLoop | None = None
         self._probing = False                  # a final probe does not probe again
         self._ponderer = Ponderer()
+        _SEARCHES.add(self)
 
     # -- options ---------------------------------------------------------------
 
@@ -743,3 +758,8 @@ def _option_property(name: str) -> property:
 for _name in option_names():
     setattr(MCTS, _name, _option_property(_name))
 del _name
+
+
+_SEARCHES: weakref.WeakSet[MCTS] = weakref.WeakSet()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

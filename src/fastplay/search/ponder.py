@@ -43,6 +43,19 @@ class Ponderer:
             self._thread = thread
             thread.start()
 
+    def after_fork(self) -> bool:
+        """In a child process forked while the ponder thread ran (it does not
+        exist there): forget the thread and its locks, and return True (the
+        owner's state may be half-way through a change); else False."""
+        thread = self._thread
+        if thread is None or not thread.lost_in_fork:
+            return False
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._thread = None
+        self._error = None
+        return True
+
     def stop(self) -> BaseException | None:
         """Stop the ponder thread and wait for it (a no-op without one);
         return what it raised, if anything."""
