@@ -82,3 +82,62 @@ def test_the_readme_snippet_compiles(tmp_path: Path) -> None:
                            "snippet.pyx"], cwd=tmp_path, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, source + done.stdout + done.stderr
+
+
+GUARDS = '''
+from fastplay.capi cimport (BoardState, CoreBoard, PlayoutEngine, PState, PlayoutOutcome,
+                            board_alloc, board_free, pstate_new, pstate_free, playout_one)
+
+def alloc(int size):
+    cdef BoardState b
+    cdef int code = board_alloc(&b, size)
+    if code == 0:
+        board_free(&b)
+    return code
+
+def one(CoreBoard board, PlayoutEngine engine, bint prepare):
+    cdef PState* tmpl = pstate_new(board.st.size)
+    cdef PState* work = pstate_new(board.st.size)
+    cdef PlayoutOutcome out
+    try:
+        if prepare:
+            engine.prepare(tmpl, board, False)
+        return playout_one(work, tmpl, engine.T, engine.G, board.mover(), 1, 0, 600, 7.5,
+                           False, &out)
+    finally:
+        pstate_free(tmpl)
+        pstate_free(work)
+'''
+
+GUARDS_SETUP = '''
+import numpy as np
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+import fastplay
+setup(name="guards", ext_modules=cythonize(
+    [Extension("guards", ["guards.pyx"], include_dirs=[np.get_include()])],
+    include_path=[fastplay.get_include()], compiler_directives={"language_level": "3"}))
+'''
+
+
+def test_the_c_api_refuses_sizes_and_templates_it_cannot_play(tmp_path: Path) -> None:
+    """``board_alloc`` took any size (``board_play``'s buffers hold
+    ``MAX_PTS`` points: 26x26 overflowed them), and ``playout_one`` played a
+    template no engine had prepared as an empty board, returning 0 (a tester)."""
+    (tmp_path / "guards.pyx").write_text(GUARDS, encoding="utf-8")
+    (tmp_path / "setup.py").write_text(GUARDS_SETUP, encoding="utf-8")
+    build = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert build.returncode == 0, build.stdout[-2000:] + build.stderr[-4000:]
+    check = """
+import guards, fastplay as fp
+from fastplay.montecarlo import playout_engine
+print([guards.alloc(s) for s in (1, 2, 19, 25, 26, 1000)])
+board = fp.Board(9)
+engine = playout_engine(fp.PatternDatabase.builtin("mc_montegnu_classic"))
+print(guards.one(board, engine, False), guards.one(board, engine, True))
+"""
+    run = subprocess.run([sys.executable, "-c", check], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.split("\n")[:2] == ["[-1, 0, 0, 0, -1, -1]", "-1 0"]

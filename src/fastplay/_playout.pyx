@@ -683,7 +683,10 @@ cdef int playout_one(PState* s, const PState* tmpl, const uint32_t* T, const uin
                      double komi, bint tromp_taylor, PlayoutOutcome* out) noexcept nogil:
     cdef cnp.int8_t owner[MAX_SIZE_C * MAX_SIZE_C]
     cdef int moves = 0
-    if s == NULL or tmpl == NULL or s.b.size != tmpl.b.size or (
+    # A template from pstate_new that no engine prepared has no context
+    # function (calloc): its playout would be of an empty board, silently.
+    if s == NULL or tmpl == NULL or s.b.size != tmpl.b.size or tmpl.ctxf == NULL \
+            or T == NULL or G == NULL or (
             start_color != WHITE_C and start_color != BLACK_C) or max_moves < 0:
         return -1
     playout_moves(s, tmpl, T, G, start_color, key, index, max_moves, False, False, &moves,

@@ -118,7 +118,12 @@ cdef inline void set_color(BoardState* b, int p, int c) noexcept nogil:
 
 
 cdef int board_alloc(BoardState* b, int size) noexcept nogil:
-    """Allocate an empty board; returns -1 when out of memory."""
+    """Allocate an empty board; returns -1 when out of memory or when
+    ``size`` is outside MIN_SIZE_C..MAX_SIZE_C (the fixed-size buffers of
+    ``board_play`` and the playouts hold ``MAX_PTS`` points)."""
+    if size < MIN_SIZE_C or size > MAX_SIZE_C:
+        b.block = NULL
+        return -1
     b.size = size
     b.W = size + 2
     b.npts = b.W * b.W
