@@ -220,6 +220,16 @@ def test_illegal_move_error_fields() -> None:
     assert err.rule in IllegalMoveError.RULES
     assert "E5" in str(err)
     assert fastplay.IllegalMoveError is IllegalMoveError
+    # The move as given and the colour as a Color (a tester got the flat
+    # index and the core's code 1 whatever was given).
+    assert err.color is fastplay.Color.WHITE and err.color == 1
+    for given in ("e5", (4, 4), 40):
+        with pytest.raises(IllegalMoveError) as info:
+            board.play(given, "B")
+        assert info.value.vertex == given and info.value.color is fastplay.Color.BLACK
+    with pytest.raises(IllegalMoveError) as info:
+        board.play_index(40, 1)
+    assert info.value.vertex == 40 and info.value.color is fastplay.Color.WHITE
 
 
 def test_undo_with_no_move() -> None:

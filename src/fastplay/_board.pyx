@@ -18,6 +18,7 @@ from fastplay._rules cimport *
 from fastplay._tactics cimport tactics_codes, races_codes, ladder_read
 
 from fastplay._rules import MIN_SIZE  # the Python name, for messages
+from fastplay.color import Color
 from fastplay.errors import InvalidVertexError
 from fastplay.shown import shown_value
 from fastplay._deprecation import renamed as _renamed
@@ -42,8 +43,10 @@ class IllegalMoveError(ValueError):
     Attributes: ``rule`` -- ``"occupied"``, ``"suicide"``, ``"ko"`` or
     ``"superko"`` (:attr:`RULES` also lists the two names an earlier release
     used for vertices, now :class:`~fastplay.InvalidVertexError`'s);
-    ``vertex`` -- the move as given (flat index, GTP text or tuple);
-    ``color`` -- the colour that tried.
+    ``vertex`` -- the move as given (flat index, GTP text or tuple; the
+    flat index from :meth:`CoreBoard.play_index`);
+    ``color`` -- the colour that tried, a :class:`fastplay.Color` (an
+    ``IntEnum``: equal to the core's code too).
     """
 
     RULES = ("occupied", "suicide", "ko", "superko", "off-board", "bad vertex")
@@ -281,7 +284,7 @@ cdef class Position:
             rule, why = _RULE_TEXT[code]
             raise IllegalMoveError(
                 f"illegal move {'BW'[c == WHITE_C]} {_gtp(i, self.st.size)}: {rule} ({why})",
-                rule, v, c)
+                rule, v, Color(c))
         self.commit(p, i, c)
 
     cdef int legal_code(self, int p, int color) except -1:

@@ -223,7 +223,11 @@ class Board(CoreBoard):
         (the board is left unchanged), :class:`IllegalMoveError` for a move
         against the rules.
         """
-        self.play_index(parse_vertex(move, self.size), self._color(color))
+        try:
+            self.play_index(parse_vertex(move, self.size), self._color(color))
+        except IllegalMoveError as exc:
+            exc.vertex = move                # as given, not the flat index
+            raise
 
     def is_legal(self, move: Vertex, color: ColorLike = None) -> bool:
         """Whether ``color`` (default: the side to move) may play ``move`` now; a pass always may.
