@@ -541,3 +541,35 @@ def test_a_batch_takes_a_database_file_and_search_options(tmp_path: Path, capsys
         assert code == 2 and said in err and stdout == ""
     code, _, err = run([str(record), "--search", "prior_table=none"], capsys)
     assert code == 2 and "use --prior" in err
+
+
+@pytest.mark.parametrize("rules, bonus", [("Chinese", 2.0), ("AGA", 1.0), ("Japanese", 0.0),
+                                          ("tromp-taylor", 0.0), ("", 0.0), ("house", 0.0)])
+def test_a_handicap_record_gets_the_analysis_protocol_s_komi(tmp_path: Path, capsys: Any,
+                                                             rules: str, bonus: float) -> None:
+    """``fastplay analysis`` adds KataGo's ``whiteHandicapBonus`` to a query's
+    komi; ``analyze`` used the record's ``KM`` alone, N points apart (a
+    tester).  The komi of every turn is now the protocol's for the query
+    KaTrain would send (the record's ``RU`` as rules, ``KM``, its setup
+    stones and moves), and the record's note says so."""
+    from fastplay.analysis.query import Defaults, parse_query
+    from fastplay.batch import handicap_komi
+
+    ru = f"RU[{rules}]" if rules else ""
+    text = f"(;GM[1]FF[4]SZ[9]{ru}HA[2]KM[0.5]AB[cc][gg];W[ee];B[ce])"
+    record = tmp_path / "handicap.sgf"
+    record.write_text(text, encoding="utf-8")
+    query = {"id": "h", "boardXSize": 9, "boardYSize": 9, "komi": 0.5,
+             "rules": rules.lower() if rules in ("Chinese", "AGA", "Japanese") else "tromp-taylor",
+             "initialStones": [["B", "C7"], ["B", "G3"]], "moves": [["W", "E5"], ["B", "C5"]],
+             "analyzeTurns": [0, 1, 2]}
+    protocol = [b.komi for b in parse_query(query, Defaults()).positions]
+    start = Board.from_sgf(text, move_number=0)
+    ours = [0.5 + handicap_komi(Board.from_sgf(text, move_number=t), start)
+            for t in range(3)]
+    assert ours == protocol == [0.5 + bonus] * 3
+    code, _, err = run([str(record), "--every", "1", "--playouts", "10"], capsys)
+    told = [line for line in err.splitlines() if "whiteHandicapBonus" in line]
+    assert code == 0 and len(told) == (bonus > 0)
+    code, out, err = run([str(record), "--playouts", "10"], capsys)
+    assert code == 0 and f"(komi {0.5 + bonus:g})" in out

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from importlib import resources
 from typing import TYPE_CHECKING, Any, TextIO
@@ -27,8 +28,8 @@ import numpy.typing as npt
 from fastplay.argtypes import (Parser, add_database_and_search_flags, non_negative_int,
                                playout_count, positive_float, positive_int, prior_option,
                                thread_count)
-from fastplay.batch import (BATCH_PLAYOUTS, pattern_database, record_paths, rules_note,
-                            search_options)
+from fastplay.batch import (BATCH_PLAYOUTS, handicap_komi, handicap_note, pattern_database,
+                            record_paths, rules_note, search_options)
 from fastplay.outputfile import overwrites_input
 from fastplay.shown import escape_controls
 
@@ -346,13 +347,21 @@ def _load(args: argparse.Namespace) -> tuple[Any, str, int | None]:
     board's own ``move_number`` restarts at a setup node inside a record
     (a tester's ``AE[ee]B[ee]`` showed "after move 1" for ``--move 2``)."""
     from fastplay.board import Board
-    from fastplay.sgf import record_moves
+    from fastplay.sgf import SGFWarning, record_moves
 
     if args.sgf is None:
         move = BUNDLED_MOVE if args.move is None else args.move
         board = Board.from_sgf(bundled_game(), move_number=move)
         return board, f"bundled game {BUNDLED_GAME}", move
     board = Board.from_sgf(args.sgf, move_number=args.move)
+    # A handicap's komi as the analysis protocol adds it (batch.handicap_komi).
+    with warnings.catch_warnings():              # the record's warnings: told above
+        warnings.simplefilter("ignore", SGFWarning)
+        start = Board.from_sgf(args.sgf, move_number=0)
+    note = handicap_note(board, start)
+    if note is not None:
+        print(escape_controls(f"fastplay analyze: warning: {note}"), file=sys.stderr)
+        board.komi = board.komi + handicap_komi(board, start)
     return board, args.sgf, record_moves(args.sgf) if args.move is None else args.move
 
 

@@ -157,6 +157,8 @@ def analyse_job(job: Job) -> dict[str, Any]:
         with warnings.catch_warnings():   # _jobs reported them, naming the record
             warnings.simplefilter("ignore", SGFWarning)
             board = Board.from_sgf(job.data, move_number=job.turn)
+            board.komi = board.komi + handicap_komi(board, Board.from_sgf(job.data,
+                                                                          move_number=0))
         config = SearchConfig(**search_options(job.prior, job.options))
         search = MCTS(_WORKER["db"], config=config, threads=job.threads, seed=job.seed)
         info = None
@@ -169,6 +171,41 @@ def analyse_job(job: Job) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - the record is reported and skipped
         return {"id": job.path, "turnNumber": job.turn,
                 "error": f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc)}
+
+
+def handicap_komi(board: Any, start: Any) -> float:
+    """The komi points White gets for a handicap under the record's ``RU``,
+    as ``fastplay analysis`` adds them to a query's komi (KataGo's
+    ``whiteHandicapBonus``: ``N`` for Chinese rules, ``N-1`` for AGA, none
+    for Japanese or Tromp-Taylor; none without ``RU`` or for rules it does
+    not know), so that a record and KaTrain's query of it are analysed
+    alike.  ``board``: the record's position (its moves count: Black's
+    first moves in a row are handicap stones); ``start``: its position
+    before the first move (Black's setup stones, when White has none)."""
+    from fastplay.analysis.query import handicap_stones
+    from fastplay.analysis.rules import RulesError, handicap_bonus, parse_rules
+    from fastplay.color import Color
+
+    given = board.sgf_properties.get("RU", "").strip()
+    try:
+        rules = parse_rules(given) if given else None
+    except RulesError:
+        rules = None
+    if rules is None:
+        return 0.0
+    stones = [("B" if sign > 0 else "W", i)
+              for i, sign in enumerate(start.to_numpy().ravel().tolist()) if sign]
+    moves = [(Color(code).letter, index) for code, index in board.history_indices()]
+    return handicap_bonus(rules, handicap_stones(stones, moves))
+
+
+def handicap_note(board: Any, start: Any) -> str | None:
+    """What to tell of a record whose komi :func:`handicap_komi` raises."""
+    bonus = handicap_komi(board, start)
+    if not bonus:
+        return None
+    return (f"RU[{board.sgf_properties['RU']}]: White gets {bonus:g} points of komi for the "
+            f"handicap (KataGo's whiteHandicapBonus), added to KM[{board.komi:g}]")
 
 
 def rules_note(properties: Mapping[str, str]) -> str | None:
@@ -284,8 +321,12 @@ def _jobs(paths: Sequence[str], args: argparse.Namespace
                 # The record's moves: a board's own count restarts at a
                 # setup node (a tester's batch lost the positions after one).
                 moves = record_moves(data)
+            with warnings.catch_warnings():      # told once, above
+                warnings.simplefilter("ignore", SGFWarning)
+                start = Board.from_sgf(data, move_number=0)
             notes = [str(w.message) for w in seen] + [
-                note for note in [rules_note(read.sgf_properties)] if note is not None]
+                note for note in [rules_note(read.sgf_properties), handicap_note(read, start)]
+                if note is not None]
             for note in notes:   # once per record, naming it (the workers stay quiet)
                 print(escape_controls(f"fastplay analyze: warning: {path}: {note}"),
                       file=sys.stderr)

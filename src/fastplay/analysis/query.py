@@ -24,6 +24,7 @@ from fastplay.board import Board, IllegalMoveError, InvalidVertexError, format_v
 T = TypeVar("T")
 
 __all__ = ["Query", "QueryError", "MoveFilter", "Defaults", "parse_query", "parse_player",
+           "handicap_stones",
            "PERSPECTIVES", "MAX_SIZE"]
 
 #: Largest board (fastplay's; KataGo's default build stops at 19).
@@ -323,7 +324,7 @@ def _rules(query: dict[str, Any], warnings: list[tuple[str, str]]) -> Rules:
     return near
 
 
-def _handicap(stones: list[tuple[str, int]], moves: list[tuple[str, int]]) -> int:
+def handicap_stones(stones: list[tuple[str, int]], moves: list[tuple[str, int]]) -> int:
     """Handicap stones for the komi bonus: Black's setup stones when White
     has none, and Black's moves in a row at the start when there are two or
     more (KataGo's ``assumeMultipleStartingBlackMovesAreHandicap``)."""
@@ -350,7 +351,7 @@ def _positions(query: dict[str, Any], size: int, rules: Rules, turns: list[int]
         first = moves[0][0]
     else:
         first = "W" if stones and all(p == "B" for p, _ in stones) else "B"
-    komi = rules.komi + handicap_bonus(rules, _handicap(stones, moves))
+    komi = rules.komi + handicap_bonus(rules, handicap_stones(stones, moves))
     board = Board(size, komi=komi, superko=rules.ko == "POSITIONAL", suicide=rules.suicide)
     try:
         board.setup(black=[v for p, v in stones if p == "B"],
