@@ -1436,3 +1436,34 @@ def test_a_child_forked_while_pondering_searches(db, threads):
     assert os.waitstatus_to_exitcode(status) == 0
     search.ponder_stop()
     assert search.run(board, visits=100).best_move is not None
+
+
+def test_settings_change_between_searches_only(db):
+    """``config``, ``threads``, ``evaluator``, ``prior`` and ``forbid`` are
+    assignable between searches: during one (here from its callback, for a
+    tester from another thread) each raises ``RuntimeError`` and changes
+    nothing (``config`` and ``threads`` were taken, half applied); assigned
+    while pondering, they stop the ponder first."""
+    from dataclasses import replace
+
+    search = MCTS(db, seed=1)
+    board = fp.Board(9)
+    config = search.config
+    tried: list[str] = []
+
+    def change(visits: int) -> None:
+        for name, value in (("config", replace(config, rave=False)), ("threads", 2),
+                            ("evaluator", lambda boards: [0.5] * len(boards)),
+                            ("prior", lambda b: None), ("forbid", lambda b: [])):
+            with pytest.raises(RuntimeError, match="already searching"):
+                setattr(search, name, value)
+            tried.append(name)
+
+    search.run(board, visits=200, callback=change)
+    assert len(tried) >= 5 and search.config is config and search.threads == 1
+    assert search.evaluator is None and search.prior is None and search.forbid is None
+    search.ponder_start(board)
+    search.threads = 2                          # stops the ponder
+    assert search.threads == 2 and not search._ponderer._thread
+    search.config = replace(config, rave=False)
+    assert search.run(board, visits=100).best_move is not None

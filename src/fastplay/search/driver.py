@@ -14,6 +14,7 @@ limit per search, ``InfoDict`` snapshots while it runs).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import os
@@ -74,6 +75,25 @@ BUSY = ("this MCTS is already searching in another thread, or an analysis genera
         "is still open (close() it: a loop left by break does not close a generator "
         "that a variable still holds)")
 FINAL_RESERVE_MIN = 0.01
+
+
+@contextlib.contextmanager
+def _between_searches(search: MCTS) -> Iterator[None]:
+    """A change of a search's settings: ``RuntimeError`` (:data:`BUSY`) while
+    a search or an analysis of it runs (a tester changed ``config`` and
+    ``threads`` mid-search, and nothing said the change was half taken); a
+    ponder is stopped first.  Nothing to wait for during ``__init__``."""
+    in_use: threading.Lock | None = getattr(search, "_in_use", None)
+    if in_use is None:
+        yield
+        return
+    if not in_use.acquire(blocking=False):
+        raise RuntimeError(BUSY)
+    try:
+        search.ponder_stop()
+        yield
+    finally:
+        in_use.release()
 
 
 def _after_fork_in_child() -> None:
@@ -246,7 +266,8 @@ class MCTS(StrictAttributes):
 
     @property
     def threads(self) -> int:
-        """Search threads, 1..``MAX_THREADS``; assignable between searches."""
+        """Search threads, 1..``MAX_THREADS``; assignable between searches (as
+        every setting: ``RuntimeError`` during one, a ponder is stopped)."""
         return self._threads
 
     @threads.setter
@@ -256,7 +277,8 @@ class MCTS(StrictAttributes):
         if not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"threads must be an integer 1..{MAX_THREADS}, "
                              f"not {shown_value(threads)}")
-        self._threads = int(threads)
+        with _between_searches(self):
+            self._threads = int(threads)
 
     @property
     def config(self) -> SearchConfig:
@@ -271,14 +293,15 @@ class MCTS(StrictAttributes):
         if config.mix < 1 and self.evaluator is None:
             raise ValueError(f"mix={config.mix:g} needs an evaluator (mix is the rollouts' "
                              f"share of the leaf value)")
-        # The node maker first: a prior it cannot load leaves the config as it was.
-        if self._maker is None:
-            self._maker = NodeMaker(self._engine, config, self.prior, self._forbid)
-        else:
-            self._maker.configure(config)
-        self._config = config
-        if hasattr(self, "_komi"):
-            self._komi.step = config.dynamic_komi
+        with _between_searches(self):
+            # The node maker first: a prior it cannot load leaves the config as it was.
+            if self._maker is None:
+                self._maker = NodeMaker(self._engine, config, self.prior, self._forbid)
+            else:
+                self._maker.configure(config)
+            self._config = config
+            if hasattr(self, "_komi"):
+                self._komi.step = config.dynamic_komi
 
     @property
     def evaluator(self) -> Evaluator | None:
@@ -293,7 +316,8 @@ class MCTS(StrictAttributes):
         if evaluator is None and self.config.mix < 1:
             raise ValueError(f"mix={self.config.mix:g} needs an evaluator; set config.mix = 1 "
                              f"first to search without one")
-        self._evaluator = evaluator
+        with _between_searches(self):
+            self._evaluator = evaluator
 
     @property
     def prior(self) -> PriorFunction | None:
@@ -305,9 +329,10 @@ class MCTS(StrictAttributes):
     def prior(self, prior: PriorFunction | None) -> None:
         if prior is not None and not callable(prior):
             raise TypeError(f"prior must be callable, not {type(prior).__name__}")
-        self._prior = prior
         assert self._maker is not None
-        self._maker.user_prior = prior
+        with _between_searches(self):
+            self._prior = prior
+            self._maker.user_prior = prior
 
     @property
     def forbid(self) -> ForbidFunction | None:
@@ -322,18 +347,12 @@ class MCTS(StrictAttributes):
             raise TypeError(f"forbid must be callable, not {type(forbid).__name__}")
         if forbid is self._forbid:
             return
-        if not self._in_use.acquire(blocking=False):
-            # A running search's tree must not go (a tester's AssertionError).
-            raise RuntimeError(BUSY)
-        try:
-            self.ponder_stop()
-            with self._lock:
-                self._forbid = forbid
-                self._tree.drop()
-                assert self._maker is not None
-                self._maker.forbid = forbid
-        finally:
-            self._in_use.release()
+        # A running search's tree must not go (a tester's AssertionError).
+        with _between_searches(self), self._lock:
+            self._forbid = forbid
+            self._tree.drop()
+            assert self._maker is not None
+            self._maker.forbid = forbid
 
     @property
     def root(self) -> TreeNode | None:
