@@ -455,3 +455,32 @@ def test_area_types() -> None:
     black, white = Board(9).area()
     assert type(black) is int and type(white) is int
     assert isinstance(Board(9).score(), float)
+
+
+def test_vertex_functions_take_board_sizes_only() -> None:
+    """``format_vertex(5, -3)`` was ``'Z-1'``, ``format_vertex(899, 30)`` an
+    ``IndexError`` and ``parse_vertex("Z30", 30)`` 24 (a tester): a size
+    must be a board's, 2..25, and an index off the board is an
+    ``InvalidVertexError``, as ``parse_vertex`` raises."""
+    from fastplay.board import format_vertex, parse_vertex
+
+    for size, error in ((-3, ValueError), (1, ValueError), (26, ValueError), (30, ValueError),
+                        (9.0, TypeError), ("9", TypeError)):
+        with pytest.raises(error, match="board size"):
+            format_vertex(5, size)  # type: ignore[arg-type]
+        with pytest.raises(error, match="board size"):
+            parse_vertex("A1", size)  # type: ignore[arg-type]
+    with pytest.raises(InvalidVertexError, match="off the 9x9") as info:
+        format_vertex(81, 9)
+    assert info.value.rule == "off-board"
+    with pytest.raises(TypeError):
+        format_vertex(True, 9)
+    assert format_vertex(40, 9) == "E5" and format_vertex(-1, 9) == "pass"
+    assert format_vertex(624, 25) == "Z1" and parse_vertex("Z25", 25) == 24
+
+
+def test_setup_says_a_list_must_be_iterable() -> None:
+    board = Board(9)
+    with pytest.raises(TypeError, match="empty must be an iterable of vertices, not NoneType"):
+        board.setup(black=["E5"], empty=None)  # type: ignore[arg-type]
+    assert board.get("E5") is None

@@ -1467,3 +1467,15 @@ def test_settings_change_between_searches_only(db):
     assert search.threads == 2 and not search._ponderer._thread
     search.config = replace(config, rave=False)
     assert search.run(board, visits=100).best_move is not None
+
+
+def test_a_search_says_it_cannot_be_pickled(db):
+    """Pickling an MCTS failed with Cython's "self.G,self.T cannot be
+    converted" (a tester); copies and pickles are refused plainly."""
+    import copy
+    import pickle
+
+    search = MCTS(db, seed=1)
+    for make in (pickle.dumps, copy.copy, copy.deepcopy):
+        with pytest.raises(TypeError, match="an MCTS cannot be pickled or copied"):
+            make(search)

@@ -8,6 +8,8 @@ the machine every size is rendered to PNG too.
 
 from __future__ import annotations
 
+import dataclasses
+
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
@@ -283,8 +285,16 @@ def test_search_result_checks(searched: tuple[Board, object]) -> None:
     board, result = searched
     with pytest.raises(ValueError, match="top"):
         svg.search_result(board, result, top=0)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"shape \(19, 19\)"):
+    with pytest.raises(ValueError, match="another position"):
         svg.search_result(Board(19), result)  # type: ignore[arg-type]
+    other = board.copy()
+    other.play("A1")
+    with pytest.raises(ValueError, match="another position"):
+        svg.search_result(other, result)  # type: ignore[arg-type]
+    # Without a position of its own, the result's ownership must fit.
+    unplaced = dataclasses.replace(result, position=None)  # type: ignore[type-var]
+    with pytest.raises(ValueError, match=r"shape \(19, 19\)"):
+        svg.search_result(Board(19), unplaced)
 
 
 # ---------------------------------------------------------------------------

@@ -63,6 +63,17 @@ def color_name(code: int) -> Color:
     return Color.BLACK if code == BLACK_CODE else Color.WHITE
 
 
+def _size(size: int) -> int:
+    """A board size for the vertex functions: an integer 2..25 (the boards
+    there are; the column letters end at Z), else ``TypeError`` /
+    ``ValueError`` (a tester's ``format_vertex(5, -3)`` was ``'Z-1'``)."""
+    if not is_integer(size):
+        raise TypeError(f"board size must be an integer, not {type(size).__name__}")
+    if not 2 <= size <= len(COLUMNS):
+        raise ValueError(f"board size must be 2..{len(COLUMNS)}, not {size}")
+    return int(size)
+
+
 def _parse_gtp(move: str, text: str, size: int) -> int:
     if not _GTP_VERTEX.fullmatch(text):
         raise InvalidVertexError(f"bad vertex {move!r}: expected a GTP vertex such as 'D4' or "
@@ -86,8 +97,10 @@ def parse_vertex(move: Vertex, size: int) -> int:
     ``(row, col)`` with row 0 at the top, and flat indices (``-1`` = pass).
     Raises :class:`InvalidVertexError` (a ``ValueError``, not an
     :class:`IllegalMoveError`) with ``rule`` ``"bad vertex"`` when the move
-    cannot be read, ``"off-board"`` when it names a point outside the board.
+    cannot be read, ``"off-board"`` when it names a point outside the board;
+    ``TypeError`` / ``ValueError`` for a ``size`` that is no board's (2..25).
     """
+    size = _size(size)
     if isinstance(move, str):
         text = move.strip()
         if text.lower() == "pass":
@@ -114,11 +127,18 @@ def parse_vertex(move: Vertex, size: int) -> int:
 
 
 def format_vertex(index: int, size: int) -> str:
-    """GTP vertex (``"D4"``) of a flat index; ``"pass"`` for -1."""
+    """GTP vertex (``"D4"``) of a flat index; ``"pass"`` for -1.  Raises
+    :class:`InvalidVertexError` (``"off-board"``) for another index off the
+    board, ``TypeError`` for one that is not an integer, and as
+    :func:`parse_vertex` for a bad ``size``."""
+    size = _size(size)
+    if not is_integer(index):
+        raise TypeError(f"a flat index must be an integer, not {type(index).__name__}")
     if index == PASS:
         return "pass"
     if not 0 <= index < size * size:
-        raise ValueError(f"index {index} is off the {size}x{size} board")
+        raise InvalidVertexError(f"vertex index {index} is off the {size}x{size} board",
+                                 "off-board", index)
     return f"{COLUMNS[index % size]}{size - index // size}"
 
 
@@ -262,6 +282,9 @@ class Board(CoreBoard):
             if isinstance(moves, (str, bytes, bytearray, memoryview)):
                 raise TypeError(f"{kind} must be an iterable of vertices, not "
                                 f"{type(moves).__name__} ({kind}=['D4'] for one point)")
+            if not isinstance(moves, Iterable):
+                raise TypeError(f"{kind} must be an iterable of vertices, not "
+                                f"{type(moves).__name__} (leave it out for none)")
         size = self.size
         arr = self.to_numpy().reshape(-1)
         stones = {i: BLACK_CODE if arr[i] > 0 else (WHITE_CODE if arr[i] < 0 else EMPTY_CODE)

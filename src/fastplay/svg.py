@@ -427,7 +427,8 @@ def search_result(board: Board, result: _Searchish, top: int = 5, *,
     ``result`` is a :class:`fastplay.search.SearchResult` or a
     :class:`fastplay.search.SearchInfo` (anything with ``children``,
     ``ownership``, ``winrate`` and ``best_move``) of a search of ``board``,
-    which must be the position searched: the results do not hold it.  The
+    which must be the position searched (a result's own ``position``, when it
+    has one, must equal it: a tester's caption named an occupied point).  The
     first ``top`` visited children are drawn as discs holding the move's win
     rate (per cent, for the side to move), the disc of ``best_move`` darker;
     a pass (counted among the ``top``) has no point to be drawn on.  With
@@ -438,11 +439,17 @@ def search_result(board: Board, result: _Searchish, top: int = 5, *,
     Raises:
         TypeError: ``board`` is not a Board, ``top`` not an int.
         ValueError: ``top`` < 1, or the result does not fit the board
-            (ownership of another size, a candidate off the board).
+            (ownership of another size, a candidate off the board, a
+            ``position`` other than ``board``).
     """
     from fastplay.board import PASS, parse_vertex
 
     target = _check_board(board)
+    searched = getattr(result, "position", None)
+    if searched is not None and (searched.size, searched.zobrist_hash, searched.to_move) != (
+            target.size, target.zobrist_hash, target.to_move):
+        raise ValueError("the result is of another position than board (result.position "
+                         "is the one searched)")
     n = int(target.size)
     if not is_integer(top):
         raise TypeError(f"top must be an int, not {type(top).__name__}")

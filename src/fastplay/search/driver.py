@@ -190,10 +190,9 @@ class MCTS(StrictAttributes):
 
     Each option is also an attribute (``search.c_puct``); assigning one
     replaces :attr:`config` by a validated copy.  Other public names cannot
-    be set on an MCTS (``AttributeError``: a misspelled option would
-    otherwise be a new attribute that nothing reads); a subclass may add
-    its own.  ``threads`` is checked when assigned; ``db`` and ``seed`` are
-    read-only.
+    be set (``AttributeError``: a misspelled option would be an attribute
+    nothing reads); a subclass may add its own.  ``db`` and ``seed`` are
+    read-only.  An MCTS cannot be pickled or copied; its results can.
 
     Raises:
         TypeError: ``db`` is not a PatternDatabase, an unknown option, an
@@ -251,6 +250,10 @@ class MCTS(StrictAttributes):
         self._probing = False                  # a final probe does not probe again
         self._ponderer = Ponderer()
         _SEARCHES.add(self)
+
+    def __reduce__(self) -> Any:
+        raise TypeError("an MCTS cannot be pickled or copied (its tree, threads and compiled "
+                        "state are this process's); its results and snapshots can")
 
     # -- options ---------------------------------------------------------------
 
