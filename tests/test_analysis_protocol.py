@@ -495,6 +495,17 @@ def test_rules_komi_and_handicap_bonus() -> None:
     with pytest.raises(QueryError) as err:
         parse_query(query(rules={"komi": 7.25}), Defaults())
     assert err.value.field == "rules"
+    # KataGo's short form, which fastplay's own warnings print (a tester's
+    # client copied one back and got "Could not parse rules").
+    from fastplay.analysis.rules import NAMED, describe
+
+    for rules in NAMED.values():
+        assert parse_rules(describe(rules)) == rules
+    assert parse_query(query(rules="koSIMPLEscoreAREAtaxNONEsui0whbN", komi=0.5, moves=[],
+                             initialStones=stones), Defaults()).positions[0].komi == 2.5
+    for bad in ("koSIMPLE", "koSIMPLEscoreAREAwhbX", "koSIMPLEscoreAREAkomi"):
+        with pytest.raises(RulesError):
+            parse_rules(bad)
 
 
 def test_a_seed_makes_answers_reproducible() -> None:

@@ -1,7 +1,9 @@
 """KataGo's rules in an analysis query, and what fastplay makes of them.
 
 A query's ``rules`` is a name (``"chinese"``, ``"japanese"``,
-``"tromp-taylor"``...) or a JSON object with the keys ``ko``, ``scoring``
+``"tromp-taylor"``...), KataGo's short form (``koSIMPLEscoreAREAtaxNONEsui0whbN``:
+what :func:`describe` and KataGo print, and KataGo writes in a record's
+``RU``), or a JSON object with the keys ``ko``, ``scoring``
 (or ``score``), ``tax``, ``suicide``, ``hasButton``, ``whiteHandicapBonus``,
 ``friendlyPassOk`` and ``komi`` -- the names and defaults of KataGo's
 ``Rules::parseRules`` (``cpp/game/rules.cpp``) and of ``kata-set-rules`` in
@@ -17,6 +19,7 @@ does not support the rules asked for ("Rules ... not supported ..., using
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -153,14 +156,38 @@ def _from_object(spec: dict[str, Any]) -> Rules:
     return rules
 
 
+#: KataGo's short form of a ruleset (``Rules::toString``, which
+#: ``Rules::parseRules`` reads back): ko and scoring, then any of the rest in order.
+_SHORT = re.compile(r"ko(SIMPLE|POSITIONAL|SITUATIONAL|SPIGHT)score(AREA|TERRITORY)"
+                    r"(?:tax(NONE|SEKI|ALL))?(?:sui([01]))?(?:button([01]))?"
+                    r"(?:whb(0|N-1|N))?(?:fpok([01]))?(?:komi(-?[0-9]+(?:\.[0-9]+)?))?",
+                    re.IGNORECASE | re.ASCII)
+
+
+def _from_short(text: str) -> Rules | None:
+    """Rules from KataGo's short form, or ``None`` when ``text`` is not one."""
+    match = _SHORT.fullmatch(text.strip())
+    if match is None:
+        return None
+    keys = ("ko", "scoring", "tax", "suicide", "hasButton", "whiteHandicapBonus",
+            "friendlyPassOk", "komi")
+    spec: dict[str, Any] = {}
+    for key, given in zip(keys, match.groups()):
+        if given is not None:
+            spec[key] = (given == "1" if key in ("suicide", "hasButton", "friendlyPassOk")
+                         else float(given) if key == "komi" else given)
+    return _from_object(spec)
+
+
 def parse_rules(value: Any) -> Rules:
-    """The rules a query's ``rules`` field names: a name (any case) or an object.
+    """The rules a query's ``rules`` field names: a name (any case), KataGo's
+    short form, or an object.
 
     Raises :class:`RulesError` for an unknown name, an unknown key, a value
     of the wrong kind, or anything that is neither a string nor an object.
     """
     if isinstance(value, str):
-        rules = NAMED.get(value.strip().lower())
+        rules = NAMED.get(value.strip().lower()) or _from_short(value)
         if rules is None:
             raise RulesError(f"Could not parse rules: {value}")
         return rules
