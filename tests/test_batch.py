@@ -565,7 +565,7 @@ def test_a_handicap_record_gets_the_analysis_protocol_s_komi(tmp_path: Path, cap
              "analyzeTurns": [0, 1, 2]}
     protocol = [b.komi for b in parse_query(query, Defaults()).positions]
     start = Board.from_sgf(text, move_number=0)
-    ours = [0.5 + handicap_komi(Board.from_sgf(text, move_number=t), start)
+    ours = [0.5 + handicap_komi(Board.from_sgf(text, move_number=t), start, 0, t)
             for t in range(3)]
     assert ours == protocol == [0.5 + bonus] * 3
     code, _, err = run([str(record), "--every", "1", "--playouts", "10"], capsys)
@@ -573,3 +573,41 @@ def test_a_handicap_record_gets_the_analysis_protocol_s_komi(tmp_path: Path, cap
     assert code == 0 and len(told) == (bonus > 0)
     code, out, err = run([str(record), "--playouts", "10"], capsys)
     assert code == 0 and f"(komi {0.5 + bonus:g})" in out
+
+
+@pytest.mark.parametrize("text, komi", [
+    # Black's first moves in a row are handicap stones, from the turn they are down.
+    ("(;FF[4]GM[1]SZ[9]KM[0.5]RU[Chinese];B[gc];B[cg];B[gg];W[ee];B[cc])",
+     [0.5, 0.5, 2.5, 3.5, 3.5, 3.5]),
+    # An even game with a setup node, then two Black moves: no handicap (a
+    # tester: the board's history restarts at the setup node, so they counted).
+    ("(;FF[4]GM[1]SZ[9]KM[0.5]RU[Chinese];B[ee];W[ce];AB[gg]AE[ce];B[cc];B[dd];W[gc])",
+     [0.5] * 6),
+    # KataGo's own RU: its short form.
+    ("(;FF[4]GM[1]SZ[9]KM[0.5]RU[koSIMPLEscoreAREAtaxNONEsui0whbN]AB[cc][gg];W[ee])",
+     [2.5, 2.5]),
+])
+def test_handicap_komi_follows_the_record_s_moves(text: str, komi: list[float]) -> None:
+    """Per turn, as KaTrain's queries of each node get it from ``fastplay analysis``."""
+    from fastplay.analysis.query import Defaults, parse_query
+    from fastplay.batch import handicap_komi
+    from fastplay.sgf import leading_black_moves
+
+    start = Board.from_sgf(text, move_number=0)
+    leading = leading_black_moves(text)
+    assert [0.5 + handicap_komi(Board.from_sgf(text, move_number=t), start, leading, t)
+            for t in range(len(komi))] == komi
+    if "AB[cc]" not in text and "AE" not in text:
+        board = Board.from_sgf(text)
+        moves = [[c.letter, v.upper()] for c, v in board.history]
+        query = {"id": "q", "boardXSize": 9, "boardYSize": 9, "komi": 0.5, "rules": "chinese",
+                 "moves": moves[:2]}
+        assert parse_query(query, Defaults()).positions[0].komi == komi[2]
+
+
+def test_the_handicap_note_names_the_default_komi(tmp_path: Path, capsys: Any) -> None:
+    """Without ``KM`` the note said "added to KM[7.5]" (a tester)."""
+    record = tmp_path / "nokm.sgf"
+    record.write_text("(;FF[4]GM[1]SZ[9]HA[2]RU[Chinese]AB[cc][gg];W[ee])", encoding="utf-8")
+    code, out, err = run([str(record), "--playouts", "10"], capsys)
+    assert code == 0 and "added to the default komi 7.5" in err and "(komi 9.5)" in out

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from fastplay.inputfile import read_input
-from fastplay.sgf import SGFWarning, record_moves
+from fastplay.sgf import SGFWarning, leading_black_moves, record_moves
 from fastplay.shown import escape_controls
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; the core is imported late
@@ -157,8 +157,9 @@ def analyse_job(job: Job) -> dict[str, Any]:
         with warnings.catch_warnings():   # _jobs reported them, naming the record
             warnings.simplefilter("ignore", SGFWarning)
             board = Board.from_sgf(job.data, move_number=job.turn)
-            board.komi = board.komi + handicap_komi(board, Board.from_sgf(job.data,
-                                                                          move_number=0))
+            start = Board.from_sgf(job.data, move_number=0)
+            board.komi = board.komi + handicap_komi(board, start, leading_black_moves(job.data),
+                                                    job.turn)
         config = SearchConfig(**search_options(job.prior, job.options))
         search = MCTS(_WORKER["db"], config=config, threads=job.threads, seed=job.seed)
         info = None
@@ -173,18 +174,19 @@ def analyse_job(job: Job) -> dict[str, Any]:
                 "error": f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc)}
 
 
-def handicap_komi(board: Any, start: Any) -> float:
+def handicap_komi(board: Any, start: Any, leading: int, turn: int) -> float:
     """The komi points White gets for a handicap under the record's ``RU``,
     as ``fastplay analysis`` adds them to a query's komi (KataGo's
     ``whiteHandicapBonus``: ``N`` for Chinese rules, ``N-1`` for AGA, none
     for Japanese or Tromp-Taylor; none without ``RU`` or for rules it does
     not know), so that a record and KaTrain's query of it are analysed
-    alike.  ``board``: the record's position (its moves count: Black's
-    first moves in a row are handicap stones); ``start``: its position
-    before the first move (Black's setup stones, when White has none)."""
+    alike.  ``board``: the record's position after ``turn`` of its moves;
+    ``start``: its position before the first move (Black's setup stones,
+    when White has none, are handicap stones); ``leading``:
+    :func:`fastplay.sgf.leading_black_moves` (two or more are handicap
+    stones, those played by ``turn``)."""
     from fastplay.analysis.query import handicap_stones
     from fastplay.analysis.rules import RulesError, handicap_bonus, parse_rules
-    from fastplay.color import Color
 
     given = board.sgf_properties.get("RU", "").strip()
     try:
@@ -195,17 +197,20 @@ def handicap_komi(board: Any, start: Any) -> float:
         return 0.0
     stones = [("B" if sign > 0 else "W", i)
               for i, sign in enumerate(start.to_numpy().ravel().tolist()) if sign]
-    moves = [(Color(code).letter, index) for code, index in board.history_indices()]
-    return handicap_bonus(rules, handicap_stones(stones, moves))
+    return handicap_bonus(rules, handicap_stones(stones, [("B", 0)] * min(leading, turn)))
 
 
-def handicap_note(board: Any, start: Any) -> str | None:
-    """What to tell of a record whose komi :func:`handicap_komi` raises."""
-    bonus = handicap_komi(board, start)
+def handicap_note(board: Any, start: Any, leading: int, turn: int) -> str | None:
+    """What to tell of a record whose komi :func:`handicap_komi` raises
+    after ``turn`` moves (for a batch, its last)."""
+    bonus = handicap_komi(board, start, leading, turn)
     if not bonus:
         return None
+    komi = (f"KM[{board.sgf_properties['KM']}]" if "KM" in board.sgf_properties
+            else f"the default komi {board.komi:g}")
+    since = f" from move {leading} on" if leading >= 2 and turn >= leading else ""
     return (f"RU[{board.sgf_properties['RU']}]: White gets {bonus:g} points of komi for the "
-            f"handicap (KataGo's whiteHandicapBonus), added to KM[{board.komi:g}]")
+            f"handicap{since} (KataGo's whiteHandicapBonus), added to {komi}")
 
 
 def rules_note(properties: Mapping[str, str]) -> str | None:
@@ -325,7 +330,8 @@ def _jobs(paths: Sequence[str], args: argparse.Namespace
                 warnings.simplefilter("ignore", SGFWarning)
                 start = Board.from_sgf(data, move_number=0)
             notes = [str(w.message) for w in seen] + [
-                note for note in [rules_note(read.sgf_properties), handicap_note(read, start)]
+                note for note in [rules_note(read.sgf_properties),
+                                  handicap_note(read, start, leading_black_moves(data), moves)]
                 if note is not None]
             for note in notes:   # once per record, naming it (the workers stay quiet)
                 print(escape_controls(f"fastplay analyze: warning: {path}: {note}"),

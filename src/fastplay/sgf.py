@@ -136,7 +136,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; board imports us lazily
     from fastplay.board import Board
 
 __all__ = ["SGFError", "SGFWarning", "MoveNumberError", "board_to_sgf", "load_board",
-           "record_moves", "TEXT_PROPERTIES", "MAX_NODES", "check_nodes", "escape_text",
+           "record_moves", "leading_black_moves", "TEXT_PROPERTIES", "MAX_NODES", "check_nodes", "escape_text",
            "unescape_text"]
 
 MIN_SIZE = 2
@@ -851,6 +851,24 @@ def _moves_in(seq: Sequence[sgf.Tree_node]) -> int:
     """Moves (``B``/``W`` properties) in the nodes of a main line."""
     return sum(("B" in n.get_raw_property_map()) + ("W" in n.get_raw_property_map())
                for n in seq)
+
+
+def leading_black_moves(path_or_text: str | os.PathLike[str] | bytes,
+                        encoding: str | None = None) -> int:
+    """Black's moves in a row at the start of a record's main line, before
+    any White move or any setup after the first move: what KataGo counts as
+    handicap stones played as moves (``assumeMultipleStartingBlackMovesAreHandicap``)
+    when there are two or more.  Takes and raises what :func:`record_moves` does."""
+    _check_encoding(encoding)
+    data, from_str = _read_source(path_or_text)
+    game, _ = _parse_game(data, from_str, encoding)
+    count = 0
+    for node in game.get_main_sequence():
+        props = node.get_raw_property_map()
+        if "W" in props or (count and any(p in props for p in ("AB", "AW", "AE"))):
+            break
+        count += "B" in props
+    return count
 
 
 def record_moves(path_or_text: str | os.PathLike[str] | bytes,
