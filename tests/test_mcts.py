@@ -1479,3 +1479,38 @@ def test_a_search_says_it_cannot_be_pickled(db):
     for make in (pickle.dumps, copy.copy, copy.deepcopy):
         with pytest.raises(TypeError, match="an MCTS cannot be pickled or copied"):
             make(search)
+
+
+PONDER_PLUGIN = """
+import sys, time, numpy as np, fastplay as fp
+from fastplay.search import MCTS
+seen = []
+def prior(board):
+    if len(seen) == 3:
+        try:
+            search.c_puct = 0.9
+            seen.append("changed")
+        except RuntimeError:
+            seen.append("refused")
+    seen.append(1)
+    return np.ones(board.size * board.size + 1)
+search = MCTS(fp.PatternDatabase.builtin("mc_montegnu_classic"), prior=prior, seed=1,
+              threads=int(sys.argv[1]))
+search.ponder_start(fp.Board(9))
+deadline = time.monotonic() + 30
+while len(seen) < 5 and time.monotonic() < deadline:
+    time.sleep(0.01)
+search.ponder_stop()
+print("refused" in seen, search.c_puct == 0.9)
+"""
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_a_plug_in_in_the_ponder_cannot_change_the_search(threads):
+    """A prior called by the ponder that set a search option deadlocked:
+    the setter stopped the ponder, whose thread then waited for itself
+    (a tester).  It is refused as during a run."""
+    done = subprocess.run([sys.executable, "-c", PONDER_PLUGIN, threads],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "False"]

@@ -115,10 +115,15 @@ class Worker:
     held, bpo-29988), so that it returns as soon as the thread has ended
     rather than at the next look."""
 
-    def __init__(self, target: Callable[[], object], name: str, poll: float = 0.005) -> None:
+    def __init__(self, target: Callable[[], object], name: str, poll: float = 0.005,
+                 owner: object = None) -> None:
         """``poll``: longest time (seconds) between two looks at the flag in
         :meth:`wait` (the end wakes it at once; the looks catch a Ctrl-C and
-        a wake-up lost to one)."""
+        a wake-up lost to one).  ``owner``: what the thread works for, as
+        :func:`current_owner` tells code running in it; by default the
+        owner of the thread that makes the worker (a search's threads are
+        its ponder's)."""
+        self.owner = owner if owner is not None else current_owner()
         self._target = target
         self._poll = poll
         self._done = False
@@ -132,6 +137,7 @@ class Worker:
 
     def _run(self) -> None:
         block_signals()
+        _LOCAL.owner = self.owner
         try:
             self._target()
         finally:
@@ -176,6 +182,14 @@ class Worker:
 
 
 _WORKERS: weakref.WeakSet[Worker] = weakref.WeakSet()
+_LOCAL = threading.local()
+
+
+def current_owner() -> object:
+    """The ``owner`` of the worker running this code (``None`` outside
+    workers): a plug-in called in a ponder's threads must not wait for that
+    ponder to stop (a tester's prior changed a setting there: a deadlock)."""
+    return getattr(_LOCAL, "owner", None)
 
 
 def _after_fork_in_child() -> None:

@@ -81,13 +81,15 @@ FINAL_RESERVE_MIN = 0.01
 def _between_searches(search: MCTS) -> Iterator[None]:
     """A change of a search's settings: ``RuntimeError`` (:data:`BUSY`) while
     a search or an analysis of it runs (a tester changed ``config`` and
-    ``threads`` mid-search, and nothing said the change was half taken); a
-    ponder is stopped first.  Nothing to wait for during ``__init__``."""
+    ``threads`` mid-search, and nothing said the change was half taken), and
+    in a plug-in that the ponder calls; a ponder is stopped first.  Nothing
+    to wait for during ``__init__``."""
     in_use: threading.Lock | None = getattr(search, "_in_use", None)
     if in_use is None:
         yield
         return
-    if not in_use.acquire(blocking=False):
+    # A plug-in in the ponder's own threads: stopping the ponder would wait for itself.
+    if _threads.current_owner() is search._ponderer or not in_use.acquire(blocking=False):
         raise RuntimeError(BUSY)
     try:
         search.ponder_stop()

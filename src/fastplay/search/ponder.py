@@ -39,7 +39,7 @@ class Ponderer:
                 except BaseException as exc:  # noqa: BLE001 - handed to stop()'s caller
                     self._error = exc
 
-            thread = _threads.Worker(run, "fastplay-ponder")
+            thread = _threads.Worker(run, "fastplay-ponder", owner=self)
             self._thread = thread
             thread.start()
 
