@@ -54,7 +54,8 @@ def list_stones(engine: GTPEngine, args: Sequence[str]) -> str:
 def gg_undo(engine: GTPEngine, args: Sequence[str]) -> str:
     """``gg-undo [N]``: take back the last N moves (default 1; 0 does nothing).
     As GNU Go 3.8: more moves than were played is an error, and nothing is
-    taken back then; a negative N is an error."""
+    taken back then; a negative N is an error.  Unlike it, an N that is not
+    an integer is a syntax error (GNU Go's ``sscanf`` reads ``abc`` as 1)."""
     count = parse_int(args[0], "move count") if args else 1
     if count < 0:
         raise GTPError("can't undo a negative number of moves")
