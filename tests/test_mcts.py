@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import math
 import time
 
@@ -1401,22 +1402,37 @@ def test_run_answers_for_the_position_it_searched(db):
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork: POSIX")
 @pytest.mark.parametrize("threads", [1, 2])
-def test_a_child_forked_while_pondering_searches(db, threads):
+@pytest.mark.parametrize("busy", ["ponder", "thread", "analysis"])
+def test_a_child_forked_during_a_search_searches(db, threads, busy):
     """A process forked while its search pondered (a server forking workers):
     the child's first run waited for good for the ponder thread, which does
-    not exist there (a tester).  Now the child searches, on a dropped tree,
-    and the parent's ponder goes on."""
+    not exist there; forked while another thread ran a search, the child was
+    "already searching" for good (testers).  Now the child searches, on a
+    dropped tree; an analysis it had open says its thread is gone; the
+    parent's search goes on."""
     board = fp.Board(9)
     board.play("E5")
     board.play("C3")
     search = MCTS(db, seed=1, threads=threads)
     search.run(board, visits=200)
-    search.ponder_start(board.copy())
+    searcher, snapshots = None, None
+    if busy == "ponder":
+        search.ponder_start(board.copy())
+    elif busy == "thread":
+        searcher = threading.Thread(target=lambda: search.run(board, seconds=1.0))
+        searcher.start()
+    else:
+        snapshots = search.analyze(board, seconds=1.0, interval=0.05)
+        next(snapshots)
     time.sleep(0.2)
     pid = os.fork()
     if pid == 0:                                   # the child: never back into pytest
         code = 1
         try:
+            if snapshots is not None:
+                with pytest.raises(RuntimeError, match="did not survive a fork"):
+                    for _ in snapshots:
+                        pass
             result = search.run(board, visits=300)
             search.ponder_stop()
             search.new_game()
@@ -1435,6 +1451,10 @@ def test_a_child_forked_while_pondering_searches(db, threads):
         time.sleep(0.02)
     assert os.waitstatus_to_exitcode(status) == 0
     search.ponder_stop()
+    if searcher is not None:
+        searcher.join()
+    if snapshots is not None:
+        assert list(snapshots)[-1].final
     assert search.run(board, visits=100).best_move is not None
 
 

@@ -183,6 +183,7 @@ class Worker:
 
 _WORKERS: weakref.WeakSet[Worker] = weakref.WeakSet()
 _LOCAL = threading.local()
+_LOST: list[object] = []      # the owners of the workers the last fork lost
 
 
 def current_owner() -> object:
@@ -198,11 +199,20 @@ def _after_fork_in_child() -> None:
     this its :meth:`Worker.wait` looked at a flag nobody would set (a
     tester's child of a pondering search hung in its first ``run``)."""
     me = threading.get_ident()
+    _LOST.clear()
     for worker in list(_WORKERS):
         if worker.running and worker._thread.ident != me:
             worker.lost_in_fork = True
             worker._done = True
             worker._ended = threading.Lock()
+            if worker.owner is not None:
+                _LOST.append(worker.owner)
+
+
+def lost_in_fork(owner: object) -> bool:
+    """In a child process: whether a worker of ``owner`` was running when
+    this process was forked (the fork's hooks of the owners ask)."""
+    return any(lost is owner for lost in _LOST)
 
 
 if hasattr(os, "register_at_fork"):

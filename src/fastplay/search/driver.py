@@ -78,34 +78,59 @@ FINAL_RESERVE_MIN = 0.01
 
 
 @contextlib.contextmanager
+def _using(search: MCTS, busy: str = BUSY) -> Iterator[None]:
+    """Hold ``search``'s use lock: one search, ponder start, new game or
+    change of settings at a time; ``RuntimeError(busy)`` when it is taken.
+    The holding thread is recorded for :func:`_after_fork_in_child`, and a
+    release after a fork took the lock over (a new ``_epoch``) is skipped."""
+    if not search._in_use.acquire(blocking=False):
+        raise RuntimeError(busy)
+    epoch = search._epoch
+    search._holder = threading.get_ident()
+    try:
+        yield
+    finally:
+        if search._epoch == epoch:
+            search._holder = None
+            search._in_use.release()
+
+
+@contextlib.contextmanager
 def _between_searches(search: MCTS) -> Iterator[None]:
     """A change of a search's settings: ``RuntimeError`` (:data:`BUSY`) while
     a search or an analysis of it runs (a tester changed ``config`` and
     ``threads`` mid-search, and nothing said the change was half taken), and
     in a plug-in that the ponder calls; a ponder is stopped first.  Nothing
     to wait for during ``__init__``."""
-    in_use: threading.Lock | None = getattr(search, "_in_use", None)
-    if in_use is None:
+    if getattr(search, "_in_use", None) is None:
         yield
         return
     # A plug-in in the ponder's own threads: stopping the ponder would wait for itself.
-    if _threads.current_owner() is search._ponderer or not in_use.acquire(blocking=False):
+    if _threads.current_owner() is search._ponderer:
         raise RuntimeError(BUSY)
-    try:
+    with _using(search):
         search.ponder_stop()
         yield
-    finally:
-        in_use.release()
 
 
 def _after_fork_in_child() -> None:
-    """``os.register_at_fork``'s hook for every live search (a tester's child
-    of a pondering search hung in its first ``run``): in a child forked while
-    a search pondered, the ponder thread does not exist and may have held the
-    tree's lock half-way through a change, so the lock is new and the tree
-    dropped."""
+    """``os.register_at_fork``'s hook for every live search: a child process
+    has only the thread that forked.  A ponder thread, or a search or
+    analysis of another thread, does not exist there (a tester's child of
+    a pondering search hung in its first ``run``, and one forked during
+    another thread's ``run`` was "already searching" for good); it may have
+    held the tree's lock half-way through a change, so the child's search
+    gets new locks and drops its tree."""
+    me = threading.get_ident()
     for search in list(_SEARCHES):
-        if search._ponderer.after_fork():
+        lost = search._ponderer.after_fork() | _threads.lost_in_fork(search)
+        if search._in_use.locked() and search._holder != me:
+            search._in_use = threading.Lock()
+            search._epoch += 1
+            search._holder = None
+            search._live = None
+            lost = True
+        if lost:
             search._lock = threading.Lock()
             search._tree.drop()
 
@@ -243,7 +268,9 @@ class MCTS(StrictAttributes):
         self._counter = [0]
         self._tables = ScoreTables()
         self._lock = threading.Lock()
-        self._in_use = threading.Lock()        # held by run(): one search at a time
+        self._in_use = threading.Lock()        # one search at a time: _using()
+        self._holder: int | None = None        # the thread holding it, and the fork
+        self._epoch = 0                        # generation of the lock (_after_fork_in_child)
         self._tree = SearchTree()
         self._clock = Clock()
         self._komi = DynamicKomi(self.config.dynamic_komi)
@@ -398,16 +425,12 @@ class MCTS(StrictAttributes):
         count, the clock's time left and the dynamic komi.  Raises ``RuntimeError`` while another thread
         searches (or an analysis is open) with this object."""
         self.ponder_stop()
-        if not self._in_use.acquire(blocking=False):
-            raise RuntimeError("this MCTS is searching; a new game must wait for the search "
-                               "(or the analysis) to end")
-        try:
+        with _using(self, "this MCTS is searching; a new game must wait for the search "
+                          "(or the analysis) to end"):
             self._tree.drop()
             self._resigner = Resigner()
             self._clock.left.clear()
             self._komi.clear()
-        finally:
-            self._in_use.release()
 
     def set_time(self, main_time: float, byo_yomi_time: float, byo_yomi_stones: int) -> None:
         """GTP ``time_settings`` (see :meth:`Clock.set_time`)."""
@@ -456,14 +479,10 @@ class MCTS(StrictAttributes):
         count, seconds = _check_limits(visits, playouts, seconds)
         if callback is not None and not callable(callback):
             raise TypeError(f"callback must be callable, not {type(callback).__name__}")
-        if not self._in_use.acquire(blocking=False):
-            # One tree: two searches at once would replace each other's root.
-            raise RuntimeError(BUSY + "; use one MCTS object per thread")
-        try:
+        # One tree: two searches at once would replace each other's root.
+        with _using(self, BUSY + "; use one MCTS object per thread"):
             self.ponder_stop()
             return self._run_move(board, count, seconds, callback, move)
-        finally:
-            self._in_use.release()
 
     def _run_move(self, board: Board, visits: int | None, seconds: float | None,
                   callback: Callable[[int], None] | None, move: bool = True) -> SearchResult:
@@ -584,9 +603,7 @@ class MCTS(StrictAttributes):
         :meth:`ponder_stop`; the next :meth:`run` reuses the subtree of the
         move actually played.  Raises ``RuntimeError`` while :meth:`run`
         searches in another thread."""
-        if not self._in_use.acquire(blocking=False):
-            raise RuntimeError(BUSY)
-        try:
+        with _using(self):
             position = board.copy()
 
             def work(stop: threading.Event) -> None:
@@ -596,8 +613,6 @@ class MCTS(StrictAttributes):
                              own=WHITE_CODE if mover == BLACK_CODE else BLACK_CODE)
 
             self._ponderer.start(work)
-        finally:
-            self._in_use.release()
 
     def ponder_stop(self) -> None:
         """Stop pondering (no-op when not pondering); waits for the thread to
@@ -723,47 +738,47 @@ def _analysis(search: MCTS, board: Board, visits: int | None, seconds: float | N
         except BaseException as exc:  # noqa: BLE001 - re-raised in the generator
             outcome.error = exc
 
-    if not search._in_use.acquire(blocking=False):
-        raise RuntimeError(BUSY)
-    worker = _threads.Worker(work, "fastplay-analyze")
-    try:
-        search.ponder_stop()
-        worker.start()
-        _threads.stop_at_exit(stop, worker)
-        due = time.perf_counter() + interval
-        while True:
-            # New input (``until``) stops the search itself: its end wakes
-            # this wait at once.
-            worker.wait(max(0.0, due - time.perf_counter()))
-            if until is not None and until.is_set():
-                return
-            if not worker.running:
-                break
-            if time.perf_counter() < due:
-                continue
-            taken = time.perf_counter()
-            with search._lock:
-                info = snapshot(search._live, search._tree, board, start, min_moves)
-            now = time.perf_counter()
-            due = next_due(due, interval, now, now - taken)
-            if info is not None:
-                yield info
-        if outcome.error is not None:
-            raise outcome.error
-        if stop.is_set():
-            return      # the interpreter's exit stopped the search (stop_at_exit)
-        assert outcome.result is not None and outcome.state is not None
-        yield final_info(outcome.result, outcome.state, board, search._tree, min_moves)
-    finally:
-        stop.set()
-        _threads.forget_at_exit(worker)
-        # A Ctrl-C waits until the search has let go; at the interpreter's
-        # end (a generator collected with the modules) the daemon worker no
-        # longer runs, and the exit already stopped it (stop_at_exit).
-        if not sys.is_finalizing():
-            worker.wait(finish=True)
-        search._live = None
-        search._in_use.release()
+    with _using(search):
+        worker = _threads.Worker(work, "fastplay-analyze", owner=search)
+        try:
+            search.ponder_stop()
+            worker.start()
+            _threads.stop_at_exit(stop, worker)
+            due = time.perf_counter() + interval
+            while True:
+                # New input (``until``) stops the search itself: its end wakes
+                # this wait at once.
+                worker.wait(max(0.0, due - time.perf_counter()))
+                if until is not None and until.is_set():
+                    return
+                if not worker.running:
+                    break
+                if time.perf_counter() < due:
+                    continue
+                taken = time.perf_counter()
+                with search._lock:
+                    info = snapshot(search._live, search._tree, board, start, min_moves)
+                now = time.perf_counter()
+                due = next_due(due, interval, now, now - taken)
+                if info is not None:
+                    yield info
+            if outcome.error is not None:
+                raise outcome.error
+            if stop.is_set():
+                return      # the interpreter's exit stopped the search (stop_at_exit)
+            if worker.lost_in_fork:
+                raise RuntimeError("this analysis's search thread did not survive a fork")
+            assert outcome.result is not None and outcome.state is not None
+            yield final_info(outcome.result, outcome.state, board, search._tree, min_moves)
+        finally:
+            stop.set()
+            _threads.forget_at_exit(worker)
+            # A Ctrl-C waits until the search has let go; at the interpreter's
+            # end (a generator collected with the modules) the daemon worker no
+            # longer runs, and the exit already stopped it (stop_at_exit).
+            if not sys.is_finalizing():
+                worker.wait(finish=True)
+            search._live = None
 
 
 def _option_property(name: str) -> property:
