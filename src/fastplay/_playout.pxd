@@ -200,8 +200,9 @@ cdef void pstate_free(PState* s) noexcept nogil
 # first, at most ``max_moves`` moves before forced passes (``playout_cap``), scored by GNU Go's
 # playout rule (spec 6.8) or Tromp-Taylor.  ``s`` keeps the final position.  Returns 0, or
 # -1 without playing when ``s`` and ``tmpl`` are of different sizes (or NULL), ``tmpl`` was
-# never prepared, ``T`` or ``G`` is NULL, the colour is not WHITE_C/BLACK_C or max_moves < 0.  ``tmpl`` points into its engine's tables:
-# the PlayoutEngine that prepared it must outlive it (and T, G must be that engine's).
+# never prepared, ``T`` or ``G`` is NULL, the colour is not WHITE_C/BLACK_C or
+# max_moves < 0.  ``tmpl`` points into its engine's tables: the PlayoutEngine that
+# prepared it must outlive it (and T, G must be that engine's).
 cdef int playout_one(PState* s, const PState* tmpl, const uint32_t* T, const uint16_t* G,
                      int start_color, uint64_t key, uint64_t index, int max_moves,
                      double komi, bint tromp_taylor, PlayoutOutcome* out) noexcept nogil

@@ -136,8 +136,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; board imports us lazily
     from fastplay.board import Board
 
 __all__ = ["SGFError", "SGFWarning", "MoveNumberError", "board_to_sgf", "load_board",
-           "record_moves", "leading_black_moves", "TEXT_PROPERTIES", "MAX_NODES", "check_nodes", "escape_text",
-           "unescape_text"]
+           "record_moves", "leading_black_moves", "TEXT_PROPERTIES", "MAX_NODES",
+           "check_nodes", "escape_text", "unescape_text"]
 
 MIN_SIZE = 2
 MAX_SIZE = 25
