@@ -1505,11 +1505,14 @@ PONDER_PLUGIN = """
 import sys, time, numpy as np, fastplay as fp
 from fastplay.search import MCTS
 seen = []
+actions = [lambda: setattr(search, "c_puct", 0.9), lambda: search.ponder_stop(),
+           lambda: search.new_game(), lambda: search.run(fp.Board(9), visits=20),
+           lambda: search.ponder_start(fp.Board(9))]
 def prior(board):
-    if len(seen) == 3:
+    if actions:
         try:
-            search.c_puct = 0.9
-            seen.append("changed")
+            actions.pop(0)()
+            seen.append("done")
         except RuntimeError:
             seen.append("refused")
     seen.append(1)
@@ -1518,19 +1521,20 @@ search = MCTS(fp.PatternDatabase.builtin("mc_montegnu_classic"), prior=prior, se
               threads=int(sys.argv[1]))
 search.ponder_start(fp.Board(9))
 deadline = time.monotonic() + 30
-while len(seen) < 5 and time.monotonic() < deadline:
+while actions and time.monotonic() < deadline:
     time.sleep(0.01)
 search.ponder_stop()
-print("refused" in seen, search.c_puct == 0.9)
+print(seen.count("refused"), "done" in seen, search.c_puct == 0.9)
 """
 
 
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_a_plug_in_in_the_ponder_cannot_change_the_search(threads):
-    """A prior called by the ponder that set a search option deadlocked:
-    the setter stopped the ponder, whose thread then waited for itself
-    (a tester).  It is refused as during a run."""
+    """A prior called by the ponder that set a search option, or called
+    ``ponder_stop``, ``new_game``, ``run`` or ``ponder_start``, deadlocked:
+    each stopped the ponder, whose thread then waited for itself (testers).
+    Each is refused as during a run."""
     done = subprocess.run([sys.executable, "-c", PONDER_PLUGIN, threads],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["True", "False"]
+    assert done.stdout.split() == ["5", "False", "False"]

@@ -58,7 +58,12 @@ class Ponderer:
 
     def stop(self) -> BaseException | None:
         """Stop the ponder thread and wait for it (a no-op without one);
-        return what it raised, if anything."""
+        return what it raised, if anything.  ``RuntimeError`` when called
+        from the ponder's own threads (a plug-in it called: it would wait
+        for itself, a tester's deadlock)."""
+        if _threads.current_owner() is self:
+            raise RuntimeError("the ponder's own threads (a plug-in it called) cannot stop it, "
+                               "start a search or a new game")
         with self._lock:
             thread = self._thread
             if thread is None:
