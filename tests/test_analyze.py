@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -247,3 +249,34 @@ def test_a_database_file_and_search_options(tmp_path: Path,
     assert outputs[1] == outputs[2] and outputs[0] != outputs[1]
     assert main(["--search", "c_puct=-1"]) == 2
     assert "c_puct" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_record_from_a_pipe_is_read_once(tmp_path: Path) -> None:
+    """``fastplay analyze`` read its record three or four times: from a pipe
+    (``cat rec.sgf | fastplay analyze /dev/stdin --move 1``) the later reads
+    found nothing, and a named pipe hung (a tester)."""
+    record = b"(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc];B[dd])"
+    cmd = [sys.executable, "-m", "fastplay", "analyze", "/dev/stdin", "--move", "1",
+           "--playouts", "50"]
+    done = subprocess.run(cmd, input=record, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert b"after move 1" in done.stdout
+    fifo = tmp_path / "rec.fifo"
+    os.mkfifo(fifo)
+    cmd[4] = str(fifo)
+    engine = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while True:                  # the write end opens once the engine reads
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError:
+            assert engine.poll() is None and time.monotonic() < deadline, \
+                engine.communicate()[1]
+            time.sleep(0.02)
+    os.write(fd, record)
+    os.close(fd)
+    out, err = engine.communicate(timeout=120)
+    assert engine.returncode == 0, err
+    assert b"after move 1" in out

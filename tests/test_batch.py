@@ -554,6 +554,7 @@ def test_a_handicap_record_gets_the_analysis_protocol_s_komi(tmp_path: Path, cap
     stones and moves), and the record's note says so."""
     from fastplay.analysis.query import Defaults, parse_query
     from fastplay.batch import handicap_komi
+    from fastplay.sgf import opening_moves
 
     ru = f"RU[{rules}]" if rules else ""
     text = f"(;GM[1]FF[4]SZ[9]{ru}HA[2]KM[0.5]AB[cc][gg];W[ee];B[ce])"
@@ -565,7 +566,8 @@ def test_a_handicap_record_gets_the_analysis_protocol_s_komi(tmp_path: Path, cap
              "analyzeTurns": [0, 1, 2]}
     protocol = [b.komi for b in parse_query(query, Defaults()).positions]
     start = Board.from_sgf(text, move_number=0)
-    ours = [0.5 + handicap_komi(Board.from_sgf(text, move_number=t), start, 0, t)
+    opening = opening_moves(text)
+    ours = [0.5 + handicap_komi(Board.from_sgf(text, move_number=t), start, opening, t)
             for t in range(3)]
     assert ours == protocol == [0.5 + bonus] * 3
     code, _, err = run([str(record), "--every", "1", "--playouts", "10"], capsys)
@@ -586,23 +588,37 @@ def test_a_handicap_record_gets_the_analysis_protocol_s_komi(tmp_path: Path, cap
     # KataGo's own RU: its short form.
     ("(;FF[4]GM[1]SZ[9]KM[0.5]RU[koSIMPLEscoreAREAtaxNONEsui0whbN]AB[cc][gg];W[ee])",
      [2.5, 2.5]),
+    # KataGo's count (a tester's table): a White setup stone, no handicap...
+    ("(;FF[4]GM[1]SZ[9]KM[7.5]RU[Chinese]AW[cc];B[gg];B[cg];W[ee])", [7.5] * 4),
+    # ... a setup stone and a move make two ...
+    ("(;FF[4]GM[1]SZ[9]KM[0.5]RU[Chinese]AB[cc];B[gg];W[ee])", [0.5, 2.5, 2.5]),
+    # ... a Black pass is no stone, a lone White pass between Black's moves is skipped.
+    ("(;FF[4]GM[1]SZ[9]KM[0.5]RU[Chinese];B[ee];B[];W[cc])", [0.5] * 4),
+    ("(;FF[4]GM[1]SZ[9]KM[0.5]RU[Chinese];B[ee];W[];B[cc];W[dd])", [0.5, 0.5, 0.5, 2.5, 2.5]),
 ])
 def test_handicap_komi_follows_the_record_s_moves(text: str, komi: list[float]) -> None:
-    """Per turn, as KaTrain's queries of each node get it from ``fastplay analysis``."""
+    """Per turn, as KataGo counts handicap stones (``computeNumHandicapStones``)
+    and as ``fastplay analysis`` gives each turn of a query of the record."""
     from fastplay.analysis.query import Defaults, parse_query
     from fastplay.batch import handicap_komi
-    from fastplay.sgf import leading_black_moves
+    from fastplay.sgf import opening_moves
 
     start = Board.from_sgf(text, move_number=0)
-    leading = leading_black_moves(text)
-    assert [0.5 + handicap_komi(Board.from_sgf(text, move_number=t), start, leading, t)
+    opening = opening_moves(text)
+    assert [0.5 + handicap_komi(Board.from_sgf(text, move_number=t), start, opening, t)
+            if "KM[0.5]" in text else
+            7.5 + handicap_komi(Board.from_sgf(text, move_number=t), start, opening, t)
             for t in range(len(komi))] == komi
-    if "AB[cc]" not in text and "AE" not in text:
+    if "AE" not in text and "koSIMPLE" not in text:
         board = Board.from_sgf(text)
+        size = board.size
+        stones = [["B" if v > 0 else "W", f"{'ABCDEFGHJ'[i % size]}{size - i // size}"]
+                  for i, v in enumerate(start.to_numpy().ravel().tolist()) if v]
         moves = [[c.letter, v.upper()] for c, v in board.history]
-        query = {"id": "q", "boardXSize": 9, "boardYSize": 9, "komi": 0.5, "rules": "chinese",
-                 "moves": moves[:2]}
-        assert parse_query(query, Defaults()).positions[0].komi == komi[2]
+        query = {"id": "q", "boardXSize": 9, "boardYSize": 9, "rules": "chinese",
+                 "komi": 0.5 if "KM[0.5]" in text else 7.5, "initialStones": stones,
+                 "moves": moves, "analyzeTurns": list(range(len(komi)))}
+        assert [b.komi for b in parse_query(query, Defaults()).positions] == komi
 
 
 def test_the_handicap_note_names_the_default_komi(tmp_path: Path, capsys: Any) -> None:
@@ -610,4 +626,8 @@ def test_the_handicap_note_names_the_default_komi(tmp_path: Path, capsys: Any) -
     record = tmp_path / "nokm.sgf"
     record.write_text("(;FF[4]GM[1]SZ[9]HA[2]RU[Chinese]AB[cc][gg];W[ee])", encoding="utf-8")
     code, out, err = run([str(record), "--playouts", "10"], capsys)
-    assert code == 0 and "added to the default komi 7.5" in err and "(komi 9.5)" in out
+    assert code == 0 and "added to the komi 7.5" in err and "(komi 9.5)" in out
+    record.write_text("(;FF[4]GM[1]SZ[9]HA[2]RU[Chinese]KM[0.5]AB[cc][gg];W[ee])",
+                      encoding="utf-8")
+    code, out, err = run([str(record), "--playouts", "10"], capsys)
+    assert code == 0 and "added to the komi 0.5" in err and "(komi 2.5)" in out

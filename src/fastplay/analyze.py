@@ -347,23 +347,26 @@ def _load(args: argparse.Namespace) -> tuple[Any, str, int | None]:
     board's own ``move_number`` restarts at a setup node inside a record
     (a tester's ``AE[ee]B[ee]`` showed "after move 1" for ``--move 2``)."""
     from fastplay.board import Board
-    from fastplay.sgf import SGFWarning, leading_black_moves, record_moves
+    from fastplay.inputfile import read_input
+    from fastplay.sgf import SGFWarning, opening_moves, record_moves
 
     if args.sgf is None:
         move = BUNDLED_MOVE if args.move is None else args.move
         board = Board.from_sgf(bundled_game(), move_number=move)
         return board, f"bundled game {BUNDLED_GAME}", move
-    board = Board.from_sgf(args.sgf, move_number=args.move)
-    turn = record_moves(args.sgf) if args.move is None else args.move
+    # Read once: a pipe or a named pipe gives its record to one read.
+    data = read_input(args.sgf, "SGF file")
+    board = Board.from_sgf(data, move_number=args.move)
+    turn = record_moves(data) if args.move is None else args.move
     # A handicap's komi as the analysis protocol adds it (batch.handicap_komi).
     with warnings.catch_warnings():              # the record's warnings: told above
         warnings.simplefilter("ignore", SGFWarning)
-        start = Board.from_sgf(args.sgf, move_number=0)
-    leading = leading_black_moves(args.sgf)
-    note = handicap_note(board, start, leading, turn)
+        start = Board.from_sgf(data, move_number=0)
+    opening = opening_moves(data)
+    note = handicap_note(board, start, opening, turn)
     if note is not None:
         print(escape_controls(f"fastplay analyze: warning: {note}"), file=sys.stderr)
-        board.komi = board.komi + handicap_komi(board, start, leading, turn)
+        board.komi = board.komi + handicap_komi(board, start, opening, turn)
     return board, args.sgf, turn
 
 

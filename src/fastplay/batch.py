@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from fastplay.inputfile import read_input
-from fastplay.sgf import SGFWarning, leading_black_moves, record_moves
+from fastplay.sgf import SGFWarning, opening_moves, record_moves
 from fastplay.shown import escape_controls
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; the core is imported late
@@ -158,7 +158,7 @@ def analyse_job(job: Job) -> dict[str, Any]:
             warnings.simplefilter("ignore", SGFWarning)
             board = Board.from_sgf(job.data, move_number=job.turn)
             start = Board.from_sgf(job.data, move_number=0)
-            board.komi = board.komi + handicap_komi(board, start, leading_black_moves(job.data),
+            board.komi = board.komi + handicap_komi(board, start, opening_moves(job.data),
                                                     job.turn)
         config = SearchConfig(**search_options(job.prior, job.options))
         search = MCTS(_WORKER["db"], config=config, threads=job.threads, seed=job.seed)
@@ -174,17 +174,17 @@ def analyse_job(job: Job) -> dict[str, Any]:
                 "error": f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc)}
 
 
-def handicap_komi(board: Any, start: Any, leading: int, turn: int) -> float:
+def handicap_komi(board: Any, start: Any, opening: list[tuple[str, int]], turn: int) -> float:
     """The komi points White gets for a handicap under the record's ``RU``,
     as ``fastplay analysis`` adds them to a query's komi (KataGo's
     ``whiteHandicapBonus``: ``N`` for Chinese rules, ``N-1`` for AGA, none
     for Japanese or Tromp-Taylor; none without ``RU`` or for rules it does
     not know), so that a record and KaTrain's query of it are analysed
     alike.  ``board``: the record's position after ``turn`` of its moves;
-    ``start``: its position before the first move (Black's setup stones,
-    when White has none, are handicap stones); ``leading``:
-    :func:`fastplay.sgf.leading_black_moves` (two or more are handicap
-    stones, those played by ``turn``)."""
+    ``start``: its position before the first move; ``opening``:
+    :func:`fastplay.sgf.opening_moves` (the handicap counted as KataGo
+    counts it, :func:`fastplay.analysis.query.handicap_stones`, from the
+    setup stones and the moves played by ``turn``)."""
     from fastplay.analysis.query import handicap_stones
     from fastplay.analysis.rules import RulesError, handicap_bonus, parse_rules
 
@@ -197,30 +197,31 @@ def handicap_komi(board: Any, start: Any, leading: int, turn: int) -> float:
         return 0.0
     stones = [("B" if sign > 0 else "W", i)
               for i, sign in enumerate(start.to_numpy().ravel().tolist()) if sign]
-    return handicap_bonus(rules, handicap_stones(stones, [("B", 0)] * min(leading, turn)))
+    return handicap_bonus(rules, handicap_stones(stones, opening[:turn]))
 
 
-def handicap_note(board: Any, start: Any, leading: int, turn: int) -> str | None:
+def handicap_note(board: Any, start: Any, opening: list[tuple[str, int]],
+                  turn: int) -> str | None:
     """What to tell of a record whose komi :func:`handicap_komi` raises
     after ``turn`` moves (for a batch, its last)."""
-    bonus = handicap_komi(board, start, leading, turn)
+    bonus = handicap_komi(board, start, opening, turn)
     if not bonus:
         return None
-    komi = (f"KM[{board.sgf_properties['KM']}]" if "KM" in board.sgf_properties
-            else f"the default komi {board.komi:g}")
-    since = f" from move {leading} on" if leading >= 2 and turn >= leading else ""
-    return (f"RU[{board.sgf_properties['RU']}]: White gets {bonus:g} points of komi for the "
-            f"handicap{since} (KataGo's whiteHandicapBonus), added to {komi}")
+    return (f"RU[{board.sgf_properties['RU']}]: White gets up to {bonus:g} points of komi for "
+            f"the handicap (KataGo's whiteHandicapBonus), added to the komi {board.komi:g}")
 
 
 def rules_note(properties: Mapping[str, str]) -> str | None:
     """What to tell of a record whose ``RU`` names territory scoring
     (Japanese, Korean, ancient territory: the analysis protocol's names):
     fastplay analyses it by area scoring, as ``fastplay analysis`` warns."""
-    from fastplay.analysis.rules import NAMED
+    from fastplay.analysis.rules import RulesError, parse_rules
 
     given = properties.get("RU", "")
-    rules = NAMED.get(given.strip().lower())
+    try:
+        rules = parse_rules(given) if given.strip() else None
+    except RulesError:
+        return None
     if rules is None or rules.scoring != "TERRITORY":
         return None
     return f"RU[{given}]: territory scoring; analysed by area scoring (Tromp-Taylor)"
@@ -331,7 +332,7 @@ def _jobs(paths: Sequence[str], args: argparse.Namespace
                 start = Board.from_sgf(data, move_number=0)
             notes = [str(w.message) for w in seen] + [
                 note for note in [rules_note(read.sgf_properties),
-                                  handicap_note(read, start, leading_black_moves(data), moves)]
+                                  handicap_note(read, start, opening_moves(data), moves)]
                 if note is not None]
             for note in notes:   # once per record, naming it (the workers stay quiet)
                 print(escape_controls(f"fastplay analyze: warning: {path}: {note}"),

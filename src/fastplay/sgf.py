@@ -136,7 +136,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; board imports us lazily
     from fastplay.board import Board
 
 __all__ = ["SGFError", "SGFWarning", "MoveNumberError", "board_to_sgf", "load_board",
-           "record_moves", "leading_black_moves", "TEXT_PROPERTIES", "MAX_NODES",
+           "record_moves", "opening_moves", "TEXT_PROPERTIES", "MAX_NODES",
            "check_nodes", "escape_text", "unescape_text"]
 
 MIN_SIZE = 2
@@ -853,22 +853,29 @@ def _moves_in(seq: Sequence[sgf.Tree_node]) -> int:
                for n in seq)
 
 
-def leading_black_moves(path_or_text: str | os.PathLike[str] | bytes,
-                        encoding: str | None = None) -> int:
-    """Black's moves in a row at the start of a record's main line, before
-    any White move or any setup after the first move: what KataGo counts as
-    handicap stones played as moves (``assumeMultipleStartingBlackMovesAreHandicap``)
-    when there are two or more.  Takes and raises what :func:`record_moves` does."""
+def opening_moves(path_or_text: str | os.PathLike[str] | bytes,
+                  encoding: str | None = None) -> list[tuple[str, int]]:
+    """A record's main-line moves from its start, ``("B" or "W", 0)`` and
+    ``(colour, -1)`` for a pass, up to the first setup node after a move (the
+    game no longer follows from its start there): what KataGo's handicap
+    count reads (:func:`fastplay.analysis.query.handicap_stones`).  Takes
+    and raises what :func:`record_moves` does."""
     _check_encoding(encoding)
     data, from_str = _read_source(path_or_text)
     game, _ = _parse_game(data, from_str, encoding)
-    count = 0
+    moves: list[tuple[str, int]] = []
     for node in game.get_main_sequence():
         props = node.get_raw_property_map()
-        if "W" in props or (count and any(p in props for p in ("AB", "AW", "AE"))):
+        if moves and any(p in props for p in ("AB", "AW", "AE")):
             break
-        count += "B" in props
-    return count
+        for colour in ("B", "W"):
+            if colour in props:
+                try:
+                    point = node.get(colour)
+                except ValueError:
+                    point = ()
+                moves.append((colour, -1 if point is None else 0))
+    return moves
 
 
 def record_moves(path_or_text: str | os.PathLike[str] | bytes,

@@ -19,7 +19,8 @@ from typing import Any, TypeVar
 
 from fastplay.analysis.rules import (Rules, RulesError, check_komi, describe, handicap_bonus,
                                      parse_rules, supported)
-from fastplay.board import Board, IllegalMoveError, InvalidVertexError, format_vertex, parse_vertex
+from fastplay.board import (PASS, Board, IllegalMoveError, InvalidVertexError, format_vertex,
+                            parse_vertex)
 
 T = TypeVar("T")
 
@@ -325,17 +326,27 @@ def _rules(query: dict[str, Any], warnings: list[tuple[str, str]]) -> Rules:
 
 
 def handicap_stones(stones: list[tuple[str, int]], moves: list[tuple[str, int]]) -> int:
-    """Handicap stones for the komi bonus: Black's setup stones when White
-    has none, and Black's moves in a row at the start when there are two or
-    more (KataGo's ``assumeMultipleStartingBlackMovesAreHandicap``)."""
-    black = sum(1 for p, _ in stones if p == "B")
-    count = black if black == len(stones) else 0
+    """Handicap stones for the komi bonus, as KataGo counts them
+    (``BoardHistory::computeNumHandicapStones`` with
+    ``assumeMultipleStartingBlackMovesAreHandicap``): none when White has a
+    setup stone; else Black's setup stones and Black's moves that are not
+    passes at the start of ``moves`` (-1: a pass) -- a lone White pass
+    between them is skipped, a White move or two White turns in a row end
+    them -- counted when two or more."""
+    if any(player != "B" for player, _ in stones):
+        return 0
     leading = 0
-    for player, _ in moves:
+    for i, (player, where) in enumerate(moves):
         if player != "B":
+            if i + 1 < len(moves) and moves[i + 1][0] != "B":
+                leading = 0
+                break
+            if where == PASS:
+                continue
             break
-        leading += 1
-    return count + (leading if leading >= 2 else 0)
+        leading += where != PASS
+    total = len(stones) + leading
+    return total if total > 1 else 0
 
 
 def _positions(query: dict[str, Any], size: int, rules: Rules, turns: list[int]
@@ -351,8 +362,8 @@ def _positions(query: dict[str, Any], size: int, rules: Rules, turns: list[int]
         first = moves[0][0]
     else:
         first = "W" if stones and all(p == "B" for p, _ in stones) else "B"
-    komi = rules.komi + handicap_bonus(rules, handicap_stones(stones, moves))
-    board = Board(size, komi=komi, superko=rules.ko == "POSITIONAL", suicide=rules.suicide)
+    board = Board(size, komi=rules.komi, superko=rules.ko == "POSITIONAL",
+                  suicide=rules.suicide)
     try:
         board.setup(black=[v for p, v in stones if p == "B"],
                     white=[v for p, v in stones if p == "W"], to_move=first)
@@ -361,7 +372,11 @@ def _positions(query: dict[str, Any], size: int, rules: Rules, turns: list[int]
     wanted, positions = set(turns), []
     for turn in range(len(moves) + 1):
         if turn in wanted:
+            # The handicap of the moves so far (KataGo adds Black's first
+            # moves' bonus as they are played).
             positions.append(board.copy())
+            positions[-1].komi = rules.komi + handicap_bonus(
+                rules, handicap_stones(stones, moves[:turn]))
         if turn == len(moves):
             break
         player, index = moves[turn]
