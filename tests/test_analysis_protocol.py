@@ -506,6 +506,13 @@ def test_rules_komi_and_handicap_bonus() -> None:
     for bad in ("koSIMPLE", "koSIMPLEscoreAREAwhbX", "koSIMPLEscoreAREAkomi"):
         with pytest.raises(RulesError):
             parse_rules(bad)
+    # A point placed twice is refused, as KataGo does; it counted as two
+    # handicap stones (a tester).
+    for twice in ([["B", "C7"], ["B", "C7"]], [["B", "C7"], ["b", "C7"], ["B", "G3"]]):
+        with pytest.raises(QueryError, match="twice") as err:
+            parse_query(query(rules="chinese", moves=[["W", "E5"]], initialStones=twice),
+                        Defaults())
+        assert err.value.field == "initialStones"
 
 
 def test_a_seed_makes_answers_reproducible() -> None:

@@ -335,6 +335,7 @@ def handicap_stones(stones: list[tuple[str, int]], moves: list[tuple[str, int]])
     them -- counted when two or more."""
     if any(player != "B" for player, _ in stones):
         return 0
+    points = len({where for _, where in stones})
     leading = 0
     for i, (player, where) in enumerate(moves):
         if player != "B":
@@ -345,7 +346,7 @@ def handicap_stones(stones: list[tuple[str, int]], moves: list[tuple[str, int]])
                 continue
             break
         leading += where != PASS
-    total = len(stones) + leading
+    total = points + leading
     return total if total > 1 else 0
 
 
@@ -353,6 +354,9 @@ def _positions(query: dict[str, Any], size: int, rules: Rules, turns: list[int]
                ) -> list[Board]:
     """Replay ``initialStones`` and ``moves``; copy the board at each turn."""
     stones = _pairs(query, "initialStones", size, False)
+    if len({where for _, where in stones}) != len(stones):
+        # KataGo refuses a point placed twice (Board::setStonesFailIfNoLibs).
+        raise QueryError("initialStones", "a point is given a stone twice")
     if "moves" not in query:
         raise QueryError("moves", "Must specify an array of [player,location] pairs")
     moves = _pairs(query, "moves", size, True)

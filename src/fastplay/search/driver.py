@@ -107,7 +107,7 @@ def _between_searches(search: MCTS) -> Iterator[None]:
         return
     # A plug-in in the ponder's own threads: stopping the ponder would wait for itself.
     if _threads.current_owner() is search._ponderer:
-        raise RuntimeError(BUSY)
+        raise RuntimeError("a plug-in the ponder called cannot change the search's settings")
     with _using(search):
         search.ponder_stop()
         yield
