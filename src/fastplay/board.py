@@ -100,7 +100,8 @@ def parse_vertex(move: Vertex, size: int) -> int:
     cannot be read, ``"off-board"`` when it names a point outside the board;
     ``TypeError`` / ``ValueError`` for a ``size`` that is no board's (2..25).
     """
-    size = _size(size)
+    if type(size) is not int or not 2 <= size <= 25:
+        size = _size(size)
     if isinstance(move, str):
         text = move.strip()
         if text.lower() == "pass":
@@ -131,8 +132,10 @@ def format_vertex(index: int, size: int) -> str:
     :class:`InvalidVertexError` (``"off-board"``) for another index off the
     board, ``TypeError`` for one that is not an integer, and as
     :func:`parse_vertex` for a bad ``size``."""
-    size = _size(size)
-    if not is_integer(index):
+    # Plain ints skip the general checks: this runs for every move listed.
+    if type(size) is not int or not 2 <= size <= 25:
+        size = _size(size)
+    if type(index) is not int and not is_integer(index):
         raise TypeError(f"a flat index must be an integer, not {type(index).__name__}")
     if index == PASS:
         return "pass"
