@@ -99,15 +99,13 @@ def _using(search: MCTS, busy: str = BUSY) -> Iterator[None]:
 def _between_searches(search: MCTS) -> Iterator[None]:
     """A change of a search's settings: ``RuntimeError`` (:data:`BUSY`) while
     a search or an analysis of it runs (a tester changed ``config`` and
-    ``threads`` mid-search, and nothing said the change was half taken), and
-    in a plug-in that the ponder calls; a ponder is stopped first.  Nothing
-    to wait for during ``__init__``."""
+    ``threads`` mid-search, and nothing said the change was half taken); a
+    ponder is stopped first (which a plug-in the ponder calls cannot do).
+    Nothing to wait for during ``__init__``."""
     if getattr(search, "_in_use", None) is None:
         yield
         return
-    # A plug-in in the ponder's own threads: stopping the ponder would wait for itself.
-    if _threads.current_owner() is search._ponderer:
-        raise RuntimeError("a plug-in the ponder called cannot change the search's settings")
+    # (From a plug-in the ponder called, ponder_stop raises: Ponderer.stop.)
     with _using(search):
         search.ponder_stop()
         yield

@@ -62,8 +62,8 @@ class Ponderer:
         from the ponder's own threads (a plug-in it called: it would wait
         for itself, a tester's deadlock)."""
         if _threads.current_owner() is self:
-            raise RuntimeError("the ponder's own threads (a plug-in it called) cannot stop it, "
-                               "start a search or a new game")
+            raise RuntimeError("the ponder's own threads (a plug-in it called) cannot stop it: "
+                               "no search, new game or change of settings from there")
         with self._lock:
             thread = self._thread
             if thread is None:
