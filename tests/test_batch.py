@@ -546,7 +546,8 @@ def test_a_batch_takes_a_database_file_and_search_options(tmp_path: Path, capsys
 @pytest.mark.parametrize("rules, bonus", [("Chinese", 2.0), ("AGA", 1.0), ("Japanese", 0.0),
                                           ("tromp-taylor", 0.0), ("", 0.0), ("house", 0.0)])
 def test_a_handicap_record_gets_the_analysis_protocol_s_komi(tmp_path: Path, capsys: Any,
-                                                             rules: str, bonus: float) -> None:
+                                                             monkeypatch: Any, rules: str,
+                                                             bonus: float) -> None:
     """``fastplay analysis`` adds KataGo's ``whiteHandicapBonus`` to a query's
     komi; ``analyze`` used the record's ``KM`` alone, N points apart (a
     tester).  The komi of every turn is now the protocol's for the query
@@ -570,9 +571,20 @@ def test_a_handicap_record_gets_the_analysis_protocol_s_komi(tmp_path: Path, cap
     ours = [0.5 + handicap_komi(Board.from_sgf(text, move_number=t), start, opening, t)
             for t in range(3)]
     assert ours == protocol == [0.5 + bonus] * 3
+    import fastplay.batch as batch
+
+    searched: list[float] = []
+    real = batch.analyse_job
+
+    def spy(job: Any) -> dict[str, Any]:
+        searched.append(Board.from_sgf(job.data, move_number=job.turn).komi + job.komi_bonus)
+        return real(job)
+
+    monkeypatch.setattr(batch, "analyse_job", spy)
     code, _, err = run([str(record), "--every", "1", "--playouts", "10"], capsys)
     told = [line for line in err.splitlines() if "whiteHandicapBonus" in line]
     assert code == 0 and len(told) == (bonus > 0)
+    assert searched == protocol                  # the komi each job searches with
     code, out, err = run([str(record), "--playouts", "10"], capsys)
     assert code == 0 and f"(komi {0.5 + bonus:g})" in out
 

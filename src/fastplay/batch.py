@@ -141,6 +141,7 @@ class Job:
     seed: int
     prior: str | None
     options: tuple[tuple[str, Any], ...] = ()
+    komi_bonus: float = 0.0     # the handicap's, after ``turn`` moves (handicap_komi)
 
 
 _WORKER: dict[str, Any] = {}
@@ -157,9 +158,7 @@ def analyse_job(job: Job) -> dict[str, Any]:
         with warnings.catch_warnings():   # _jobs reported them, naming the record
             warnings.simplefilter("ignore", SGFWarning)
             board = Board.from_sgf(job.data, move_number=job.turn)
-            start = Board.from_sgf(job.data, move_number=0)
-            board.komi = board.komi + handicap_komi(board, start, opening_moves(job.data),
-                                                    job.turn)
+        board.komi = board.komi + job.komi_bonus
         config = SearchConfig(**search_options(job.prior, job.options))
         search = MCTS(_WORKER["db"], config=config, threads=job.threads, seed=job.seed)
         info = None
@@ -309,8 +308,9 @@ def write_analysis_sgf(data: bytes, answers: Mapping[int, Mapping[str, Any]]) ->
 
 
 def _jobs(paths: Sequence[str], args: argparse.Namespace
-          ) -> tuple[list[tuple[str, bytes, list[int]]], list[tuple[str, str]]]:
-    """The readable records with their turns, and the unreadable ones with why."""
+          ) -> tuple[list[tuple[str, bytes, list[tuple[int, float]]]], list[tuple[str, str]]]:
+    """The readable records with their turns, each with its handicap's komi
+    bonus, and the unreadable ones with why."""
     from fastplay.board import Board
 
     records, failed = [], []
@@ -330,9 +330,10 @@ def _jobs(paths: Sequence[str], args: argparse.Namespace
             with warnings.catch_warnings():      # told once, above
                 warnings.simplefilter("ignore", SGFWarning)
                 start = Board.from_sgf(data, move_number=0)
+            opening = opening_moves(data)
             notes = [str(w.message) for w in seen] + [
                 note for note in [rules_note(read.sgf_properties),
-                                  handicap_note(read, start, opening_moves(data), moves)]
+                                  handicap_note(read, start, opening, moves)]
                 if note is not None]
             for note in notes:   # once per record, naming it (the workers stay quiet)
                 print(escape_controls(f"fastplay analyze: warning: {path}: {note}"),
@@ -341,7 +342,8 @@ def _jobs(paths: Sequence[str], args: argparse.Namespace
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             failed.append((path, reason))
             continue
-        records.append((path, data, analysis_turns(moves, args.every or 1)))
+        records.append((path, data, [(turn, handicap_komi(read, start, opening, turn))
+                                     for turn in analysis_turns(moves, args.every or 1)]))
     return records, failed
 
 
@@ -471,8 +473,8 @@ def run_batch(args: argparse.Namespace, stdout: TextIO, db: PatternDatabase) -> 
     playouts = args.playouts if args.playouts is not None or args.seconds is not None \
         else BATCH_PLAYOUTS
     jobs = [Job(path, data, turn, playouts, args.seconds, args.threads, args.seed + turn,
-                args.prior, tuple(args.search))
-            for path, data, turns in records for turn in turns]
+                args.prior, tuple(args.search), bonus)
+            for path, data, turns in records for turn, bonus in turns]
     cpus = os.cpu_count() or 1
     if (args.jobs or 1) > cpus:
         print(f"fastplay analyze: warning: --jobs {args.jobs} on {cpus} CPUs: more worker "
