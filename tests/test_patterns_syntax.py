@@ -548,3 +548,44 @@ def test_a_file_with_cr_line_ends_is_told_so(tmp_path: Path) -> None:
                      .replace(b"\n", b"\r"))
     with pytest.raises(PatternSyntaxError, match=r"cr.db:1:80: .*CR alone"):
         PatternDatabase.from_file(path)
+
+
+def test_a_cr_inside_a_short_line_is_told_so() -> None:
+    """A short file with CR line ends is one short line to GNU Go: strict mode
+    loaded it as a file of no pattern; it now names the first CR inside a
+    line (a tester).  GNU Go's mode reads it as GNU Go does."""
+    text = "Pattern x\r\r" + EMPTY.replace("\n", "\r") + ":5\r"
+    err = syntax_error(text)
+    assert (err.line, err.column) == (1, 10) and "CR inside a line" in err.message
+    assert where(EMPTY + ":5,\rnear\n") == (4, 4)
+    assert only_default(table(text, strict=False))
+    # A CR before the LF (CRLF) is a line end, as before.
+    assert (table(EMPTY.replace("\n", "\r\n") + ":5\r\n")[1] == 5).all()
+
+
+def test_a_lone_surrogate_in_text_is_located() -> None:
+    """``str`` text with a lone surrogate raised a bare UnicodeEncodeError (a
+    tester); one from bytes decoded with ``surrogateescape`` is those bytes
+    again, any other is a located error in both modes."""
+    for strict in (True, False):
+        with pytest.raises(PatternSyntaxError) as info:
+            compile_db(EMPTY + ":5\n# ab\ud800\n", strict=strict, filename="s.db", cache=False)
+        assert (info.value.file, info.value.line, info.value.column) == ("s.db", 5, 5)
+        assert "U+D800" in info.value.message
+    raw = b"# caf\xe9 \xff\n" + EMPTY.encode() + b":5\n"
+    text = raw.decode("utf-8", "surrogateescape")
+    assert np.array_equal(table(text), table(raw))
+
+
+def test_a_bytes_path_loads_as_its_str(tmp_path: Path) -> None:
+    """``from_file`` takes a ``bytes`` path as ``open`` does (the loader's
+    empty-name check took them, then ``Path`` refused them: a tester)."""
+    path = tmp_path / "u.db"
+    path.write_bytes((REPO / "patterns" / "mc_uniform.db").read_bytes())
+    by_bytes = PatternDatabase.from_file(bytes(path))
+    assert by_bytes.name == "u" and by_bytes.source == path
+    assert by_bytes.sha256() == PatternDatabase.from_file(path).sha256()
+    with pytest.raises(FileNotFoundError, match="empty file name"):
+        PatternDatabase.from_file(b"")
+    with pytest.raises(TypeError, match="not int"):
+        PatternDatabase.from_file(3)  # type: ignore[arg-type]

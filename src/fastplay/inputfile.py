@@ -40,9 +40,10 @@ def check_regular(path: str | os.PathLike[str], what: str = "input file") -> Non
                       os.fspath(path))
 
 
-def read_input(path: str | os.PathLike[str], what: str = "input file",
+def read_input(path: str | bytes | os.PathLike[str], what: str = "input file",
                limit: int = MAX_INPUT_BYTES, regular: bool = False) -> bytes:
-    """The bytes of ``path``, read in one pass, at most ``limit`` of them
+    """The bytes of ``path`` (``bytes`` as ``open`` takes them, decoded by
+    ``os.fsdecode``), read in one pass, at most ``limit`` of them
     (``regular``: only from a regular file, :func:`check_regular`).
 
     Raises:
@@ -53,7 +54,8 @@ def read_input(path: str | os.PathLike[str], what: str = "input file",
             the current folder), or a name the file system's encoding cannot
             write (a lone surrogate), naming ``what``.
     """
-    if os.fspath(path) in ("", b""):
+    path = os.fsdecode(path)        # TypeError for what is no path
+    if path == "":
         raise FileNotFoundError(errno.ENOENT, f"no {what} given (an empty file name)", "")
     if regular:
         check_regular(path, what)

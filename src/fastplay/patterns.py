@@ -102,6 +102,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.resources
+import os
 import re
 import warnings
 from collections.abc import Iterator
@@ -454,7 +455,8 @@ def _pieces(data: bytes) -> Iterator[tuple[int, int, bytes]]:
 
 
 def _strict_line_problems(data: bytes) -> dict[int, tuple[int, str]]:
-    """Over-long lines and NUL bytes, by line number: ``{line: (column, message)}``."""
+    """Over-long lines, NUL bytes and CRs inside lines, by line number:
+    ``{line: (column, message)}``."""
     problems: dict[int, tuple[int, str]] = {}
     if data.startswith(b"\xef\xbb\xbf"):
         # GNU Go reads bytes: the mark makes line 1 start with 0xEF, so that
@@ -466,6 +468,7 @@ def _strict_line_problems(data: bytes) -> dict[int, tuple[int, str]]:
             continue
         nul = raw.find(b"\0")
         content = raw[:-1] if raw.endswith(b"\r") else raw
+        cr = content.find(b"\r")
         if nul >= 0:
             problems[number] = (nul + 1, "NUL byte in a pattern file")
         elif len(content) > PIECE_BYTES:
@@ -476,6 +479,11 @@ def _strict_line_problems(data: bytes) -> dict[int, tuple[int, str]]:
                 PIECE_BYTES + 1,
                 f"line is {len(content)} bytes long; GNU Go reads at most {PIECE_BYTES} "
                 f"bytes per line and would read the rest as a separate line{why}")
+        elif cr >= 0:
+            problems[number] = (
+                cr + 1, "CR inside a line: GNU Go ends lines at LF only and reads what "
+                        "follows as the same line (do the lines end in CR alone? save the "
+                        "file with LF or CRLF line ends)")
     return problems
 
 
@@ -669,7 +677,11 @@ def _compile_cached(data: bytes, strict: bool) -> _Compiled:
     return _compile_bytes(data, strict)
 
 
-def _as_bytes(text: str | bytes) -> bytes:
+def _as_bytes(text: str | bytes, filename: str) -> bytes:
+    """``text``'s bytes: Latin-1, else UTF-8 (lone surrogates from bytes
+    decoded with ``surrogateescape`` back to those bytes).  Raises
+    :class:`PatternSyntaxError` at another lone surrogate, which no
+    encoding writes."""
     if isinstance(text, (bytes, bytearray, memoryview)):
         return bytes(text)
     if not isinstance(text, str):
@@ -677,9 +689,18 @@ def _as_bytes(text: str | bytes) -> bytes:
     try:
         return text.encode("latin-1")
     except UnicodeEncodeError:
+        pass
+    try:
         # Characters beyond Latin-1 can only sit in comments of a valid file;
         # UTF-8 is what a text editor would have written for them.
-        return text.encode("utf-8")
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        at = exc.start
+        start = text.rfind("\n", 0, at) + 1
+        column = len(text[start:at].encode("utf-8", "surrogatepass")) + 1
+        raise PatternSyntaxError(filename, text.count("\n", 0, at) + 1, column,
+                                 f"lone surrogate U+{ord(text[at]):04X}: the text cannot be "
+                                 "encoded, so no file holds it") from None
 
 
 def compile_db(data: str | bytes, *, strict: bool = True, filename: str = "<string>",
@@ -688,7 +709,8 @@ def compile_db(data: str | bytes, *, strict: bool = True, filename: str = "<stri
 
     Args:
         data: the file content; ``bytes`` as read from disk, or ``str`` (encoded
-            as Latin-1, or UTF-8 if it has characters beyond Latin-1).
+            as Latin-1, or UTF-8 if it has characters beyond Latin-1; lone
+            surrogates of ``surrogateescape`` back to their bytes).
         strict: strict mode (default) or GNU Go compatibility mode (``False``);
             see the module docstring.
         filename: name used in error and warning messages.
@@ -700,7 +722,9 @@ def compile_db(data: str | bytes, *, strict: bool = True, filename: str = "<stri
         (row 0 all zero) and one :class:`Rule` per colon line in file order.
 
     Raises:
-        PatternSyntaxError: strict mode only, at the first problem in the file.
+        PatternSyntaxError: strict mode only, at the first problem in the
+            file; in both modes, ``str`` text with another lone surrogate
+            (no file can hold it).
         TypeError: ``data`` is neither ``str`` nor ``bytes``, or ``strict``
             is not a bool (``strict="no"`` would have been taken as true).
 
@@ -711,7 +735,7 @@ def compile_db(data: str | bytes, *, strict: bool = True, filename: str = "<stri
     if not isinstance(strict, (bool, np.bool_)):
         raise TypeError(f"strict must be True or False, not {strict!r}")
     strict = bool(strict)
-    raw = _as_bytes(data)
+    raw = _as_bytes(data, filename)
     try:
         compiled = _compile_cached(raw, strict) if cache else _compile_bytes(raw, strict)
     except _LocatedError as err:
@@ -1052,12 +1076,12 @@ class PatternDatabase:
         return cls.builtin(_BUILTINS[0])
 
     @classmethod
-    def from_file(cls, path: StrPath, *, strict: bool = True, name: str | None = None
+    def from_file(cls, path: StrPath | bytes, *, strict: bool = True, name: str | None = None
                   ) -> PatternDatabase:
         """Load and compile a ``.db`` file (read as bytes: any encoding works).
 
         Args:
-            path: the file.
+            path: the file (``bytes`` as ``open`` takes them).
             strict: ``True`` (default) raises on accidental syntax; ``False``
                 is GNU Go compatibility mode (see the module docstring).
             name: label; defaults to the file name without ``.db``.
@@ -1065,6 +1089,7 @@ class PatternDatabase:
         Raises:
             OSError: the file cannot be read (GNU Go fails the same way).
             PatternSyntaxError: strict mode, malformed file.
+            TypeError: ``path`` is no path (``os.fsdecode`` refuses it).
 
         Warns:
             PatternWarning: as :func:`compile_db`; also a file with no pattern
@@ -1074,7 +1099,7 @@ class PatternDatabase:
                 modes; one with no pattern is more likely the wrong file.
         """
         data = read_input(path, "pattern database")    # an empty path is no folder
-        p = Path(path)
+        p = Path(os.fsdecode(path))
         table, rules = compile_db(data, strict=strict, filename=str(p))
         if not rules:
             warnings.warn(f"{p}: no pattern: every move gets the default value "
