@@ -959,7 +959,28 @@ X X X O O
     board.pass_move("W")
     assert board.to_move == "B" and board.consecutive_passes == 1
     result = MCTS(db, seed=1).run(board, playouts=500)
-    assert result.best_move == "pass"
+    assert result.best_move == "pass" and result.rule == "final"
+
+
+def test_a_result_names_the_rule_of_its_move(db):
+    """``SearchResult.rule`` says why the move was answered: the visits, the
+    opening book, a pass rule (above) or resignation."""
+    from fastplay.search.decide import RULES, book_move
+
+    plain = MCTS(db, seed=1, book=False).run(fp.Board(9), playouts=300)
+    assert plain.rule == "visits" and plain.best_move == plain.children[0].move
+    booked = MCTS(db, seed=1).run(fp.Board(9), playouts=300)
+    assert book_move(fp.Board(9)) == booked.best_move and booked.rule == "book"
+    lost = board_from_ascii("""
+. X O . O
+X X O O O
+X . X O .
+X X X O O
+. X . X O
+""", "B", komi=20.5)                                  # Black to move, 15.5 behind
+    resigned = MCTS(db, seed=1, resign_threshold=0.9, resign_moves=1).run(lost, playouts=300)
+    assert resigned.best_move == "resign" and resigned.rule == "resign"
+    assert set(RULES) >= {plain.rule, booked.rule, resigned.rule, "pass back", "not pass"}
 
 
 # -- small budgets, the final choice and the pass -----------------------------------

@@ -41,7 +41,19 @@ if TYPE_CHECKING:  # pragma: no cover - typing only: the loop imports this modul
 __all__ = ["ranked_children", "ChildScores", "settled", "dead_enemy", "is_final", "book_move",
            "BOOK_VISITS", "Resigner", "wins_by_passing", "in_opening",
            "choose", "SETTLED", "FINAL_PLAYOUTS", "FINAL_MIN_SECONDS", "FINAL_MIN_VISITS",
-           "Probe", "answer"]
+           "Probe", "answer", "RULES"]
+
+#: Why a search answered the move it did (``SearchResult.rule``): the
+#: rule of :func:`choose` or the resignation that picked it.
+RULES = {
+    "visits": "the most visited move",
+    "no move": "no move was searched",
+    "not pass": "not the pass: dead stones would be counted alive",
+    "final": "the pass: the position is final",
+    "pass back": "the pass: the opponent passed and the count wins",
+    "book": "the opening book's move",
+    "resign": "resignation: the win rate stayed below the threshold",
+}
 
 #: Ownership beyond which a point counts as settled (:func:`settled`).
 SETTLED = 0.5
@@ -264,33 +276,34 @@ def wins_by_passing(board: Board) -> bool:
 
 def choose(board: Board, children: list[ChildStats], own: npt.NDArray[np.float32],
            config: SearchConfig, probe: Probe | None, deadline: float | None
-           ) -> tuple[str, float]:
-    """The move to answer and its win rate (before resignation), from the
-    ranked ``children`` and the search's ownership ``own``."""
+           ) -> tuple[str, float, str]:
+    """The move to answer, its win rate (before resignation) and the rule
+    that picked it (a key of :data:`RULES`), from the ranked ``children``
+    and the search's ownership ``own``."""
     best = children[0] if children else ChildStats("pass", 0, 0.5, 1.0, ["pass"])
-    move = best.move
+    move, rule = best.move, "visits" if children else "no move"
     winrate = best.winrate if best.visits else 0.5
     if move == "pass":
         alt = _instead_of_pass(board, own, children)
         if alt is not None:
-            move, winrate = alt.move, alt.winrate
+            move, winrate, rule = alt.move, alt.winrate, "not pass"
     elif not in_opening(board) and is_final(board, own, probe, deadline) \
             and not dead_enemy(board, own):
         # The win rates do not matter here: playouts break sekis.
-        move = "pass"
+        move, rule = "pass", "final"
         passing = next((c for c in children if c.move == "pass" and c.visits), None)
         winrate = passing.winrate if passing is not None else \
             (1.0 if wins_by_passing(board) else 0.0)
     elif board.consecutive_passes >= 1 and wins_by_passing(board) \
             and not dead_enemy(board, own):
         # Playing on would only fill our own area.
-        move, winrate = "pass", 1.0
+        move, winrate, rule = "pass", 1.0, "pass back"
     book = book_move(board) if config.book else None
     if book is not None:
-        move = book
+        move, rule = book, "book"
         booked = next((c for c in children if c.move == book and c.visits), None)
         winrate = booked.winrate if booked is not None else winrate
-    return move, winrate
+    return move, winrate, rule
 
 
 def answer(board: Board, tree: SearchTree, state: SearchState, config: SearchConfig,
@@ -308,9 +321,10 @@ def answer(board: Board, tree: SearchTree, state: SearchState, config: SearchCon
     done = state.done
     own = (state.own / done if done else np.zeros(size * size)).astype(np.float32)
     own = own.reshape(size, size)
-    move, winrate = choose(board, children, own, config, probe, deadline)
-    move = resigner(board, move, winrate, int(root.n.sum()), config)
-    return SearchResult(best_move=move, winrate=winrate, children=children,
+    move, winrate, rule = choose(board, children, own, config, probe, deadline)
+    if resigner(board, move, winrate, int(root.n.sum()), config) == "resign":
+        move, rule = "resign", "resign"
+    return SearchResult(best_move=move, winrate=winrate, rule=rule, children=children,
                         ownership=own, playouts=state.playouts,
                         seconds=time.perf_counter() - start, simulations=state.sims,
                         root_visits=int(root.visits), nodes=tree.nodes,

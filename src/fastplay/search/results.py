@@ -177,6 +177,11 @@ class SearchResult(_TopMoves):
         visits: leaf evaluations of this search (the count ``visits=`` and
             ``playouts=`` limit).
         position: the position searched (a copy), for pictures; not compared.
+        rule: why ``best_move`` was answered, a key of
+            :data:`fastplay.search.decide.RULES` (``"visits"``: the most
+            visited move; else a pass rule, the opening book or
+            resignation, which can answer a move the children do not list
+            first, or at all).
     """
 
     __eq__ = fields_equal
@@ -192,6 +197,7 @@ class SearchResult(_TopMoves):
     nodes: int = 0
     visits: int = 0
     position: Board | None = field(default=None, compare=False, repr=False)
+    rule: str = "visits"
 
     @property
     def playouts_per_second(self) -> float:
