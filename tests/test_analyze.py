@@ -61,12 +61,13 @@ def test_analyze_is_reproducible_and_takes_a_file(tmp_path: Path):
     (["--plot", ""], "--plot"),
     (["--plot", "/nonexistent/dir/x.png"], "/nonexistent/dir"),
     (["--plot", "x.txt"], ".png"),
+    (["--mc-load-patterns", ""], "error: no pattern database given (an empty file name)\n"),
 ])
 def test_analyze_user_errors(args, message):
     proc = run_cli(*args)
     assert proc.returncode == 2
     assert message in proc.stderr
-    assert "Traceback" not in proc.stderr
+    assert "Traceback" not in proc.stderr and "[Errno" not in proc.stderr
 
 
 @pytest.mark.parametrize("text, message", [
@@ -280,3 +281,22 @@ def test_a_record_from_a_pipe_is_read_once(tmp_path: Path) -> None:
     out, err = engine.communicate(timeout=120)
     assert engine.returncode == 0, err
     assert b"after move 1" in out
+
+
+def test_a_move_not_picked_by_the_visits_is_explained(tmp_path: Path, capsys) -> None:
+    """A finished 5x5 game after White's pass: the search passes (the
+    position is final) while the table lists C1 first; the heading said
+    only "best PASS" (a tester), and now names the rule."""
+    record = tmp_path / "end.sgf"
+    record.write_text("(;FF[4]GM[1]SZ[5]KM[0.5]AB[ab][ac][ad][ba][bb][bd][be][cc][cd][de]"
+                      "AW[ca][cb][db][dc][dd][ea][eb][ed][ee]PL[B];W[])")
+    assert main([str(record), "--playouts", "500"]) == 0
+    out = capsys.readouterr().out
+    assert "Black to play: best PASS (the pass: the position is final), win rate" in out
+    table = out.split("PV\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    assert table[0].split()[0] != "PASS"          # the visits' first is another move
+    # The visits' own choice carries no note.
+    assert main(["--playouts", "100"]) == 0
+    heading = next(line for line in capsys.readouterr().out.splitlines()
+                   if " to play: best " in line)
+    assert "(" not in heading.split(", win rate")[0]

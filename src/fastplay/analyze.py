@@ -418,7 +418,12 @@ def analyze(args: argparse.Namespace, out: TextIO) -> int:
     print(escape_controls(f"{source}{players}, after move {shown}"), file=out)
     print(board, file=out)
     print(file=out)
-    print(f"{side} to play: best {result.best_move.upper()}, win rate "
+    from fastplay.search.decide import RULES
+
+    # A rule other than the visits can pick a move the table does not list
+    # first, or at all (a pass after the opponent's pass): it is named.
+    why = "" if result.rule == "visits" else f" ({RULES.get(result.rule, result.rule)})"
+    print(f"{side} to play: best {result.best_move.upper()}{why}, win rate "
           f"{100 * result.winrate:.1f}% for {side}", file=out)
     print(f"{'move':>5} {'visits':>7} {'win%':>6} {'prior%':>7}  PV", file=out)
     for child in result.children[:args.top]:
@@ -500,8 +505,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (OSError, SGFError, ValueError, ImportError) as exc:
-        message = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and \
-            exc.filename else str(exc)
+        from fastplay.cli import describe_error
+
+        message = describe_error(exc)           # ``FILE: reason``, not ``[Errno N]``
         if isinstance(exc, MoveNumberError):        # said in the command's own terms
             message = f"--move {exc.move_number}: the record has only {exc.moves} moves"
         if isinstance(exc, (SGFError, MoveNumberError)) and args.sgf is not None:
