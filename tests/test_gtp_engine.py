@@ -578,7 +578,8 @@ def test_loadsgf_errors(engine: GTPEngine, tmp_path: Any) -> None:
         f"cannot load file {missing}: No such file or directory")
     bad = tmp_path / "bad.sgf"
     bad.write_text("this is not sgf")
-    assert "cannot load" in fails(engine, f"loadsgf {bad}")
+    # A file that is no SGF is named too, as a missing one is (a tester).
+    assert fails(engine, f"loadsgf {bad}").startswith(f"cannot load file {bad}: ")
     fails(engine, "loadsgf")
     fails(engine, f"loadsgf {bad} x")
     good = tmp_path / "good.sgf"

@@ -300,7 +300,7 @@ class GTPEngine:
         except OSError as exc:
             raise GTPError(f"cannot load file {path}: {exc.strerror or exc}") from None
         except (SGFError, ValueError) as exc:
-            raise GTPError(f"cannot load file: {exc}") from None
+            raise GTPError(f"cannot load file {path}: {exc}") from None
         self.board = board
         self.komi = float(board.komi)
         self.dead_cache = None
