@@ -585,16 +585,18 @@ print("ok")
 
 
 def test_rows_made_when_first_needed() -> None:
-    """A node makes its rows ``vl``, ``pn``, ``pw`` and ``wins`` only when they
-    are first written (issue 21): until then they read as zeros (``wins``
-    as ``w``), and the back-ups give the same numbers either way."""
+    """A node makes its rows ``vl`` and ``wins`` only when they are first
+    written, and keeps ``n``, ``w``, ``pn`` and ``pw`` in slots for the moves
+    that have some until one of them is asked for (issue 21): until then
+    they read as zeros (``wins`` as ``w``), and the back-ups give the same
+    numbers either way."""
     moves, prior = [0, 1, 2, -1], [0.3, 0.3, 0.3, 0.1]
     lean = TreeNode(BLACK, moves, prior)
     core = lean.nbytes
     assert core == 4 * (3 * 8 + 2 + 2 + 1)           # rn, rw, prior; move, slot, flag
     tree_backup([lean], [0], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
     tree_backup([lean], [1], 2.0, 0.5, 0.5, 0.5, None, 0.0, PARAMS)
-    slots = 2 * (2 * 8 + 2)                          # n and w of the two moves reached
+    slots = 2 * (4 * 8 + 2)                          # n, w, pn, pw of the two moves reached
     assert lean.nbytes == core + slots               # plain wins equal the value
     assert lean.data[7].tolist() == [1, 0.5, 0, 0]   # wins read as w
     assert not lean.data[[2, 5, 6]].any()            # vl, pn, pw read as zeros
@@ -605,23 +607,23 @@ def test_rows_made_when_first_needed() -> None:
     assert lean.stats[1].tolist() == [1.25, 0.5, 0, 0]
     assert lean.stats[7].tolist() == [2, 0.5, 0, 0]
     assert lean.nbytes == core + slots + 4 * 8       # copies make no row
-    # Asked for as views, n and w become two dense rows for good.
-    assert lean.n.tolist() == [2, 2, 0, 0] and lean.nbytes == core + 4 * 8 + 2 * 4 * 8
+    # Asked for as views, n, w, pn and pw become four dense rows for good.
+    assert lean.n.tolist() == [2, 2, 0, 0] and lean.nbytes == core + 4 * 8 + 4 * 4 * 8
     tree_backup([lean], [3], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
     assert lean.stats[:2].tolist() == [[2, 2, 0, 1], [1.25, 0.5, 0, 1]]
-    # Where more slots would take more than two dense rows (a third move
-    # of four here), the rows are made dense instead.
+    # Where more slots would take more than the four dense rows (a third
+    # move of four here), the rows are made dense instead.
     small = TreeNode(BLACK, moves, prior)
     for i in (0, 1, 2):
         tree_backup([small], [i], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
-    assert small.nbytes == core + 2 * 4 * 8 and small.stats[0].tolist() == [1, 1, 1, 0]
+    assert small.nbytes == core + 4 * 4 * 8 and small.stats[0].tolist() == [1, 1, 1, 0]
     # Asked for from Python, a row is made and written through.
     made = TreeNode(BLACK, moves, prior)
     made.pn[2] = 4.0
     made.pw[2] = 3.0
     made.vl[1] = 1.0
     made.sum_vl = 1.0
-    assert made.nbytes == core + 3 * 4 * 8
+    assert made.nbytes == core + 5 * 4 * 8
     assert made.data[5, 2] == 4.0 and made.data[6, 2] == 3.0 and made.data[2, 1] == 1.0
     # Writes to w from Python do not reach wins.
     apart = TreeNode(BLACK, moves, prior)
@@ -640,6 +642,44 @@ def test_rows_made_when_first_needed() -> None:
             node.sum_n, node.sum_w = 6.0, 3.0
         assert a.select(params) == b.select(params)
         assert a.values(params).tobytes() == b.values(params).tobytes()
+
+
+def test_slotted_prior_playouts_select_as_dense_rows() -> None:
+    """Tactical virtual playouts (``pn``, ``pw``) live in a node's slots
+    beside the back-ups' ``n`` and ``w`` (issue 21): every selection path
+    (PUCT and UCT, with and without RAVE and the prior's playouts,
+    widened or not, with virtual loss) picks the same move with the same
+    values as on the node's dense rows, and the rows read the same."""
+    rng = np.random.default_rng(5)
+    for trial in range(40):
+        m = int(rng.integers(3, 80))
+        codes = rng.choice([0, 1, 2, 3], size=m, p=[0.85, 0.05, 0.05, 0.05]).astype(np.int8)
+        shares = rng.random(m) * (codes != 0)       # no share without a code
+        args = (BLACK, rng.permutation(81)[:m], rng.random(m) + 0.01, codes, shares, 4.0,
+                30.0, 0.5, 0.01, 0.0)
+        sparse, dense = prior_node(*args), prior_node(*args)
+        for _ in range(int(rng.integers(0, 12))):
+            i = int(rng.integers(0, m + 1))
+            for node in (sparse, dense):
+                tree_backup([node], [i], 1.0, 0.5, 0.5, 0.5, None, 0.0, PARAMS)
+        before = sparse.nbytes
+        _ = dense.n                      # the four rows dense
+        assert dense.nbytes > before or m < 8
+        assert sparse.data.tobytes() == dense.data.tobytes()
+        assert sparse.nbytes == before   # reading data makes nothing
+        for puct in (True, False):
+            for rave in (True, False):
+                for virtual in (True, False):
+                    for widen in (0, 2):
+                        p = TreeParams(puct, rave, virtual, 1.3, 0.7, 0.1, 300.0,
+                                       widen_base=widen, widen_visits=2.0, widen_factor=1.3)
+                        assert sparse.select(p) == dense.select(p)
+                        assert sparse.values(p).tobytes() == dense.values(p).tobytes()
+        assert sparse.nbytes <= before + 2 * sparse.k   # (the widening order)
+        for node in (sparse, dense):     # virtual loss: the formulas in full
+            node.vl[0] = 1.0
+            node.sum_vl = 1.0
+        assert sparse.select(PARAMS) == dense.select(PARAMS)
 
 
 def _child_bytes(node: TreeNode) -> int:
@@ -739,10 +779,10 @@ def test_a_child_s_finaliser_sees_a_whole_record() -> None:
 def test_a_default_search_makes_few_rows() -> None:
     """A one-thread default search on 9x9 makes no ``vl`` and no ``wins`` row
     (no virtual loss; its plain wins are its values) but the root's, which
-    its result reads, so its nodes hold three ``float64`` rows a move, ``n``
-    and ``w`` only for the moves reached (but the root's), and the
-    ``pn``/``pw`` pair only where a ladder or atari move got tactical virtual
-    playouts (``pn`` alone where all of them were bad)."""
+    its result reads, so its nodes hold three ``float64`` rows a move, and
+    ``n``, ``w``, ``pn`` and ``pw`` in slots only for the moves reached or
+    given tactical virtual playouts (a ladder or atari move), but the
+    root's."""
     from fastplay.search import MCTS, SearchConfig
 
     search = MCTS(fp.PatternDatabase.builtin("mc_montegnu_classic"),
@@ -750,29 +790,30 @@ def test_a_default_search_makes_few_rows() -> None:
     board = fp.Board.from_sgf(shared_path("gnugo-regression", "games", "cgos", "42896.sgf"),
                               move_number=24)
     search.run(board, visits=1500)
-    stack, nodes, paired = [search.root], 0, 0
+    stack, nodes, given = [search.root], 0, 0
     while stack:
         node = stack.pop()
         kids = node.children
         k, nodes = node.k, nodes + 1
         # The three core rows, moves, slot numbers and flags; the order (2
-        # bytes a move) once widened; then 8 bytes a move for each lazy row
-        # made (n and w dense: two); the slots of n and w (18 bytes each).
+        # bytes a move) once widened; then 8 bytes a move for each row made
+        # (n, w, pn and pw dense: four); the slots (34 bytes each, room
+        # grown 2, 5, 9, 15, ...).
         room = node.nbytes - _child_bytes(node) - k * (3 * 8 + 2 + 2 + 1)
-        visited = int(np.count_nonzero(node.stats[0]))
+        stats = node.stats
+        slotted = int(np.count_nonzero((stats[0] != 0) | (stats[5] != 0)))
         slots = 0
-        while slots < visited:
-            slots = 2 * slots + 2
-        rest = room - (18 * slots if node is not search.root else 0)
+        while slots < slotted:
+            slots += slots // 2 + 2
+        rest = room - (34 * slots if node is not search.root else 0)
         lazy, order = divmod(rest, 8 * k)
         # (The root's n, w and wins were read from Python for the result:
-        # made, n and w dense.)  (``pn`` alone where every tactical move
-        # was bad.)
-        assert order in (0, 2 * k) and lazy in ((0, 1, 2) if node is not search.root
-                                                else (3, 4, 5)), (lazy, order)
-        paired += lazy - (node is search.root) == 2
+        # made, the four slotted rows dense.)
+        assert order in (0, 2 * k) and lazy == (0 if node is not search.root else 5), \
+            (lazy, order)
+        given += node is not search.root and bool(stats[5].any())
         stack.extend(c for c in kids if c is not None)
-    assert nodes > 50 and paired < nodes / 2
+    assert nodes > 50 and 0 < given < nodes
 
 
 def test_a_reused_tree_counts_its_edges_exactly() -> None:

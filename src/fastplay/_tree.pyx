@@ -247,25 +247,28 @@ def _real_in(name, value, double low, double high, bounds):
 
 
 # A node's rows.  Three are one block made with the node (CORE_ROWS x k, in
-# this order).  ``n`` and ``w`` are kept for the moves a back-up has reached
-# only, in slots (a pair of doubles each, ``NW``; a 9x9 node of 76 moves
-# has 4 such moves on average: issue 21), until Python asks for the rows:
-# then they become two dense rows (``D``) for good.  The other four rows are
-# made when first written (issue 21: most nodes never need them): ``vl`` at
-# a descent's first virtual loss, ``pn`` and ``pw`` with the first prior
-# playouts, and ``wins`` when a back-up's plain wins first differ from its
-# value (until then ``wins`` equals ``w`` to the bit: the same additions
-# from zero).  A row not made reads as zeros (``_ZERO_ROW``).
+# this order).  ``n``, ``w``, ``pn`` and ``pw`` are kept for the moves a
+# back-up has reached or prior playouts were given to only, in slots (four
+# doubles each, ``NW``; a 9x9 node of 76 moves has some 4 moves reached and
+# 4 given prior playouts, most of them the same, on average: issue 21),
+# until Python asks for one of the rows: then they become four dense rows
+# (``D``) for good.  Two more rows are made when first written (issue 21:
+# most nodes never need them): ``vl`` at a descent's first virtual loss, and
+# ``wins`` when a back-up's plain wins first differ from its value (until
+# then ``wins`` equals ``w`` to the bit: the same additions from zero).  A
+# row not made reads as zeros (``_ZERO_ROW``).
 cdef enum:
     ROW_RN = 0      # AMAF first plays
     ROW_RW = 1      # of which won by the node's colour
     ROW_PRIOR = 2   # the prior probability
     CORE_ROWS = 3
+    SLOT_N = 0      # a slot's (and the dense block's) statistics, in this order:
+    SLOT_W = 1      # playouts, their value,
+    SLOT_PN = 2     # prior knowledge as virtual playouts,
+    SLOT_PW = 3     # and of which won
+    SLOT_STATS = 4
     LAZY_VL = 0     # virtual loss, in playouts
-    LAZY_PN = 1     # prior knowledge as virtual playouts
-    LAZY_PW = 2     # of which won
-    LAZY_WINS = 3   # plain wins of the node's colour (draws 1/2), for reports
-    LAZY_ROWS = 4
+    LAZY_WINS = 1   # plain wins of the node's colour (draws 1/2), for reports
     TREE_ROWS = 8   # the rows of ``stats``
     DATA_ROWS = 9   # and of ``data`` (``prior`` last)
 
@@ -282,11 +285,12 @@ cdef class TreeNode:
     (``float64[2, k-1]``) and ``r_pass`` their pass column.  All are
     writable views of the node's memory.  ``stats`` (``float64[8, k]``, the
     eight statistics rows in the order above) and ``data`` (``stats`` and
-    ``prior``, ``float64[9, k]``) are new arrays, copies.  The rows ``vl``,
-    ``pn``, ``pw`` and ``wins`` are made when first written, or first asked
-    for from Python; ``n`` and ``w`` are kept for the moves reached only,
-    until asked for (issue 21; ``wins`` is kept apart from ``w`` once a
-    back-up's plain wins differ from its value, or ``w`` is asked for).
+    ``prior``, ``float64[9, k]``) are new arrays, copies.  The rows ``vl``
+    and ``wins`` are made when first written, or first asked for from
+    Python; ``n``, ``w``, ``pn`` and ``pw`` are kept for the moves reached
+    or given prior playouts only, until one of them is asked for (issue 21;
+    ``wins`` is kept apart from ``w`` once a back-up's plain wins differ
+    from its value, or ``w`` is asked for).
     ``base`` counts the playouts evaluated here before the node (they went
     to the parent edge), so ``parent.n[i] == child.base + child.n.sum()``.
     Selection computes each move's blended value Q* (:meth:`values`) and
@@ -318,15 +322,13 @@ cdef class TreeNode:
     cdef readonly int k     # moves, the pass included
     cdef int64_t max_move
     cdef double* S      # the core rows (ROW_*), CORE_ROWS x k
-    cdef double* NW     # ``n`` and ``w`` of the moves with a slot, a pair per slot
+    cdef double* NW     # the SLOT_STATS statistics of the moves with a slot, slot by slot
     cdef int16_t* SM    # each slot's move index
     cdef int16_t* SL    # each move's slot, -1 for none (after A in M's block)
     cdef int nslots, capslots
-    cdef double* D      # ``n`` then ``w``, dense (2 x k): NULL until Python asks
+    cdef double* D      # ``n``, ``w``, ``pn``, ``pw`` dense (SLOT_STATS x k): NULL until Python asks
     cdef double* P      # the row ``prior`` in S
     cdef double* VL     # the lazy rows (LAZY_*): NULL until made
-    cdef double* PN
-    cdef double* PW
     cdef double* WINS   # NULL while equal to ``w``
     cdef int16_t* M     # the moves (flat indices, the pass -1 last)
     cdef uint8_t* A     # allowed flags, after M in one block
@@ -405,21 +407,18 @@ cdef class TreeNode:
         free(self.M)
         free(self.R)
         free(self.VL)
-        free(self.PN)
-        free(self.PW)
         free(self.WINS)
 
     cdef double* _lazy(self, int row) except NULL:
         """The lazy row ``row`` (LAZY_*), made if it is not yet: zeros, or for
         ``wins`` a copy of ``w`` (which it equals until then)."""
-        cdef double** slot = (&self.VL if row == LAZY_VL else &self.PN if row == LAZY_PN
-                              else &self.PW if row == LAZY_PW else &self.WINS)
+        cdef double** slot = &self.VL if row == LAZY_VL else &self.WINS
         if slot[0] == NULL:
             slot[0] = <double*>calloc(self.k, sizeof(double))
             if slot[0] == NULL:
                 raise MemoryError()
             if row == LAZY_WINS:
-                nw_gather(self, NULL, slot[0])
+                nw_gather(self, NULL, slot[0], NULL, NULL)
         return slot[0]
 
     cdef object _row_view(self, double* row):
@@ -447,16 +446,15 @@ cdef class TreeNode:
         out = np.empty((DATA_ROWS, k), dtype=np.float64)
         cdef double[:, ::1] o = out
         cdef const double* rows[DATA_ROWS]
-        nw_gather(self, &o[0, 0], &o[1, 0])
+        nw_gather(self, &o[0, 0], &o[1, 0], &o[5, 0], &o[6, 0])
         rows[2] = self.VL if self.VL != NULL else _ZERO_ROW
         rows[3] = self.S + ROW_RN * k
         rows[4] = self.S + ROW_RW * k
-        rows[5] = self.PN if self.PN != NULL else _ZERO_ROW
-        rows[6] = self.PW if self.PW != NULL else _ZERO_ROW
         rows[7] = self.WINS if self.WINS != NULL else &o[1, 0]
         rows[8] = self.P
         for r in range(2, DATA_ROWS):
-            memcpy(&o[r, 0], rows[r], k * sizeof(double))
+            if r != 5 and r != 6:
+                memcpy(&o[r, 0], rows[r], k * sizeof(double))
         return out
 
     @property
@@ -486,7 +484,7 @@ cdef class TreeNode:
         # A write to ``w`` from Python must not reach ``wins``.
         self._check_ready()
         self._lazy(LAZY_WINS)
-        return self._row_view(nw_dense(self) + self.k)
+        return self._row_view(nw_dense(self) + SLOT_W * self.k)
 
     @property
     def vl(self):
@@ -506,12 +504,12 @@ cdef class TreeNode:
     @property
     def pn(self):
         self._check_ready()
-        return self._row_view(self._lazy(LAZY_PN))
+        return self._row_view(nw_dense(self) + SLOT_PN * self.k)
 
     @property
     def pw(self):
         self._check_ready()
-        return self._row_view(self._lazy(LAZY_PW))
+        return self._row_view(nw_dense(self) + SLOT_PW * self.k)
 
     @property
     def wins(self):
@@ -539,15 +537,18 @@ cdef class TreeNode:
         out = np.empty(self.k, dtype=np.float64)
         cdef double[::1] q = out
         cdef double e0, e1
-        cdef const double* pn
-        cdef const double* pw
         cdef const double* rn
         cdef const double* rw
-        node_value_terms(self, params, &e0, &e1, &pn, &pw, &rn, &rw)
+        node_value_terms(self, params, &e0, &e1, &rn, &rw)
         cdef int k = self.k
         cdef double n[MAX_SIZE_C * MAX_SIZE_C + 1]
         cdef double w[MAX_SIZE_C * MAX_SIZE_C + 1]
-        nw_gather(self, n, w)
+        cdef double pn[MAX_SIZE_C * MAX_SIZE_C + 1]
+        cdef double pw[MAX_SIZE_C * MAX_SIZE_C + 1]
+        nw_gather(self, n, w, pn, pw)
+        if not params.virtual:
+            memset(pn, 0, k * sizeof(double))
+            memset(pw, 0, k * sizeof(double))
         fp_values(k, n, w, pn, pw, rn, rw, &q[0], params.inv_equiv, e0, e1)
         out[~self.allowed] = -np.inf
         return out
@@ -575,15 +576,15 @@ cdef class TreeNode:
     @property
     def nbytes(self):
         """Bytes of memory the node holds besides its Python object (about
-        100 bytes): its rows (``float64``, the lazy ones once made; ``n`` and
-        ``w`` as slots, or dense once asked for), its moves and their slot
-        numbers (``int16``), allowed flags and widening order, and its
-        record of the children made (not the children)."""
-        cdef int64_t k = self.k, rows = CORE_ROWS + (self.VL != NULL) + (self.PN != NULL) \
-            + (self.PW != NULL) + (self.WINS != NULL) + 2 * (self.D != NULL)
+        100 bytes): its rows (``float64``, the lazy ones once made; ``n``,
+        ``w``, ``pn`` and ``pw`` as slots, or dense once asked for), its
+        moves and their slot numbers (``int16``), allowed flags and widening
+        order, and its record of the children made (not the children)."""
+        cdef int64_t k = self.k, rows = CORE_ROWS + (self.VL != NULL) \
+            + (self.WINS != NULL) + SLOT_STATS * (self.D != NULL)
         cdef int64_t total = rows * k * sizeof(double) \
             + k * (2 * sizeof(int16_t) + sizeof(uint8_t)) \
-            + self.capslots * (2 * sizeof(double) + sizeof(int16_t))
+            + self.capslots * (SLOT_STATS * sizeof(double) + sizeof(int16_t))
         if self.R != NULL:
             total += k * sizeof(int16_t)
         if self._kids is not None:
@@ -614,7 +615,7 @@ cdef class TreeNode:
         self._check_ready()
         out = np.empty(self.k, dtype=np.float64)
         cdef double[::1] o = out
-        nw_gather(self, &o[0], NULL)
+        nw_gather(self, &o[0], NULL, NULL, NULL)
         return self.base_ + float(out.sum())
 
     @property
@@ -713,39 +714,39 @@ cdef class TreeNode:
         return node_select(self, params)
 
 
-# A node's sparse storage: ``n`` and ``w`` in slots or dense rows, and the
-# children made (TreeNode's methods and views are their Python face).
+# A node's sparse storage: ``n``, ``w``, ``pn`` and ``pw`` in slots or dense
+# rows, and the children made (TreeNode's methods and views are their
+# Python face).
 
-cdef void nw_gather(TreeNode self, double* n, double* w) noexcept:
-    """Copy the rows ``n`` and ``w`` into ``n[:k]`` and ``w[:k]`` (either
-    may be NULL), dense or from the slots."""
-    cdef int k = self.k, s
-    if self.D != NULL:
-        if n != NULL:
-            memcpy(n, self.D, k * sizeof(double))
-        if w != NULL:
-            memcpy(w, self.D + k, k * sizeof(double))
-        return
-    if n != NULL:
-        memset(n, 0, k * sizeof(double))
-    if w != NULL:
-        memset(w, 0, k * sizeof(double))
-    for s in range(self.nslots):
-        if n != NULL:
-            n[self.SM[s]] = self.NW[2 * s]
-        if w != NULL:
-            w[self.SM[s]] = self.NW[2 * s + 1]
+cdef void nw_gather(TreeNode self, double* n, double* w, double* pn, double* pw) noexcept:
+    """Copy the rows ``n``, ``w``, ``pn`` and ``pw`` into the ``k`` doubles
+    each of these point to (any may be NULL), dense or from the slots."""
+    cdef double* out[SLOT_STATS]
+    cdef int k = self.k, s, r
+    out[SLOT_N], out[SLOT_W], out[SLOT_PN], out[SLOT_PW] = n, w, pn, pw
+    for r in range(SLOT_STATS):
+        if out[r] == NULL:
+            continue
+        if self.D != NULL:
+            memcpy(out[r], self.D + r * k, k * sizeof(double))
+            continue
+        memset(out[r], 0, k * sizeof(double))
+        for s in range(self.nslots):
+            out[r][self.SM[s]] = self.NW[SLOT_STATS * s + r]
 
 
 cdef double* nw_dense(TreeNode self) except NULL:
-    """The dense rows ``n`` then ``w`` (2 x k), made from the slots if
-    they are not yet (for good: numpy views may point into them)."""
+    """The dense rows ``n``, ``w``, ``pn`` and ``pw`` (SLOT_STATS x k), made
+    from the slots if they are not yet (for good: numpy views may point
+    into them)."""
     cdef double* dense
+    cdef int k = self.k
     if self.D == NULL:
-        dense = <double*>malloc(2 * self.k * sizeof(double))
+        dense = <double*>malloc(SLOT_STATS * k * sizeof(double))
         if dense == NULL:
             raise MemoryError()
-        nw_gather(self, dense, dense + self.k)
+        nw_gather(self, dense + SLOT_N * k, dense + SLOT_W * k, dense + SLOT_PN * k,
+                  dense + SLOT_PW * k)
         self.D = dense
         free(self.NW)
         free(self.SM)
@@ -756,20 +757,22 @@ cdef double* nw_dense(TreeNode self) except NULL:
 
 
 cdef int nw_room(TreeNode self, int j) except -1:
-    """Make room for move ``j``'s ``n`` and ``w`` (node_add may add to them
+    """Make room for move ``j``'s statistics (node_add may add to them
     after it): its slot, made (zeros) if it has none, or the dense rows
     once more slots would take more memory than they do (small boards)."""
-    cdef int s, cap
+    cdef int s, r, cap
     cdef double* nw
     cdef int16_t* sm
     if self.D != NULL or self.SL[j] >= 0:
         return 0
     if self.nslots == self.capslots:
-        cap = 2 * self.capslots + 2
-        if cap * (2 * sizeof(double) + sizeof(int16_t)) >= 2 * self.k * sizeof(double):
+        # 2, 5, 9, 15, 24 ...: a 9x9 node has 5-13 slots (issue 21).
+        cap = self.capslots + self.capslots // 2 + 2
+        if cap * (SLOT_STATS * sizeof(double) + sizeof(int16_t)) \
+                >= SLOT_STATS * self.k * sizeof(double):
             nw_dense(self)
             return 0
-        nw = <double*>realloc(self.NW, 2 * cap * sizeof(double))
+        nw = <double*>realloc(self.NW, SLOT_STATS * cap * sizeof(double))
         if nw == NULL:
             raise MemoryError()
         self.NW = nw
@@ -778,7 +781,8 @@ cdef int nw_room(TreeNode self, int j) except -1:
             raise MemoryError()
         self.SM, self.capslots = sm, cap
     s = self.nslots
-    self.NW[2 * s] = self.NW[2 * s + 1] = 0.0
+    for r in range(SLOT_STATS):
+        self.NW[SLOT_STATS * s + r] = 0.0
     self.SM[s] = <int16_t>j
     self.SL[j] = <int16_t>s
     self.nslots += 1
@@ -935,34 +939,39 @@ collections.abc.Sequence.register(ChildSlots)
 # Selection: the arithmetic on a node's rows, apart from the node's storage
 # (TreeNode.select and TreeNode.values are its Python face).
 
-cdef inline double node_n(TreeNode node, int j) noexcept:
-    """Move ``j``'s ``n`` (0 <= j < k), dense or from its slot."""
+cdef inline double node_stat(TreeNode node, int j, int r) noexcept:
+    """Move ``j``'s statistic ``r`` (SLOT_*; 0 <= j < k), dense or from its
+    slot, 0 without one."""
     cdef int s
     if node.D != NULL:
-        return node.D[j]
+        return node.D[r * node.k + j]
     s = node.SL[j]
-    return node.NW[2 * s] if s >= 0 else 0.0
+    return node.NW[SLOT_STATS * s + r] if s >= 0 else 0.0
+
+
+cdef inline double node_n(TreeNode node, int j) noexcept:
+    """Move ``j``'s ``n`` (0 <= j < k)."""
+    return node_stat(node, j, SLOT_N)
 
 
 cdef inline double node_w(TreeNode node, int j) noexcept:
-    """Move ``j``'s ``w`` (0 <= j < k), dense or from its slot."""
-    cdef int s
-    if node.D != NULL:
-        return node.D[node.k + j]
-    s = node.SL[j]
-    return node.NW[2 * s + 1] if s >= 0 else 0.0
+    """Move ``j``'s ``w`` (0 <= j < k)."""
+    return node_stat(node, j, SLOT_W)
 
 
-cdef inline void node_add(TreeNode node, int j, double n, double w) noexcept:
-    """Add ``n`` and ``w`` to move ``j``'s (room made before: ``nw_room(node, j)``)."""
-    cdef int s
+cdef inline void node_add(TreeNode node, int j, double x, double y, int r) noexcept:
+    """Add ``x`` and ``y`` to move ``j``'s statistics ``r`` and ``r + 1``
+    (``SLOT_N``: ``n`` and ``w``; ``SLOT_PN``: ``pn`` and ``pw``; room made
+    before: ``nw_room(node, j)``)."""
+    cdef double* at
     if node.D != NULL:
-        node.D[j] += n
-        node.D[node.k + j] += w
+        at = node.D + r * node.k + j
+        at[0] += x
+        at[node.k] += y
     else:
-        s = node.SL[j]
-        node.NW[2 * s] += n
-        node.NW[2 * s + 1] += w
+        at = node.NW + SLOT_STATS * node.SL[j] + r
+        at[0] += x
+        at[1] += y
 
 
 cdef int node_rank(TreeNode node) noexcept:
@@ -1002,9 +1011,10 @@ cdef inline int node_width(TreeNode node, TreeParams p) noexcept:
 
 
 cdef inline void node_value_terms(TreeNode node, TreeParams p, double* e0, double* e1,
-                                  const double** pn, const double** pw, const double** rn,
-                                  const double** rw) noexcept:
-    """The terms of fp_value and fp_score for ``node`` under ``p``."""
+                                  const double** rn, const double** rw) noexcept:
+    """The terms of fp_value and fp_score for ``node`` under ``p`` but the
+    rows ``n``, ``w``, ``pn`` and ``pw`` (the node's slots or dense rows:
+    the callers' own; ``pn`` and ``pw`` only with ``p.virtual``)."""
     # With t = 1 + rn / rave_equiv the blend (1 - beta) Q + beta Q~ is
     # (t (w + pw) + rw) / (t (n + pn) + rn): no division by n, so an
     # unvisited move needs no special case.  The TREE_EPS weights give a
@@ -1016,8 +1026,6 @@ cdef inline void node_value_terms(TreeNode node, TreeParams p, double* e0, doubl
     cdef int k = node.k
     e0[0] = TREE_EPS
     e1[0] = TREE_EPS * ((node.sum_w / real if real > 0 else 0.5) - p.fpu_reduction)
-    pn[0] = node.PN if p.virtual and node.PN != NULL else _ZERO_ROW
-    pw[0] = node.PW if p.virtual and node.PW != NULL else _ZERO_ROW
     rn[0] = node.S + ROW_RN * k if p.rave else _ZERO_ROW
     rw[0] = node.S + ROW_RW * k if p.rave else _ZERO_ROW
 
@@ -1041,8 +1049,6 @@ cdef struct ScoreTerms:
     # What a selection's scores share over the moves of a node.
     double e0, e1, c                    # PUCT without virtual loss (fp_score's)
     double total, parent_q, log_total   # the formulas in full
-    const double* pn
-    const double* pw
     const double* rn
     const double* rw
     const double* VL
@@ -1062,14 +1068,15 @@ cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int lim
     widened, over the few considered.  (Four copies of the loop, as the
     calls inline this with constants.)"""
     cdef int r, j, seen = 0, best = -1, k = node.k
-    cdef double score, top = -INFINITY, cut = 0.0, nj, wj
+    cdef double score, top = -INFINITY, cut = 0.0
+    cdef double st[SLOT_STATS]
     cdef ScoreTerms t
     cdef double scores[MAX_SIZE_C * MAX_SIZE_C + 1]
     if full:
         _full_terms(node, p, &t)
     else:
         t.c = p.c_puct * sqrt(node.sum_n + 1)
-        node_value_terms(node, p, &t.e0, &t.e1, &t.pn, &t.pw, &t.rn, &t.rw)
+        node_value_terms(node, p, &t.e0, &t.e1, &t.rn, &t.rw)
         if not widened:
             _scores(node, p, &t, scores)
     for r in range(k):
@@ -1082,9 +1089,9 @@ cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int lim
             score = _full_score(node, p, &t, j)
         elif widened:
             # fp_score of move j on rows that start at j (the same values).
-            nj, wj = node_n(node, j), node_w(node, j)
-            score = fp_score(0, &nj, &wj, t.pn + j, t.pw + j, t.rn + j, t.rw + j, node.P + j,
-                             p.inv_equiv, t.e0, t.e1, t.c)
+            _stats(node, p, j, st)
+            score = fp_score(0, st + SLOT_N, st + SLOT_W, st + SLOT_PN, st + SLOT_PW,
+                             t.rn + j, t.rw + j, node.P + j, p.inv_equiv, t.e0, t.e1, t.c)
         else:
             score = scores[j]
         if best < 0 or score > top:
@@ -1099,19 +1106,39 @@ cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int lim
 cdef inline void _scores(TreeNode node, TreeParams p, const ScoreTerms* t,
                          double* scores) noexcept:
     """fp_scores over every move of ``node``: dense rows at once; else all
-    moves as if unvisited (``n``, ``w`` zero: vectorised), then the moves
-    with a slot one by one -- the same values to the bit."""
+    moves as if they had no slot (``n``, ``w``, ``pn``, ``pw`` zero:
+    vectorised), then the moves with a slot one by one -- the same values
+    to the bit."""
     cdef int s, j, k = node.k
-    if node.D != NULL:
-        fp_scores(k, node.D, node.D + k, t.pn, t.pw, t.rn, t.rw, node.P, scores,
+    cdef const double* D = node.D
+    cdef const double* pn = _ZERO_ROW
+    cdef const double* pw = _ZERO_ROW
+    cdef const double* st
+    if D != NULL:
+        if p.virtual:
+            pn, pw = D + SLOT_PN * k, D + SLOT_PW * k
+        fp_scores(k, D + SLOT_N * k, D + SLOT_W * k, pn, pw, t.rn, t.rw, node.P, scores,
                   p.inv_equiv, t.e0, t.e1, t.c)
         return
-    fp_scores(k, _ZERO_ROW, _ZERO_ROW, t.pn, t.pw, t.rn, t.rw, node.P, scores,
+    fp_scores(k, _ZERO_ROW, _ZERO_ROW, _ZERO_ROW, _ZERO_ROW, t.rn, t.rw, node.P, scores,
               p.inv_equiv, t.e0, t.e1, t.c)
     for s in range(node.nslots):
         j = node.SM[s]
-        scores[j] = fp_score(0, node.NW + 2 * s, node.NW + 2 * s + 1, t.pn + j, t.pw + j,
-                             t.rn + j, t.rw + j, node.P + j, p.inv_equiv, t.e0, t.e1, t.c)
+        st = node.NW + SLOT_STATS * s
+        if p.virtual:
+            pn, pw = st + SLOT_PN, st + SLOT_PW
+        scores[j] = fp_score(0, st + SLOT_N, st + SLOT_W, pn, pw, t.rn + j, t.rw + j,
+                             node.P + j, p.inv_equiv, t.e0, t.e1, t.c)
+
+
+cdef inline void _stats(TreeNode node, TreeParams p, int j, double* st) noexcept:
+    """Move ``j``'s SLOT_STATS statistics into ``st`` (``pn`` and ``pw``
+    zero without ``p.virtual``, as fp_value's terms take them)."""
+    cdef int r
+    for r in range(SLOT_STATS):
+        st[r] = node_stat(node, j, r)
+    if not p.virtual:
+        st[SLOT_PN] = st[SLOT_PW] = 0.0
 
 
 cdef inline void _full_terms(TreeNode node, TreeParams p, ScoreTerms* t) noexcept:
@@ -1121,8 +1148,6 @@ cdef inline void _full_terms(TreeNode node, TreeParams p, ScoreTerms* t) noexcep
     t.log_total = log(t.total + 1)
     t.parent_q = 0.0
     t.VL = node.VL if node.VL != NULL else _ZERO_ROW
-    t.pn = node.PN if node.PN != NULL else _ZERO_ROW
-    t.pw = node.PW if node.PW != NULL else _ZERO_ROW
     if t.total > 0:
         t.parent_q = node.sum_w / real if real > 0 else 0.5
     t.c = p.c_puct * sqrt(t.total + 1)
@@ -1135,11 +1160,12 @@ cdef inline double _full_score(TreeNode node, TreeParams p, const ScoreTerms* t,
     cdef int k = node.k
     cdef double n, nq, q, ra, beta
     n = node_n(node, j) + t.VL[j] if node.sum_vl else node_n(node, j)
-    nq = n + t.pn[j]
+    nq = n + node_stat(node, j, SLOT_PN)
     if t.total > 0:
-        q = (node_w(node, j) + t.pw[j]) / nq if nq > 0 else t.parent_q - p.fpu_reduction
+        q = (node_w(node, j) + node_stat(node, j, SLOT_PW)) / nq if nq > 0 \
+            else t.parent_q - p.fpu_reduction
     elif p.virtual and nq > 0:
-        q = t.pw[j] / nq
+        q = node_stat(node, j, SLOT_PW) / nq
     else:
         q = 0.5 - p.fpu_reduction
     if p.rave:
@@ -1314,15 +1340,17 @@ cdef int _ladder_visits(TreeNode node, const cnp.int8_t* tc, const double* wt,
     cdef double* S = node.S
     cdef int k = node.k
     cdef double v
+    cdef bint won
     cdef Py_ssize_t j
     for j in range(m):
         v = ladder_visits * wt[j]
         if v == 0.0:
             continue        # adds nothing (+0.0 to rows >= 0)
-        node._lazy(LAZY_PN)[j] += v
+        won = tc[j] != TAC_BAD
+        nw_room(node, <int>j)
+        node_add(node, <int>j, v, v if won else 0.0, SLOT_PN)
         S[ROW_RN * k + j] += v
-        if tc[j] != TAC_BAD:
-            node._lazy(LAZY_PW)[j] += v
+        if won:
             S[ROW_RW * k + j] += v
     return 0
 
@@ -1591,7 +1619,7 @@ cdef int _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
             node.VL[i] -= virtual_loss
             node.sum_vl -= virtual_loss
         value = black_value if c == BLACK_C else n - black_value
-        node_add(node, i, n, value)
+        node_add(node, i, n, value, SLOT_N)
         if node.WINS != NULL:
             node.WINS[i] += black_wins if c == BLACK_C else n - black_wins
         node.sum_n += n
@@ -1825,8 +1853,8 @@ def reply_prior(TreeNode node not None, ReplyTable table not None, int64_t last,
         return -1
     for j in range(k - 1):
         if node.M[j] == reply and node.A[j]:
-            node._lazy(LAZY_PN)[j] += visits
-            node._lazy(LAZY_PW)[j] += visits
+            nw_room(node, j)
+            node_add(node, j, visits, visits, SLOT_PN)
             return j
     return -1
 

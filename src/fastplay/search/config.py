@@ -62,22 +62,21 @@ DEFAULT_PLAYOUTS = 5000
 
 #: A node's bytes as the tree's budget (``max_memory``) estimates them:
 #: ``NODE_BYTES`` for the node (its Python object, allocations, the record
-#: of its children, the slots of ``n`` and ``w`` for the moves reached) and
-#: ``EDGE_BYTES`` for each of its ``k`` moves (three ``float64`` rows: the
-#: two AMAF rows and the prior; the ``int16`` move and slot number, the
-#: allowed flag, the widening order).  A least-squares line through the
-#: resident size of default one-thread searches, their edges counted exactly
-#: (``fuzz/soak_tree.py``, 2026-12-06, seventeenth session: 629 bytes a 3x3
-#: node of 3.4 moves, 1,164 on 5x5 (18.2), 3,485 on 9x9 (76.0), 2,694 in a
-#: 9x9 middle game (50.4), 14,392 on 19x19 (359.5)) is 562 + 38.5 k.  A row
-#: made later adds 8 bytes a move: ``vl`` with threads, ``wins`` with an
-#: evaluator's mix; ``n`` and ``w`` made dense (the root, the nodes a
-#: result's principal variations read) 16; 60 leaves room for the first
-#: two.  400 and 80 until the seventeenth session, when ``n`` and ``w`` were
-#: dense rows and children a list of ``k`` slots (RESULTS.md, "Soak and
-#: endings").
-NODE_BYTES = 600
-EDGE_BYTES = 60
+#: of its children, the slots of ``n``, ``w``, ``pn`` and ``pw`` for the
+#: moves reached or given prior playouts) and ``EDGE_BYTES`` for each of its
+#: ``k`` moves (three ``float64`` rows: the two AMAF rows and the prior; the
+#: ``int16`` move and slot number, the allowed flag, the widening order).  A
+#: least-squares line through the resident size of default one-thread
+#: searches, their edges counted exactly (``fuzz/soak_tree.py``, 2026-12-07,
+#: eighteenth session: 624 bytes a 3x3 node of 3.4 moves, 1,167 on 5x5
+#: (18.2), 3,087 on 9x9 (76.0), 2,557 in a 9x9 middle game (50.4), 11,777 on
+#: 19x19 (359.5)) is 704 + 30.9 k.  A row made later adds 8 bytes a move:
+#: ``vl`` with threads, ``wins`` with an evaluator's mix; the four slotted
+#: rows made dense (the root, the nodes a result's principal variations
+#: read) 32; 50 leaves room for the first two.  600 and 60 until then, when
+#: ``pn`` and ``pw`` were dense rows (RESULTS.md, "Soak and endings").
+NODE_BYTES = 700
+EDGE_BYTES = 50
 
 #: Largest ``batch``: one batch is one engine call, which a stop request or
 #: the clock cannot interrupt.
@@ -218,8 +217,8 @@ class SearchConfig:
             that the tree is full as it makes a node).
         max_memory: ... or once its estimated size passes this many bytes
             (``NODE_BYTES`` a node and ``EDGE_BYTES`` per move of each:
-            on 19x19 a node holds some 360 moves, about 22 kB, so the
-            default 1 GiB is about 49,000 nodes there and 210,000 on
+            on 19x19 a node holds some 360 moves, about 18.7 kB, so the
+            default 1 GiB is about 57,000 nodes there and 238,000 on
             9x9).  Searches go on refining the tree they have.
         even_visits, pattern_visits: prior knowledge as virtual playouts
             (Gelly and Silver 2007, section 5): at 0.5 for every move, and
