@@ -173,6 +173,10 @@ def test_forbid_keeps_moves_out_of_every_node(db):
     # the empty board (a tester's finding).
     empty = MCTS(db, seed=1, forbid=lambda b, depth: [40]).run(fp.Board(9), visits=300)
     assert empty.best_move not in ("E5", "pass") and empty.best_move == empty.children[0].move
+    assert empty.rule == "forbid"          # the book's move was replaced
+    info = list(MCTS(db, seed=1, forbid=lambda b, depth: [40]).analyze(fp.Board(9), visits=300))
+    assert info[-1].final and info[-1].best_move == empty.best_move
+    assert info[-1].rule == "forbid" and all(i.rule == "visits" for i in info[:-1])
 
 
 def _nodes_by_depth(root) -> dict[int, list]:

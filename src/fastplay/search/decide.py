@@ -53,6 +53,7 @@ RULES = {
     "pass back": "the pass: the opponent passed and the count wins",
     "book": "the opening book's move",
     "resign": "resignation: the win rate stayed below the threshold",
+    "forbid": "the most visited move not forbidden: the rules' own choice was",
 }
 
 #: Ownership beyond which a point counts as settled (:func:`settled`).

@@ -644,8 +644,8 @@ def _allowed_answer(result: SearchResult, board: Board, forbid: ForbidFunction
         return result
     for child in result.children:
         if index(child.move) not in banned:
-            return replace(result, best_move=child.move, winrate=child.winrate)
-    return replace(result, best_move="pass")
+            return replace(result, best_move=child.move, winrate=child.winrate, rule="forbid")
+    return replace(result, best_move="pass", rule="forbid")
 
 
 def tree_params(config: SearchConfig, size: int, user_prior: bool) -> TreeParams:

@@ -225,6 +225,8 @@ class SearchInfo(_TopMoves):
         best_move: the final choice (``"resign"`` possible; it may differ
             from ``children[0]``, see :attr:`ChildStats.order`) in the last
             snapshot, the first child's move before.
+        rule: why ``best_move``, as :attr:`SearchResult.rule` (``"visits"``
+            before the last snapshot).
         to_move: the :class:`~fastplay.Color` whose view the values take (it
             equals ``"B"``/``"W"``).
         position: the position searched, for pictures; not compared.
@@ -248,6 +250,7 @@ class SearchInfo(_TopMoves):
     best_move: str = "pass"
     to_move: Color = Color.BLACK
     position: Board | None = field(default=None, compare=False, repr=False)
+    rule: str = "visits"
     ownership_stdev: npt.NDArray[np.float32] | None = field(default=None, compare=False,
                                                              repr=False)
 

@@ -116,6 +116,6 @@ def final_info(result: SearchResult, state: SearchState, board: Board,
     return SearchInfo(children=children, ownership=result.ownership, score_mean=mean,
                       score_stdev=stdev, winrate=result.winrate, visits=state.done,
                       playouts=result.playouts, seconds=result.seconds, final=True,
-                      best_move=result.best_move,
+                      best_move=result.best_move, rule=result.rule,
                       to_move=Color(board.to_move_code), position=board,
                       ownership_stdev=own_stdev)
