@@ -40,12 +40,20 @@ class Engine:
                                      stderr=subprocess.PIPE, env=subprocess_env(), text=True,
                                      bufsize=1)
         self.lines: Queue[str] = Queue()
+        self.errors: list[str] = []     # its stderr, read as it comes (a full pipe would block it)
         threading.Thread(target=self._read, daemon=True).start()
+        self._errors_read = threading.Thread(target=self._read_errors, daemon=True)
+        self._errors_read.start()
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             self.lines.put(line.rstrip("\n"))
+
+    def _read_errors(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.errors.append(line)
 
     def send(self, text: str) -> None:
         assert self.proc.stdin is not None
@@ -66,6 +74,7 @@ class Engine:
     def close(self) -> None:
         self.send("quit")
         self.proc.wait(timeout=30)
+        self._errors_read.join(timeout=30)      # all of stderr in ``errors``
 
 
 @pytest.fixture
@@ -249,7 +258,7 @@ def test_genmove_analyze_reports_then_plays(engine):
     assert engine.line() == "="
     lines = [engine.line()]
     while not lines[-1].startswith("play "):
-        assert lines[-1].startswith("info ")
+        assert lines[-1].startswith("info "), (lines[-3:], "".join(engine.errors))
         lines.append(engine.line())
     assert engine.line() == ""
     move = lines[-1].split()[1]
@@ -355,7 +364,7 @@ def test_gogui_live_graphics_and_both_spellings():
         e.answer("genmove w")
     finally:
         e.close()
-    err = e.proc.stderr.read() if e.proc.stderr else ""
+    err = "".join(e.errors)
     assert "gogui-gfx:" in err and "LABEL" in err and "VAR W" in err and "INFLUENCE A9" in err
 
 
