@@ -575,6 +575,13 @@ def test_a_lone_surrogate_in_text_is_located() -> None:
     raw = b"# caf\xe9 \xff\n" + EMPTY.encode() + b":5\n"
     text = raw.decode("utf-8", "surrogateescape")
     assert np.array_equal(table(text), table(raw))
+    # Byte columns: an escaped byte is one byte (a tester saw column 6).
+    assert where("# \udcff\ud800 x\n") == (1, 4)
+    # Two halves of a UTF-16 pair are no character either.
+    assert "U+D83D (half of a UTF-16 pair" in syntax_error("# \ud83d\ude00\n").message
+    # Strict mode names the first problem of the text, before the surrogate.
+    assert where(EMPTY + ":5,nearx\n# \ud800\n") == (4, 4)
+    assert where(EMPTY + ":5,near\n# \ud800\n:5,nearx\n") == (5, 3)
 
 
 def test_a_bytes_path_loads_as_its_str(tmp_path: Path) -> None:
@@ -589,3 +596,8 @@ def test_a_bytes_path_loads_as_its_str(tmp_path: Path) -> None:
         PatternDatabase.from_file(b"")
     with pytest.raises(TypeError, match="not int"):
         PatternDatabase.from_file(3)  # type: ignore[arg-type]
+    # A NUL byte names the file's kind, as other impossible names do.
+    with pytest.raises(FileNotFoundError, match="pattern database .*NUL"):
+        PatternDatabase.from_file("a\0b.db")
+    with pytest.raises(TypeError, match="name must be a str"):
+        PatternDatabase.from_string(EMPTY + ":5\n", name=5)  # type: ignore[arg-type]

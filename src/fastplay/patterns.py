@@ -677,11 +677,11 @@ def _compile_cached(data: bytes, strict: bool) -> _Compiled:
     return _compile_bytes(data, strict)
 
 
-def _as_bytes(text: str | bytes, filename: str) -> bytes:
+def _as_bytes(text: str | bytes, filename: str, strict: bool) -> bytes:
     """``text``'s bytes: Latin-1, else UTF-8 (lone surrogates from bytes
     decoded with ``surrogateescape`` back to those bytes).  Raises
-    :class:`PatternSyntaxError` at another lone surrogate, which no
-    encoding writes."""
+    :class:`PatternSyntaxError` at another surrogate, which no encoding
+    writes, or (``strict``) at an earlier problem of the text."""
     if isinstance(text, (bytes, bytearray, memoryview)):
         return bytes(text)
     if not isinstance(text, str):
@@ -696,11 +696,20 @@ def _as_bytes(text: str | bytes, filename: str) -> bytes:
         return text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError as exc:
         at = exc.start
-        start = text.rfind("\n", 0, at) + 1
-        column = len(text[start:at].encode("utf-8", "surrogatepass")) + 1
-        raise PatternSyntaxError(filename, text.count("\n", 0, at) + 1, column,
-                                 f"lone surrogate U+{ord(text[at]):04X}: the text cannot be "
-                                 "encoded, so no file holds it") from None
+    # The characters before ``at`` encode: the first failure is at ``at``.
+    start = text.rfind("\n", 0, at) + 1
+    where = (text.count("\n", 0, at) + 1,
+             len(text[start:at].encode("utf-8", "surrogateescape")) + 1)
+    if strict:
+        # The first problem of the text: one before the surrogate wins.
+        try:
+            _compile_bytes(text.encode("utf-8", "surrogatepass"), True)
+        except _LocatedError as err:
+            if (err.line, err.column) < where:
+                raise PatternSyntaxError(filename, err.line, err.column, err.message) from None
+    raise PatternSyntaxError(filename, *where, f"surrogate code point U+{ord(text[at]):04X} "
+                             "(half of a UTF-16 pair, no character): the text cannot be "
+                             "encoded, so no file holds it")
 
 
 def compile_db(data: str | bytes, *, strict: bool = True, filename: str = "<string>",
@@ -735,7 +744,7 @@ def compile_db(data: str | bytes, *, strict: bool = True, filename: str = "<stri
     if not isinstance(strict, (bool, np.bool_)):
         raise TypeError(f"strict must be True or False, not {strict!r}")
     strict = bool(strict)
-    raw = _as_bytes(data, filename)
+    raw = _as_bytes(data, filename, strict)
     try:
         compiled = _compile_cached(raw, strict) if cache else _compile_bytes(raw, strict)
     except _LocatedError as err:
@@ -1118,8 +1127,10 @@ class PatternDatabase:
 
         Raises:
             PatternSyntaxError: strict mode, malformed text.
-            TypeError: ``text`` is neither ``str`` nor ``bytes``.
+            TypeError: ``text`` is neither ``str`` nor ``bytes``, or ``name`` is no ``str``.
         """
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, not {type(name).__name__}")
         table, rules = compile_db(text, strict=strict, filename=name)
         return cls(table, name=name, rules=rules)
 
