@@ -84,3 +84,28 @@ def test_the_node_bound_is_exact() -> None:
     from fastplay.sgf import MAX_NODES, check_nodes
 
     check_nodes(_passes(MAX_NODES))
+
+
+def test_a_read_error_names_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error of ``read`` (EIO, as ``/proc/self/mem`` gives) carried no file
+    name, so ``fastplay analyze`` said only "Input/output error" (a tester)."""
+    path = tmp_path / "g.sgf"
+    path.write_bytes(b"(;GM[1]SZ[9])")
+
+    class Failing:
+        def __init__(self, *args: object) -> None:
+            pass
+
+        def __enter__(self) -> Failing:
+            return self
+
+        def __exit__(self, *args: object) -> None:
+            pass
+
+        def read(self, size: int) -> bytes:
+            raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr("fastplay.inputfile.open", Failing, raising=False)
+    with pytest.raises(OSError) as caught:
+        read_input(path, "SGF file")
+    assert (caught.value.errno, caught.value.filename) == (errno.EIO, str(path))

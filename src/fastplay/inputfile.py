@@ -51,20 +51,26 @@ def read_input(path: str | bytes | os.PathLike[str], what: str = "input file",
             more than ``limit`` bytes (``errno.EFBIG``, naming ``what``, the
             path and the limit).
         FileNotFoundError: an empty path (which ``pathlib`` would take for
-            the current folder), or a name the file system's encoding cannot
-            write (a lone surrogate), naming ``what``.
+            the current folder), a name the file system's encoding cannot
+            write (a lone surrogate) or with a NUL byte, naming ``what``.
     """
     path = os.fsdecode(path)        # TypeError for what is no path
     if path == "":
         raise FileNotFoundError(errno.ENOENT, f"no {what} given (an empty file name)", "")
     if regular:
         check_regular(path, what)
+    if "\0" in path:
+        raise FileNotFoundError(errno.ENOENT, f"no such {what} (a file name holds no NUL "
+                                "byte)", path)
     try:
         stream = open(Path(path), "rb")
     except UnicodeEncodeError:
         raise _unencodable(path, what) from None
     with stream:
-        data = stream.read(limit + 1)
+        try:
+            data = stream.read(limit + 1)
+        except OSError as exc:      # (EIO from /proc/self/mem): named as open's errors are
+            raise OSError(exc.errno, exc.strerror, path) from None
     if len(data) > limit:
         raise OSError(errno.EFBIG, f"{what} is larger than {limit:,} bytes, the most "
                       "fastplay reads", str(path))
