@@ -175,6 +175,27 @@ def test_run_loop_keeps_mid_line_carriage_return_in_one_command(stub: StubSearch
     assert out.getvalue() == "= fastplay\n\n"
 
 
+def test_loadsgf_opens_a_name_that_is_not_utf8(stub: StubSearch, tmp_path: Any) -> None:
+    """The input's bytes were decoded with replacement, so ``loadsgf`` of a
+    file named with a byte that is no UTF-8 looked for another name (a
+    tester).  The byte now reaches the file system as it came, and an answer
+    quoting it writes ``\\xNN``: the output stays UTF-8."""
+    name = os.fsencode(tmp_path) + b"/g\xff.sgf"
+    try:
+        with open(name, "wb") as f:
+            f.write(b"(;GM[1]SZ[9];B[ee])")
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    out = io.StringIO()
+    script = b"loadsgf " + name + b"\nlist_stones black\nloadsgf " + name + b"x\nplay b \xff\n"
+    assert run(io.BytesIO(script), out, GTPEngine(stub)) == 0
+    answers = out.getvalue().split("\n\n")
+    assert answers[:2] == ["=", "= E5"]
+    assert answers[2] == f"? cannot load file {tmp_path}/g\\xff.sgfx: No such file or directory"
+    assert answers[3] == "? invalid coordinate"
+    out.getvalue().encode("utf-8")      # no lone surrogate in the output
+
+
 def test_long_line_is_one_command(engine: GTPEngine) -> None:
     assert ask(engine, "x" * 20000) == "? unknown command"
     ok(engine, "boardsize 9")

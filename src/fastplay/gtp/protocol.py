@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import math
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -83,11 +84,13 @@ def preprocess(line: str | bytes) -> str:
     """Apply the GTP 2 §3.1 preprocessing to one input line.
 
     Returns the cleaned line, ``""`` when nothing is left (no response is due).
-    Bytes are decoded as UTF-8 with replacement: a stray byte must cost one
-    ``? unknown command``, not the engine.
+    Bytes are decoded as UTF-8, a stray byte as the lone surrogate of
+    ``surrogateescape``: it costs one ``? unknown command``, not the engine,
+    and a file name that is not UTF-8 (``loadsgf``) still names its file;
+    :func:`format_response` writes such a byte as ``\\xNN``.
     """
     if isinstance(line, bytes):
-        line = line.decode("utf-8", errors="replace")
+        line = line.decode("utf-8", errors="surrogateescape")
     line = line.translate(_CONTROL)
     line = line.split("#", 1)[0]
     return line.replace("\t", " ").strip()
@@ -158,6 +161,18 @@ def gtp_move(move: str) -> str:
     return move if move in ("pass", "resign") else move.upper()
 
 
+#: Lone surrogates: a byte of the input that was no UTF-8 (``preprocess``),
+#: or a Python caller's; no encoder writes them.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escaped_surrogate(match: re.Match[str]) -> str:
+    """A lone surrogate as ``\\xNN``, the byte ``surrogateescape`` read, or
+    ``\\uXXXX``."""
+    code = ord(match.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
 def format_response(success: bool, cmd_id: str, result: str) -> str:
     """``=id result`` or ``?id message`` and the empty line that ends it.
 
@@ -169,6 +184,7 @@ def format_response(success: bool, cmd_id: str, result: str) -> str:
     and a false ``=2 D4``.)
     """
     result = escape_controls(result.replace("\r\n", "\n").replace("\r", "\n"), keep="\n\t")
+    result = _SURROGATE.sub(_escaped_surrogate, result)
     if not success:
         result = " ".join(part for part in result.split("\n") if part.strip())
     # An empty line ends a response, so one inside the result would cut it
