@@ -53,7 +53,7 @@ RULES = {
     "pass back": "the pass: the opponent passed and the count wins",
     "book": "the opening book's move",
     "resign": "resignation: the win rate stayed below the threshold",
-    "forbid": "the most visited move not forbidden: the rules' own choice was",
+    "forbid": "the most visited move the forbid plug-in allows: it refused the rules' choice",
 }
 
 #: Ownership beyond which a point counts as settled (:func:`settled`).
