@@ -68,7 +68,7 @@ DEFAULT_PLAYOUTS = 5000
 #: ``int16`` move and slot number, the allowed flag, the widening order).  A
 #: least-squares line through the resident size of default one-thread
 #: searches, their edges counted exactly (``fuzz/soak_tree.py``, 2026-12-07,
-#: eighteenth session: 624 bytes a 3x3 node of 3.4 moves, 1,167 on 5x5
+#: nineteenth session: 624 bytes a 3x3 node of 3.4 moves, 1,167 on 5x5
 #: (18.2), 3,087 on 9x9 (76.0), 2,557 in a 9x9 middle game (50.4), 11,777 on
 #: 19x19 (359.5)) is 704 + 30.9 k.  A row made later adds 8 bytes a move:
 #: ``vl`` with threads, ``wins`` with an evaluator's mix; the four slotted
