@@ -295,6 +295,20 @@ def test_a_move_not_picked_by_the_visits_is_explained(tmp_path: Path, capsys) ->
     assert "Black to play: best PASS (the pass: the position is final), win rate" in out
     table = out.split("PV\n", 1)[1].split("\n\n", 1)[0].split("\n")
     assert table[0].split()[0] != "PASS"          # the visits' first is another move
+    # The picture's title names it too.
+    import matplotlib
+    matplotlib.use("Agg")
+    import fastplay as fp
+    from fastplay.analyze import plot_figure
+    from fastplay.search import MCTS
+
+    board = fp.Board.from_sgf(record)
+    result = MCTS(fp.PatternDatabase.default(), seed=1).run(board, playouts=500)
+    figure = plot_figure(board, result, str(record))
+    title = figure.axes[0].get_title()
+    import matplotlib.pyplot as plt
+    plt.close(figure)
+    assert result.rule == "final" and title.endswith("\n(the pass: the position is final)")
     # The visits' own choice carries no note.
     assert main(["--playouts", "100"]) == 0
     heading = next(line for line in capsys.readouterr().out.splitlines()

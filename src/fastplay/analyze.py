@@ -334,11 +334,22 @@ def plot_figure(board: Any, result: Any, source: str, top: int = 5,
     shown = board.move_number if move_number is None else move_number
     ax.set_title(f"{name}, after move {shown}\n"
                  f"{side} to play: best {move}, win rate {100 * result.winrate:.0f}% "
-                 f"for {side}", fontsize=11)
+                 f"for {side}" + (f"\n{_why(result).strip()}" if _why(result) else ""),
+                 fontsize=11)
     ax.set_xlabel(f"discs: win rate (%) of the {top} most visited moves; green: the best",
                   fontsize=8)
     fig.colorbar(image, ax=ax, shrink=0.85, pad=0.02, label="ownership (+1 Black, -1 White)")
     return fig
+
+
+def _why(result: Any) -> str:
+    """`` (the rule)`` when a rule other than the visits picked the best
+    move, which the table may not list first, or at all (a pass after the
+    opponent's pass); else ``""``."""
+    from fastplay.search.decide import RULES
+
+    rule = getattr(result, "rule", "visits")
+    return "" if rule == "visits" else f" ({RULES.get(rule, rule)})"
 
 
 def _load(args: argparse.Namespace) -> tuple[Any, str, int | None]:
@@ -418,12 +429,7 @@ def analyze(args: argparse.Namespace, out: TextIO) -> int:
     print(escape_controls(f"{source}{players}, after move {shown}"), file=out)
     print(board, file=out)
     print(file=out)
-    from fastplay.search.decide import RULES
-
-    # A rule other than the visits can pick a move the table does not list
-    # first, or at all (a pass after the opponent's pass): it is named.
-    why = "" if result.rule == "visits" else f" ({RULES.get(result.rule, result.rule)})"
-    print(f"{side} to play: best {result.best_move.upper()}{why}, win rate "
+    print(f"{side} to play: best {result.best_move.upper()}{_why(result)}, win rate "
           f"{100 * result.winrate:.1f}% for {side}", file=out)
     print(f"{'move':>5} {'visits':>7} {'win%':>6} {'prior%':>7}  PV", file=out)
     for child in result.children[:args.top]:
