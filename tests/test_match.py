@@ -472,6 +472,41 @@ def test_an_engine_that_never_ends_its_answer_fails_in_bounded_time_and_memory()
         trickle.send("name")
     assert time.monotonic() - started < 5
     trickle.close(quit_first=False, timeout=1)
+    # One endless line (no line end) is cut at the answer's limit, and the
+    # rest is drained unkept: it grew the referee by 2.5 GB in 3 s (a tester).
+    endless = GTPClient([sys.executable, "-c", "import sys\nsys.stdin.readline()\n"
+                         "while True: sys.stdout.write('y' * 65536); sys.stdout.flush()"],
+                        timeout=20)
+    before = _rss()
+    with pytest.raises(EngineError, match="longer than"):
+        endless.send("name")
+    time.sleep(1.0)                                  # the engine still writes, read unkept
+    assert _rss() - before < 64 << 20
+    endless.close(quit_first=False, timeout=1)
+
+
+def _rss() -> int:
+    """This process's resident memory in bytes (``VmRSS``; 0 where there is no /proc)."""
+    status = Path("/proc/self/status")
+    if not status.exists():
+        return 0
+    for line in status.read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def test_a_time_past_python_s_waits_is_a_usage_error(capsys: Any) -> None:
+    """``--move-timeout 1e10`` and ``--time 10000000000`` ended in a traceback
+    (``OverflowError`` from a wait; a tester): times are at most MAX_SECONDS."""
+    from fastplay.cli import main
+    from fastplay.match_clock import TimeControl
+
+    for args in (["--move-timeout", "1e10"], ["--time", "10000000000"]):
+        assert main(["match", "true", "true", "--games", "1", *args]) == 2
+        assert "10,000,000" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="0..10,000,000"):
+        TimeControl(1e12)
 
 
 def test_an_engine_that_exits_is_quoted_and_its_stderr_never_blocks() -> None:

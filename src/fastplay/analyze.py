@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fastplay.argtypes import (Parser, add_database_and_search_flags, non_negative_int,
-                               playout_count, positive_float, positive_int, prior_option,
+                               playout_count, positive_int, prior_option, seconds_value,
                                thread_count)
 from fastplay.batch import (BATCH_PLAYOUTS, handicap_komi, handicap_note, pattern_database,
                             record_paths, rules_note, search_options)
@@ -116,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--playouts", type=playout_count, metavar="N",
                         help=f"playouts to run (default {DEFAULT_PLAYOUTS} when --seconds "
                              "is not given)")
-    parser.add_argument("--seconds", type=positive_float, metavar="S",
+    parser.add_argument("--seconds", type=seconds_value, metavar="S",
                         help="search time in seconds")
     parser.add_argument("--threads", type=thread_count, default=1, metavar="T",
                         help="search threads (default 1)")

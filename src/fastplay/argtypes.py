@@ -16,7 +16,12 @@ from fastplay.shown import escape_controls
 
 __all__ = ["Parser", "thread_count", "playout_count", "positive_int", "non_negative_int",
            "finite_float", "komi_value", "positive_float", "non_negative_float", "unit_float", "board_size",
-           "search_option", "any_search_option"]
+           "search_option", "any_search_option", "MAX_SECONDS", "seconds_value"]
+
+#: Largest time (seconds) an option, a clock or a clock command takes: some
+#: 116 days (Python's waits refuse more than ``threading.TIMEOUT_MAX``,
+#: about 292 years, with ``OverflowError``; a tester's ``--move-timeout 1e10``).
+MAX_SECONDS = 10_000_000
 
 
 class Parser(argparse.ArgumentParser):
@@ -101,6 +106,14 @@ def positive_float(text: str) -> float:
     value = finite_float(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive number: {text!r}")
+    return value
+
+
+def seconds_value(text: str) -> float:
+    """A time in seconds: a finite number > 0 and at most ``MAX_SECONDS``."""
+    value = positive_float(text)
+    if value > MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_SECONDS:,} seconds: {text!r}")
     return value
 
 

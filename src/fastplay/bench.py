@@ -20,8 +20,8 @@ import sys
 import time
 from collections.abc import Sequence
 
-from fastplay.argtypes import (Parser, board_size, non_negative_int, positive_float, positive_int,
-                                thread_count)
+from fastplay.argtypes import (Parser, board_size, non_negative_int, positive_int,
+                                seconds_value, thread_count)
 
 __all__ = ["main", "build_parser"]
 
@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="board size (repeatable; default 9, 13 and 19)")
     parser.add_argument("--db", action="append", metavar="NAME",
                         help="built-in database (repeatable; default every built-in)")
-    parser.add_argument("--seconds", type=positive_float, default=1.0, metavar="S",
+    parser.add_argument("--seconds", type=seconds_value, default=1.0, metavar="S",
                         help="approximate time per measurement (default 1)")
     parser.add_argument("--threads", type=thread_count, default=2, metavar="T",
                         help="threads for the second measurement (default 2)")

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from fastplay.argtypes import (Parser, add_pattern_file_flags, board_size, finite_float,
                                komi_value, non_negative_int, playout_count, positive_float,
-                               positive_int, search_option, thread_count, unit_float)
+                               positive_int, search_option, seconds_value, thread_count,
+                               unit_float)
 from fastplay.shown import escape_controls
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; imported when a command runs
@@ -109,7 +110,7 @@ def _add_search_options(parser: argparse.ArgumentParser) -> None:
                              "size (its features are local), or 'none' (the playout values)")
     parser.add_argument("--playouts", type=playout_count, metavar="N",
                         help="playouts per move (default: the search's time management)")
-    parser.add_argument("--seconds", type=positive_float, metavar="S",
+    parser.add_argument("--seconds", type=seconds_value, metavar="S",
                         help="seconds per move")
     parser.add_argument("--threads", type=thread_count, default=1, metavar="T",
                         help="search threads (default 1)")
@@ -178,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--beta", type=positive_float, default=0.05, help="SPRT type II error (default 0.05; alpha + beta < 1)")
     match.add_argument("--referee", metavar="CMD",
                        help="GTP engine whose 'final_status_list dead' settles dead stones")
-    match.add_argument("--move-timeout", type=positive_float, default=60.0, metavar="S",
+    match.add_argument("--move-timeout", type=seconds_value, default=60.0, metavar="S",
                        help="seconds an engine may take per move before it loses (default 60)")
     match.add_argument("--time", metavar="MAIN[+BYO/STONES]",
                        help="clocks: MAIN seconds of sudden death (e.g. 30) or MAIN then "

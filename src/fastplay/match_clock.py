@@ -23,6 +23,8 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from fastplay.argtypes import MAX_SECONDS
+
 __all__ = ["TimeControl", "GameClock"]
 
 _SPEC = re.compile(r"^\s*(\d+)\s*(?:\+\s*(\d+)\s*/\s*(\d+)\s*)?$")
@@ -40,9 +42,10 @@ class TimeControl:
     stones: int = 0
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.main) and math.isfinite(self.byo_yomi)
-                and self.main >= 0 and self.byo_yomi >= 0 and self.stones >= 0):
-            raise ValueError("time control: times must be finite and >= 0, stones >= 0")
+        if not (0 <= self.main <= MAX_SECONDS and 0 <= self.byo_yomi <= MAX_SECONDS
+                and 0 <= self.stones <= MAX_SECONDS):
+            raise ValueError(f"time control: times and stones must be in 0..{MAX_SECONDS:,} "
+                             "(times finite)")
         if (self.byo_yomi > 0) != (self.stones > 0):
             raise ValueError("time control: byo-yomi needs both seconds and stones")
         if self.main == 0 and self.stones == 0:
