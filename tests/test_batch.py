@@ -464,6 +464,31 @@ def test_records_of_one_name_from_several_folders_keep_their_analyses(
     assert sgf_targets(records, None) == {r: r[:-4] + SGF_SUFFIX for r in records}
 
 
+def test_write_sgf_never_overwrites_an_input_or_the_json(tmp_path: Path, capsys) -> None:
+    """A record named like another's analysis (``g`` and ``g.analysis.sgf``)
+    was overwritten by it, as was the ``--json`` file and a record reached
+    through a symbolic link (a tester): such a target takes ``NAME-2``."""
+    (tmp_path / "g").write_text("(;GM[1]FF[4]SZ[9];B[ee])")
+    taken = tmp_path / ("g" + SGF_SUFFIX)
+    taken.write_text("(;GM[1]FF[4]SZ[9];B[cc];W[gg])")
+    json_target = tmp_path / ("h" + SGF_SUFFIX)
+    (tmp_path / "h.sgf").write_text("(;GM[1]FF[4]SZ[9];B[dd])")
+    code, _, _ = run([str(tmp_path / "g"), str(taken), str(tmp_path / "h.sgf"), "--playouts",
+                      "20", "--write-sgf", "--json", str(json_target)], capsys)
+    assert code == 0
+    assert taken.read_text() == "(;GM[1]FF[4]SZ[9];B[cc];W[gg])"        # kept as it was
+    assert b"B[ee]" in (tmp_path / ("g-2" + SGF_SUFFIX)).read_bytes()
+    assert b"B[dd]" in (tmp_path / ("h-2" + SGF_SUFFIX)).read_bytes()
+    lines = json_target.read_text().splitlines()                        # JSON only: 2 + 3 + 2 turns
+    assert len(lines) == 7 and all(json.loads(line)["id"] for line in lines)
+    from fastplay.batch import sgf_targets
+
+    link = tmp_path / ("k" + SGF_SUFFIX)
+    link.symlink_to(tmp_path / "h.sgf")
+    assert sgf_targets([str(tmp_path / "k.sgf"), str(tmp_path / "h.sgf")], None,
+                       [str(link)])[str(tmp_path / "k.sgf")] == str(tmp_path / ("k-2" + SGF_SUFFIX))
+
+
 def test_no_more_worker_processes_than_positions(monkeypatch: pytest.MonkeyPatch) -> None:
     """--jobs 100 for a few positions started a process each (a tester's
     finding): the pool has no more workers than there are positions."""

@@ -411,23 +411,30 @@ class OutputError(Exception):
     the batch stops, since every later record would fail the same way."""
 
 
-def sgf_targets(paths: Sequence[str], sgf_dir: str | None) -> dict[str, str]:
+def sgf_targets(paths: Sequence[str], sgf_dir: str | None,
+                keep: Sequence[str] = ()) -> dict[str, str]:
     """Where ``--write-sgf`` writes each record's analysis: ``NAME`` +
     :data:`SGF_SUFFIX` beside the record, or in ``sgf_dir``; records of the
     same name (from several folders) into one ``sgf_dir`` get ``NAME-2``,
     ``NAME-3`` ... in the order given, so that none overwrites another (a
-    tester's two ``a.sgf`` left one file)."""
+    tester's two ``a.sgf`` left one file), and so does a name that is one
+    of the records or of ``keep`` (the ``--json`` file), symbolic links
+    followed (a tester's input ``g.analysis.sgf`` was overwritten)."""
     targets: dict[str, str] = {}
-    taken: set[str] = set()
+
+    def real(name: str) -> str:
+        return os.path.normcase(os.path.realpath(name))
+
+    taken = {real(name) for name in [*paths, *keep]}
     for path in paths:
         stem = os.path.basename(path)
         stem = stem[:-4] if stem.lower().endswith(".sgf") else stem
         folder = sgf_dir if sgf_dir is not None else os.path.dirname(path)
         target, n = os.path.join(folder, stem + SGF_SUFFIX), 1
-        while os.path.normcase(os.path.abspath(target)) in taken:
+        while real(target) in taken:
             n += 1
             target = os.path.join(folder, f"{stem}-{n}{SGF_SUFFIX}")
-        taken.add(os.path.normcase(os.path.abspath(target)))
+        taken.add(real(target))
         targets[path] = target
     return targets
 
@@ -496,7 +503,8 @@ def run_batch(args: argparse.Namespace, stdout: TextIO, db: PatternDatabase) -> 
         pending: list[dict[str, Any]] = []
         expected = {path: len(turns) for path, _, turns in records}
         data_of = {path: data for path, data, _ in records}
-        targets = sgf_targets([path for path, _, _ in records], args.sgf_dir) \
+        keep = [args.json] if args.json not in (None, "-") else []
+        targets = sgf_targets([path for path, _, _ in records], args.sgf_dir, keep) \
             if args.write_sgf else {}
         with tqdm(total=len(jobs), unit="position", file=sys.stderr, disable=None,
                   desc="analysing") as bar:
