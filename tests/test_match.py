@@ -341,6 +341,38 @@ def test_cli_match_bad_engine(capsys) -> None:
     assert "error" in capsys.readouterr().err
 
 
+def test_an_engine_gone_before_its_first_game_stops_the_match(stubs, tmp_path: Path,
+                                                             capsys) -> None:
+    """An engine that exits at start (a bad option) played 20 forfeits, and the
+    SPRT accepted H0 with status 0 (a tester): it is a set-up error now."""
+    dies = f"{shlex.quote(sys.executable)} -c " + shlex.quote(
+        "import sys; sys.stderr.write('unknown option\\n'); sys.exit(2)")
+    engine, _ = stubs("pass", "b")
+    games = tmp_path / "games"
+    assert main(["match", dies, engine, "--games", "100", "--sprt", "0", "50",
+                 "--sgf-dir", str(games), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "(it said: unknown option); no game can be played" in err
+    assert not games.exists() or not list(games.iterdir())
+
+
+def test_an_engine_name_shows_no_control_character(stubs) -> None:
+    """A ``name`` answer with ESC and a line break reached the terminal and
+    the records raw (a tester)."""
+    from fastplay.match import GTPClient, _name
+
+    script = "import sys\nfor line in sys.stdin:\n    print('= a\\x1b[2Jb\\n  c' + 'x' * 200 + '\\n', flush=True)"
+    a = GTPClient([sys.executable, "-c", script])
+    b = GTPClient([sys.executable, "-c", script])
+    try:
+        _name(a, b)
+    finally:
+        a.close(quit_first=False, timeout=1)
+        b.close(quit_first=False, timeout=1)
+    assert a.label.startswith("a\\x1b[2Jb c") and a.label.endswith(" (A)")
+    assert len(a.label) == 60 + 4 and "\x1b" not in a.label and "\n" not in a.label
+
+
 # -- statistics ----------------------------------------------------------------------
 
 

@@ -45,7 +45,7 @@ from typing import IO, Any
 
 from fastplay._threads import block_signals
 from fastplay.match_clock import GameClock, TimeControl
-from fastplay.shown import exact_number, quoted
+from fastplay.shown import escape_controls, exact_number, quoted
 
 __all__ = [
     "EngineError",
@@ -73,6 +73,8 @@ RESIGN, TIME, FORFEIT = "R", "T", "F"
 #: is an engine failure (a tester's engine printing ``=`` for ever grew the
 #: referee's memory without limit).
 MAX_ANSWER_LINES = 10_000
+#: Most characters of an engine's ``name`` shown in summaries and records.
+NAME_CHARS = 60
 MAX_ANSWER_BYTES = 1 << 20
 
 
@@ -469,6 +471,25 @@ def play_game(black: GTPClient, white: GTPClient, *, size: int = 9, komi: float 
     return record
 
 
+def _name(a: GTPClient, b: GTPClient) -> None:
+    """Label the engines by their ``name`` answers (their commands' when
+    they give none), told apart when equal.  Raises :class:`MatchSetupError`
+    for an engine gone before its first game: every game would be a forfeit
+    (a tester's 20 forfeits ended as "H0 accepted", status 0)."""
+    for client in (a, b):
+        try:
+            # Shown on terminals and in records: no control character, and
+            # no line's length of it (a tester's name held ESC and LF).
+            name = escape_controls(" ".join(client.send("name").split()))[:NAME_CHARS]
+            client.label = name or client.label
+        except EngineTerminatedError as exc:
+            raise MatchSetupError(f"{exc}; no game can be played") from None
+        except EngineError:
+            pass
+    if a.label == b.label:
+        a.label, b.label = a.label + " (A)", b.label + " (B)"
+
+
 def _set_up(engine: GTPClient, size: int, komi: float,
             time_control: TimeControl | None) -> str | None:
     """Board size, a cleared board, komi and the time settings; why the engine lost, if it did.
@@ -784,13 +805,7 @@ def run_match(engine_a: str | Sequence[str], engine_b: str | Sequence[str], *, g
         ref = GTPClient(referee, timeout=move_timeout) if referee is not None else None
         if ref is not None:
             clients.append(ref)
-        for client in (a, b):
-            try:
-                client.label = client.send("name").strip() or client.label
-            except EngineError:
-                pass
-        if a.label == b.label:
-            a.label, b.label = a.label + " (A)", b.label + " (B)"
+        _name(a, b)
         bar = tqdm(total=games, disable=not progress, unit="game", leave=False)
         try:
             for index in range(games):
