@@ -163,6 +163,16 @@ def test_record_paths_and_turns(tmp_path: Path) -> None:
     found = record_paths([d, str(tmp_path / "d" / "b.sgf"), "missing.sgf"])
     assert [os.path.relpath(p, d) for p in found[:3]] == ["a.SGF", "b.sgf", "e/c.sgf"]
     assert found[3:] == ["missing.sgf"]
+    # One file however spelt, the first spelling kept (a tester's record
+    # given as b.sgf and ./b.sgf was analysed twice).
+    here = os.getcwd()
+    try:
+        os.chdir(d)
+        (tmp_path / "d" / "link.sgf").symlink_to(tmp_path / "d" / "b.sgf")
+        assert record_paths(["b.sgf", "./b.sgf", str(tmp_path / "d" / "b.sgf"), "link.sgf",
+                             "e/../b.sgf"]) == ["b.sgf"]
+    finally:
+        os.chdir(here)
     assert analysis_turns(5, 1) == [0, 1, 2, 3, 4, 5]
     assert analysis_turns(5, 2) == [0, 2, 4]
     assert analysis_turns(0, 3) == [0]
@@ -668,3 +678,23 @@ def test_the_handicap_note_names_the_default_komi(tmp_path: Path, capsys: Any) -
                       encoding="utf-8")
     code, out, err = run([str(record), "--playouts", "10"], capsys)
     assert code == 0 and "added to the komi 0.5" in err and "(komi 2.5)" in out
+
+
+def test_worker_processes_leave_ctrl_c_to_the_main_process() -> None:
+    """A terminal's Ctrl-C reaches every process of the group: a worker's
+    ``KeyboardInterrupt`` traceback was printed beside the main process's
+    clean exit (a tester).  Workers ignore SIGINT; the main process ends
+    the pool."""
+    import signal
+
+    from fastplay.batch import _WORKER, _worker_start
+    from fastplay.patterns import PatternDatabase
+
+    db = PatternDatabase.default()
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        _worker_start(db)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN and _WORKER["db"] is db
+    finally:
+        signal.signal(signal.SIGINT, before)
+        _WORKER.pop("db", None)

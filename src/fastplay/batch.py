@@ -86,8 +86,10 @@ def sgf_to_gtp(point: str, size: int) -> str:
 def record_paths(inputs: Iterable[str]) -> list[str]:
     """The records ``inputs`` name: files as given, directories as their
     ``.sgf`` files (any case, recursively, sorted, without
-    :data:`SGF_SUFFIX` files); each once, in order.  A missing path is kept,
-    to be reported when it is read."""
+    :data:`SGF_SUFFIX` files); each file once, in order, however it is
+    spelt (``g.sgf`` and ``./g.sgf``, a link: its real path; a tester's
+    record was analysed twice).  A missing path is kept, to be reported
+    when it is read."""
     out: list[str] = []
     for path in inputs:
         if os.path.isdir(path):
@@ -98,7 +100,10 @@ def record_paths(inputs: Iterable[str]) -> list[str]:
             out += sorted(found)
         else:
             out.append(path)
-    return list(dict.fromkeys(out))
+    first: dict[str, str] = {}
+    for path in out:
+        first.setdefault(os.path.normcase(os.path.realpath(path)), path)
+    return list(first.values())
 
 
 def pattern_database(name: str | None, path: str | None, strict: bool = True
@@ -354,6 +359,17 @@ def use_database(db: PatternDatabase) -> None:
     _WORKER["db"] = db
 
 
+def _worker_start(db: PatternDatabase) -> None:
+    """A worker process's initialiser: :func:`use_database`, and SIGINT
+    ignored -- a terminal's Ctrl-C reaches the whole process group, and the
+    main process ends the pool (a worker's ``KeyboardInterrupt`` traceback
+    was printed, a tester)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    use_database(db)
+
+
 def _results(jobs: list[Job], processes: int, db: PatternDatabase
              ) -> Iterator[dict[str, Any]]:
     """The jobs' answers in order, from ``processes`` worker processes (no
@@ -368,7 +384,7 @@ def _results(jobs: list[Job], processes: int, db: PatternDatabase
     import multiprocessing
 
     # spawn: the parent may run threads (tqdm's monitor), which fork would copy mid-state.
-    with multiprocessing.get_context("spawn").Pool(processes, initializer=use_database,
+    with multiprocessing.get_context("spawn").Pool(processes, initializer=_worker_start,
                                                    initargs=(db,)) as pool:
         yield from pool.imap(analyse_job, jobs, chunksize=1)
 
