@@ -658,3 +658,24 @@ def test_cli_lists_and_helps_the_analysis_command(capsys: Any) -> None:
     assert "threads are 1..1024" in capsys.readouterr().err
     assert main(["--help"]) == 0
     assert "analysis" in capsys.readouterr().out
+
+
+def test_answers_echo_no_lone_surrogate_and_quote_bounded_text(engine) -> None:
+    """An answer echoed a lone surrogate (``"rules": "\\ud800"``, an unknown
+    field, ``query_version``), which strict JSON readers refuse, and quoted
+    a 1 MB ``rules`` value whole (a tester): a surrogate comes back as
+    U+FFFD, a message is cut at MESSAGE_CHARS characters."""
+    from fastplay.analysis.engine import MESSAGE_CHARS
+
+    eng, sink = engine
+    eng.handle('{"id":"v","action":"query_version","x":"\\ud800","y":[{"\\udcff":1}]}')
+    eng.handle(json.dumps(query(id="r", rules="\ud800")))
+    eng.handle(json.dumps(query(id="long", rules="x" * 1_000_000)))
+    answers = sink.wait(lambda a: {"v", "r", "long"} <= {x.get("id") for x in a})
+    by_id = {a["id"]: a for a in answers}
+    assert by_id["v"]["x"] == "\ufffd" and by_id["v"]["y"] == [{"\ufffd": 1}]
+    assert by_id["r"]["field"] == "rules" and "\ufffd" in by_id["r"]["error"]
+    long = by_id["long"]["error"]
+    assert len(long) < MESSAGE_CHARS + 40 and long.endswith(" characters)")
+    for answer in answers:      # every answer is text a strict reader takes
+        json.dumps(answer, ensure_ascii=False).encode("utf-8")

@@ -698,3 +698,22 @@ def test_worker_processes_leave_ctrl_c_to_the_main_process() -> None:
     finally:
         signal.signal(signal.SIGINT, before)
         _WORKER.pop("db", None)
+
+
+def test_a_record_name_that_is_no_utf8_is_an_id_any_reader_takes(tmp_path: Path,
+                                                                  capsys) -> None:
+    """A record named with a byte that is no UTF-8 gave the JSON id a lone
+    surrogate (``"b/n\\udce9.sgf"``), which strict JSON readers refuse (a
+    tester): the byte is written ``\\xNN``."""
+    name = os.fsencode(tmp_path) + b"/n\xe9.sgf"
+    try:
+        with open(name, "wb") as f:
+            f.write(GAME_9)
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    out = tmp_path / "out.jsonl"
+    code, _, _ = run([os.fsdecode(name), "--playouts", "20", "--json", str(out)], capsys)
+    assert code == 0
+    ids = {json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()}
+    assert ids == {f"{tmp_path}/n\\xe9.sgf"}
+    out.read_text(encoding="utf-8").encode("utf-8")

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from fastplay.inputfile import read_input
 from fastplay.sgf import SGFWarning, opening_moves, record_moves
-from fastplay.shown import escape_controls
+from fastplay.shown import escape_controls, escape_surrogates
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; the core is imported late
     from fastplay.patterns import PatternDatabase
@@ -465,6 +465,9 @@ def _finish_record(path: str, answers: list[dict[str, Any]], args: argparse.Name
     if out is not None:
         try:
             for answer in answers:
+                # The id is the record's name: a byte of it that is no
+                # UTF-8 as \xNN, not a lone surrogate (a tester).
+                answer = {**answer, "id": escape_surrogates(answer["id"])}
                 out.write(json.dumps(answer, separators=(",", ":"), allow_nan=False) + "\n")
             out.flush()
         except OSError as exc:

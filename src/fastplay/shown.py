@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["escape_controls", "exact_number", "quoted", "shown_value", "SHOWN_LIMIT"]
+__all__ = ["escape_controls", "escape_surrogates", "exact_number", "quoted", "shown_value",
+           "SHOWN_LIMIT", "LONE_SURROGATE"]
 
 #: C0, DEL and C1.
 _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
@@ -23,6 +24,23 @@ def escape_controls(text: str, keep: str = "") -> str:
     included, stay as they are (unlike ``unicode_escape``)."""
     return _CONTROLS.sub(lambda m: m.group() if m.group() in keep
                          else f"\\x{ord(m.group()):02x}", text)
+
+
+#: Lone surrogates: a byte that was no UTF-8, read with ``surrogateescape``
+#: (``os.fsdecode`` of a file name, GTP's input), or a Python caller's; no
+#: encoder writes them.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escaped_surrogate(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as ``\\xNN`` (the byte
+    ``surrogateescape`` read) or ``\\uXXXX``: text any encoder writes."""
+    return LONE_SURROGATE.sub(_escaped_surrogate, text)
 
 
 #: The longest piece of input an error or a warning quotes in full.

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from fastplay._threads import Worker
+from fastplay.shown import LONE_SURROGATE
 from fastplay.analysis.query import Defaults, Query, QueryError, parse_query
 from fastplay.analysis.respond import no_results
 from fastplay.analysis.worker import analyse_position
@@ -31,6 +32,22 @@ __all__ = ["AnalysisEngine", "ENGINE_VERSION"]
 
 #: What ``query_version`` reports as ``version`` (fastplay's own).
 ENGINE_VERSION = "fastplay"
+
+#: Most characters of an error message: one quoting a 1 MB ``rules`` value
+#: came back whole (a tester).
+MESSAGE_CHARS = 300
+
+
+
+def _echoed(answer: dict[str, Any]) -> dict[str, Any]:
+    """``answer``, which echoes the client's text, with each lone surrogate
+    as U+FFFD (a tester's ``"rules": "\\ud800"`` came back as it was: a pair
+    is one character once parsed, so any surrogate left is lone)."""
+    text = json.dumps(answer, ensure_ascii=False, allow_nan=False)
+    if LONE_SURROGATE.search(text) is None:
+        return answer
+    cleaned: dict[str, Any] = json.loads(LONE_SURROGATE.sub("\ufffd", text))
+    return cleaned
 
 
 @dataclass(order=True)
@@ -134,8 +151,10 @@ class AnalysisEngine:
             answer["id"] = query_id
         if field_name is not None:
             answer["field"] = field_name
+        if len(message) > MESSAGE_CHARS:
+            message = f"{message[:MESSAGE_CHARS]}... ({len(message):,} characters)"
         answer["error"] = message
-        self.write(answer)
+        self.write(_echoed(answer))
 
     # -- input -----------------------------------------------------------------
 
@@ -182,10 +201,10 @@ class AnalysisEngine:
         if action == "query_version":
             import fastplay
 
-            self.write({**request, "version": fastplay.__version__, "git_hash": "<omitted>",
-                        "engine": ENGINE_VERSION})
+            self.write(_echoed({**request, "version": fastplay.__version__,
+                                "git_hash": "<omitted>", "engine": ENGINE_VERSION}))
         elif action == "clear_cache":
-            self.write(dict(request))  # fastplay keeps no cache between positions
+            self.write(_echoed(request))  # fastplay keeps no cache between positions
         elif action in ("terminate", "terminate_all"):
             target = request.get("terminateId")
             if action == "terminate" and not isinstance(target, str):
@@ -194,7 +213,7 @@ class AnalysisEngine:
             if turns is not None and (not isinstance(turns, list) or not all(
                     isinstance(t, int) and not isinstance(t, bool) for t in turns)):
                 raise QueryError("turnNumbers", "Must be an array of integers")
-            self.write(dict(request))
+            self.write(_echoed(request))
             self.terminate(target if action == "terminate" else None,
                            None if turns is None else set(turns))
         else:

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import math
-import re
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from fastplay.asciinum import ascii_float, ascii_int
 from fastplay.board import Board, ColorLike
 from fastplay.color import Color
 from fastplay.search.clock import MAX_SECONDS
-from fastplay.shown import escape_controls
+from fastplay.shown import escape_controls, escape_surrogates
 
 __all__ = ["GTPError", "Search", "Stream", "preprocess", "parse_color", "parse_int",
            "parse_float", "take_args", "check_clock", "gtp_move", "format_response",
@@ -161,18 +160,6 @@ def gtp_move(move: str) -> str:
     return move if move in ("pass", "resign") else move.upper()
 
 
-#: Lone surrogates: a byte of the input that was no UTF-8 (``preprocess``),
-#: or a Python caller's; no encoder writes them.
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _escaped_surrogate(match: re.Match[str]) -> str:
-    """A lone surrogate as ``\\xNN``, the byte ``surrogateescape`` read, or
-    ``\\uXXXX``."""
-    code = ord(match.group())
-    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
-
-
 def format_response(success: bool, cmd_id: str, result: str) -> str:
     """``=id result`` or ``?id message`` and the empty line that ends it.
 
@@ -184,7 +171,7 @@ def format_response(success: bool, cmd_id: str, result: str) -> str:
     and a false ``=2 D4``.)
     """
     result = escape_controls(result.replace("\r\n", "\n").replace("\r", "\n"), keep="\n\t")
-    result = _SURROGATE.sub(_escaped_surrogate, result)
+    result = escape_surrogates(result)      # (a byte of the input that was no UTF-8)
     if not success:
         result = " ".join(part for part in result.split("\n") if part.strip())
     # An empty line ends a response, so one inside the result would cut it
