@@ -679,3 +679,21 @@ def test_answers_echo_no_lone_surrogate_and_quote_bounded_text(engine) -> None:
     assert len(long) < MESSAGE_CHARS + 40 and long.endswith(" characters)")
     for answer in answers:      # every answer is text a strict reader takes
         json.dumps(answer, ensure_ascii=False).encode("utf-8")
+
+
+def test_positions_waiting_over_all_queries_are_bounded(engine, monkeypatch) -> None:
+    """Queries queued faster than answered filled memory without bound (a
+    tester's three 25x25 queries of 5,001 turns took 2.35 GB): a query that
+    would pass MAX_QUEUED_POSITIONS waiting positions is refused, and the
+    engine answers the next one."""
+    import fastplay.analysis.engine as module
+
+    eng, sink = engine
+    monkeypatch.setattr(module, "MAX_QUEUED_POSITIONS", 2)
+    eng.handle(json.dumps(query(id="big", analyzeTurns=[0, 1, 2])))
+    refused = sink.wait(lambda a: any(x.get("id") == "big" for x in a))
+    assert [a for a in refused if a.get("id") == "big"] == [
+        {"id": "big", "field": "analyzeTurns",
+         "error": "3 positions asked with 0 waiting: at most 2 at once (wait for answers, "
+                  "or terminate)"}]
+    assert len(ask(eng, sink, query(id="ok", analyzeTurns=[1, 2]), finals=2)) == 2

@@ -33,6 +33,12 @@ __all__ = ["AnalysisEngine", "ENGINE_VERSION"]
 #: What ``query_version`` reports as ``version`` (fastplay's own).
 ENGINE_VERSION = "fastplay"
 
+#: Most positions waiting or searched at once over all queries: each holds its
+#: board and moves, so that queries queued faster than they are answered
+#: filled memory without bound (a tester's three 25x25 queries of 5,001 turns
+#: took 2.35 GB).
+MAX_QUEUED_POSITIONS = 10_000
+
 #: Most characters of an error message: one quoting a 1 MB ``rules`` value
 #: came back whole (a tester).
 MESSAGE_CHARS = 300
@@ -220,6 +226,12 @@ class AnalysisEngine:
             raise QueryError("action", f"Unknown action: {action}")
 
     def _enqueue(self, query: Query) -> None:
+        with self._cond:
+            waiting = len(self._queue) + len(self._running)
+        if waiting + len(query.turns) > MAX_QUEUED_POSITIONS:
+            raise QueryError("analyzeTurns", f"{len(query.turns):,} positions asked with "
+                             f"{waiting:,} waiting: at most {MAX_QUEUED_POSITIONS:,} at once "
+                             "(wait for answers, or terminate)")
         for field_name, message in query.warnings:
             self.write({"id": query.id, "field": field_name, "warning": message})
         with self._cond:
