@@ -8,6 +8,7 @@ asked for another move; both engines get ``quit`` and exit, with no hang.
 from __future__ import annotations
 
 import math
+import os
 import re
 import shlex
 import sys
@@ -570,3 +571,41 @@ def test_an_engine_that_exits_is_quoted_and_its_stderr_never_blocks() -> None:
     endless.close()
     with pytest.raises(ValueError, match="stderr must be"):
         GTPClient(["true"], stderr="everything")
+
+
+def _living_in_group(group: int) -> list[int]:
+    """The processes of process group ``group`` that are not zombies (Linux's /proc)."""
+    living = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            living.append(int(stat.parent.name))
+    return living
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux's /proc")
+def test_an_engine_s_own_processes_end_with_it(stubs, tmp_path: Path) -> None:
+    """A wrapper that starts a helper process left one running per engine
+    start after the match (a tester): each engine runs in a session of its
+    own, and its group is killed when it is closed."""
+    from fastplay.match import GTPClient
+
+    engine, _ = stubs("pass", "w")
+    marker = tmp_path / "helper-alive"
+    helper = f"{shlex.quote(sys.executable)} -c " + shlex.quote(
+        f"import time, pathlib; p = pathlib.Path({str(marker)!r}); p.touch(); "
+        "time.sleep(60); p.unlink()")
+    client = GTPClient(["sh", "-c", f"{helper} & exec {engine}"])
+    assert client.send("name") is not None
+    for _ in range(100):                    # the helper has started
+        if marker.exists():
+            break
+        time.sleep(0.05)
+    group = client.process.pid
+    assert len(_living_in_group(group)) == 2           # the engine and its helper
+    client.close()
+    time.sleep(0.2)
+    assert _living_in_group(group) == []

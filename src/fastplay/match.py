@@ -33,8 +33,10 @@ from __future__ import annotations
 import collections
 import contextlib
 import math
+import os
 import queue
 import shlex
+import signal
 import subprocess
 import threading
 import time
@@ -133,9 +135,12 @@ class GTPClient:
         tail = isinstance(self._stderr, str)      # TAIL (checked in __init__)
         stream = subprocess.PIPE if isinstance(self._stderr, str) else self._stderr
         try:
+            # A session of its own: the processes it starts are killed with
+            # it (close), and a terminal's Ctrl-C is the referee's to handle.
             self.process = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stream,
                 text=True, encoding="utf-8", errors="replace", bufsize=1,
+                start_new_session=hasattr(os, "killpg"),
             )
         except OSError as exc:
             raise EngineTerminatedError(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
@@ -298,6 +303,7 @@ class GTPClient:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        _kill_group(self.process.pid)
         # Lines left unread: the reader thread may wait to queue one more
         # (the queue is bounded) and must reach the end of the output.
         for _ in range(100):
@@ -469,6 +475,15 @@ def play_game(black: GTPClient, white: GTPClient, *, size: int = 9, komi: float 
                      else f"move limit {limit} reached")
     _score(record, board, referee)
     return record
+
+
+def _kill_group(pid: int) -> None:
+    """Kill what is left of the process group ``pid`` led (an engine's own
+    child processes: a tester's wrapper left a ``sleep`` per engine start
+    running after the match); nothing where there are no process groups."""
+    if hasattr(os, "killpg"):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
 
 
 def _name(a: GTPClient, b: GTPClient) -> None:
