@@ -717,3 +717,22 @@ def test_a_record_name_that_is_no_utf8_is_an_id_any_reader_takes(tmp_path: Path,
     ids = {json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()}
     assert ids == {f"{tmp_path}/n\\xe9.sgf"}
     out.read_text(encoding="utf-8").encode("utf-8")
+
+
+def test_an_sgf_dir_that_cannot_be_written_is_refused_first(tmp_path: Path, capsys,
+                                                             monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    """``--write-sgf --sgf-dir /sys`` ran every search, then failed each
+    record (a tester): the folder is tried before any search."""
+    import tempfile
+
+    record = tmp_path / "g.sgf"
+    record.write_bytes(GAME_9)
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", refused)
+    code, out, err = run([str(record), "--playouts", "20", "--write-sgf", "--sgf-dir",
+                          str(tmp_path / "out")], capsys)
+    assert code == 2 and "cannot write in this folder: Permission denied" in err and not out

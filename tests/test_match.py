@@ -609,3 +609,31 @@ def test_an_engine_s_own_processes_end_with_it(stubs, tmp_path: Path) -> None:
     client.close()
     time.sleep(0.2)
     assert _living_in_group(group) == []
+
+
+def test_the_records_folder_is_checked_before_any_game(stubs, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--sgf-dir /sys`` failed after the first game, whose line was never
+    printed, and an earlier match's records were replaced one by one (a
+    tester): a folder that cannot be written, or that holds game-0001.sgf,
+    is refused before any engine starts."""
+    import tempfile
+
+    from fastplay.match import run_match
+
+    a, a_log = stubs("pass", "a")
+    b, _ = stubs("pass", "b")
+    kept = tmp_path / "earlier"
+    kept.mkdir()
+    (kept / "game-0001.sgf").write_text("(;GM[1]SZ[9])")
+    with pytest.raises(FileExistsError, match="earlier match's records"):
+        run_match(a, b, games=1, sgf_dir=kept, progress=False)
+    assert (kept / "game-0001.sgf").read_text() == "(;GM[1]SZ[9])" and not a_log.exists()
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", refused)
+    with pytest.raises(PermissionError, match="cannot write in this folder") as caught:
+        run_match(a, b, games=1, sgf_dir=tmp_path / "new", progress=False)
+    assert caught.value.filename == str(tmp_path / "new") and not a_log.exists()

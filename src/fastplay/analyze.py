@@ -30,7 +30,7 @@ from fastplay.argtypes import (Parser, add_database_and_search_flags, non_negati
                                thread_count)
 from fastplay.batch import (BATCH_PLAYOUTS, handicap_komi, handicap_note, pattern_database,
                             record_paths, rules_note, search_options)
-from fastplay.outputfile import overwrites_input
+from fastplay.outputfile import overwrites_input, writable_folder
 from fastplay.shown import escape_controls
 
 if TYPE_CHECKING:  # typing only: the core is imported late
@@ -485,13 +485,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                   "both", file=sys.stderr)
             return EXIT_USAGE
         if args.sgf_dir is not None:
-            try:          # created, as fastplay match creates its --sgf-dir
-                os.makedirs(args.sgf_dir, exist_ok=True)
+            try:          # created, as fastplay match creates its --sgf-dir, and tried
+                writable_folder(args.sgf_dir)
             except OSError as exc:
                 why = "is a file, not a directory" if os.path.isfile(args.sgf_dir) else \
                     exc.strerror or exc
-                print(f"fastplay analyze: error: --sgf-dir {args.sgf_dir}: {why}",
-                      file=sys.stderr)
+                print(escape_controls(f"fastplay analyze: error: --sgf-dir {args.sgf_dir}: "
+                                      f"{why}"), file=sys.stderr)
                 return EXIT_USAGE
         problem = _json_target_problem(args)
         if problem is not None:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import errno
 import math
 import os
 import queue
@@ -808,7 +809,14 @@ def run_match(engine_a: str | Sequence[str], engine_b: str | Sequence[str], *, g
     from tqdm import tqdm
 
     if sgf_dir is not None:
-        Path(sgf_dir).mkdir(parents=True, exist_ok=True)
+        from fastplay.outputfile import writable_folder
+
+        writable_folder(sgf_dir)
+        if (Path(sgf_dir) / "game-0001.sgf").exists():
+            # Games are written game-0001.sgf, game-0002.sgf ...: an earlier
+            # match's records would be replaced one by one (a tester).
+            raise FileExistsError(errno.EEXIST, "holds an earlier match's records (game-0001.sgf"
+                                  "...): give another --sgf-dir", str(sgf_dir))
     clients: list[GTPClient] = []
     result = MatchResult(sprt=sprt) if result is None else result
     result.sprt = sprt

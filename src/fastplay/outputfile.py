@@ -21,7 +21,21 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["overwrites_input", "write_whole"]
+__all__ = ["overwrites_input", "write_whole", "writable_folder"]
+
+
+def writable_folder(path: str | os.PathLike[str]) -> None:
+    """Make the folder ``path`` (and its parents) if it is missing, and
+    check that a file can be written in it, before any work whose results
+    go there (a tester's ``--sgf-dir /sys`` failed only after the
+    searches).  Raises ``OSError`` naming the folder."""
+    os.makedirs(path, exist_ok=True)
+    try:
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot write in this folder: {exc.strerror or exc}",
+                      os.fspath(path)) from None
 
 
 def write_whole(path: str | os.PathLike[str], data: bytes) -> Path:
