@@ -736,3 +736,16 @@ def test_an_sgf_dir_that_cannot_be_written_is_refused_first(tmp_path: Path, caps
     code, out, err = run([str(record), "--playouts", "20", "--write-sgf", "--sgf-dir",
                           str(tmp_path / "out")], capsys)
     assert code == 2 and "cannot write in this folder: Permission denied" in err and not out
+
+
+def test_a_collection_is_told_once(tmp_path: Path, capsys) -> None:
+    """A collection's warning came three times, once without the file's name
+    (a tester): once now, naming the record."""
+    record = tmp_path / "coll.sgf"
+    record.write_text("(;GM[1]SZ[9];B[ee])(;GM[1]SZ[9];B[cc])")
+    code, _, err = run([str(record), "--every", "2", "--playouts", "20", "--json",
+                        str(tmp_path / "out.jsonl")], capsys)
+    warned = [line for line in err.splitlines() if "collection" in line]
+    assert code == 0 and warned == [
+        f"fastplay analyze: warning: {record}: the file holds a collection of 2 games; "
+        "the first is read"]

@@ -335,8 +335,9 @@ def _jobs(paths: Sequence[str], args: argparse.Namespace
             with warnings.catch_warnings():      # told once, above
                 warnings.simplefilter("ignore", SGFWarning)
                 start = Board.from_sgf(data, move_number=0)
-            opening = opening_moves(data)
-            notes = [str(w.message) for w in seen] + [
+                opening = opening_moves(data)
+            # Each warning once (a collection's came three times: a tester).
+            notes = list(dict.fromkeys(str(w.message) for w in seen)) + [
                 note for note in [rules_note(read.sgf_properties),
                                   handicap_note(read, start, opening, moves)]
                 if note is not None]
