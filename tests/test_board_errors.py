@@ -484,3 +484,17 @@ def test_setup_says_a_list_must_be_iterable() -> None:
     with pytest.raises(TypeError, match="empty must be an iterable of vertices, not NoneType"):
         board.setup(black=["E5"], empty=None)  # type: ignore[arg-type]
     assert board.get("E5") is None
+
+
+def test_a_board_whose_init_never_ran_says_so() -> None:
+    """``Board.__new__(Board)`` (or a subclass's ``__init__`` without
+    ``super()``) searched raised a bare ``MemoryError``, and its ``repr``
+    a ``TypeError`` (a tester)."""
+    from fastplay.search import MCTS
+
+    board = Board.__new__(Board)
+    assert repr(board) == "Board(<not initialised>)"
+    with pytest.raises(RuntimeError, match="not initialised"):
+        board.copy()
+    with pytest.raises(RuntimeError, match="not initialised"):
+        MCTS(fastplay.PatternDatabase.default(), seed=1).run(board, visits=20)

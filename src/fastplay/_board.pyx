@@ -143,6 +143,11 @@ cdef class Position:
         self.komi = checked_komi(komi)
 
     cdef _reset(self, int size):
+        if size == 0:
+            # The size of a board whose __init__ never ran (Board.__new__, a
+            # subclass's __init__ without super()), copied: a tester's search
+            # of one raised a bare MemoryError.
+            raise RuntimeError("the board was not initialised (its __init__ did not run)")
         board_free(&self.st)
         if board_alloc(&self.st, size) != 0:
             raise MemoryError()

@@ -495,6 +495,8 @@ class Board(CoreBoard):
         return board_svg(self)
 
     def __repr__(self) -> str:
+        if not self.size:
+            return "Board(<not initialised>)"   # (__init__ never ran: no history to count)
         return (f"Board(size={self.size}, komi={self.komi}, to_move={self.to_move.letter!r}, "
                 f"move_number={self.move_number})")
 
