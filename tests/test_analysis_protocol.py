@@ -697,3 +697,23 @@ def test_positions_waiting_over_all_queries_are_bounded(engine, monkeypatch) -> 
          "error": "3 positions asked with 0 waiting: at most 2 at once (wait for answers, "
                   "or terminate)"}]
     assert len(ask(eng, sink, query(id="ok", analyzeTurns=[1, 2]), finals=2)) == 2
+
+
+def test_many_avoid_entries_are_merged() -> None:
+    """40,000 one-move ``avoidMoves`` entries made a search a thousand times
+    slower, each read at every new node (a tester): the entries of one
+    player and depth are one filter, prohibiting the same moves."""
+    import fastplay as fp
+    from fastplay.analysis.worker import prohibited_moves
+
+    entries = [{"player": "B", "moves": [m], "untilDepth": 3} for m in ["A1", "B2", "C3"] * 1000]
+    entries += [{"player": "W", "moves": ["D4"], "untilDepth": 1},
+                {"player": "B", "moves": ["E5"], "untilDepth": 1}]
+    parsed = parse_query(query(avoidMoves=entries, allowMoves=[
+        {"player": "W", "moves": ["D4", "F6", "G7"], "untilDepth": 2}]), Defaults())
+    assert len(parsed.filters) == 4
+    board = fp.Board(9)
+    names = {fp.board.format_vertex(m, 9) for m in prohibited_moves(board, parsed.filters, 0)}
+    assert names == {"A1", "B2", "C3", "E5"}
+    assert {fp.board.format_vertex(m, 9) for m in prohibited_moves(board, parsed.filters, 1)} \
+        == {"A1", "B2", "C3"}
