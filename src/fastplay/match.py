@@ -76,9 +76,10 @@ RESIGN, TIME, FORFEIT = "R", "T", "F"
 #: is an engine failure (a tester's engine printing ``=`` for ever grew the
 #: referee's memory without limit).
 MAX_ANSWER_LINES = 10_000
+MAX_ANSWER_BYTES = 1 << 20
+
 #: Most characters of an engine's ``name`` shown in summaries and records.
 NAME_CHARS = 60
-MAX_ANSWER_BYTES = 1 << 20
 
 
 class EngineError(RuntimeError):
