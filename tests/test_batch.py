@@ -503,22 +503,27 @@ def test_no_more_worker_processes_than_positions(monkeypatch: pytest.MonkeyPatch
     """--jobs 100 for a few positions started a process each (a tester's
     finding): the pool has no more workers than there are positions."""
     import multiprocessing
+    import signal
 
     import fastplay.batch as batch
 
     sizes: list[int] = []
 
     class Pool:
+        """In this process: the workers' initialiser (which ignores SIGINT)
+        runs here, and the handler is given back at the end."""
+
         def __init__(self, processes: int, initializer: Any = None,
                      initargs: tuple[Any, ...] = ()) -> None:
             sizes.append(processes)
+            self.sigint = signal.getsignal(signal.SIGINT)
             initializer(*initargs)
 
         def __enter__(self) -> Pool:
             return self
 
         def __exit__(self, *exc: object) -> None:
-            pass
+            signal.signal(signal.SIGINT, self.sigint)
 
         def imap(self, fn: Any, jobs: Any, chunksize: int) -> Any:
             return map(fn, jobs)
