@@ -357,6 +357,19 @@ def test_an_engine_gone_before_its_first_game_stops_the_match(stubs, tmp_path: P
     assert not games.exists() or not list(games.iterdir())
 
 
+def test_an_endless_name_answer_stops_the_match(stubs, capsys) -> None:
+    """An engine whose ``name`` answer never ended lost game 1 on time, after
+    the whole move time-out (a tester): out of step from its first answer,
+    it is a set-up error."""
+    endless = f"{shlex.quote(sys.executable)} -c " + shlex.quote(
+        "import sys\nsys.stdin.readline()\nsys.stdout.write('= ')\n"
+        "while True: sys.stdout.write('x' * 65536); sys.stdout.flush()")
+    engine, _ = stubs("pass", "b")
+    started = time.monotonic()
+    assert main(["match", endless, engine, "--games", "3", "--no-progress"]) == 2
+    assert "longer than" in capsys.readouterr().err and time.monotonic() - started < 30
+
+
 def test_an_engine_name_shows_no_control_character(stubs) -> None:
     """A ``name`` answer with ESC and a line break reached the terminal and
     the records raw (a tester)."""
@@ -625,10 +638,16 @@ def test_the_records_folder_is_checked_before_any_game(stubs, tmp_path: Path,
     b, _ = stubs("pass", "b")
     kept = tmp_path / "earlier"
     kept.mkdir()
-    (kept / "game-0001.sgf").write_text("(;GM[1]SZ[9])")
+    (kept / "game-0002.sgf").write_text("(;GM[1]SZ[9])")   # any game-*.sgf
     with pytest.raises(FileExistsError, match="earlier match's records"):
-        run_match(a, b, games=1, sgf_dir=kept, progress=False)
-    assert (kept / "game-0001.sgf").read_text() == "(;GM[1]SZ[9])" and not a_log.exists()
+        run_match(a, b, games=2, sgf_dir=kept, progress=False)
+    assert (kept / "game-0002.sgf").read_text() == "(;GM[1]SZ[9])" and not a_log.exists()
+    linked = tmp_path / "linked"                            # a dangling link too
+    linked.mkdir()
+    (linked / "game-0001.sgf").symlink_to(tmp_path / "outside.sgf")
+    with pytest.raises(FileExistsError, match="earlier match's records"):
+        run_match(a, b, games=1, sgf_dir=linked, progress=False)
+    assert not (tmp_path / "outside.sgf").exists()
 
     def refused(*args: Any, **kwargs: Any) -> Any:
         raise PermissionError(13, "Permission denied")

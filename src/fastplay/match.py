@@ -490,19 +490,21 @@ def _kill_group(pid: int) -> None:
 
 def _name(a: GTPClient, b: GTPClient) -> None:
     """Label the engines by their ``name`` answers (their commands' when
-    they give none), told apart when equal.  Raises :class:`MatchSetupError`
-    for an engine gone before its first game: every game would be a forfeit
-    (a tester's 20 forfeits ended as "H0 accepted", status 0)."""
+    they refuse it or are slow to start), told apart when equal.  Raises
+    :class:`MatchSetupError` for an engine gone before its first game, or
+    out of step from its first answer (too long, malformed): every game
+    would be a forfeit (a tester's 20 forfeits ended as "H0 accepted",
+    status 0; an endless ``name`` lost game 1 on time)."""
     for client in (a, b):
         try:
             # Shown on terminals and in records: no control character, and
             # no line's length of it (a tester's name held ESC and LF).
             name = escape_controls(" ".join(client.send("name").split()))[:NAME_CHARS]
             client.label = name or client.label
-        except EngineTerminatedError as exc:
-            raise MatchSetupError(f"{exc}; no game can be played") from None
-        except EngineError:
+        except (EngineRefusedError, EngineTimeoutError):
             pass
+        except EngineError as exc:
+            raise MatchSetupError(f"{exc}; no game can be played") from None
     if a.label == b.label:
         a.label, b.label = a.label + " (A)", b.label + " (B)"
 
@@ -813,11 +815,12 @@ def run_match(engine_a: str | Sequence[str], engine_b: str | Sequence[str], *, g
         from fastplay.outputfile import writable_folder
 
         writable_folder(sgf_dir)
-        if (Path(sgf_dir) / "game-0001.sgf").exists():
+        if next(Path(sgf_dir).glob("game-*.sgf"), None) is not None:
             # Games are written game-0001.sgf, game-0002.sgf ...: an earlier
-            # match's records would be replaced one by one (a tester).
-            raise FileExistsError(errno.EEXIST, "holds an earlier match's records (game-0001.sgf"
-                                  "...): give another --sgf-dir", str(sgf_dir))
+            # match's records (or links named so) would be replaced or
+            # written through, one by one (a tester).
+            raise FileExistsError(errno.EEXIST, "holds an earlier match's records (game-*.sgf): "
+                                  "give another --sgf-dir", str(sgf_dir))
     clients: list[GTPClient] = []
     result = MatchResult(sprt=sprt) if result is None else result
     result.sprt = sprt
