@@ -357,6 +357,23 @@ def test_an_engine_gone_before_its_first_game_stops_the_match(stubs, tmp_path: P
     assert not games.exists() or not list(games.iterdir())
 
 
+def test_an_engine_that_forfeits_both_first_games_unplayed_stops_the_match(stubs,
+                                                                          capsys) -> None:
+    """An engine that died at ``boardsize`` in every game played 40 forfeits,
+    and the SPRT accepted H0 with status 0 (a tester): two forfeits before a
+    move of its own, in the first two games, are a set-up error."""
+    dies = f"{shlex.quote(sys.executable)} -c " + shlex.quote(
+        "import sys\nfor line in sys.stdin:\n"
+        "    if line.startswith('boardsize'): sys.exit(1)\n"
+        "    print('= dier\\n' if line.startswith('name') else '=\\n', flush=True)")
+    engine, _ = stubs("pass", "b")
+    assert main(["match", dies, engine, "--games", "40", "--sprt", "0", "50",
+                 "--no-progress"]) == 2
+    captured = capsys.readouterr()
+    assert "dier forfeited its first two games before any move" in captured.err
+    assert captured.out.count("game ") == 2                   # told as they ended
+
+
 def test_an_endless_name_answer_stops_the_match(stubs, capsys) -> None:
     """An engine whose ``name`` answer never ended lost game 1 on time, after
     the whole move time-out (a tester): out of step from its first answer,

@@ -479,6 +479,21 @@ def play_game(black: GTPClient, white: GTPClient, *, size: int = 9, komi: float 
     return record
 
 
+def _check_playable(games: list[GameRecord]) -> None:
+    """Raise :class:`MatchSetupError` when one engine has forfeited each of
+    the first two games before a move of its own (it dies at set-up or at
+    its first ``genmove`` every time): the games would all be forfeits, and
+    a tester's 40 of them ended as "H0 accepted", status 0."""
+    if len(games) != 2 or any(not g.result.endswith("+F") for g in games):
+        return
+    lost = [("W", g.white) if g.result.startswith("B") else ("B", g.black) for g in games]
+    losers = {name for _, name in lost}
+    if len(losers) == 1 and not any(c == color for g, (color, _) in zip(games, lost)
+                                    for c, _ in g.moves):
+        raise MatchSetupError(f"{losers.pop()} forfeited its first two games before any "
+                              f"move ({games[-1].reason}); no game can be played")
+
+
 def _kill_group(pid: int) -> None:
     """Kill what is left of the process group ``pid`` led (an engine's own
     child processes: a tester's wrapper left a ``sleep`` per engine start
@@ -853,6 +868,7 @@ def run_match(engine_a: str | Sequence[str], engine_b: str | Sequence[str], *, g
                     path.write_bytes(record.to_sgf())
                 if on_game is not None:
                     on_game(index + 1, record)
+                _check_playable(result.games)
                 loser = {"B": white, "W": black}.get(record.winner or "")
                 for client in (a, b):
                     # A timed-out engine may still answer later and a dead one
