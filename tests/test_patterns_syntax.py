@@ -599,5 +599,9 @@ def test_a_bytes_path_loads_as_its_str(tmp_path: Path) -> None:
     # A NUL byte names the file's kind, as other impossible names do.
     with pytest.raises(FileNotFoundError, match="pattern database .*NUL"):
         PatternDatabase.from_file("a\0b.db")
+    from fastplay.inputfile import read_input
+
+    with pytest.raises(FileNotFoundError, match="SGF file .*NUL"):      # before the stat
+        read_input("a\0b.sgf", "SGF file", regular=True)
     with pytest.raises(TypeError, match="name must be a str"):
         PatternDatabase.from_string(EMPTY + ":5\n", name=5)  # type: ignore[arg-type]

@@ -57,11 +57,11 @@ def read_input(path: str | bytes | os.PathLike[str], what: str = "input file",
     path = os.fsdecode(path)        # TypeError for what is no path
     if path == "":
         raise FileNotFoundError(errno.ENOENT, f"no {what} given (an empty file name)", "")
-    if regular:
-        check_regular(path, what)
     if "\0" in path:
         raise FileNotFoundError(errno.ENOENT, f"no such {what} (a file name holds no NUL "
                                 "byte)", path)
+    if regular:
+        check_regular(path, what)
     try:
         stream = open(Path(path), "rb")
     except UnicodeEncodeError:

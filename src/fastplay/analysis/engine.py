@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from fastplay._threads import Worker
-from fastplay.shown import LONE_SURROGATE
 from fastplay.analysis.query import Defaults, Query, QueryError, parse_query
 from fastplay.analysis.respond import no_results
 from fastplay.analysis.worker import analyse_position
 from fastplay.search import SearchConfig
+from fastplay.shown import LONE_SURROGATE
 
 __all__ = ["AnalysisEngine", "ENGINE_VERSION"]
 
@@ -42,7 +42,6 @@ MAX_QUEUED_POSITIONS = 10_000
 #: Most characters of an error message: one quoting a 1 MB ``rules`` value
 #: came back whole (a tester).
 MESSAGE_CHARS = 300
-
 
 
 def _echoed(answer: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,8 @@ the answer or to FILE), ``cputime`` (seconds of CPU this process used),
 ``help`` (the command names, as ``list_commands``), ``gg-undo [N]`` (take
 back the last N moves, 1 by default; GoGui uses it to go back several moves)
 -- as GNU Go 3.8 answers them -- and
-``kgs-time_settings none|absolute M|canadian M B S|byoyomi M B P`` (kgsGtp's documentation; byo-yomi periods are kept as Canadian periods of
+``kgs-time_settings none|absolute M|canadian M B S|byoyomi M B P``
+(kgsGtp's documentation; byo-yomi periods are kept as Canadian periods of
 one stone), and KataGo's ``stop`` (it halts pondering and a running
 analysis; any command does both here, so it only answers).
 """

@@ -15,16 +15,15 @@ import math
 from dataclasses import dataclass, field
 
 from fastplay._checks import is_integer, is_real
-from fastplay.argtypes import MAX_SECONDS as ARGS_MAX_SECONDS
+from fastplay.argtypes import MAX_SECONDS
 from fastplay.board import Board, ColorLike, parse_color
 from fastplay.shown import shown_value
 
 __all__ = ["Clock", "MOVE_OVERHEAD", "MAX_SECONDS"]
 
-#: Largest time setting (seconds) or stone count the clock takes: some 116
-#: days (GTP's clock commands take the same: ``fastplay.gtp.protocol.MAX_CLOCK``;
-#: defined with the command lines' time options).
-MAX_SECONDS = ARGS_MAX_SECONDS
+# MAX_SECONDS (from the command lines' time options): the largest time
+# setting (seconds) or stone count the clock takes, some 116 days (GTP's
+# clock commands take the same: ``fastplay.gtp.protocol.MAX_CLOCK``).
 
 #: Seconds a move costs beyond its search budget (GTP, tree set-up, the
 #: final choice), kept in reserve under a sudden-death clock: 4x the
