@@ -87,7 +87,7 @@ def test_the_root_prior_becomes_the_made_prior_times_exp_k_crit(
     assert c is not None
     expected = base[:-1] * np.exp(8.0 * c[np.asarray(root.points)])
     expected *= base[:-1].sum() / expected.sum()
-    assert np.allclose(root.prior[:-1], expected, rtol=1e-12)
+    assert np.allclose(root.prior[:-1], expected, rtol=2.0 ** -24, atol=0.0)   # float32 rows
     assert root.prior[-1] == base[-1]
     assert np.array_equal(root.u, root.prior / (1.0 + root.n))
     assert not crit.due(128 + 63) and crit.due(128 + 64)
@@ -163,6 +163,6 @@ def test_new_nodes_down_to_criticality_depth_take_the_map(
         assert {depths[i] for i, _, _ in made_below if i in depths} <= {1, 2}
         for _, base, prior in made_below:
             assert prior[-1] == base[-1]
-            assert prior[:-1].sum() == pytest.approx(base[:-1].sum(), rel=1e-12)
+            assert prior[:-1].sum() == pytest.approx(base[:-1].sum(), rel=1e-6)   # float32
         maker = search._maker
         assert maker is not None and maker.criticality is None     # not the next search's

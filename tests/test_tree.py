@@ -129,7 +129,8 @@ def test_backup_by_hand():
     # root: Black played 0 (the tree move joins the tallies) and 2
     assert root.n.tolist() == [1, 0, 0, 0] and root.w.tolist() == [1, 0, 0, 0]
     assert root.wins.tolist() == [1, 0, 0, 0] and root.sum_n == 1 and root.sum_w == 1
-    assert root.rn.tolist() == [1, 0, 1, 2 / 3] and root.rw.tolist() == [1, 0, 1, 2 / 3]
+    third = float(np.float32(2 / 3))          # the rows are float32 (issue 21)
+    assert root.rn.tolist() == [1, 0, 1, third] and root.rw.tolist() == [1, 0, 1, third]
     # child: White played 1 in the tree and lost
     assert child.n.tolist() == [1, 0, 0] and child.w.tolist() == [0, 0, 0]
     assert child.rn.tolist() == [1, 0, 0.5] and child.rw.tolist() == [0, 0, 0]
@@ -593,7 +594,7 @@ def test_rows_made_when_first_needed() -> None:
     moves, prior = [0, 1, 2, -1], [0.3, 0.3, 0.3, 0.1]
     lean = TreeNode(BLACK, moves, prior)
     core = lean.nbytes
-    assert core == 4 * (3 * 8 + 2 + 2 + 1)           # rn, rw, prior; move, slot, flag
+    assert core == 4 * (3 * 4 + 2 + 2 + 1)           # rn, rw, prior (float32); move, slot, flag
     tree_backup([lean], [0], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
     tree_backup([lean], [1], 2.0, 0.5, 0.5, 0.5, None, 0.0, PARAMS)
     slots = 2 * (4 * 8 + 2)                          # n, w, pn, pw of the two moves reached
@@ -779,7 +780,7 @@ def test_a_child_s_finaliser_sees_a_whole_record() -> None:
 def test_a_default_search_makes_few_rows() -> None:
     """A one-thread default search on 9x9 makes no ``vl`` and no ``wins`` row
     (no virtual loss; its plain wins are its values) but the root's, which
-    its result reads, so its nodes hold three ``float64`` rows a move, and
+    its result reads, so its nodes hold three ``float32`` rows a move, and
     ``n``, ``w``, ``pn`` and ``pw`` in slots only for the moves reached or
     given tactical virtual playouts (a ladder or atari move), but the
     root's."""
@@ -799,7 +800,7 @@ def test_a_default_search_makes_few_rows() -> None:
         # bytes a move) once widened; then 8 bytes a move for each row made
         # (n, w, pn and pw dense: four); the slots (34 bytes each, room
         # grown 2, 5, 9, 15, ...).
-        room = node.nbytes - _child_bytes(node) - k * (3 * 8 + 2 + 2 + 1)
+        room = node.nbytes - _child_bytes(node) - k * (3 * 4 + 2 + 2 + 1)
         stats = node.stats
         slotted = int(np.count_nonzero((stats[0] != 0) | (stats[5] != 0)))
         slots = 0
@@ -895,7 +896,8 @@ def test_values_are_the_formula_to_the_bit(rave: bool, virtual: bool) -> None:
     """``values`` equals ``(t (w + pw) + rw) / (t (n + pn) + rn) + block``
     (t = 1 + rn / rave_equiv; the prior and RAVE terms only where switched
     on; the first-play weights), operation for operation, exactly: the core
-    passes zeros for the terms it leaves out."""
+    passes zeros for the terms it leaves out.  The ``float32`` rows ``rn``
+    and ``rw`` enter the arithmetic as ``float64``."""
     rng = np.random.default_rng(7)
     k = 82
     moves = np.append(rng.permutation(81)[:k - 1], -1)
@@ -913,8 +915,9 @@ def test_values_are_the_formula_to_the_bit(rave: bool, virtual: bool) -> None:
     if virtual:
         dn, dw = dn + node.pn, dw + node.pw
     if rave:
-        t = node.rn * (1.0 / 300.0) + 1.0
-        dn, dw = dn * t + node.rn, dw * t + node.rw
+        rn, rw = node.rn.astype(np.float64), node.rw.astype(np.float64)
+        t = rn * (1.0 / 300.0) + 1.0
+        dn, dw = dn * t + rn, dw * t + rw
     eps = 1e-300
     dn, dw = dn + eps, dw + eps * (node.sum_w / node.sum_n - 0.1)
     values = node.values(params)
@@ -937,7 +940,8 @@ def _amaf_node(rng: np.random.Generator, color: int, npts: int) -> TreeNode:
 
 def test_inherit_amaf_against_a_python_reference():
     """inherit_amaf: each move the two nodes share (the pass too) gets
-    min(rn, cap) first plays at the ancestor's rate; the others keep theirs."""
+    min(rn, cap) first plays at the ancestor's rate; the others keep theirs
+    (the sums in ``float64``, stored in the ``float32`` rows)."""
     from fastplay._core import inherit_amaf
     rng = np.random.default_rng(5)
     for trial in range(200):
@@ -950,10 +954,11 @@ def test_inherit_amaf_against_a_python_reference():
         where = {int(m): j for j, m in enumerate(ancestor.moves)}
         for i, m in enumerate(node.moves):
             j = where.get(int(m))
-            if j is not None and ancestor.rn[j] > 0:
-                take = min(ancestor.rn[j], cap)
-                rn[i] += take
-                rw[i] += take * (ancestor.rw[j] / ancestor.rn[j])
+            arn, arw = float(ancestor.rn[j]) if j is not None else 0.0, 0.0
+            if j is not None and arn > 0:
+                take, arw = min(arn, cap), float(ancestor.rw[j])
+                rn[i] = float(rn[i]) + take
+                rw[i] = float(rw[i]) + take * (arw / arn)
         inherit_amaf(node, ancestor, cap, PARAMS)
         assert np.array_equal(node.rn, rn) and np.array_equal(node.rw, rw), trial
 

@@ -57,24 +57,25 @@ class ChildSlots(Sequence[TreeNode | None]):
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 class TreeNode:
-    """A position in the search tree; statistics are ``float64[k]`` rows."""
+    """A position in the search tree; statistics are ``float64[k]`` rows
+    (``prior``, ``rn``, ``rw``, ``r_moves`` and ``r_pass``: ``float32``)."""
     color: int
     k: int
     moves: npt.NDArray[np.int64]
     points: npt.NDArray[np.int64]
-    prior: npt.NDArray[np.float64]
+    prior: npt.NDArray[np.float32]
     data: npt.NDArray[np.float64]
     stats: npt.NDArray[np.float64]
     n: npt.NDArray[np.float64]
     w: npt.NDArray[np.float64]
     vl: npt.NDArray[np.float64]
-    rn: npt.NDArray[np.float64]
-    rw: npt.NDArray[np.float64]
+    rn: npt.NDArray[np.float32]
+    rw: npt.NDArray[np.float32]
     pn: npt.NDArray[np.float64]
     pw: npt.NDArray[np.float64]
     wins: npt.NDArray[np.float64]
-    r_moves: npt.NDArray[np.float64]
-    r_pass: npt.NDArray[np.float64]
+    r_moves: npt.NDArray[np.float32]
+    r_pass: npt.NDArray[np.float32]
     allowed: npt.NDArray[np.bool_]
     @property
     def block(self) -> npt.NDArray[np.float64]: ...

@@ -66,8 +66,8 @@ from time import perf_counter
 cdef extern from *:
     """
     static inline double fp_value(int j, const double* n, const double* w,
-                                  const double* pn, const double* pw, const double* rn,
-                                  const double* rw, double inv_equiv, double e0, double e1) {
+                                  const double* pn, const double* pw, const float* rn,
+                                  const float* rw, double inv_equiv, double e0, double e1) {
         double dn = n[j] + pn[j];
         double dw = w[j] + pw[j];
         double t = rn[j] * inv_equiv;
@@ -82,7 +82,7 @@ cdef extern from *:
     }
     static void fp_values(int k, const double* __restrict n, const double* __restrict w,
                           const double* __restrict pn, const double* __restrict pw,
-                          const double* __restrict rn, const double* __restrict rw,
+                          const float* __restrict rn, const float* __restrict rw,
                           double* __restrict q, double inv_equiv, double e0, double e1) {
         for (int j = 0; j < k; j++)
             q[j] = fp_value(j, n, w, pn, pw, rn, rw, inv_equiv, e0, e1);
@@ -90,8 +90,8 @@ cdef extern from *:
     /* A PUCT score: u c + q with u = prior / (1 + n) (the order of the
        arithmetic the cached rows had: the same bits). */
     static inline double fp_score(int j, const double* n, const double* w,
-                                  const double* pn, const double* pw, const double* rn,
-                                  const double* rw, const double* prior, double inv_equiv,
+                                  const double* pn, const double* pw, const float* rn,
+                                  const float* rw, const float* prior, double inv_equiv,
                                   double e0, double e1, double c) {
         double u = prior[j] / (1.0 + n[j]);
         double score = u * c;
@@ -100,30 +100,31 @@ cdef extern from *:
     }
     static void fp_scores(int k, const double* __restrict n, const double* __restrict w,
                           const double* __restrict pn, const double* __restrict pw,
-                          const double* __restrict rn, const double* __restrict rw,
-                          const double* __restrict prior, double* __restrict out,
+                          const float* __restrict rn, const float* __restrict rw,
+                          const float* __restrict prior, double* __restrict out,
                           double inv_equiv, double e0, double e1, double c) {
         for (int j = 0; j < k; j++)
             out[j] = fp_score(j, n, w, pn, pw, rn, rw, prior, inv_equiv, e0, e1, c);
     }
     """
     double fp_value(int j, const double* n, const double* w, const double* pn,
-                    const double* pw, const double* rn, const double* rw, double inv_equiv,
+                    const double* pw, const float* rn, const float* rw, double inv_equiv,
                     double e0, double e1) noexcept nogil
     void fp_values(int k, const double* n, const double* w, const double* pn,
-                   const double* pw, const double* rn, const double* rw, double* q,
+                   const double* pw, const float* rn, const float* rw, double* q,
                    double inv_equiv, double e0, double e1) noexcept nogil
     double fp_score(int j, const double* n, const double* w, const double* pn,
-                    const double* pw, const double* rn, const double* rw, const double* prior,
+                    const double* pw, const float* rn, const float* rw, const float* prior,
                     double inv_equiv, double e0, double e1, double c) noexcept nogil
     void fp_scores(int k, const double* n, const double* w, const double* pn,
-                   const double* pw, const double* rn, const double* rw, const double* prior,
+                   const double* pw, const float* rn, const float* rw, const float* prior,
                    double* out, double inv_equiv, double e0, double e1, double c) noexcept nogil
 
 
 # Zeros for the rows the values leave out (a node has at most one move a point
 # and the pass); a static array, zero from the start.
 cdef double _ZERO_ROW[MAX_SIZE_C * MAX_SIZE_C + 1]
+cdef float _ZERO_ROW_F[MAX_SIZE_C * MAX_SIZE_C + 1]     # the same for the float32 rows
 
 
 # A move with neither visits nor RAVE tallies takes the first-play urgency
@@ -282,8 +283,14 @@ cdef class TreeNode:
     ``rn``/``rw`` (AMAF first plays and wins), ``pn``/``pw`` (prior
     knowledge as virtual playouts and wins), ``wins`` (plain wins, draws
     1/2) and ``prior``; ``r_moves`` is ``rn`` and ``rw`` without the pass
-    (``float64[2, k-1]``) and ``r_pass`` their pass column.  All are
-    writable views of the node's memory.  ``stats`` (``float64[8, k]``, the
+    (``[2, k-1]``) and ``r_pass`` their pass column.  All are writable
+    views of the node's memory.  ``rn``, ``rw`` and ``prior`` (with
+    ``r_moves`` and ``r_pass``) are ``float32``, the others ``float64``: the
+    three rows every move has take 12 bytes a move, not 24 (issue 21).
+    Selection reads them as ``float64``; each addition to them is made in
+    ``float64`` and rounded once to ``float32`` (a relative 6e-8; first-play
+    counts stay exact up to 2**24, where the RAVE weight of a move is long
+    negligible).  ``stats`` (``float64[8, k]``, the
     eight statistics rows in the order above) and ``data`` (``stats`` and
     ``prior``, ``float64[9, k]``) are new arrays, copies.  The rows ``vl``
     and ``wins`` are made when first written, or first asked for from
@@ -321,13 +328,13 @@ cdef class TreeNode:
     cdef readonly int open
     cdef readonly int k     # moves, the pass included
     cdef int64_t max_move
-    cdef double* S      # the core rows (ROW_*), CORE_ROWS x k
+    cdef float* S       # the core rows (ROW_*), CORE_ROWS x k, float32 (issue 21)
     cdef double* NW     # the SLOT_STATS statistics of the moves with a slot, slot by slot
     cdef int16_t* SM    # each slot's move index
     cdef int16_t* SL    # each move's slot, -1 for none (after A in M's block)
     cdef int nslots, capslots
     cdef double* D      # ``n``, ``w``, ``pn``, ``pw`` dense (SLOT_STATS x k): NULL until Python asks
-    cdef double* P      # the row ``prior`` in S
+    cdef float* P       # the row ``prior`` in S
     cdef double* VL     # the lazy rows (LAZY_*): NULL until made
     cdef double* WINS   # NULL while equal to ``w``
     cdef int16_t* M     # the moves (flat indices, the pass -1 last)
@@ -379,7 +386,7 @@ cdef class TreeNode:
         # node's own: numpy sees them through views whose base is the node,
         # which no numpy call can resize or free; the moves are never shown
         # writable (the core indexes tallies and boards with them).
-        self.S = <double*>calloc(CORE_ROWS * k, sizeof(double))
+        self.S = <float*>calloc(CORE_ROWS * k, sizeof(float))
         self.M = <int16_t*>malloc(k * (2 * sizeof(int16_t) + sizeof(uint8_t)))
         if self.S == NULL or self.M == NULL:
             raise MemoryError()
@@ -395,7 +402,7 @@ cdef class TreeNode:
         self.P = self.S + ROW_PRIOR * k
         for j in range(k):
             self.M[j] = <int16_t>mv[j]
-            self.P[j] = pr[j]
+            self.P[j] = <float>pr[j]
         return 0
 
     def __dealloc__(self):
@@ -424,6 +431,9 @@ cdef class TreeNode:
     cdef object _row_view(self, double* row):
         return _view(self, row, 1, self.k, cnp.NPY_DOUBLE)
 
+    cdef object _float_view(self, float* row, int rows):
+        return _view(self, row, rows, self.k, cnp.NPY_FLOAT)
+
     @property
     def moves(self):
         """``int64[k]``, a new read-only array: the moves' flat indices, the
@@ -446,15 +456,19 @@ cdef class TreeNode:
         out = np.empty((DATA_ROWS, k), dtype=np.float64)
         cdef double[:, ::1] o = out
         cdef const double* rows[DATA_ROWS]
+        cdef const float* narrow[DATA_ROWS]
+        cdef int j
         nw_gather(self, &o[0, 0], &o[1, 0], &o[5, 0], &o[6, 0])
         rows[2] = self.VL if self.VL != NULL else _ZERO_ROW
-        rows[3] = self.S + ROW_RN * k
-        rows[4] = self.S + ROW_RW * k
         rows[7] = self.WINS if self.WINS != NULL else &o[1, 0]
-        rows[8] = self.P
-        for r in range(2, DATA_ROWS):
-            if r != 5 and r != 6:
-                memcpy(&o[r, 0], rows[r], k * sizeof(double))
+        for r in (2, 7):
+            memcpy(&o[r, 0], rows[r], k * sizeof(double))
+        narrow[3] = self.S + ROW_RN * k
+        narrow[4] = self.S + ROW_RW * k
+        narrow[8] = self.P
+        for r in (3, 4, 8):
+            for j in range(k):
+                o[r, j] = narrow[r][j]
         return out
 
     @property
@@ -494,12 +508,12 @@ cdef class TreeNode:
     @property
     def rn(self):
         self._check_ready()
-        return self._row_view(self.S + ROW_RN * self.k)
+        return self._float_view(self.S + ROW_RN * self.k, 1)
 
     @property
     def rw(self):
         self._check_ready()
-        return self._row_view(self.S + ROW_RW * self.k)
+        return self._float_view(self.S + ROW_RW * self.k, 1)
 
     @property
     def pn(self):
@@ -519,12 +533,12 @@ cdef class TreeNode:
     @property
     def r_moves(self):
         self._check_ready()
-        return _view(self, self.S + ROW_RN * self.k, 2, self.k, cnp.NPY_DOUBLE)[:, :self.k - 1]
+        return self._float_view(self.S + ROW_RN * self.k, 2)[:, :self.k - 1]
 
     @property
     def r_pass(self):
         self._check_ready()
-        return _view(self, self.S + ROW_RN * self.k, 2, self.k, cnp.NPY_DOUBLE)[:, self.k - 1]
+        return self._float_view(self.S + ROW_RN * self.k, 2)[:, self.k - 1]
 
     def values(self, TreeParams params not None):
         """``float64[k]``, a new array: each move's blended value Q* under
@@ -537,8 +551,8 @@ cdef class TreeNode:
         out = np.empty(self.k, dtype=np.float64)
         cdef double[::1] q = out
         cdef double e0, e1
-        cdef const double* rn
-        cdef const double* rw
+        cdef const float* rn
+        cdef const float* rw
         node_value_terms(self, params, &e0, &e1, &rn, &rw)
         cdef int k = self.k
         cdef double n[MAX_SIZE_C * MAX_SIZE_C + 1]
@@ -566,7 +580,7 @@ cdef class TreeNode:
     @property
     def prior(self):
         self._check_ready()
-        return self._row_view(self.P)
+        return self._float_view(self.P, 1)
 
     @property
     def points(self):
@@ -580,9 +594,9 @@ cdef class TreeNode:
         ``w``, ``pn`` and ``pw`` as slots, or dense once asked for), its
         moves and their slot numbers (``int16``), allowed flags and widening
         order, and its record of the children made (not the children)."""
-        cdef int64_t k = self.k, rows = CORE_ROWS + (self.VL != NULL) \
+        cdef int64_t k = self.k, rows = (self.VL != NULL) \
             + (self.WINS != NULL) + SLOT_STATS * (self.D != NULL)
-        cdef int64_t total = rows * k * sizeof(double) \
+        cdef int64_t total = rows * k * sizeof(double) + CORE_ROWS * k * sizeof(float) \
             + k * (2 * sizeof(int16_t) + sizeof(uint8_t)) \
             + self.capslots * (SLOT_STATS * sizeof(double) + sizeof(int16_t))
         if self.R != NULL:
@@ -978,7 +992,7 @@ cdef int node_rank(TreeNode node) noexcept:
     """Fill ``node.R``: the moves by prior, highest first, ties in move order
     (an insertion sort, once per node).  Returns -1 when out of memory."""
     cdef int i, j
-    cdef double x
+    cdef float x
     node.R = <int16_t*>malloc(node.k * sizeof(int16_t))
     if node.R == NULL:
         return -1
@@ -1011,7 +1025,7 @@ cdef inline int node_width(TreeNode node, TreeParams p) noexcept:
 
 
 cdef inline void node_value_terms(TreeNode node, TreeParams p, double* e0, double* e1,
-                                  const double** rn, const double** rw) noexcept:
+                                  const float** rn, const float** rw) noexcept:
     """The terms of fp_value and fp_score for ``node`` under ``p`` but the
     rows ``n``, ``w``, ``pn`` and ``pw`` (the node's slots or dense rows:
     the callers' own; ``pn`` and ``pw`` only with ``p.virtual``)."""
@@ -1026,8 +1040,8 @@ cdef inline void node_value_terms(TreeNode node, TreeParams p, double* e0, doubl
     cdef int k = node.k
     e0[0] = TREE_EPS
     e1[0] = TREE_EPS * ((node.sum_w / real if real > 0 else 0.5) - p.fpu_reduction)
-    rn[0] = node.S + ROW_RN * k if p.rave else _ZERO_ROW
-    rw[0] = node.S + ROW_RW * k if p.rave else _ZERO_ROW
+    rn[0] = node.S + ROW_RN * k if p.rave else _ZERO_ROW_F
+    rw[0] = node.S + ROW_RW * k if p.rave else _ZERO_ROW_F
 
 
 cdef int node_select(TreeNode node, TreeParams p) noexcept:
@@ -1049,8 +1063,8 @@ cdef struct ScoreTerms:
     # What a selection's scores share over the moves of a node.
     double e0, e1, c                    # PUCT without virtual loss (fp_score's)
     double total, parent_q, log_total   # the formulas in full
-    const double* rn
-    const double* rw
+    const float* rn
+    const float* rw
     const double* VL
 
 
@@ -1068,7 +1082,8 @@ cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int lim
     widened, over the few considered.  (Four copies of the loop, as the
     calls inline this with constants.)"""
     cdef int r, j, seen = 0, best = -1, k = node.k
-    cdef double score, top = -INFINITY, cut = 0.0
+    cdef double score, top = -INFINITY
+    cdef float cut = 0.0
     cdef double st[SLOT_STATS]
     cdef ScoreTerms t
     cdef double scores[MAX_SIZE_C * MAX_SIZE_C + 1]
@@ -1156,7 +1171,7 @@ cdef inline void _full_terms(TreeNode node, TreeParams p, ScoreTerms* t) noexcep
 cdef inline double _full_score(TreeNode node, TreeParams p, const ScoreTerms* t,
                                int j) noexcept:
     """Move ``j``'s UCT or PUCT score, virtual loss counting as lost playouts."""
-    cdef double* S = node.S
+    cdef float* S = node.S
     cdef int k = node.k
     cdef double n, nq, q, ra, beta
     n = node_n(node, j) + t.VL[j] if node.sum_vl else node_n(node, j)
@@ -1337,7 +1352,7 @@ cdef int _ladder_visits(TreeNode node, const cnp.int8_t* tc, const double* wt,
     """The tactical virtual playouts of prior_node: ``ladder_visits * wt[j]`` in
     the prior knowledge and the first-play tallies of move ``j``, won unless bad
     (the rows ``pn`` and ``pw`` are made only for a move with some)."""
-    cdef double* S = node.S
+    cdef float* S = node.S
     cdef int k = node.k
     cdef double v
     cdef bint won
@@ -1602,7 +1617,7 @@ cdef int _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
     cdef int i, j, c, k
     cdef int64_t move, pt
     cdef double value, wins, g0, g1, s0, s1, mean
-    cdef double* S
+    cdef float* S
     for d in range(depth - 1, -1, -1):
         # What may fail (out of memory) before the first change.
         node = <TreeNode>nodes[d]

@@ -179,7 +179,7 @@ def no_results(query_id: str, turn: int) -> dict[str, Any]:
 
 
 def policy_values(board: Board, moves: npt.NDArray[np.int64],
-                  prior: npt.NDArray[np.float64]) -> list[float]:
+                  prior: npt.NDArray[np.floating[Any]]) -> list[float]:
     """``policy``: ``prior`` of the node's ``moves`` (flat, -1 the pass) on a
     ``size*size + 1`` array, pass last; -1 on illegal points, 0 on legal
     points without a prior."""

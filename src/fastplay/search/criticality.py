@@ -131,15 +131,15 @@ class RootCriticality:
         before the first update)."""
         factors = self.factors
         if factors is not None:
-            _reshape(node, np.array(node.prior), factors)
+            _reshape(node, np.array(node.prior, dtype=np.float64), factors)
 
 
 def _reshape(node: TreeNode, base: npt.NDArray[np.float64],
              factors: npt.NDArray[np.float64]) -> None:
     """``node``'s prior: ``base`` (``float64[k]``, the pass last) times the
     factors of its points, renormalised to ``base``'s non-pass sum; the
-    widening's order follows."""
-    prior = base.copy()
+    widening's order follows (the node keeps it as ``float32``)."""
+    prior = np.array(base, dtype=np.float64)
     prior[:-1] = base[:-1] * factors[np.asarray(node.points)]
     total = prior[:-1].sum()
     if total > 0:

@@ -236,7 +236,7 @@ class SearchLoop:
             return None
         kept = self.tree.root_prior
         if kept is None or kept[0] is not root:
-            kept = self.tree.root_prior = (root, np.array(root.prior))
+            kept = self.tree.root_prior = (root, np.array(root.prior, dtype=np.float64))
         return RootCriticality(self.config.criticality, kept[1])
 
     def _update_criticality(self) -> None:
