@@ -585,6 +585,27 @@ print("ok")
         assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
 
 
+def test_three_rows_are_float32_views() -> None:
+    """``rn``, ``rw`` and ``prior`` (and ``r_moves``, ``r_pass``) are
+    writable ``float32`` views of the node (issue 21: 12 bytes a move, not
+    24); ``data`` and ``stats`` give them as ``float64``, and a prior given
+    as ``float64`` is kept rounded to ``float32``."""
+    prior = [0.1 + 1e-12, 0.2, 0.6, 0.1 - 1e-12]
+    node = TreeNode(BLACK, [0, 1, 2, -1], prior)
+    for row in (node.rn, node.rw, node.prior, node.r_moves, node.r_pass):
+        assert row.dtype == np.float32
+    assert node.prior.tolist() == np.array(prior, dtype=np.float32).tolist()
+    node.rn[:] = [1, 2, 3, 4]
+    node.rw[2] = 1.5
+    node.r_moves[1, 0] = 0.25          # rw of the first move, through the 2-row view
+    node.prior[1] = 0.3
+    data = node.data
+    assert data.dtype == np.float64
+    assert data[3].tolist() == [1, 2, 3, 4] and data[4].tolist() == [0.25, 0, 1.5, 0]
+    assert data[8, 1] == np.float32(0.3) and node.r_pass.tolist() == [4.0, 0.0]
+    assert np.array_equal(node.stats[3:5], data[3:5])
+
+
 def test_rows_made_when_first_needed() -> None:
     """A node makes its rows ``vl`` and ``wins`` only when they are first
     written, and keeps ``n``, ``w``, ``pn`` and ``pw`` in slots for the moves

@@ -64,19 +64,19 @@ DEFAULT_PLAYOUTS = 5000
 #: ``NODE_BYTES`` for the node (its Python object, allocations, the record
 #: of its children, the slots of ``n``, ``w``, ``pn`` and ``pw`` for the
 #: moves reached or given prior playouts) and ``EDGE_BYTES`` for each of its
-#: ``k`` moves (three ``float64`` rows: the two AMAF rows and the prior; the
+#: ``k`` moves (three ``float32`` rows: the two AMAF rows and the prior; the
 #: ``int16`` move and slot number, the allowed flag, the widening order).  A
 #: least-squares line through the resident size of default one-thread
 #: searches, their edges counted exactly (``fuzz/soak_tree.py``, 2026-12-07,
-#: nineteenth session: 624 bytes a 3x3 node of 3.4 moves, 1,167 on 5x5
-#: (18.2), 3,087 on 9x9 (76.0), 2,557 in a 9x9 middle game (50.4), 11,777 on
-#: 19x19 (359.5)) is 704 + 30.9 k.  A row made later adds 8 bytes a move:
-#: ``vl`` with threads, ``wins`` with an evaluator's mix; the four slotted
-#: rows made dense (the root, the nodes a result's principal variations
-#: read) 32; 50 leaves room for the first two.  600 and 60 until then, when
-#: ``pn`` and ``pw`` were dense rows (RESULTS.md, "Soak and endings").
+#: twentieth session: 609 bytes a 3x3 node of 3.4 moves, 961 on 5x5 (18.6),
+#: 2,191 on 9x9 (76.0), 1,843 in a 9x9 middle game (49.9), 7,468 on 19x19
+#: (359.3)) is 691 + 19.0 k.  A row made later adds 8 bytes a move: ``vl``
+#: with threads, ``wins`` with an evaluator's mix; the four slotted rows
+#: made dense (the root, the nodes a result's principal variations read)
+#: 32; 38 leaves room for the first two.  700 and 50 while the three rows
+#: were ``float64`` (RESULTS.md, "Soak and endings").
 NODE_BYTES = 700
-EDGE_BYTES = 50
+EDGE_BYTES = 38
 
 #: Largest ``batch``: one batch is one engine call, which a stop request or
 #: the clock cannot interrupt.
@@ -217,8 +217,8 @@ class SearchConfig:
             that the tree is full as it makes a node).
         max_memory: ... or once its estimated size passes this many bytes
             (``NODE_BYTES`` a node and ``EDGE_BYTES`` per move of each:
-            on 19x19 a node holds some 360 moves, about 18.7 kB, so the
-            default 1 GiB is about 57,000 nodes there and 238,000 on
+            on 19x19 a node holds some 360 moves, about 14.4 kB, so the
+            default 1 GiB is about 75,000 nodes there and 299,000 on
             9x9).  Searches go on refining the tree they have.
         even_visits, pattern_visits: prior knowledge as virtual playouts
             (Gelly and Silver 2007, section 5): at 0.5 for every move, and
