@@ -604,6 +604,11 @@ def test_three_rows_are_float32_views() -> None:
     assert data[3].tolist() == [1, 2, 3, 4] and data[4].tolist() == [0.25, 0, 1.5, 0]
     assert data[8, 1] == np.float32(0.3) and node.r_pass.tolist() == [4.0, 0.0]
     assert np.array_equal(node.stats[3:5], data[3:5])
+    # A prior float32 cannot hold is refused, not kept as inf.
+    for bad in (1e39, np.inf, np.nan, -1e-30):
+        with pytest.raises(ValueError, match="priors must be >= 0 and finite as float32"):
+            TreeNode(BLACK, [0, -1], [bad, 0.5])
+    assert TreeNode(BLACK, [0, -1], [3e38, 0.5]).prior[0] == np.float32(3e38)
 
 
 def test_rows_made_when_first_needed() -> None:

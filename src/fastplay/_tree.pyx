@@ -34,6 +34,7 @@ from libc.stdint cimport uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t,
 from libc.stdlib cimport malloc, free, calloc, realloc
 from libc.string cimport memcpy, memset
 from libc.math cimport sqrt, log, pow, INFINITY
+from libc.float cimport FLT_MAX
 
 import numpy as np
 cimport numpy as cnp
@@ -372,8 +373,9 @@ cdef class TreeNode:
         cdef uint8_t seen[MAX_SIZE_C * MAX_SIZE_C]
         cdef int j
         for j in range(k):
-            if not 0.0 <= pr[j] < INFINITY:
-                raise ValueError(f"priors must be finite and >= 0, not {pr[j]}")
+            if not 0.0 <= pr[j] <= FLT_MAX:      # kept as float32
+                raise ValueError(f"priors must be >= 0 and finite as float32 (at most "
+                                 f"{FLT_MAX:.7g}), not {pr[j]}")
         memset(seen, 0, sizeof(seen))
         self.max_move = -1
         for j in range(k - 1):
