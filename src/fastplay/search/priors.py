@@ -384,7 +384,7 @@ class NodeMaker:
         node.pn[:] += config.even_visits
         node.pw[:] += 0.5 * config.even_visits
         if moves:
-            rel = node.prior[:-1] * moves / (1 - config.pass_prior)
+            rel = node.prior[:-1].astype(np.float64) * moves / (1 - config.pass_prior)
             node.pn[:-1] += config.pattern_visits
             node.pw[:-1] += config.pattern_visits * rel / (1 + rel)
 
