@@ -591,9 +591,10 @@ cdef class TreeNode:
 
     @property
     def nbytes(self):
-        """Bytes of memory the node holds besides its Python object (about
-        100 bytes): its rows (``float64``, the lazy ones once made; ``n``,
-        ``w``, ``pn`` and ``pw`` as slots, or dense once asked for), its
+        """Bytes of memory the node holds besides its Python object (200
+        bytes): its rows (``rn``, ``rw`` and ``prior`` ``float32``, the others
+        ``float64``: the lazy ones once made; ``n``, ``w``, ``pn`` and ``pw``
+        as slots, or dense once asked for), its
         moves and their slot numbers (``int16``), allowed flags and widening
         order, and its record of the children made (not the children)."""
         cdef int64_t k = self.k, rows = (self.VL != NULL) \
