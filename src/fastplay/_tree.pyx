@@ -285,13 +285,9 @@ cdef class TreeNode:
     knowledge as virtual playouts and wins), ``wins`` (plain wins, draws
     1/2) and ``prior``; ``r_moves`` is ``rn`` and ``rw`` without the pass
     (``[2, k-1]``) and ``r_pass`` their pass column.  All are writable
-    views of the node's memory.  ``rn``, ``rw`` and ``prior`` (with
-    ``r_moves`` and ``r_pass``) are ``float32``, the others ``float64``: the
-    three rows every move has take 12 bytes a move, not 24 (issue 21).
-    Selection reads them as ``float64``; each addition to them is made in
-    ``float64`` and rounded once to ``float32`` (a relative 6e-8; first-play
-    counts stay exact up to 2**24, where the RAVE weight of a move is long
-    negligible).  ``stats`` (``float64[8, k]``, the
+    views of the node's memory; ``rn``, ``rw``, ``prior`` (and ``r_*``) are
+    ``float32`` (issue 21), added to in ``float64`` and rounded once (a
+    relative 6e-8; counts exact up to 2**24).  ``stats`` (``float64[8, k]``, the
     eight statistics rows in the order above) and ``data`` (``stats`` and
     ``prior``, ``float64[9, k]``) are new arrays, copies.  The rows ``vl``
     and ``wins`` are made when first written, or first asked for from
