@@ -196,6 +196,23 @@ def test_loadsgf_opens_a_name_that_is_not_utf8(stub: StubSearch, tmp_path: Any) 
     out.getvalue().encode("utf-8")      # no lone surrogate in the output
 
 
+def test_analysis_errors_quote_a_byte_that_is_no_utf8_as_the_other_answers_do(
+        stub: StubSearch) -> None:
+    """The analysis commands' syntax errors quoted the word with ``repr``,
+    which wrote a byte that was no UTF-8 as ``\\udcff``; they now quote it
+    as every other answer does, ``\\xff`` (a leftover of the last note)."""
+    out = io.StringIO()
+    script = (b"kata-analyze 50 ownership \xff\nlz-analyze 50 k\xffey 1\nkata-analyze 50 \xff\n"
+              b"kata-analyze 50 ownership\n")
+    assert run(io.BytesIO(script), out, GTPEngine(stub)) == 0
+    answers = out.getvalue().split("\n\n")
+    assert answers[:4] == ["? syntax error: expected true or false, not '\\xff'",
+                           "? syntax error: unknown key 'k\\xffey'",
+                           "? syntax error: unknown key '\\xff'",
+                           "? syntax error: 'ownership' has no value"]
+    assert "udc" not in out.getvalue()
+
+
 def test_long_line_is_one_command(engine: GTPEngine) -> None:
     assert ask(engine, "x" * 20000) == "? unknown command"
     ok(engine, "boardsize 9")

@@ -99,7 +99,7 @@ KATA_FLAGS = {"ownership": "ownership", "ownershipStdev": "ownership_stdev",
 def _boolean(text: str) -> bool:
     value = {"true": True, "false": False}.get(text.lower())
     if value is None:
-        raise GTPError(f"syntax error: expected true or false, not {text!r}")
+        raise GTPError(f"syntax error: expected true or false, not '{text}'")
     return value
 
 
@@ -156,9 +156,9 @@ def parse_request(args: Sequence[str], to_move: Color, kata: bool,
         key = words.pop(0)
         wanted = 3 if key in ("avoid", "allow") else 1
         if key not in keys and wanted == 1:
-            raise GTPError(f"syntax error: unknown key {key!r}")
+            raise GTPError(f"syntax error: unknown key '{key}'")
         if len(words) < wanted:
-            raise GTPError(f"syntax error: {key!r} has no value" if wanted == 1 else
+            raise GTPError(f"syntax error: '{key}' has no value" if wanted == 1 else
                            f"syntax error: {key} takes a player, vertices and a depth")
         values, words = words[:wanted], words[wanted:]
         if key in KATA_FLAGS:
