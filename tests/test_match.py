@@ -404,6 +404,23 @@ def test_an_engine_name_shows_no_control_character(stubs) -> None:
     assert len(a.label) == 60 + 4 and "\x1b" not in a.label and "\n" not in a.label
 
 
+def test_an_engine_name_shows_no_format_character(stubs) -> None:
+    """A ``name`` answer with U+202E (right-to-left override) and a zero-width
+    space was shown as it came, turning the terminal's line around (a
+    leftover of the last note): such characters are written as ``\\uXXXX``."""
+    from fastplay.match import GTPClient, _name
+
+    script = "import sys\nfor line in sys.stdin:\n    print('= evil\u202eog\u200bnu\\n', flush=True)"
+    a = GTPClient([sys.executable, "-c", script])
+    b = GTPClient([sys.executable, "-c", script])
+    try:
+        _name(a, b)
+    finally:
+        a.close(quit_first=False, timeout=1)
+        b.close(quit_first=False, timeout=1)
+    assert a.label == "evil\\u202eog\\u200bnu (A)" and b.label.endswith(" (B)")
+
+
 # -- statistics ----------------------------------------------------------------------
 
 

@@ -48,7 +48,7 @@ from typing import IO, Any
 
 from fastplay._threads import block_signals
 from fastplay.match_clock import GameClock, TimeControl
-from fastplay.shown import escape_controls, exact_number, quoted
+from fastplay.shown import escape_controls, escape_format, exact_number, quoted
 
 __all__ = [
     "EngineError",
@@ -512,9 +512,11 @@ def _name(a: GTPClient, b: GTPClient) -> None:
     status 0; an endless ``name`` lost game 1 on time)."""
     for client in (a, b):
         try:
-            # Shown on terminals and in records: no control character, and
-            # no line's length of it (a tester's name held ESC and LF).
-            name = escape_controls(" ".join(client.send("name").split()))[:NAME_CHARS]
+            # Shown on terminals and in records: no control or format
+            # character, and no line's length of it (a tester's name held
+            # ESC and LF; U+202E turned the rest of the line around).
+            name = escape_format(escape_controls(" ".join(client.send("name").split())))
+            name = name[:NAME_CHARS]
             client.label = name or client.label
         except (EngineRefusedError, EngineTimeoutError):
             pass

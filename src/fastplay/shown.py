@@ -10,8 +10,9 @@ controller in text mode, end an answer early (a tester's SGF value
 from __future__ import annotations
 
 import re
+import unicodedata
 
-__all__ = ["escape_controls", "escape_surrogates", "exact_number", "quoted", "shown_value",
+__all__ = ["escape_controls", "escape_format", "escape_surrogates", "exact_number", "quoted", "shown_value",
            "SHOWN_LIMIT", "LONE_SURROGATE"]
 
 #: C0, DEL and C1.
@@ -24,6 +25,14 @@ def escape_controls(text: str, keep: str = "") -> str:
     included, stay as they are (unlike ``unicode_escape``)."""
     return _CONTROLS.sub(lambda m: m.group() if m.group() in keep
                          else f"\\x{ord(m.group()):02x}", text)
+
+
+def escape_format(text: str) -> str:
+    """``text`` with each Unicode format character (category ``Cf``: the
+    bidirectional overrides such as U+202E, zero-width spaces and joiners)
+    written as ``\\uXXXX``: a label that must show what it is, where U+202E
+    would turn the rest of a terminal's line around."""
+    return "".join(f"\\u{ord(c):04x}" if unicodedata.category(c) == "Cf" else c for c in text)
 
 
 #: Lone surrogates: a byte that was no UTF-8, read with ``surrogateescape``
