@@ -171,6 +171,9 @@ def test_record_paths_and_turns(tmp_path: Path) -> None:
         (tmp_path / "d" / "link.sgf").symlink_to(tmp_path / "d" / "b.sgf")
         assert record_paths(["b.sgf", "./b.sgf", str(tmp_path / "d" / "b.sgf"), "link.sgf",
                              "e/../b.sgf"]) == ["b.sgf"]
+        # A hard link is the same record too (a leftover of the last note).
+        os.link("b.sgf", "hard.sgf")
+        assert record_paths(["hard.sgf", "b.sgf", "e/c.sgf"]) == ["hard.sgf", "e/c.sgf"]
     finally:
         os.chdir(here)
     assert analysis_turns(5, 1) == [0, 1, 2, 3, 4, 5]

@@ -87,9 +87,9 @@ def record_paths(inputs: Iterable[str]) -> list[str]:
     """The records ``inputs`` name: files as given, directories as their
     ``.sgf`` files (any case, recursively, sorted, without
     :data:`SGF_SUFFIX` files); each file once, in order, however it is
-    spelt (``g.sgf`` and ``./g.sgf``, a link: its real path; a tester's
-    record was analysed twice).  A missing path is kept, to be reported
-    when it is read."""
+    spelt (``g.sgf`` and ``./g.sgf``, a symbolic or a hard link: the same
+    file; a tester's record was analysed twice).  A missing path is kept,
+    to be reported when it is read."""
     out: list[str] = []
     for path in inputs:
         if os.path.isdir(path):
@@ -100,10 +100,20 @@ def record_paths(inputs: Iterable[str]) -> list[str]:
             out += sorted(found)
         else:
             out.append(path)
-    first: dict[str, str] = {}
+    first: dict[object, str] = {}
     for path in out:
-        first.setdefault(os.path.normcase(os.path.realpath(path)), path)
+        first.setdefault(_file_identity(path), path)
     return list(first.values())
+
+
+def _file_identity(path: str) -> object:
+    """What makes two names one file: its device and inode (hard links
+    too), or for a name that cannot be read its real path."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return os.path.normcase(os.path.realpath(path))
+    return (info.st_dev, info.st_ino)
 
 
 def pattern_database(name: str | None, path: str | None, strict: bool = True
