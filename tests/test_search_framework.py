@@ -472,6 +472,16 @@ def test_a_prior_without_the_pass_still_lets_the_pass_be_played(db):
     assert MCTS(db, seed=1, prior=no_pass).run(board, visits=50).best_move == "pass"
 
 
+def test_a_result_shows_priors_as_short_decimals(db):
+    """The tree keeps priors as float32; a result writes each as the
+    shortest decimal that reads back as it (0.2, not 0.20000000298023224:
+    a tester read the analysis protocol's ``prior`` fields so)."""
+    result = MCTS(db, seed=1, prior=lambda b: np.ones(5)).run(fp.Board(2), visits=50)
+    priors = [c.prior for c in result.children]
+    assert priors and all(p == 0.2 for p in priors)
+    assert all(np.float32(p) == np.float32(0.2) for p in priors)
+
+
 def test_prior_weights_of_any_finite_scale_work(db):
     for scale in (1e-200, 1e200, 1e308):
         def prior(board: fp.Board, scale: float = scale) -> np.ndarray:

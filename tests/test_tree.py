@@ -609,6 +609,11 @@ def test_three_rows_are_float32_views() -> None:
         with pytest.raises(ValueError, match="priors must be >= 0 and finite as float32"):
             TreeNode(BLACK, [0, -1], [bad, 0.5])
     assert TreeNode(BLACK, [0, -1], [3e38, 0.5]).prior[0] == np.float32(3e38)
+    # float32's largest, as numpy prints it, rounds to it: accepted (a tester).
+    top = np.finfo(np.float32).max
+    assert TreeNode(BLACK, [0, -1], [3.4028235e38, 0.5]).prior[0] == top
+    with pytest.raises(ValueError, match="at most 3.4028235e\\+38"):
+        TreeNode(BLACK, [0, -1], [3.4028235677973366e38, 0.5])
 
 
 def test_rows_made_when_first_needed() -> None:

@@ -59,24 +59,42 @@ class ChildSlots(Sequence[TreeNode | None]):
 class TreeNode:
     """A position in the search tree; statistics are ``float64[k]`` rows
     (``prior``, ``rn``, ``rw``, ``r_moves`` and ``r_pass``: ``float32``)."""
-    color: int
-    k: int
-    moves: npt.NDArray[np.int64]
-    points: npt.NDArray[np.int64]
-    prior: npt.NDArray[np.float32]
-    data: npt.NDArray[np.float64]
-    stats: npt.NDArray[np.float64]
-    n: npt.NDArray[np.float64]
-    w: npt.NDArray[np.float64]
-    vl: npt.NDArray[np.float64]
-    rn: npt.NDArray[np.float32]
-    rw: npt.NDArray[np.float32]
-    pn: npt.NDArray[np.float64]
-    pw: npt.NDArray[np.float64]
-    wins: npt.NDArray[np.float64]
-    r_moves: npt.NDArray[np.float32]
-    r_pass: npt.NDArray[np.float32]
-    allowed: npt.NDArray[np.bool_]
+    @property
+    def color(self) -> int: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def moves(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def points(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def prior(self) -> npt.NDArray[np.float32]: ...
+    @property
+    def data(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def stats(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def n(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def w(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def vl(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def rn(self) -> npt.NDArray[np.float32]: ...
+    @property
+    def rw(self) -> npt.NDArray[np.float32]: ...
+    @property
+    def pn(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def pw(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def wins(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def r_moves(self) -> npt.NDArray[np.float32]: ...
+    @property
+    def r_pass(self) -> npt.NDArray[np.float32]: ...
+    @property
+    def allowed(self) -> npt.NDArray[np.bool_]: ...
     @property
     def block(self) -> npt.NDArray[np.float64]: ...
     @property
@@ -89,7 +107,8 @@ class TreeNode:
     sum_n: float
     sum_w: float
     sum_vl: float
-    open: int
+    @property
+    def open(self) -> int: ...
     @property
     def nbytes(self) -> int: ...
     def __init__(self, color: int, moves: npt.ArrayLike, prior: npt.ArrayLike,

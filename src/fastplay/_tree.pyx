@@ -128,6 +128,11 @@ cdef double _ZERO_ROW[MAX_SIZE_C * MAX_SIZE_C + 1]
 cdef float _ZERO_ROW_F[MAX_SIZE_C * MAX_SIZE_C + 1]     # the same for the float32 rows
 
 
+# The least double that rounds to inf as float32 (FLT_MAX plus half its
+# unit in the last place: the tie goes to the even inf); below it, to a float.
+cdef double FLOAT32_OVER = 3.4028235677973366e38
+
+
 # A move with neither visits nor RAVE tallies takes the first-play urgency
 # value through weights this small: far below the rounding of any real count.
 cdef double TREE_EPS = 1e-300
@@ -369,9 +374,9 @@ cdef class TreeNode:
         cdef uint8_t seen[MAX_SIZE_C * MAX_SIZE_C]
         cdef int j
         for j in range(k):
-            if not 0.0 <= pr[j] <= FLT_MAX:      # kept as float32
+            if not 0.0 <= pr[j] < FLOAT32_OVER:      # kept as float32
                 raise ValueError(f"priors must be >= 0 and finite as float32 (at most "
-                                 f"{FLT_MAX:.7g}), not {pr[j]}")
+                                 f"{FLT_MAX:.8g}), not {pr[j]}")
         memset(seen, 0, sizeof(seen))
         self.max_move = -1
         for j in range(k - 1):

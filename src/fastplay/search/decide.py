@@ -116,7 +116,7 @@ def ranked_children(root: TreeNode, size: int, scores: ChildScores | None = None
         mean, stdev = scores.moments(int(i)) if scores is not None else (math.nan, math.nan)
         pv, pv_visits = pv_with_visits(root, int(i), size)
         children.append(ChildStats(format_vertex(int(root.moves[i]), size), visits, winrate,
-                                   float(root.prior[i]), pv, lower_bound(winrate, visits),
+                                   float(str(root.prior[i])), pv, lower_bound(winrate, visits),
                                    len(children), mean, stdev, pv_visits))
     return children
 

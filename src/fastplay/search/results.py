@@ -54,7 +54,9 @@ class ChildStats:
             evaluator).
         winrate: win rate of the side to move at the root after this move,
             in [0, 1] (NaN when unvisited).
-        prior: the move's prior probability.
+        prior: the move's prior probability, as the tree keeps it
+            (``float32``), written as the shortest decimal that reads back
+            as that ``float32`` (0.2475, not 0.2475000023841858).
         pv: principal variation starting with ``move`` (most-visited line).
         lcb: :func:`lower_bound` of ``winrate`` over ``visits``.
         order: rank by the search's statistics (0 = most visited; ties by
