@@ -387,12 +387,12 @@ def test_an_endless_name_answer_stops_the_match(stubs, capsys) -> None:
     assert "longer than" in capsys.readouterr().err and time.monotonic() - started < 30
 
 
-def test_an_engine_name_shows_no_control_character(stubs) -> None:
-    """A ``name`` answer with ESC and a line break reached the terminal and
-    the records raw (a tester)."""
+def _labels(answer: str) -> tuple[str, str]:
+    """The labels ``_name`` gives two engines that answer every command
+    with ``answer`` (Python source of a ``str``)."""
     from fastplay.match import GTPClient, _name
 
-    script = "import sys\nfor line in sys.stdin:\n    print('= a\\x1b[2Jb\\n  c' + 'x' * 200 + '\\n', flush=True)"
+    script = f"import sys\nfor line in sys.stdin:\n    print({answer}, flush=True)"
     a = GTPClient([sys.executable, "-c", script])
     b = GTPClient([sys.executable, "-c", script])
     try:
@@ -400,25 +400,23 @@ def test_an_engine_name_shows_no_control_character(stubs) -> None:
     finally:
         a.close(quit_first=False, timeout=1)
         b.close(quit_first=False, timeout=1)
-    assert a.label.startswith("a\\x1b[2Jb c") and a.label.endswith(" (A)")
-    assert len(a.label) == 60 + 4 and "\x1b" not in a.label and "\n" not in a.label
+    return a.label, b.label
+
+
+def test_an_engine_name_shows_no_control_character(stubs) -> None:
+    """A ``name`` answer with ESC and a line break reached the terminal and
+    the records raw (a tester)."""
+    a, _ = _labels("'= a\\x1b[2Jb\\n  c' + 'x' * 200 + '\\n'")
+    assert a.startswith("a\\x1b[2Jb c") and a.endswith(" (A)")
+    assert len(a) == 60 + 4 and "\x1b" not in a and "\n" not in a
 
 
 def test_an_engine_name_shows_no_format_character(stubs) -> None:
     """A ``name`` answer with U+202E (right-to-left override) and a zero-width
     space was shown as it came, turning the terminal's line around (a
     leftover of the last note): such characters are written as ``\\uXXXX``."""
-    from fastplay.match import GTPClient, _name
-
-    script = "import sys\nfor line in sys.stdin:\n    print('= evil\u202eog\u200bnu\\n', flush=True)"
-    a = GTPClient([sys.executable, "-c", script])
-    b = GTPClient([sys.executable, "-c", script])
-    try:
-        _name(a, b)
-    finally:
-        a.close(quit_first=False, timeout=1)
-        b.close(quit_first=False, timeout=1)
-    assert a.label == "evil\\u202eog\\u200bnu (A)" and b.label.endswith(" (B)")
+    a, b = _labels("'= evil\u202eog\u200bnu\\n'")
+    assert a == "evil\\u202eog\\u200bnu (A)" and b.endswith(" (B)")
 
 
 # -- statistics ----------------------------------------------------------------------
