@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["escape_controls", "escape_format", "escape_surrogates", "exact_number", "quoted", "shown_value",
-           "SHOWN_LIMIT", "LONE_SURROGATE"]
+__all__ = ["escape_controls", "escape_format", "escape_surrogates", "exact_number", "quoted",
+           "shown_value", "SHOWN_LIMIT", "LONE_SURROGATE"]
 
 #: C0, DEL and C1.
 _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
