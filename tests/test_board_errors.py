@@ -199,6 +199,8 @@ def test_ko_retake() -> None:
     with pytest.raises(IllegalMoveError) as info:
         board.play("D5")
     assert info.value.rule == "ko"
+    # one pair of brackets in the message (a tester read "... (simple ko))")
+    assert str(info.value).endswith("ko (retaking the ko at once is forbidden: simple ko)")
     assert snapshot(board) == before
     assert not board.is_legal("D5") and "D5" not in board.legal_moves()
     # after a ko threat elsewhere the retake is legal

@@ -67,7 +67,7 @@ class IllegalMoveError(ValueError):
 _RULE_TEXT = {
     ILL_OCCUPIED: ("occupied", "the point is already occupied"),
     ILL_SUICIDE: ("suicide", "the stone would have no liberty and capture nothing"),
-    ILL_KO: ("ko", "retaking the ko at once is forbidden (simple ko)"),
+    ILL_KO: ("ko", "retaking the ko at once is forbidden: simple ko"),
     ILL_SUPERKO: ("superko", "the position would repeat an earlier one"),
 }
 
