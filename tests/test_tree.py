@@ -333,10 +333,11 @@ def test_arrays_the_core_writes_cannot_be_resized_or_cycled():
     node = TreeNode(BLACK, [0, 1, -1], [0.4, 0.4, 0.2])
     tally = PlayoutTally(5)
     for array in (node.n, node.w, node.vl, node.pn, node.pw, node.wins, node.r_moves,
-                  node.r_moves.base, node.allowed, node.prior, tally.hist,
+                  node.r_moves.base, node.prior, tally.hist,
                   tally.own_black, tally.amaf, tally.amaf.base):
         with pytest.raises(ValueError):
             array.resize(0, refcheck=False)
+    assert not node.allowed.flags.writeable    # a copy of the node's bits
     node.n[0] = 3.0                        # the views still write where the core reads
     assert node.stats[0, 0] == 3.0 and node.data[0, 0] == 3.0
     engine = _engine(fp.PatternDatabase.builtin("mc_montegnu_classic"))
@@ -625,7 +626,7 @@ def test_rows_made_when_first_needed() -> None:
     moves, prior = [0, 1, 2, -1], [0.3, 0.3, 0.3, 0.1]
     lean = TreeNode(BLACK, moves, prior)
     core = lean.nbytes
-    assert core == 4 * (3 * 4 + 2 + 2 + 1)           # rn, rw, prior (float32); move, slot, flag
+    assert core == 4 * (3 * 4 + 2) + 8               # rn, rw, prior (float32); move; allowed bits
     tree_backup([lean], [0], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
     tree_backup([lean], [1], 2.0, 0.5, 0.5, 0.5, None, 0.0, PARAMS)
     slots = 2 * (4 * 8 + 2)                          # n, w, pn, pw of the two moves reached
@@ -716,16 +717,14 @@ def test_slotted_prior_playouts_select_as_dense_rows() -> None:
 
 def _child_bytes(node: TreeNode) -> int:
     """What ``nbytes`` counts for a node's record of its children, made one
-    by one: a list of them and an ``int16`` index each, the indices' room
-    grown 2, 6, 14, ... (nothing for a node with none)."""
-    made: list[TreeNode] = []
-    for child in node.children:
-        if child is not None:
-            made.append(child)
+    by one: a list of them, of their number exactly, and an ``int16`` index
+    each, the indices' room grown 2, 6, 14, ... (nothing for a node with
+    none)."""
+    made = sum(child is not None for child in node.children)
     room = 0
-    while room < len(made):
+    while room < made:
         room = 2 * room + 2
-    return sys.getsizeof(made) + 2 * room if made else 0
+    return sys.getsizeof([None] * made) + 2 * room if made else 0
 
 
 def test_children_take_memory_only_when_made() -> None:
@@ -827,11 +826,11 @@ def test_a_default_search_makes_few_rows() -> None:
         node = stack.pop()
         kids = node.children
         k, nodes = node.k, nodes + 1
-        # The three core rows, moves, slot numbers and flags; the order (2
-        # bytes a move) once widened; then 8 bytes a move for each row made
-        # (n, w, pn and pw dense: four); the slots (34 bytes each, room
-        # grown 2, 5, 9, 15, ...).
-        room = node.nbytes - _child_bytes(node) - k * (3 * 4 + 2 + 2 + 1)
+        # The three core rows, moves and allowed bits; the order (2 bytes a
+        # move, as far as it was taken) once widened; then 8 bytes a move
+        # for each row made (n, w, pn and pw dense: four); the slots (34
+        # bytes each, room grown 2, 5, 9, 15, ...).
+        room = node.nbytes - _child_bytes(node) - k * (3 * 4 + 2) - 8 * ((k + 63) // 64)
         stats = node.stats
         slotted = int(np.count_nonzero((stats[0] != 0) | (stats[5] != 0)))
         slots = 0
@@ -841,8 +840,8 @@ def test_a_default_search_makes_few_rows() -> None:
         lazy, order = divmod(rest, 8 * k)
         # (The root's n, w and wins were read from Python for the result:
         # made, the four slotted rows dense.)
-        assert order in (0, 2 * k) and lazy == (0 if node is not search.root else 5), \
-            (lazy, order)
+        assert order % 2 == 0 and order <= 2 * k, order
+        assert lazy == (0 if node is not search.root else 5), lazy
         given += node is not search.root and bool(stats[5].any())
         stack.extend(c for c in kids if c is not None)
     assert nodes > 50 and 0 < given < nodes

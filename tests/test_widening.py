@@ -216,3 +216,40 @@ def test_a_flat_user_prior_with_widen_ties_spreads_over_the_board() -> None:
         SearchConfig(widen_ties="yes")  # type: ignore[arg-type]
     # The learned priors keep move order (the default the matches chose).
     assert not SearchConfig().ties_for(False) and SearchConfig().ties_for(True)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_order_is_taken_as_far_as_a_selection_reads(seed: int) -> None:
+    """A node keeps the widening's order only as far as its selections read
+    it (issue 21: ``width`` and 8 more moves, taken further on demand);
+    with many moves forbidden at its head, or many tied at the cut under
+    ``widen_ties``, the selection still sees the full order's moves, with
+    ``n`` and ``w`` in slots (back-ups) as in dense rows (views)."""
+    from fastplay._core import tree_backup
+
+    rng = np.random.default_rng(seed)
+    k = 121
+    prior = rng.choice([0.5, 0.25, 0.125, 0.0625], size=k)    # ties everywhere
+    moves = [*range(k - 1), -1]
+    sparse, dense = TreeNode(BLACK, moves, prior), TreeNode(BLACK, moves, prior)
+    plain = TreeParams(True, False, False, 0.0, 0.0, 0.1, 1000.0, 1, 1e9, 2.0)
+    for j in rng.choice(k, size=30, replace=False):
+        value = float(rng.random())
+        tree_backup([sparse], [int(j)], 1.0, value, value, value, None, 0.0, plain)
+    dense.n[:], dense.w[:] = sparse.stats[0], sparse.stats[1]
+    dense.sum_n, dense.sum_w = sparse.sum_n, sparse.sum_w
+    ranked = sorted(range(k), key=lambda j: (-prior[j], j))
+    for forbidden in (0, 15, 40, 80):
+        for j in ranked[:forbidden]:
+            sparse.forbid(j)
+            dense.forbid(j)
+        for base in (1, 5, 20):
+            for ties in (False, True):
+                p = TreeParams(True, False, False, 0.0, 0.0, 0.1, 1000.0, base, 1e9, 2.0, ties)
+                allowed = [j for j in ranked if sparse.allowed[j]]
+                seen = allowed[:base]
+                if ties:
+                    seen += [j for j in allowed[base:] if prior[j] == prior[seen[-1]]]
+                values = sparse.values(p)
+                want = max(seen, key=lambda j: (values[j], -seen.index(j)))
+                assert sparse.select(p) == dense.select(p) == want

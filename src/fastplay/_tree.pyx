@@ -32,7 +32,7 @@ normaliser; within 1e-12).
 
 from libc.stdint cimport uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free, calloc, realloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memcpy, memmove, memset
 from libc.math cimport sqrt, log, pow, INFINITY
 from libc.float cimport FLT_MAX
 
@@ -330,18 +330,20 @@ cdef class TreeNode:
     cdef readonly int open
     cdef readonly int k     # moves, the pass included
     cdef int64_t max_move
-    cdef float* S       # the core rows (ROW_*), CORE_ROWS x k, float32 (issue 21)
-    cdef double* NW     # the SLOT_STATS statistics of the moves with a slot, slot by slot
-    cdef int16_t* SM    # each slot's move index
-    cdef int16_t* SL    # each move's slot, -1 for none (after A in M's block)
+    # One block per node (issue 21): the allowed bits, the core rows, the moves.
+    cdef uint64_t* A    # allowed flags, one bit a move (ceil(k / 64) words): the block's start
+    cdef float* S       # the core rows (ROW_*), CORE_ROWS x k, float32, after A
+    cdef float* P       # the row ``prior`` in S
+    cdef int16_t* M     # the moves (flat indices, the pass -1 last), after S
+    # The slots: SLOT_STATS doubles each, then each slot's move index (int16;
+    # slot_moves), in one block of capslots; a move's slot is found by a scan.
+    cdef double* NW
     cdef int nslots, capslots
     cdef double* D      # ``n``, ``w``, ``pn``, ``pw`` dense (SLOT_STATS x k): NULL until Python asks
-    cdef float* P       # the row ``prior`` in S
     cdef double* VL     # the lazy rows (LAZY_*): NULL until made
     cdef double* WINS   # NULL while equal to ``w``
-    cdef int16_t* M     # the moves (flat indices, the pass -1 last)
-    cdef uint8_t* A     # allowed flags, after M in one block
-    cdef int16_t* R     # moves by prior, highest first (widening); NULL until needed
+    cdef int16_t* R     # the first RL moves by prior, highest first (widening); NULL until needed
+    cdef int RL
 
     def __init__(self, color, moves, prior, double base=0.0):
         color = _integer(color, "colour code")
@@ -389,14 +391,15 @@ cdef class TreeNode:
         # node's own: numpy sees them through views whose base is the node,
         # which no numpy call can resize or free; the moves are never shown
         # writable (the core indexes tallies and boards with them).
-        self.S = <float*>calloc(CORE_ROWS * k, sizeof(float))
-        self.M = <int16_t*>malloc(k * (2 * sizeof(int16_t) + sizeof(uint8_t)))
-        if self.S == NULL or self.M == NULL:
+        cdef int words = (k + 63) >> 6
+        self.A = <uint64_t*>calloc(1, words * sizeof(uint64_t)
+                                   + k * (CORE_ROWS * sizeof(float) + sizeof(int16_t)))
+        if self.A == NULL:
             raise MemoryError()
-        self.SL = self.M + k
-        self.A = <uint8_t*>(self.M + 2 * k)
-        memset(self.A, 1, k)
-        memset(self.SL, 0xFF, k * sizeof(int16_t))     # -1: no slot
+        self.S = <float*>(self.A + words)
+        self.M = <int16_t*>(self.S + CORE_ROWS * k)
+        for j in range(k):
+            self.A[j >> 6] |= (<uint64_t>1) << (j & 63)
         self.color = color
         self.k = k
         self.open = k
@@ -409,12 +412,10 @@ cdef class TreeNode:
         return 0
 
     def __dealloc__(self):
-        free(self.S)
+        free(self.A)
         free(self.NW)
-        free(self.SM)
         free(self.D)
         free(self.CI)
-        free(self.M)
         free(self.R)
         free(self.VL)
         free(self.WINS)
@@ -476,9 +477,16 @@ cdef class TreeNode:
 
     @property
     def allowed(self):
-        """``bool[k]``: the moves a descent may still take."""
+        """``bool[k]``, a new read-only array: the moves a descent may still
+        take (kept as bits: :meth:`forbid` changes them)."""
         self._check_ready()
-        return _view(self, self.A, 1, self.k, cnp.NPY_BOOL)
+        out = np.empty(self.k, dtype=np.bool_)
+        cdef uint8_t[::1] o = out.view(np.uint8)
+        cdef int j
+        for j in range(self.k):
+            o[j] = node_allowed(self, j)
+        out.flags.writeable = False
+        return out
 
     cdef int _check_ready(self) except -1:
         if not self.k:
@@ -592,19 +600,19 @@ cdef class TreeNode:
 
     @property
     def nbytes(self):
-        """Bytes of memory the node holds besides its Python object (200
+        """Bytes of memory the node holds besides its Python object (192
         bytes): its rows (``rn``, ``rw`` and ``prior`` ``float32``, the others
         ``float64``: the lazy ones once made; ``n``, ``w``, ``pn`` and ``pw``
-        as slots, or dense once asked for), its
-        moves and their slot numbers (``int16``), allowed flags and widening
-        order, and its record of the children made (not the children)."""
+        as slots with their move's index, or dense once asked for), its
+        moves (``int16``), allowed bits and widening order (as far as it was
+        taken), and its record of the children made (not the children)."""
         cdef int64_t k = self.k, rows = (self.VL != NULL) \
             + (self.WINS != NULL) + SLOT_STATS * (self.D != NULL)
-        cdef int64_t total = rows * k * sizeof(double) + CORE_ROWS * k * sizeof(float) \
-            + k * (2 * sizeof(int16_t) + sizeof(uint8_t)) \
+        cdef int64_t total = rows * k * sizeof(double) + ((k + 63) >> 6) * sizeof(uint64_t) \
+            + k * (CORE_ROWS * sizeof(float) + sizeof(int16_t)) \
             + self.capslots * (SLOT_STATS * sizeof(double) + sizeof(int16_t))
         if self.R != NULL:
-            total += k * sizeof(int16_t)
+            total += self.RL * sizeof(int16_t)
         if self._kids is not None:
             total += sys.getsizeof(self._kids) + self.capkids * sizeof(int16_t)
         return total
@@ -698,9 +706,9 @@ cdef class TreeNode:
         return j
 
     cdef void _forbid(self, int i) noexcept:
-        if self.A[i]:
+        if node_allowed(self, i):
             self.open -= 1
-        self.A[i] = 0
+        self.A[i >> 6] &= ~((<uint64_t>1) << (i & 63))
 
     def refresh(self, TreeParams params not None):
         """Retake the widening order from ``prior`` (:meth:`reorder`) after a
@@ -716,7 +724,7 @@ cdef class TreeNode:
         node's first widened selection."""
         self._check_ready()
         free(self.R)
-        self.R = NULL
+        self.R, self.RL = NULL, 0
 
     def select(self, TreeParams params not None):
         """Index of the move to descend into: the PUCT or UCT argmax over the
@@ -750,7 +758,7 @@ cdef void nw_gather(TreeNode self, double* n, double* w, double* pn, double* pw)
             continue
         memset(out[r], 0, k * sizeof(double))
         for s in range(self.nslots):
-            out[r][self.SM[s]] = self.NW[SLOT_STATS * s + r]
+            out[r][slot_moves(self)[s]] = self.NW[SLOT_STATS * s + r]
 
 
 cdef double* nw_dense(TreeNode self) except NULL:
@@ -767,11 +775,30 @@ cdef double* nw_dense(TreeNode self) except NULL:
                   dense + SLOT_PW * k)
         self.D = dense
         free(self.NW)
-        free(self.SM)
         self.NW = NULL
-        self.SM = NULL
         self.nslots = self.capslots = 0
     return self.D
+
+
+cdef inline int16_t* slot_moves(TreeNode self) noexcept:
+    """Each slot's move index: after the slots' statistics, in their block."""
+    return <int16_t*>(self.NW + SLOT_STATS * self.capslots)
+
+
+cdef inline int node_slot(TreeNode self, int j) noexcept:
+    """Move ``j``'s slot, or -1 for none (a scan: a 9x9 node has 5-13 slots,
+    and more than some 0.9 k go dense)."""
+    cdef const int16_t* sm = slot_moves(self)
+    cdef int s
+    for s in range(self.nslots):
+        if sm[s] == j:
+            return s
+    return -1
+
+
+cdef inline bint node_allowed(TreeNode self, int j) noexcept:
+    """Whether a descent may still take move ``j`` (0 <= j < k)."""
+    return (self.A[j >> 6] >> (j & 63)) & 1
 
 
 cdef int nw_room(TreeNode self, int j) except -1:
@@ -780,8 +807,7 @@ cdef int nw_room(TreeNode self, int j) except -1:
     once more slots would take more memory than they do (small boards)."""
     cdef int s, r, cap
     cdef double* nw
-    cdef int16_t* sm
-    if self.D != NULL or self.SL[j] >= 0:
+    if self.D != NULL or node_slot(self, j) >= 0:
         return 0
     if self.nslots == self.capslots:
         # 2, 5, 9, 15, 24 ...: a 9x9 node has 5-13 slots (issue 21).
@@ -790,19 +816,17 @@ cdef int nw_room(TreeNode self, int j) except -1:
                 >= SLOT_STATS * self.k * sizeof(double):
             nw_dense(self)
             return 0
-        nw = <double*>realloc(self.NW, SLOT_STATS * cap * sizeof(double))
+        nw = <double*>realloc(self.NW, cap * (SLOT_STATS * sizeof(double) + sizeof(int16_t)))
         if nw == NULL:
             raise MemoryError()
-        self.NW = nw
-        sm = <int16_t*>realloc(self.SM, cap * sizeof(int16_t))
-        if sm == NULL:
-            raise MemoryError()
-        self.SM, self.capslots = sm, cap
+        # The move indices follow the statistics of ``cap`` slots now.
+        memmove(nw + SLOT_STATS * cap, nw + SLOT_STATS * self.capslots,
+                self.nslots * sizeof(int16_t))
+        self.NW, self.capslots = nw, cap
     s = self.nslots
     for r in range(SLOT_STATS):
         self.NW[SLOT_STATS * s + r] = 0.0
-    self.SM[s] = <int16_t>j
-    self.SL[j] = <int16_t>s
+    slot_moves(self)[s] = <int16_t>j
     self.nslots += 1
     return 0
 
@@ -852,9 +876,9 @@ cdef int kid_set(TreeNode self, int i, object child) except -1:
         if grown == NULL:
             raise MemoryError()
         self.CI, self.capkids = grown, 2 * self.capkids + 2
-    if self._kids is None:
-        self._kids = []
-    self._kids.append(child)
+    # Lists of the children's exact length (an append would leave room for
+    # four at the first child, eight at the second: issue 21).
+    self._kids = [child] if self._kids is None else self._kids + [child]
     self.CI[self.nkids] = <int16_t>i
     self.nkids += 1
     return 0
@@ -963,7 +987,30 @@ cdef inline double node_stat(TreeNode node, int j, int r) noexcept:
     cdef int s
     if node.D != NULL:
         return node.D[r * node.k + j]
-    s = node.SL[j]
+    s = node_slot(node, j)
+    return node.NW[SLOT_STATS * s + r] if s >= 0 else 0.0
+
+
+cdef inline void slot_map(TreeNode node, int16_t* sl) noexcept:
+    """Each move's slot into ``sl`` (``k`` of them; -1 for none), for the
+    selections that read the statistics of many moves one by one (nothing
+    when the rows are dense)."""
+    cdef const int16_t* sm
+    cdef int s
+    if node.D != NULL:
+        return
+    memset(sl, 0xFF, node.k * sizeof(int16_t))
+    sm = slot_moves(node)
+    for s in range(node.nslots):
+        sl[sm[s]] = <int16_t>s
+
+
+cdef inline double mapped_stat(TreeNode node, const int16_t* sl, int j, int r) noexcept:
+    """node_stat through a slot_map ``sl``."""
+    cdef int s
+    if node.D != NULL:
+        return node.D[r * node.k + j]
+    s = sl[j]
     return node.NW[SLOT_STATS * s + r] if s >= 0 else 0.0
 
 
@@ -987,26 +1034,44 @@ cdef inline void node_add(TreeNode node, int j, double x, double y, int r) noexc
         at[0] += x
         at[node.k] += y
     else:
-        at = node.NW + SLOT_STATS * node.SL[j] + r
+        at = node.NW + SLOT_STATS * node_slot(node, j) + r
         at[0] += x
         at[1] += y
 
 
-cdef int node_rank(TreeNode node) noexcept:
-    """Fill ``node.R``: the moves by prior, highest first, ties in move order
-    (an insertion sort, once per node).  Returns -1 when out of memory."""
-    cdef int i, j
+cdef int node_rank(TreeNode node, int want) noexcept:
+    """Take ``node.R`` anew: the first ``want`` (>= 1; at most ``k``) moves
+    by prior, highest first, ties in move order, as ``node.RL`` of them
+    (issue 21: the widened selections read the first few).  An insertion
+    sort that keeps the first ``want``: the full sort's first ``want``;
+    all ``k`` when a prior is NaN (written from Python: the sort's
+    comparisons are no order then, and the full sort's result is kept).
+    Returns -1 when out of memory (``R`` as it was)."""
+    cdef int i, j, n = 0, k = node.k, length = want if want < k else k
     cdef float x
-    node.R = <int16_t*>malloc(node.k * sizeof(int16_t))
-    if node.R == NULL:
+    cdef int16_t* R
+    for i in range(k):
+        if node.P[i] != node.P[i]:
+            length = k
+            break
+    R = <int16_t*>malloc(length * sizeof(int16_t))
+    if R == NULL:
         return -1
-    for i in range(node.k):
+    for i in range(k):
         x = node.P[i]
-        j = i
-        while j > 0 and node.P[node.R[j - 1]] < x:
-            node.R[j] = node.R[j - 1]
+        if n < length:
+            j = n
+            n += 1
+        elif node.P[R[length - 1]] < x:
+            j = length - 1      # in; the last one out
+        else:
+            continue            # after the first ``length``
+        while j > 0 and node.P[R[j - 1]] < x:
+            R[j] = R[j - 1]
             j -= 1
-        node.R[j] = <int16_t>i
+        R[j] = <int16_t>i
+    free(node.R)
+    node.R, node.RL = R, length
     return 0
 
 
@@ -1051,13 +1116,22 @@ cdef inline void node_value_terms(TreeNode node, TreeParams p, double* e0, doubl
 cdef int node_select(TreeNode node, TreeParams p) noexcept:
     """Index of the move to descend into, or -1 (``TreeNode.select``)."""
     # Progressive widening: the ``width`` allowed moves of highest prior
-    # (all of them when the order cannot be made: out of memory).
-    cdef int width = node_width(node, p)
+    # (all of them when the order cannot be made: out of memory).  The
+    # order is taken as far as ``width`` and 8 more moves (forbidden moves
+    # and ties may be read past ``width``), twice as far when a selection
+    # reads past it.
+    cdef int width = node_width(node, p), best
     cdef bint full = not p.puct or node.sum_vl
-    if width < node.open and (node.R != NULL or node_rank(node) == 0):
-        if full:
-            return _best(node, p, node.R, width, True, True)
-        return _best(node, p, node.R, width, True, False)
+    if width < node.open and (node.R != NULL or node_rank(node, width + 8) == 0):
+        while True:
+            if full:
+                best = _best(node, p, node.R, width, True, True)
+            else:
+                best = _best(node, p, node.R, width, True, False)
+            if best != RANKED_OUT:
+                return best
+            if node_rank(node, 2 * node.RL) != 0:
+                break
     if full:
         return _best(node, p, NULL, 0, False, True)
     return _best(node, p, NULL, 0, False, False)
@@ -1072,12 +1146,19 @@ cdef struct ScoreTerms:
     const double* VL
 
 
+# _best's answer when a widened selection needs more of the order than
+# ``node.R`` holds.
+cdef enum:
+    RANKED_OUT = -2
+
+
 cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int limit,
                       const bint widened, const bint full) noexcept:
     """node_select's argmax.  Only allowed moves, and the first of them
     whatever its score: a NaN (from values set from Python) must not pick a
     forbidden move, or a descent would forbid it again for ever.
-    ``widened``: the moves are visited in ``order`` and the search stops
+    ``widened``: the moves are visited in ``order`` (``node.RL`` of them:
+    RANKED_OUT when more are needed) and the search stops
     after ``limit`` allowed ones (with ``widen_ties``, after the moves of
     the same prior as the last of them too); else every move, in move
     order.  ``full``: UCT, or PUCT with pending virtual loss (threads), the
@@ -1091,6 +1172,9 @@ cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int lim
     cdef double st[SLOT_STATS]
     cdef ScoreTerms t
     cdef double scores[MAX_SIZE_C * MAX_SIZE_C + 1]
+    cdef int16_t sl[MAX_SIZE_C * MAX_SIZE_C + 1]
+    if full or widened:
+        slot_map(node, sl)
     if full:
         _full_terms(node, p, &t)
     else:
@@ -1099,16 +1183,20 @@ cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int lim
         if not widened:
             _scores(node, p, &t, scores)
     for r in range(k):
+        if widened and r == node.RL:
+            if seen >= limit and not p.widen_ties:
+                break
+            return RANKED_OUT
         j = order[r] if widened else r
         if widened and seen >= limit and (not p.widen_ties or node.P[j] != cut):
             break
-        if not node.A[j]:
+        if not node_allowed(node, j):
             continue
         if full:
-            score = _full_score(node, p, &t, j)
+            score = _full_score(node, p, &t, j, sl)
         elif widened:
             # fp_score of move j on rows that start at j (the same values).
-            _stats(node, p, j, st)
+            _stats(node, p, j, st, sl)
             score = fp_score(0, st + SLOT_N, st + SLOT_W, st + SLOT_PN, st + SLOT_PW,
                              t.rn + j, t.rw + j, node.P + j, p.inv_equiv, t.e0, t.e1, t.c)
         else:
@@ -1142,7 +1230,7 @@ cdef inline void _scores(TreeNode node, TreeParams p, const ScoreTerms* t,
     fp_scores(k, _ZERO_ROW, _ZERO_ROW, _ZERO_ROW, _ZERO_ROW, t.rn, t.rw, node.P, scores,
               p.inv_equiv, t.e0, t.e1, t.c)
     for s in range(node.nslots):
-        j = node.SM[s]
+        j = slot_moves(node)[s]
         st = node.NW + SLOT_STATS * s
         if p.virtual:
             pn, pw = st + SLOT_PN, st + SLOT_PW
@@ -1150,12 +1238,14 @@ cdef inline void _scores(TreeNode node, TreeParams p, const ScoreTerms* t,
                              node.P + j, p.inv_equiv, t.e0, t.e1, t.c)
 
 
-cdef inline void _stats(TreeNode node, TreeParams p, int j, double* st) noexcept:
+cdef inline void _stats(TreeNode node, TreeParams p, int j, double* st,
+                        const int16_t* sl) noexcept:
     """Move ``j``'s SLOT_STATS statistics into ``st`` (``pn`` and ``pw``
-    zero without ``p.virtual``, as fp_value's terms take them)."""
+    zero without ``p.virtual``, as fp_value's terms take them; ``sl``: the
+    node's slot_map)."""
     cdef int r
     for r in range(SLOT_STATS):
-        st[r] = node_stat(node, j, r)
+        st[r] = mapped_stat(node, sl, j, r)
     if not p.virtual:
         st[SLOT_PN] = st[SLOT_PW] = 0.0
 
@@ -1173,18 +1263,21 @@ cdef inline void _full_terms(TreeNode node, TreeParams p, ScoreTerms* t) noexcep
 
 
 cdef inline double _full_score(TreeNode node, TreeParams p, const ScoreTerms* t,
-                               int j) noexcept:
-    """Move ``j``'s UCT or PUCT score, virtual loss counting as lost playouts."""
+                               int j, const int16_t* sl) noexcept:
+    """Move ``j``'s UCT or PUCT score, virtual loss counting as lost playouts
+    (``sl``: the node's slot_map)."""
     cdef float* S = node.S
     cdef int k = node.k
     cdef double n, nq, q, ra, beta
-    n = node_n(node, j) + t.VL[j] if node.sum_vl else node_n(node, j)
-    nq = n + node_stat(node, j, SLOT_PN)
+    n = mapped_stat(node, sl, j, SLOT_N)
+    if node.sum_vl:
+        n += t.VL[j]
+    nq = n + mapped_stat(node, sl, j, SLOT_PN)
     if t.total > 0:
-        q = (node_w(node, j) + node_stat(node, j, SLOT_PW)) / nq if nq > 0 \
-            else t.parent_q - p.fpu_reduction
+        q = (mapped_stat(node, sl, j, SLOT_W) + mapped_stat(node, sl, j, SLOT_PW)) / nq \
+            if nq > 0 else t.parent_q - p.fpu_reduction
     elif p.virtual and nq > 0:
-        q = node_stat(node, j, SLOT_PW) / nq
+        q = mapped_stat(node, sl, j, SLOT_PW) / nq
     else:
         q = 0.5 - p.fpu_reduction
     if p.rave:
@@ -1871,7 +1964,7 @@ def reply_prior(TreeNode node not None, ReplyTable table not None, int64_t last,
     if reply < 0 or visits == 0:
         return -1
     for j in range(k - 1):
-        if node.M[j] == reply and node.A[j]:
+        if node.M[j] == reply and node_allowed(node, j):
             nw_room(node, j)
             node_add(node, j, visits, visits, SLOT_PN)
             return j
