@@ -14,7 +14,8 @@ import pytest
 
 import fastplay as fp
 from fastplay._core import (BLACK, DESCEND_END, DESCEND_EXPAND, DESCEND_LEAF, DESCEND_STOP,
-                            WHITE, ReplyTable, TreeNode, TreeParams, expansion_moves, prior_node,
+                            TACTIC_SAVE, WHITE, ReplyTable, TreeNode, TreeParams,
+                            expansion_moves, prior_node,
                             tree_backup, tree_descend, true_eyes)
 from fastplay.mcts import LINE_PRIOR
 
@@ -619,17 +620,17 @@ def test_three_rows_are_float32_views() -> None:
 
 def test_rows_made_when_first_needed() -> None:
     """A node makes its rows ``vl`` and ``wins`` only when they are first
-    written, and keeps ``n``, ``w``, ``pn`` and ``pw`` in slots for the moves
-    that have some until one of them is asked for (issue 21): until then
-    they read as zeros (``wins`` as ``w``), and the back-ups give the same
-    numbers either way."""
+    written, and keeps ``n`` and ``w``, ``pn`` and ``pw`` in slots (pairs)
+    for the moves that have some until one of them is asked for (issue 21):
+    until then they read as zeros (``wins`` as ``w``), and the back-ups give
+    the same numbers either way."""
     moves, prior = [0, 1, 2, -1], [0.3, 0.3, 0.3, 0.1]
     lean = TreeNode(BLACK, moves, prior)
     core = lean.nbytes
     assert core == 4 * (3 * 4 + 2) + 8               # rn, rw, prior (float32); move; allowed bits
     tree_backup([lean], [0], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
     tree_backup([lean], [1], 2.0, 0.5, 0.5, 0.5, None, 0.0, PARAMS)
-    slots = 2 * (4 * 8 + 2)                          # n, w, pn, pw of the two moves reached
+    slots = 2 * (2 * 8 + 2)                          # n and w of the two moves reached
     assert lean.nbytes == core + slots               # plain wins equal the value
     assert lean.data[7].tolist() == [1, 0.5, 0, 0]   # wins read as w
     assert not lean.data[[2, 5, 6]].any()            # vl, pn, pw read as zeros
@@ -644,12 +645,19 @@ def test_rows_made_when_first_needed() -> None:
     assert lean.n.tolist() == [2, 2, 0, 0] and lean.nbytes == core + 4 * 8 + 4 * 4 * 8
     tree_backup([lean], [3], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
     assert lean.stats[:2].tolist() == [[2, 2, 0, 1], [1.25, 0.5, 0, 1]]
-    # Where more slots would take more than the four dense rows (a third
-    # move of four here), the rows are made dense instead.
-    small = TreeNode(BLACK, moves, prior)
-    for i in (0, 1, 2):
+    # Where more slots would take more than the four dense rows, the rows
+    # are made dense instead: five points with prior playouts (their slots
+    # grown 1, 2, 3, 4, 6), then reached one by one, are 2 x 6 slots of 18
+    # bytes at the fifth, more than 6 moves' 4 rows of 8 bytes.
+    small = prior_node(BLACK, np.arange(5), np.ones(5), np.full(5, TACTIC_SAVE, np.int8),
+                       np.ones(5), 2.0, 3.0, 1.0, 0.1, 0.0)
+    bare = small.nbytes - 6 * 18
+    for i, reached in enumerate((1, 2, 3, 4)):
         tree_backup([small], [i], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
-    assert small.nbytes == core + 4 * 4 * 8 and small.stats[0].tolist() == [1, 1, 1, 0]
+        assert small.nbytes == bare + (6 + reached) * 18
+    tree_backup([small], [4], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
+    assert small.nbytes == bare + 4 * 6 * 8
+    assert small.stats[0].tolist() == [1, 1, 1, 1, 1, 0] and small.stats[5, :5].tolist() == [3] * 5
     # Asked for from Python, a row is made and written through.
     made = TreeNode(BLACK, moves, prior)
     made.pn[2] = 4.0
@@ -811,9 +819,9 @@ def test_a_default_search_makes_few_rows() -> None:
     """A one-thread default search on 9x9 makes no ``vl`` and no ``wins`` row
     (no virtual loss; its plain wins are its values) but the root's, which
     its result reads, so its nodes hold three ``float32`` rows a move, and
-    ``n``, ``w``, ``pn`` and ``pw`` in slots only for the moves reached or
-    given tactical virtual playouts (a ladder or atari move), but the
-    root's."""
+    ``n`` and ``w`` in slots only for the moves reached, ``pn`` and ``pw``
+    for the moves given tactical virtual playouts (a ladder or atari move),
+    but the root's."""
     from fastplay.search import MCTS, SearchConfig
 
     search = MCTS(fp.PatternDatabase.builtin("mc_montegnu_classic"),
@@ -828,15 +836,18 @@ def test_a_default_search_makes_few_rows() -> None:
         k, nodes = node.k, nodes + 1
         # The three core rows, moves and allowed bits; the order (2 bytes a
         # move, as far as it was taken) once widened; then 8 bytes a move
-        # for each row made (n, w, pn and pw dense: four); the slots (34
-        # bytes each, room grown 2, 5, 9, 15, ...).
+        # for each row made (n, w, pn and pw dense: four); the slots (18
+        # bytes each, in two sets, n and w, pn and pw, each's room grown 1,
+        # 2, 3, 4, 6, 8, ...).
         room = node.nbytes - _child_bytes(node) - k * (3 * 4 + 2) - 8 * ((k + 63) // 64)
         stats = node.stats
-        slotted = int(np.count_nonzero((stats[0] != 0) | (stats[5] != 0)))
         slots = 0
-        while slots < slotted:
-            slots += slots // 2 + 2
-        rest = room - (34 * slots if node is not search.root else 0)
+        for row in (0, 5):
+            slotted, cap = int(np.count_nonzero(stats[row])), 0
+            while cap < slotted:
+                cap += cap // 4 + 1
+            slots += cap
+        rest = room - (18 * slots if node is not search.root else 0)
         lazy, order = divmod(rest, 8 * k)
         # (The root's n, w and wins were read from Python for the result:
         # made, the four slotted rows dense.)

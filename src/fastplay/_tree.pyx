@@ -254,12 +254,12 @@ def _real_in(name, value, double low, double high, bounds):
 
 
 # A node's rows.  Three are one block made with the node (CORE_ROWS x k, in
-# this order).  ``n``, ``w``, ``pn`` and ``pw`` are kept for the moves a
-# back-up has reached or prior playouts were given to only, in slots (four
-# doubles each, ``NW``; a 9x9 node of 76 moves has some 4 moves reached and
-# 4 given prior playouts, most of them the same, on average: issue 21),
-# until Python asks for one of the rows: then they become four dense rows
-# (``D``) for good.  Two more rows are made when first written (issue 21:
+# this order).  ``n`` and ``w`` are kept for the moves a back-up has
+# reached only, ``pn`` and ``pw`` for the moves prior playouts were given
+# to, in slots: two sets of pairs of doubles (a 9x9 node of 79 moves has
+# some 4 moves reached and 4 given prior playouts, on average, seldom the
+# same: issue 21), until Python asks for one of the rows: then they become
+# four dense rows (``D``) for good.  Two more rows are made when first written (issue 21:
 # most nodes never need them): ``vl`` at a descent's first virtual loss, and
 # ``wins`` when a back-up's plain wins first differ from its value (until
 # then ``wins`` equals ``w`` to the bit: the same additions from zero).  A
@@ -274,6 +274,9 @@ cdef enum:
     SLOT_PN = 2     # prior knowledge as virtual playouts,
     SLOT_PW = 3     # and of which won
     SLOT_STATS = 4
+    SET_NW = 0      # the slot sets: ``n`` and ``w`` (SLOT_N >> 1),
+    SET_PK = 1      # ``pn`` and ``pw`` (SLOT_PN >> 1)
+    SLOT_PAIR = 2   # the doubles of a slot
     LAZY_VL = 0     # virtual loss, in playouts
     LAZY_WINS = 1   # plain wins of the node's colour (draws 1/2), for reports
     TREE_ROWS = 8   # the rows of ``stats``
@@ -322,6 +325,7 @@ cdef class TreeNode:
         ValueError: bad colour, shapes, or moves.
     """
     cdef readonly int color
+    cdef int RL         # the moves in ``R``
     cdef list _kids       # the children made, in the order made; None while there are none
     cdef int16_t* CI      # their move indices, parallel to ``_kids`` (issue 21: sparse)
     cdef int nkids, capkids
@@ -335,15 +339,16 @@ cdef class TreeNode:
     cdef float* S       # the core rows (ROW_*), CORE_ROWS x k, float32, after A
     cdef float* P       # the row ``prior`` in S
     cdef int16_t* M     # the moves (flat indices, the pass -1 last), after S
-    # The slots: SLOT_STATS doubles each, then each slot's move index (int16;
-    # slot_moves), in one block of capslots; a move's slot is found by a scan.
-    cdef double* NW
-    cdef int nslots, capslots
+    # The slot sets (SET_*): a block each of ``sets_cap`` slots, a pair of
+    # doubles each, then each slot's move index (int16: set_moves); a
+    # move's slot is found by a scan.  Two int16 counts each: ``k`` < 2 ** 15.
+    cdef double* SB[2]
+    cdef int16_t sets_n[2]
+    cdef int16_t sets_cap[2]
     cdef double* D      # ``n``, ``w``, ``pn``, ``pw`` dense (SLOT_STATS x k): NULL until Python asks
     cdef double* VL     # the lazy rows (LAZY_*): NULL until made
     cdef double* WINS   # NULL while equal to ``w``
     cdef int16_t* R     # the first RL moves by prior, highest first (widening); NULL until needed
-    cdef int RL
 
     def __init__(self, color, moves, prior, double base=0.0):
         color = _integer(color, "colour code")
@@ -413,7 +418,8 @@ cdef class TreeNode:
 
     def __dealloc__(self):
         free(self.A)
-        free(self.NW)
+        free(self.SB[SET_NW])
+        free(self.SB[SET_PK])
         free(self.D)
         free(self.CI)
         free(self.R)
@@ -602,15 +608,17 @@ cdef class TreeNode:
     def nbytes(self):
         """Bytes of memory the node holds besides its Python object (192
         bytes): its rows (``rn``, ``rw`` and ``prior`` ``float32``, the others
-        ``float64``: the lazy ones once made; ``n``, ``w``, ``pn`` and ``pw``
-        as slots with their move's index, or dense once asked for), its
+        ``float64``: the lazy ones once made; ``n`` and ``w``, ``pn`` and
+        ``pw`` as slots (pairs) with their move's index, or dense once asked
+        for), its
         moves (``int16``), allowed bits and widening order (as far as it was
         taken), and its record of the children made (not the children)."""
         cdef int64_t k = self.k, rows = (self.VL != NULL) \
             + (self.WINS != NULL) + SLOT_STATS * (self.D != NULL)
         cdef int64_t total = rows * k * sizeof(double) + ((k + 63) >> 6) * sizeof(uint64_t) \
             + k * (CORE_ROWS * sizeof(float) + sizeof(int16_t)) \
-            + self.capslots * (SLOT_STATS * sizeof(double) + sizeof(int16_t))
+            + (self.sets_cap[SET_NW] + self.sets_cap[SET_PK]) \
+            * (SLOT_PAIR * sizeof(double) + sizeof(int16_t))
         if self.R != NULL:
             total += self.RL * sizeof(int16_t)
         if self._kids is not None:
@@ -748,6 +756,8 @@ cdef void nw_gather(TreeNode self, double* n, double* w, double* pn, double* pw)
     """Copy the rows ``n``, ``w``, ``pn`` and ``pw`` into the ``k`` doubles
     each of these point to (any may be NULL), dense or from the slots."""
     cdef double* out[SLOT_STATS]
+    cdef const double* block
+    cdef const int16_t* sm
     cdef int k = self.k, s, r
     out[SLOT_N], out[SLOT_W], out[SLOT_PN], out[SLOT_PW] = n, w, pn, pw
     for r in range(SLOT_STATS):
@@ -757,8 +767,9 @@ cdef void nw_gather(TreeNode self, double* n, double* w, double* pn, double* pw)
             memcpy(out[r], self.D + r * k, k * sizeof(double))
             continue
         memset(out[r], 0, k * sizeof(double))
-        for s in range(self.nslots):
-            out[r][slot_moves(self)[s]] = self.NW[SLOT_STATS * s + r]
+        block, sm = self.SB[r >> 1], set_moves(self, r >> 1)
+        for s in range(self.sets_n[r >> 1]):
+            out[r][sm[s]] = block[SLOT_PAIR * s + (r & 1)]
 
 
 cdef double* nw_dense(TreeNode self) except NULL:
@@ -766,7 +777,7 @@ cdef double* nw_dense(TreeNode self) except NULL:
     from the slots if they are not yet (for good: numpy views may point
     into them)."""
     cdef double* dense
-    cdef int k = self.k
+    cdef int k = self.k, which
     if self.D == NULL:
         dense = <double*>malloc(SLOT_STATS * k * sizeof(double))
         if dense == NULL:
@@ -774,23 +785,26 @@ cdef double* nw_dense(TreeNode self) except NULL:
         nw_gather(self, dense + SLOT_N * k, dense + SLOT_W * k, dense + SLOT_PN * k,
                   dense + SLOT_PW * k)
         self.D = dense
-        free(self.NW)
-        self.NW = NULL
-        self.nslots = self.capslots = 0
+        for which in range(2):
+            free(self.SB[which])
+            self.SB[which] = NULL
+            self.sets_n[which] = self.sets_cap[which] = 0
     return self.D
 
 
-cdef inline int16_t* slot_moves(TreeNode self) noexcept:
-    """Each slot's move index: after the slots' statistics, in their block."""
-    return <int16_t*>(self.NW + SLOT_STATS * self.capslots)
+cdef inline int16_t* set_moves(TreeNode self, int which) noexcept:
+    """Each slot's move index in the set ``which``: after the slots' pairs,
+    in their block."""
+    return <int16_t*>(self.SB[which] + SLOT_PAIR * self.sets_cap[which])
 
 
-cdef inline int node_slot(TreeNode self, int j) noexcept:
-    """Move ``j``'s slot, or -1 for none (a scan: a 9x9 node has 5-13 slots,
-    and more than some 0.9 k go dense)."""
-    cdef const int16_t* sm = slot_moves(self)
+cdef inline int set_slot(TreeNode self, int which, int j) noexcept:
+    """Move ``j``'s slot in the set ``which``, or -1 for none (a scan: a 9x9
+    node has some 4 slots in each, and a node goes dense before they pass
+    some 1.8 k in all)."""
+    cdef const int16_t* sm = set_moves(self, which)
     cdef int s
-    for s in range(self.nslots):
+    for s in range(self.sets_n[which]):
         if sm[s] == j:
             return s
     return -1
@@ -801,33 +815,32 @@ cdef inline bint node_allowed(TreeNode self, int j) noexcept:
     return (self.A[j >> 6] >> (j & 63)) & 1
 
 
-cdef int nw_room(TreeNode self, int j) except -1:
-    """Make room for move ``j``'s statistics (node_add may add to them
-    after it): its slot, made (zeros) if it has none, or the dense rows
-    once more slots would take more memory than they do (small boards)."""
-    cdef int s, r, cap
-    cdef double* nw
-    if self.D != NULL or node_slot(self, j) >= 0:
+cdef int slot_room(TreeNode self, int which, int j) except -1:
+    """Make room for move ``j``'s statistics of the set ``which`` (node_add
+    may add to them after it): its slot, made (zeros) if it has none, or
+    the dense rows once the slots would take more memory than they do.
+    The sets grow by a quarter and one slot (1, 2, 3, 4, 6, 8 ...: a
+    node's slots are few, issue 21)."""
+    cdef int s, cap, size = SLOT_PAIR * sizeof(double) + sizeof(int16_t)
+    cdef double* block
+    if self.D != NULL or set_slot(self, which, j) >= 0:
         return 0
-    if self.nslots == self.capslots:
-        # 2, 5, 9, 15, 24 ...: a 9x9 node has 5-13 slots (issue 21).
-        cap = self.capslots + self.capslots // 2 + 2
-        if cap * (SLOT_STATS * sizeof(double) + sizeof(int16_t)) \
-                >= SLOT_STATS * self.k * sizeof(double):
+    if self.sets_n[which] == self.sets_cap[which]:
+        cap = self.sets_cap[which] + self.sets_cap[which] // 4 + 1
+        if (cap + self.sets_cap[1 - which]) * size >= SLOT_STATS * self.k * sizeof(double):
             nw_dense(self)
             return 0
-        nw = <double*>realloc(self.NW, cap * (SLOT_STATS * sizeof(double) + sizeof(int16_t)))
-        if nw == NULL:
+        block = <double*>realloc(self.SB[which], cap * size)
+        if block == NULL:
             raise MemoryError()
-        # The move indices follow the statistics of ``cap`` slots now.
-        memmove(nw + SLOT_STATS * cap, nw + SLOT_STATS * self.capslots,
-                self.nslots * sizeof(int16_t))
-        self.NW, self.capslots = nw, cap
-    s = self.nslots
-    for r in range(SLOT_STATS):
-        self.NW[SLOT_STATS * s + r] = 0.0
-    slot_moves(self)[s] = <int16_t>j
-    self.nslots += 1
+        # The move indices follow the pairs of ``cap`` slots now.
+        memmove(block + SLOT_PAIR * cap, block + SLOT_PAIR * self.sets_cap[which],
+                self.sets_n[which] * sizeof(int16_t))
+        self.SB[which], self.sets_cap[which] = block, <int16_t>cap
+    s = self.sets_n[which]
+    self.SB[which][SLOT_PAIR * s] = self.SB[which][SLOT_PAIR * s + 1] = 0.0
+    set_moves(self, which)[s] = <int16_t>j
+    self.sets_n[which] += 1
     return 0
 
 
@@ -987,22 +1000,24 @@ cdef inline double node_stat(TreeNode node, int j, int r) noexcept:
     cdef int s
     if node.D != NULL:
         return node.D[r * node.k + j]
-    s = node_slot(node, j)
-    return node.NW[SLOT_STATS * s + r] if s >= 0 else 0.0
+    s = set_slot(node, r >> 1, j)
+    return node.SB[r >> 1][SLOT_PAIR * s + (r & 1)] if s >= 0 else 0.0
 
 
 cdef inline void slot_map(TreeNode node, int16_t* sl) noexcept:
-    """Each move's slot into ``sl`` (``k`` of them; -1 for none), for the
-    selections that read the statistics of many moves one by one (nothing
-    when the rows are dense)."""
+    """Each move's slot into ``sl``, the set SET_NW's in the first ``k``
+    int16 and SET_PK's in the next ``k`` (-1 for none), for the selections
+    that read the statistics of many moves one by one (nothing when the
+    rows are dense)."""
     cdef const int16_t* sm
-    cdef int s
+    cdef int s, which, k = node.k
     if node.D != NULL:
         return
-    memset(sl, 0xFF, node.k * sizeof(int16_t))
-    sm = slot_moves(node)
-    for s in range(node.nslots):
-        sl[sm[s]] = <int16_t>s
+    memset(sl, 0xFF, 2 * k * sizeof(int16_t))
+    for which in range(2):
+        sm = set_moves(node, which)
+        for s in range(node.sets_n[which]):
+            sl[which * k + sm[s]] = <int16_t>s
 
 
 cdef inline double mapped_stat(TreeNode node, const int16_t* sl, int j, int r) noexcept:
@@ -1010,8 +1025,8 @@ cdef inline double mapped_stat(TreeNode node, const int16_t* sl, int j, int r) n
     cdef int s
     if node.D != NULL:
         return node.D[r * node.k + j]
-    s = sl[j]
-    return node.NW[SLOT_STATS * s + r] if s >= 0 else 0.0
+    s = sl[(r >> 1) * node.k + j]
+    return node.SB[r >> 1][SLOT_PAIR * s + (r & 1)] if s >= 0 else 0.0
 
 
 cdef inline double node_n(TreeNode node, int j) noexcept:
@@ -1027,14 +1042,14 @@ cdef inline double node_w(TreeNode node, int j) noexcept:
 cdef inline void node_add(TreeNode node, int j, double x, double y, int r) noexcept:
     """Add ``x`` and ``y`` to move ``j``'s statistics ``r`` and ``r + 1``
     (``SLOT_N``: ``n`` and ``w``; ``SLOT_PN``: ``pn`` and ``pw``; room made
-    before: ``nw_room(node, j)``)."""
+    before: ``slot_room(node, r >> 1, j)``)."""
     cdef double* at
     if node.D != NULL:
         at = node.D + r * node.k + j
         at[0] += x
         at[node.k] += y
     else:
-        at = node.NW + SLOT_STATS * node_slot(node, j) + r
+        at = node.SB[r >> 1] + SLOT_PAIR * set_slot(node, r >> 1, j)
         at[0] += x
         at[1] += y
 
@@ -1172,16 +1187,15 @@ cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int lim
     cdef double st[SLOT_STATS]
     cdef ScoreTerms t
     cdef double scores[MAX_SIZE_C * MAX_SIZE_C + 1]
-    cdef int16_t sl[MAX_SIZE_C * MAX_SIZE_C + 1]
-    if full or widened:
-        slot_map(node, sl)
+    cdef int16_t sl[2 * (MAX_SIZE_C * MAX_SIZE_C + 1)]
+    slot_map(node, sl)
     if full:
         _full_terms(node, p, &t)
     else:
         t.c = p.c_puct * sqrt(node.sum_n + 1)
         node_value_terms(node, p, &t.e0, &t.e1, &t.rn, &t.rw)
         if not widened:
-            _scores(node, p, &t, scores)
+            _scores(node, p, &t, scores, sl)
     for r in range(k):
         if widened and r == node.RL:
             if seen >= limit and not p.widen_ties:
@@ -1211,16 +1225,16 @@ cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int lim
 
 
 cdef inline void _scores(TreeNode node, TreeParams p, const ScoreTerms* t,
-                         double* scores) noexcept:
+                         double* scores, const int16_t* sl) noexcept:
     """fp_scores over every move of ``node``: dense rows at once; else all
     moves as if they had no slot (``n``, ``w``, ``pn``, ``pw`` zero:
     vectorised), then the moves with a slot one by one -- the same values
-    to the bit."""
-    cdef int s, j, k = node.k
+    to the bit (``sl``: the node's slot_map)."""
+    cdef int s, j, which, k = node.k
     cdef const double* D = node.D
     cdef const double* pn = _ZERO_ROW
     cdef const double* pw = _ZERO_ROW
-    cdef const double* st
+    cdef double st[SLOT_STATS]
     if D != NULL:
         if p.virtual:
             pn, pw = D + SLOT_PN * k, D + SLOT_PW * k
@@ -1229,13 +1243,15 @@ cdef inline void _scores(TreeNode node, TreeParams p, const ScoreTerms* t,
         return
     fp_scores(k, _ZERO_ROW, _ZERO_ROW, _ZERO_ROW, _ZERO_ROW, t.rn, t.rw, node.P, scores,
               p.inv_equiv, t.e0, t.e1, t.c)
-    for s in range(node.nslots):
-        j = slot_moves(node)[s]
-        st = node.NW + SLOT_STATS * s
-        if p.virtual:
-            pn, pw = st + SLOT_PN, st + SLOT_PW
-        scores[j] = fp_score(0, st + SLOT_N, st + SLOT_W, pn, pw, t.rn + j, t.rw + j,
-                             node.P + j, p.inv_equiv, t.e0, t.e1, t.c)
+    # Without prior playouts (``virtual`` off) the moves with ``pn`` only
+    # keep their scores of zeros; a move in both sets is scored twice alike.
+    for which in range(2 if p.virtual else 1):
+        for s in range(node.sets_n[which]):
+            j = set_moves(node, which)[s]
+            _stats(node, p, j, st, sl)
+            scores[j] = fp_score(0, st + SLOT_N, st + SLOT_W, st + SLOT_PN, st + SLOT_PW,
+                                 t.rn + j, t.rw + j, node.P + j, p.inv_equiv, t.e0, t.e1,
+                                 t.c)
 
 
 cdef inline void _stats(TreeNode node, TreeParams p, int j, double* st,
@@ -1459,7 +1475,7 @@ cdef int _ladder_visits(TreeNode node, const cnp.int8_t* tc, const double* wt,
         if v == 0.0:
             continue        # adds nothing (+0.0 to rows >= 0)
         won = tc[j] != TAC_BAD
-        nw_room(node, <int>j)
+        slot_room(node, SET_PK, <int>j)
         node_add(node, <int>j, v, v if won else 0.0, SLOT_PN)
         S[ROW_RN * k + j] += v
         if won:
@@ -1720,7 +1736,7 @@ cdef int _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
         node = <TreeNode>nodes[d]
         if black_value != black_wins and node.WINS == NULL:
             node._lazy(LAZY_WINS)
-        nw_room(node, path[d])
+        slot_room(node, SET_NW, path[d])
     for d in range(depth - 1, -1, -1):
         node = <TreeNode>nodes[d]
         i = path[d]
@@ -1965,7 +1981,7 @@ def reply_prior(TreeNode node not None, ReplyTable table not None, int64_t last,
         return -1
     for j in range(k - 1):
         if node.M[j] == reply and node_allowed(node, j):
-            nw_room(node, j)
+            slot_room(node, SET_PK, j)
             node_add(node, j, visits, visits, SLOT_PN)
             return j
     return -1
