@@ -62,21 +62,22 @@ DEFAULT_PLAYOUTS = 5000
 
 #: A node's bytes as the tree's budget (``max_memory``) estimates them:
 #: ``NODE_BYTES`` for the node (its Python object, allocations, the record
-#: of its children, the slots of ``n``, ``w``, ``pn`` and ``pw`` for the
-#: moves reached or given prior playouts) and ``EDGE_BYTES`` for each of its
-#: ``k`` moves (three ``float32`` rows: the two AMAF rows and the prior; the
-#: ``int16`` move and slot number, the allowed flag, the widening order).  A
-#: least-squares line through the resident size of default one-thread
-#: searches, their edges counted exactly (``fuzz/soak_tree.py``, 2026-12-07,
-#: twentieth session: 609 bytes a 3x3 node of 3.4 moves, 961 on 5x5 (18.6),
-#: 2,191 on 9x9 (76.0), 1,843 in a 9x9 middle game (49.9), 7,468 on 19x19
-#: (359.3)) is 691 + 19.0 k.  A row made later adds 8 bytes a move: ``vl``
-#: with threads, ``wins`` with an evaluator's mix; the four slotted rows
-#: made dense (the root, the nodes a result's principal variations read)
-#: 32; 38 leaves room for the first two.  700 and 50 while the three rows
-#: were ``float64`` (RESULTS.md, "Soak and endings").
-NODE_BYTES = 700
-EDGE_BYTES = 38
+#: of its children, the slots of ``n`` and ``w`` for the moves reached and of
+#: ``pn`` and ``pw`` for the moves given prior playouts, the widening order
+#: as far as it was read) and ``EDGE_BYTES`` for each of its ``k`` moves
+#: (three ``float32`` rows: the two AMAF rows and the prior; the ``int16``
+#: move; the allowed bit).  A least-squares line through the resident size
+#: of default one-thread searches, their edges counted exactly
+#: (``fuzz/soak_tree.py``, 2026-12-07, twenty-first session: 608 bytes a 3x3
+#: node of 3.4 moves, 692 on 5x5 (18.6), 1,625 on 9x9 (76.0), 1,310 in a
+#: 9x9 middle game (49.9), 6,115 on 19x19 (359.3)) is 481 + 15.7 k.  A row
+#: made later adds 8 bytes a move: ``vl`` with threads, ``wins`` with an
+#: evaluator's mix; the four slotted rows made dense (the root, the nodes a
+#: result's principal variations read) 32; 35 leaves room for the first
+#: two.  700 and 38 before the node's layout was packed, 700 and 50 while
+#: the three rows were ``float64`` (RESULTS.md, "Soak and endings").
+NODE_BYTES = 500
+EDGE_BYTES = 35
 
 #: Largest ``batch``: one batch is one engine call, which a stop request or
 #: the clock cannot interrupt.
