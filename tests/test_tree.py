@@ -15,7 +15,7 @@ import pytest
 import fastplay as fp
 from fastplay._core import (BLACK, DESCEND_END, DESCEND_EXPAND, DESCEND_LEAF, DESCEND_STOP,
                             TACTIC_SAVE, WHITE, ReplyTable, TreeNode, TreeParams,
-                            expansion_moves, prior_node,
+                            expansion_moves, inherit_amaf, prior_node,
                             tree_backup, tree_descend, true_eyes)
 from fastplay.mcts import LINE_PRIOR
 
@@ -627,7 +627,7 @@ def test_rows_made_when_first_needed() -> None:
     moves, prior = [0, 1, 2, -1], [0.3, 0.3, 0.3, 0.1]
     lean = TreeNode(BLACK, moves, prior)
     core = lean.nbytes
-    assert core == 4 * (3 * 4 + 2) + 8               # rn, rw, prior (float32); move; allowed bits
+    assert core == 4 * 3 * 4 + 8 + 8                 # rn, rw, prior (float32); allowed, points' bits
     tree_backup([lean], [0], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
     tree_backup([lean], [1], 2.0, 0.5, 0.5, 0.5, None, 0.0, PARAMS)
     slots = 2 * (2 * 8 + 2)                          # n and w of the two moves reached
@@ -834,12 +834,13 @@ def test_a_default_search_makes_few_rows() -> None:
         node = stack.pop()
         kids = node.children
         k, nodes = node.k, nodes + 1
-        # The three core rows, moves and allowed bits; the order (2 bytes a
+        # The three core rows, allowed bits and the points' bits; the order (2 bytes a
         # move, as far as it was taken) once widened; then 8 bytes a move
         # for each row made (n, w, pn and pw dense: four); the slots (18
         # bytes each, in two sets, n and w, pn and pw, each's room grown 1,
         # 2, 3, 4, 6, 8, ...).
-        room = node.nbytes - _child_bytes(node) - k * (3 * 4 + 2) - 8 * ((k + 63) // 64)
+        room = node.nbytes - _child_bytes(node) - k * 3 * 4 - 8 * ((k + 63) // 64) \
+            - 8 * ((int(node.moves.max()) + 64) // 64)     # the points, ascending: bits
         stats = node.stats
         slots = 0
         for row in (0, 5):
@@ -1036,3 +1037,45 @@ def test_make_node_refuses_what_was_not_initialised():
     node = make_node(fp.Board(9), engine, 1.0, 1.0, (), True, 10.0, 50.0, 1.0, 0.01, 0.0,
                      params=PARAMS, opening_pass=True)
     assert not node.allowed[-1] and node.allowed[:-1].all()   # the empty board: no pass
+
+
+def test_moves_in_any_order_make_the_same_node() -> None:
+    """A node keeps its points as a bitset of the board when they come in
+    ascending order (the search's nodes: issue 21) and as ``int16`` in any
+    other: both give the same moves, back-ups (first-play tallies
+    included), values, selections and inherited tallies, move for move."""
+    rng = np.random.default_rng(11)
+    for size in (3, 9, 19):
+        npts = size * size
+        for _ in range(8):
+            m = int(rng.integers(1, npts + 1))
+            points = np.sort(rng.choice(npts, m, replace=False))
+            perm = rng.permutation(m)
+            prior = rng.random(m + 1) + 0.01
+            asc = TreeNode(BLACK, [*points, -1], prior)
+            mixed = TreeNode(BLACK, [*points[perm], -1], np.r_[prior[perm], prior[m]])
+            same = np.r_[perm, m]                  # mixed's move t is asc's move same[t]
+            assert asc.moves.tolist() == [*points.tolist(), -1]
+            assert mixed.moves.tolist() == [*points[perm].tolist(), -1]
+            assert asc.nbytes == mixed.nbytes - 2 * m + 8 * ((int(points.max()) + 64) // 64)
+            at = np.argsort(perm)                  # asc's move i is mixed's move at[i]
+            for _ in range(12):
+                i = int(rng.integers(0, m + 1))
+                amaf = rng.integers(0, 3, size=(2, 3, npts)).astype(np.int32)
+                amaf[1] = np.minimum(amaf[1], amaf[0])
+                value = float(rng.random())
+                tree_backup([asc], [i], 1.0, value, value, value, amaf, 0.0, PARAMS)
+                tree_backup([mixed], [int(at[i]) if i < m else m], 1.0, value, value, value,
+                            amaf, 0.0, PARAMS)
+            assert asc.data[:, same].tobytes() == mixed.data.tobytes()
+            for t in (0, m - 1, m):
+                assert asc.edge(int(same[t])) == mixed.edge(t)
+            for widen in (0, 3):
+                p = TreeParams(True, True, True, 1.3, 0.7, 0.1, 300.0, widen_base=widen)
+                assert asc.values(p)[same].tobytes() == mixed.values(p).tobytes()
+                assert asc.select(p) == same[mixed.select(p)]
+            later = np.sort(rng.choice(npts, int(rng.integers(1, npts + 1)), replace=False))
+            heirs = [TreeNode(BLACK, [*later, -1], np.ones(len(later) + 1)) for _ in range(2)]
+            inherit_amaf(heirs[0], asc, 5.0, PARAMS)
+            inherit_amaf(heirs[1], mixed, 5.0, PARAMS)
+            assert heirs[0].data.tobytes() == heirs[1].data.tobytes()

@@ -334,11 +334,14 @@ cdef class TreeNode:
     cdef readonly int open
     cdef readonly int k     # moves, the pass included
     cdef int64_t max_move
-    # One block per node (issue 21): the allowed bits, the core rows, the moves.
+    # One block per node (issue 21): the allowed bits, the points' bits
+    # (node_bits) when the moves are in ascending order, the core rows, and
+    # the moves in any other order.
     cdef uint64_t* A    # allowed flags, one bit a move (ceil(k / 64) words): the block's start
-    cdef float* S       # the core rows (ROW_*), CORE_ROWS x k, float32, after A
+    cdef float* S       # the core rows (ROW_*), CORE_ROWS x k, float32
     cdef float* P       # the row ``prior`` in S
-    cdef int16_t* M     # the moves (flat indices, the pass -1 last), after S
+    cdef int16_t* M     # the points (flat indices; the pass, last, is not kept), after S;
+                        # NULL when ascending (the points' bits then: node_move, node_index)
     # The slot sets (SET_*): a block each of ``sets_cap`` slots, a pair of
     # doubles each, then each slot's move index (int16: set_moves); a
     # move's slot is found by a scan.  Two int16 counts each: ``k`` < 2 ** 15.
@@ -396,15 +399,28 @@ cdef class TreeNode:
         # node's own: numpy sees them through views whose base is the node,
         # which no numpy call can resize or free; the moves are never shown
         # writable (the core indexes tallies and boards with them).
+        # The points in ascending order (the search's nodes) are kept as a
+        # bitset of the board's flat indices (issue 21: 16 bytes on 9x9 for
+        # 160), in any other as int16.
+        cdef bint ascending = True
+        for j in range(k - 2):
+            ascending = ascending and mv[j] < mv[j + 1]
         cdef int words = (k + 63) >> 6
-        self.A = <uint64_t*>calloc(1, words * sizeof(uint64_t)
-                                   + k * (CORE_ROWS * sizeof(float) + sizeof(int16_t)))
+        cdef int point_words = point_bit_words(self.max_move) if ascending else 0
+        self.A = <uint64_t*>calloc(1, (words + point_words) * sizeof(uint64_t)
+                                   + k * CORE_ROWS * sizeof(float)
+                                   + (0 if ascending else (k - 1) * sizeof(int16_t)))
         if self.A == NULL:
             raise MemoryError()
-        self.S = <float*>(self.A + words)
-        self.M = <int16_t*>(self.S + CORE_ROWS * k)
+        self.S = <float*>(self.A + words + point_words)
+        self.M = NULL if ascending else <int16_t*>(self.S + CORE_ROWS * k)
         for j in range(k):
             self.A[j >> 6] |= (<uint64_t>1) << (j & 63)
+        for j in range(k - 1):
+            if ascending:
+                self.A[words + (mv[j] >> 6)] |= (<uint64_t>1) << (mv[j] & 63)
+            else:
+                self.M[j] = <int16_t>mv[j]
         self.color = color
         self.k = k
         self.open = k
@@ -412,7 +428,6 @@ cdef class TreeNode:
         self.sum_n = self.sum_w = self.sum_vl = 0.0
         self.P = self.S + ROW_PRIOR * k
         for j in range(k):
-            self.M[j] = <int16_t>mv[j]
             self.P[j] = <float>pr[j]
         return 0
 
@@ -451,9 +466,12 @@ cdef class TreeNode:
         self._check_ready()
         out = np.empty(self.k, dtype=np.int64)
         cdef int64_t[::1] o = out
+        cdef int16_t points[MAX_SIZE_C * MAX_SIZE_C]
         cdef int j
-        for j in range(self.k):
-            o[j] = self.M[j]
+        node_points(self, points)
+        for j in range(self.k - 1):
+            o[j] = points[j]
+        o[self.k - 1] = -1
         out.flags.writeable = False
         return out
 
@@ -611,12 +629,16 @@ cdef class TreeNode:
         ``float64``: the lazy ones once made; ``n`` and ``w``, ``pn`` and
         ``pw`` as slots (pairs) with their move's index, or dense once asked
         for), its
-        moves (``int16``), allowed bits and widening order (as far as it was
-        taken), and its record of the children made (not the children)."""
+        moves (a bitset of the board's points when they are in ascending
+        order, else ``int16``), allowed bits and widening order (as far as
+        it was taken), and its record of the children made (not the
+        children)."""
         cdef int64_t k = self.k, rows = (self.VL != NULL) \
             + (self.WINS != NULL) + SLOT_STATS * (self.D != NULL)
         cdef int64_t total = rows * k * sizeof(double) + ((k + 63) >> 6) * sizeof(uint64_t) \
-            + k * (CORE_ROWS * sizeof(float) + sizeof(int16_t)) \
+            + k * CORE_ROWS * sizeof(float) \
+            + ((k - 1) * sizeof(int16_t) if self.M != NULL
+               else point_bit_words(self.max_move) * sizeof(uint64_t)) \
             + (self.sets_cap[SET_NW] + self.sets_cap[SET_PK]) \
             * (SLOT_PAIR * sizeof(double) + sizeof(int16_t))
         if self.R != NULL:
@@ -695,7 +717,7 @@ cdef class TreeNode:
         that is not an integer."""
         self._check_ready()
         cdef int j = self._py_index(i)
-        return <int64_t>self.M[j], node_n(self, j), \
+        return <int64_t>node_move(self, j), node_n(self, j), \
             self.VL[j] if self.VL != NULL else 0.0
 
     def forbid(self, i):
@@ -813,6 +835,79 @@ cdef inline int set_slot(TreeNode self, int which, int j) noexcept:
 cdef inline bint node_allowed(TreeNode self, int j) noexcept:
     """Whether a descent may still take move ``j`` (0 <= j < k)."""
     return (self.A[j >> 6] >> (j & 63)) & 1
+
+
+cdef inline int point_bit_words(int64_t max_move) noexcept:
+    """The words of a bitset of flat indices up to ``max_move`` (-1: none)."""
+    return <int>((max_move + 64) >> 6)
+
+
+cdef inline const uint64_t* node_bits(TreeNode self) noexcept:
+    """The points' bitset of a node whose moves are ascending (``M`` NULL):
+    after the allowed bits, ``point_bit_words(max_move)`` words."""
+    return self.A + ((self.k + 63) >> 6)
+
+
+cdef inline int node_move(TreeNode self, int j) noexcept:
+    """Move ``j``'s flat index, -1 for the pass (0 <= j < k): from ``M``, or
+    the ``j``-th point of the bitset (a popcount a word, then the bits of
+    one word: a few dozen operations, once a descent's step)."""
+    cdef const uint64_t* words
+    cdef uint64_t x
+    cdef int w = 0, c
+    if j == self.k - 1:
+        return -1
+    if self.M != NULL:
+        return self.M[j]
+    words = node_bits(self)
+    while True:
+        x = words[w]
+        c = fp_popcount64(x)
+        if j < c:
+            break
+        j -= c
+        w += 1
+    while j > 0:
+        x &= x - 1
+        j -= 1
+    return (w << 6) + fp_ctz64(x)
+
+
+cdef inline int node_index(TreeNode self, int point) noexcept:
+    """The index of the move at ``point`` (a flat index >= 0), or -1."""
+    cdef const uint64_t* words
+    cdef int j, w, rank = 0
+    if self.M != NULL:
+        for j in range(self.k - 1):
+            if self.M[j] == point:
+                return j
+        return -1
+    if point > self.max_move:
+        return -1
+    words = node_bits(self)
+    w = point >> 6
+    if not (words[w] >> (point & 63)) & 1:
+        return -1
+    for j in range(w):
+        rank += fp_popcount64(words[j])
+    return rank + fp_popcount64(words[w] & (((<uint64_t>1) << (point & 63)) - 1))
+
+
+cdef void node_points(TreeNode self, int16_t* out) noexcept:
+    """The ``k - 1`` points (flat indices, in move order) into ``out``."""
+    cdef const uint64_t* words
+    cdef uint64_t x
+    cdef int w, j = 0
+    if self.M != NULL:
+        memcpy(out, self.M, (self.k - 1) * sizeof(int16_t))
+        return
+    words = node_bits(self)
+    for w in range(point_bit_words(self.max_move)):
+        x = words[w]
+        while x:
+            out[j] = <int16_t>((w << 6) + fp_ctz64(x))
+            x &= x - 1
+            j += 1
 
 
 cdef int slot_room(TreeNode self, int which, int j) except -1:
@@ -1394,13 +1489,16 @@ cdef void _inherit(TreeNode node, TreeNode anc, double cap) noexcept:
     (moves in any order; each is a flat index below MAX_SIZE_C ** 2, as
     ``_fill`` checks), the two passes last."""
     cdef int16_t where[MAX_SIZE_C * MAX_SIZE_C]
+    cdef int16_t points[MAX_SIZE_C * MAX_SIZE_C]
     cdef int k = node.k, ka = anc.k, i, j
     for i in range(MAX_SIZE_C * MAX_SIZE_C):
         where[i] = -1
+    node_points(anc, points)
     for j in range(ka - 1):
-        where[anc.M[j]] = <int16_t>j
+        where[points[j]] = <int16_t>j
+    node_points(node, points)
     for i in range(k - 1):
-        j = where[node.M[i]]
+        j = where[points[i]]
         if j >= 0:
             _inherit_one(node, anc, i, j, cap)
     _inherit_one(node, anc, k - 1, ka - 1, cap)      # the two passes
@@ -1563,7 +1661,7 @@ cdef int _descend(TreeNode node, CoreBoard board, set seen, set path_hashes, Pat
         i = node_select(node, params)
         if i < 0:
             return D_STOP     # moves left open, but none allowed (set from Python)
-        move = node.M[i]
+        move = node_move(node, i)
         color = node.color
         p = 0 if move < 0 else board.pad(<int>move)
         # The rules without superko (legal_code would look the position up
@@ -1718,6 +1816,19 @@ cdef void _amaf_single(double* am, const uint8_t* first, int W, int size,
             k += 1
 
 
+cdef inline void _amaf_add(float* S, int k, int j, const double* tally, int64_t npts,
+                           double mean, double* s0, double* s1) noexcept:
+    """Move ``j``'s first-play tallies (``tally[0]`` first plays, ``tally[3
+    * npts]`` of them won: the colour's rows of ``_backup``'s ``am``) added to
+    its AMAF rows (in ``float64``, rounded once), and their share ``mean``
+    to the pass's sums ``s0`` and ``s1``."""
+    cdef double g0 = tally[0], g1 = tally[3 * npts]
+    S[ROW_RN * k + j] += g0
+    S[ROW_RW * k + j] += g1
+    s0[0] += g0 * mean
+    s1[0] += g1 * mean
+
+
 cdef int _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
                  double black_value, double black_wins, double search_wins, double* am,
                  int64_t npts, double virtual_loss) except -1:
@@ -1729,7 +1840,10 @@ cdef int _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
     cdef TreeNode node
     cdef int i, j, c, k
     cdef int64_t move, pt
-    cdef double value, wins, g0, g1, s0, s1, mean
+    cdef double value, wins, s0, s1, mean
+    cdef int w
+    cdef uint64_t x
+    cdef const uint64_t* bits
     cdef float* S
     for d in range(depth - 1, -1, -1):
         # What may fail (out of memory) before the first change.
@@ -1753,7 +1867,7 @@ cdef int _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
         node.sum_n += n
         node.sum_w += value
         if am != NULL:
-            move = node.M[i]
+            move = node_move(node, i)
             if move >= 0:
                 am[c * npts + move] = n
                 am[(3 + c) * npts + move] = search_wins if c == BLACK_C \
@@ -1764,14 +1878,20 @@ cdef int _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
             # board at 1000 playouts.  It takes the mean of the others'.
             mean = 1.0 / (k - 1) if k > 1 else 0.0
             s0 = s1 = 0.0
-            for j in range(k - 1):
-                pt = node.M[j]
-                g0 = am[c * npts + pt]
-                g1 = am[(3 + c) * npts + pt]
-                S[ROW_RN * k + j] += g0
-                S[ROW_RW * k + j] += g1
-                s0 += g0 * mean
-                s1 += g1 * mean
+            if node.M != NULL:
+                for j in range(k - 1):
+                    _amaf_add(S, k, j, am + c * npts + node.M[j], npts, mean, &s0, &s1)
+            else:
+                # The points in order from their bitset, as node_points.
+                bits = node_bits(node)
+                j = 0
+                for w in range(point_bit_words(node.max_move)):
+                    x = bits[w]
+                    while x:
+                        pt = (w << 6) + fp_ctz64(x)
+                        x &= x - 1
+                        _amaf_add(S, k, j, am + c * npts + pt, npts, mean, &s0, &s1)
+                        j += 1
             S[ROW_RN * k + k - 1] += s0
             S[ROW_RW * k + k - 1] += s1
 
@@ -1948,7 +2068,7 @@ cdef void _reply_simulation(ReplyTable t, tuple nodes, const int* path, Py_ssize
         return
     for d in range(depth):
         node = <TreeNode>nodes[d]
-        move = <int>node.M[path[d]]
+        move = node_move(node, path[d])
         if prev != -2:
             _reply_pair(t, node.color, prev, move, winner)
         prev = move
@@ -1979,11 +2099,11 @@ def reply_prior(TreeNode node not None, ReplyTable table not None, int64_t last,
     cdef int reply = table.reply(node.color, last), j, k = node.k
     if reply < 0 or visits == 0:
         return -1
-    for j in range(k - 1):
-        if node.M[j] == reply and node_allowed(node, j):
-            slot_room(node, SET_PK, j)
-            node_add(node, j, visits, visits, SLOT_PN)
-            return j
+    j = node_index(node, reply)
+    if j >= 0 and node_allowed(node, j):
+        slot_room(node, SET_PK, j)
+        node_add(node, j, visits, visits, SLOT_PN)
+        return j
     return -1
 
 
