@@ -64,20 +64,20 @@ DEFAULT_PLAYOUTS = 5000
 #: ``NODE_BYTES`` for the node (its Python object, allocations, the record
 #: of its children, the slots of ``n`` and ``w`` for the moves reached and of
 #: ``pn`` and ``pw`` for the moves given prior playouts, the widening order
-#: as far as it was read) and ``EDGE_BYTES`` for each of its ``k`` moves
-#: (three ``float32`` rows: the two AMAF rows and the prior; the ``int16``
-#: move; the allowed bit).  A least-squares line through the resident size
-#: of default one-thread searches, their edges counted exactly
-#: (``fuzz/soak_tree.py``, 2026-12-07, twenty-first session: 608 bytes a 3x3
-#: node of 3.4 moves, 692 on 5x5 (18.6), 1,625 on 9x9 (76.0), 1,310 in a
-#: 9x9 middle game (49.9), 6,115 on 19x19 (359.3)) is 481 + 15.7 k.  A row
+#: as far as it was read, the bitset of its points) and ``EDGE_BYTES`` for
+#: each of its ``k`` moves (three ``float32`` rows: the two AMAF rows and
+#: the prior; the allowed bit).  A least-squares line through the resident
+#: size of default one-thread searches, their edges counted exactly
+#: (``fuzz/soak_tree.py``, 2026-12-07, twenty-first session: 609 bytes a 3x3
+#: node of 3.4 moves, 664 on 5x5 (18.6), 1,494 on 9x9 (76.0), 1,225 in a
+#: 9x9 middle game (49.9), 5,438 on 19x19 (359.3)) is 491 + 13.8 k.  A row
 #: made later adds 8 bytes a move: ``vl`` with threads, ``wins`` with an
 #: evaluator's mix; the four slotted rows made dense (the root, the nodes a
-#: result's principal variations read) 32; 35 leaves room for the first
+#: result's principal variations read) 32; 33 leaves room for the first
 #: two.  700 and 38 before the node's layout was packed, 700 and 50 while
 #: the three rows were ``float64`` (RESULTS.md, "Soak and endings").
 NODE_BYTES = 500
-EDGE_BYTES = 35
+EDGE_BYTES = 33
 
 #: Largest ``batch``: one batch is one engine call, which a stop request or
 #: the clock cannot interrupt.
@@ -218,8 +218,8 @@ class SearchConfig:
             that the tree is full as it makes a node).
         max_memory: ... or once its estimated size passes this many bytes
             (``NODE_BYTES`` a node and ``EDGE_BYTES`` per move of each:
-            on 19x19 a node holds some 360 moves, about 14.4 kB, so the
-            default 1 GiB is about 75,000 nodes there and 299,000 on
+            on 19x19 a node holds some 360 moves, about 12.4 kB, so the
+            default 1 GiB is about 87,000 nodes there and 357,000 on
             9x9).  Searches go on refining the tree they have.
         even_visits, pattern_visits: prior knowledge as virtual playouts
             (Gelly and Silver 2007, section 5): at 0.5 for every move, and
