@@ -375,61 +375,7 @@ cdef class TreeNode:
         if k < 1 or pr.shape[0] != k or mv[k - 1] != -1:
             raise ValueError("moves must end with the pass (-1), and prior must have one "
                              "value per move")
-        self._fill(color, &mv[0], &pr[0], k, base)
-
-    cdef int _fill(self, int color, const int64_t* mv, const double* pr, int k,
-                   double base) except -1:
-        """Initialise the node (``__init__``'s work after its argument checks;
-        ``k`` >= 1 moves, the pass last): checks the priors and the moves."""
-        cdef uint8_t seen[MAX_SIZE_C * MAX_SIZE_C]
-        cdef int j
-        for j in range(k):
-            if not 0.0 <= pr[j] < FLOAT32_OVER:      # kept as float32
-                raise ValueError(f"priors must be >= 0 and finite as float32 (at most "
-                                 f"{FLT_MAX:.8g}), not {pr[j]}")
-        memset(seen, 0, sizeof(seen))
-        self.max_move = -1
-        for j in range(k - 1):
-            if not 0 <= mv[j] < MAX_SIZE_C * MAX_SIZE_C or seen[mv[j]]:
-                raise ValueError(f"moves must be distinct flat indices of a board, "
-                                 f"not {mv[j]}")
-            seen[mv[j]] = 1
-            self.max_move = max(self.max_move, mv[j])
-        # The statistics, the moves and the allowed flags in memory of the
-        # node's own: numpy sees them through views whose base is the node,
-        # which no numpy call can resize or free; the moves are never shown
-        # writable (the core indexes tallies and boards with them).
-        # The points in ascending order (the search's nodes) are kept as a
-        # bitset of the board's flat indices (issue 21: 16 bytes on 9x9 for
-        # 160), in any other as int16.
-        cdef bint ascending = True
-        for j in range(k - 2):
-            ascending = ascending and mv[j] < mv[j + 1]
-        cdef int words = (k + 63) >> 6
-        cdef int point_words = point_bit_words(self.max_move) if ascending else 0
-        self.A = <uint64_t*>calloc(1, (words + point_words) * sizeof(uint64_t)
-                                   + k * CORE_ROWS * sizeof(float)
-                                   + (0 if ascending else (k - 1) * sizeof(int16_t)))
-        if self.A == NULL:
-            raise MemoryError()
-        self.S = <float*>(self.A + words + point_words)
-        self.M = NULL if ascending else <int16_t*>(self.S + CORE_ROWS * k)
-        for j in range(k):
-            self.A[j >> 6] |= (<uint64_t>1) << (j & 63)
-        for j in range(k - 1):
-            if ascending:
-                self.A[words + (mv[j] >> 6)] |= (<uint64_t>1) << (mv[j] & 63)
-            else:
-                self.M[j] = <int16_t>mv[j]
-        self.color = color
-        self.k = k
-        self.open = k
-        self.base_ = base
-        self.sum_n = self.sum_w = self.sum_vl = 0.0
-        self.P = self.S + ROW_PRIOR * k
-        for j in range(k):
-            self.P[j] = <float>pr[j]
-        return 0
+        node_fill(self, color, &mv[0], &pr[0], k, base)
 
     def __dealloc__(self):
         free(self.A)
@@ -633,19 +579,7 @@ cdef class TreeNode:
         order, else ``int16``), allowed bits and widening order (as far as
         it was taken), and its record of the children made (not the
         children)."""
-        cdef int64_t k = self.k, rows = (self.VL != NULL) \
-            + (self.WINS != NULL) + SLOT_STATS * (self.D != NULL)
-        cdef int64_t total = rows * k * sizeof(double) + ((k + 63) >> 6) * sizeof(uint64_t) \
-            + k * CORE_ROWS * sizeof(float) \
-            + ((k - 1) * sizeof(int16_t) if self.M != NULL
-               else point_bit_words(self.max_move) * sizeof(uint64_t)) \
-            + (self.sets_cap[SET_NW] + self.sets_cap[SET_PK]) \
-            * (SLOT_PAIR * sizeof(double) + sizeof(int16_t))
-        if self.R != NULL:
-            total += self.RL * sizeof(int16_t)
-        if self._kids is not None:
-            total += sys.getsizeof(self._kids) + self.capkids * sizeof(int16_t)
-        return total
+        return node_nbytes(self)
 
     @property
     def base(self):
@@ -768,6 +702,88 @@ cdef class TreeNode:
         self._check_ready()
         params._check_ready()
         return node_select(self, params)
+
+
+# A node's memory: made (node_fill, node_block) and counted (node_nbytes).
+
+cdef int node_fill(TreeNode self, int color, const int64_t* mv, const double* pr, int k,
+                   double base) except -1:
+    """Initialise ``self`` (``TreeNode.__init__``'s work after its argument
+    checks; ``k`` >= 1 moves, the pass last): checks the priors and the
+    moves."""
+    cdef uint8_t seen[MAX_SIZE_C * MAX_SIZE_C]
+    cdef int j
+    for j in range(k):
+        if not 0.0 <= pr[j] < FLOAT32_OVER:      # kept as float32
+            raise ValueError(f"priors must be >= 0 and finite as float32 (at most "
+                             f"{FLT_MAX:.8g}), not {pr[j]}")
+    memset(seen, 0, sizeof(seen))
+    self.max_move = -1
+    for j in range(k - 1):
+        if not 0 <= mv[j] < MAX_SIZE_C * MAX_SIZE_C or seen[mv[j]]:
+            raise ValueError(f"moves must be distinct flat indices of a board, "
+                             f"not {mv[j]}")
+        seen[mv[j]] = 1
+        self.max_move = max(self.max_move, mv[j])
+    node_block(self, mv, k)
+    self.color = color
+    self.k = k
+    self.open = k
+    self.base_ = base
+    self.sum_n = self.sum_w = self.sum_vl = 0.0
+    self.P = self.S + ROW_PRIOR * k
+    for j in range(k):
+        self.P[j] = <float>pr[j]
+    return 0
+
+
+cdef int node_block(TreeNode self, const int64_t* mv, int k) except -1:
+    """The node's block: its allowed bits (all set), the points of ``mv``
+    (``k - 1`` checked points, then the pass), the core rows (zeros).  The
+    statistics, the moves and the allowed flags in memory of the node's
+    own: numpy sees the rows through views whose base is the node, which no
+    numpy call can resize or free; the moves are never shown writable (the
+    core indexes tallies and boards with them).  The points in ascending
+    order (the search's nodes) are kept as a bitset of the board's flat
+    indices (issue 21: 16 bytes on 9x9 for 160), in any other as int16."""
+    cdef bint ascending = True
+    cdef int j
+    for j in range(k - 2):
+        ascending = ascending and mv[j] < mv[j + 1]
+    cdef int words = (k + 63) >> 6
+    cdef int point_words = point_bit_words(self.max_move) if ascending else 0
+    self.A = <uint64_t*>calloc(1, (words + point_words) * sizeof(uint64_t)
+                               + k * CORE_ROWS * sizeof(float)
+                               + (0 if ascending else (k - 1) * sizeof(int16_t)))
+    if self.A == NULL:
+        raise MemoryError()
+    self.S = <float*>(self.A + words + point_words)
+    self.M = NULL if ascending else <int16_t*>(self.S + CORE_ROWS * k)
+    for j in range(k):
+        self.A[j >> 6] |= (<uint64_t>1) << (j & 63)
+    for j in range(k - 1):
+        if ascending:
+            self.A[words + (mv[j] >> 6)] |= (<uint64_t>1) << (mv[j] & 63)
+        else:
+            self.M[j] = <int16_t>mv[j]
+    return 0
+
+
+cdef int64_t node_nbytes(TreeNode self):
+    """``TreeNode.nbytes``."""
+    cdef int64_t k = self.k, rows = (self.VL != NULL) \
+        + (self.WINS != NULL) + SLOT_STATS * (self.D != NULL)
+    cdef int64_t total = rows * k * sizeof(double) + ((k + 63) >> 6) * sizeof(uint64_t) \
+        + k * CORE_ROWS * sizeof(float) \
+        + ((k - 1) * sizeof(int16_t) if self.M != NULL
+           else point_bit_words(self.max_move) * sizeof(uint64_t)) \
+        + (self.sets_cap[SET_NW] + self.sets_cap[SET_PK]) \
+        * (SLOT_PAIR * sizeof(double) + sizeof(int16_t))
+    if self.R != NULL:
+        total += self.RL * sizeof(int16_t)
+    if self._kids is not None:
+        total += sys.getsizeof(self._kids) + self.capkids * sizeof(int16_t)
+    return total
 
 
 # A node's sparse storage: ``n``, ``w``, ``pn`` and ``pw`` in slots or dense
@@ -2693,7 +2709,7 @@ def make_node(CoreBoard board not None, PlayoutEngine engine not None, double li
     _priors(pt, raw, tc if tactical else NULL, wt, m, ladder_prior, prior_power, pass_prior,
             pt, pr)
     cdef TreeNode node = TreeNode.__new__(TreeNode)
-    node._fill(color, pt, pr, m + 1, base)
+    node_fill(node, color, pt, pr, m + 1, base)
     if tactical and ladder_visits > 0:
         _ladder_visits(node, tc, wt, ladder_visits, m)
     if opening_pass and m and board.st.passes == 0 and _stones(&board.st) < npts // 4:
