@@ -627,7 +627,7 @@ def test_rows_made_when_first_needed() -> None:
     moves, prior = [0, 1, 2, -1], [0.3, 0.3, 0.3, 0.1]
     lean = TreeNode(BLACK, moves, prior)
     core = lean.nbytes
-    assert core == 4 * 3 * 4 + 8 + 8                 # rn, rw, prior (float32); allowed, points' bits
+    assert core == 4 * 3 * 4 + 8 + 8     # rn, rw, prior (float32); allowed and points' bits
     tree_backup([lean], [0], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
     tree_backup([lean], [1], 2.0, 0.5, 0.5, 0.5, None, 0.0, PARAMS)
     slots = 2 * (2 * 8 + 2)                          # n and w of the two moves reached

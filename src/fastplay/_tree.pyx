@@ -259,11 +259,12 @@ def _real_in(name, value, double low, double high, bounds):
 # to, in slots: two sets of pairs of doubles (a 9x9 node of 79 moves has
 # some 4 moves reached and 4 given prior playouts, on average, seldom the
 # same: issue 21), until Python asks for one of the rows: then they become
-# four dense rows (``D``) for good.  Two more rows are made when first written (issue 21:
-# most nodes never need them): ``vl`` at a descent's first virtual loss, and
-# ``wins`` when a back-up's plain wins first differ from its value (until
-# then ``wins`` equals ``w`` to the bit: the same additions from zero).  A
-# row not made reads as zeros (``_ZERO_ROW``).
+# four dense rows (``D``) for good.  Two more rows are made when first
+# written (issue 21: most nodes never need them): ``vl`` at a descent's
+# first virtual loss, and ``wins`` when a back-up's plain wins first differ
+# from its value (until then ``wins`` equals ``w`` to the bit: the same
+# additions from zero).  A row not made reads as zeros (``_ZERO_ROW``).
+# The block also holds the allowed bits and the moves (TreeNode's fields).
 cdef enum:
     ROW_RN = 0      # AMAF first plays
     ROW_RW = 1      # of which won by the node's colour
@@ -348,7 +349,7 @@ cdef class TreeNode:
     cdef double* SB[2]
     cdef int16_t sets_n[2]
     cdef int16_t sets_cap[2]
-    cdef double* D      # ``n``, ``w``, ``pn``, ``pw`` dense (SLOT_STATS x k): NULL until Python asks
+    cdef double* D      # ``n``, ``w``, ``pn``, ``pw`` dense (SLOT_STATS x k): NULL until asked
     cdef double* VL     # the lazy rows (LAZY_*): NULL until made
     cdef double* WINS   # NULL while equal to ``w``
     cdef int16_t* R     # the first RL moves by prior, highest first (widening); NULL until needed
