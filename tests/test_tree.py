@@ -906,6 +906,9 @@ def test_what_a_tester_found_at_the_tree_s_edges() -> None:
         tree_backup([node], [0], 1.0, float("inf"), -float("inf"), 0.0, None, 0.0, PARAMS)
     with pytest.raises(RuntimeError, match="initialised"):
         TreeNode.__new__(TreeNode).select(PARAMS)
+    assert TreeNode.__new__(TreeNode).nbytes == 0      # nothing held (a tester: 8)
+    with pytest.raises(ValueError, match="flat indices"):    # not the pass, wrapped
+        TreeNode(BLACK, np.array([3, 4, 2**64 - 1], np.uint64), [0.3, 0.3, 0.4])
     # A second tester: constructors' numbers of any magnitude or type.
     for color, error in ((2**40, ValueError), (1.5, TypeError), (True, TypeError)):
         with pytest.raises(error, match="colour"):

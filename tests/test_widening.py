@@ -122,6 +122,24 @@ def test_reorder_takes_a_prior_written_from_python() -> None:
     assert node.select(p) == reference_select(node, 1) == 0
 
 
+def test_the_order_taken_further_reads_the_priors_then() -> None:
+    """The order is taken as far as a selection reads it; a selection that
+    reads further takes it anew from ``prior`` as it is then (a tester: a
+    prior written without :meth:`TreeNode.reorder` takes effect there, not
+    at once), and ``reorder`` retakes it at once."""
+    p = TreeParams(True, False, False, 1.0, 1.0, 0.0, 10.0, 1, 1.0, 2.0)
+    node = TreeNode(BLACK, [*range(20), -1], np.linspace(1.0, 0.5, 21))
+    assert node.select(p) == 0             # width 1 of 21: moves 0-8 taken
+    node.prior[19] = 10.0
+    node.prior[0] = 0.0
+    assert node.select(p) == 0             # the part taken, as taken
+    node.sum_n = 2.0 ** 14                 # width 15: read past move 8, taken anew
+    assert node.select(p) == 19
+    node.reorder()
+    node.sum_n = 0.0
+    assert node.select(p) == 19
+
+
 @pytest.mark.parametrize("args, name", [
     ((-1, 40.0, 1.4), "widen_base"), ((1_000_001, 40.0, 1.4), "widen_base"),
     ((2**31, 40.0, 1.4), "widen_base"), ((1.5, 40.0, 1.4), "widen_base"),

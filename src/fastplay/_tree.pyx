@@ -369,6 +369,10 @@ cdef class TreeNode:
                              "value per move")
         if given.dtype.kind not in "iu":
             raise ValueError(f"moves must be integers, not {given.dtype}")
+        if given.dtype.kind == "u" and given.max() > MAX_SIZE_C * MAX_SIZE_C:
+            # (2**64 - 1 would wrap to the pass as int64)
+            raise ValueError(f"moves must be distinct flat indices of a board, "
+                             f"not {given.max()}")
         m = np.array(given, dtype=np.int64).ravel()
         cdef const double[::1] pr = np.ascontiguousarray(prior, dtype=np.float64).ravel()
         cdef int k = m.shape[0]
@@ -684,9 +688,12 @@ cdef class TreeNode:
 
     def reorder(self):
         """Retake the progressive widening's order of the moves (highest
-        prior first, ties in move order) from ``prior``, after it was
-        written from Python; the order is otherwise taken once, at the
-        node's first widened selection."""
+        prior first, ties in move order) from ``prior``: call it after
+        writing ``prior`` from Python.  The order is otherwise taken at the
+        node's first widened selection, as far as that selection reads it
+        (issue 21), and taken anew and further, from ``prior`` as it is
+        then, when a later selection reads past it: priors written without
+        this call take effect there."""
         self._check_ready()
         free(self.R)
         self.R, self.RL = NULL, 0
@@ -771,7 +778,9 @@ cdef int node_block(TreeNode self, const int64_t* mv, int k) except -1:
 
 
 cdef int64_t node_nbytes(TreeNode self):
-    """``TreeNode.nbytes``."""
+    """``TreeNode.nbytes`` (0 for a node not initialised)."""
+    if self.k == 0:
+        return 0
     cdef int64_t k = self.k, rows = (self.VL != NULL) \
         + (self.WINS != NULL) + SLOT_STATS * (self.D != NULL)
     cdef int64_t total = rows * k * sizeof(double) + ((k + 63) >> 6) * sizeof(uint64_t) \
