@@ -107,15 +107,16 @@ def ranked_children(root: TreeNode, size: int, scores: ChildScores | None = None
     with np.errstate(divide="ignore", invalid="ignore"):
         value = np.where(root.n > 0, root.wins / root.n, -1.0)
     order = np.lexsort((-root.prior, -value, -root.n))
+    allowed, moves = root.allowed, root.moves      # new arrays at each access: once
     children: list[ChildStats] = []
     for i in order:
         visits = int(root.n[i])
-        if visits == 0 and (len(children) >= max(1, at_least) or not root.allowed[i]):
+        if visits == 0 and (len(children) >= max(1, at_least) or not allowed[i]):
             continue
         winrate = float(root.wins[i] / root.n[i]) if visits else float("nan")
         mean, stdev = scores.moments(int(i)) if scores is not None else (math.nan, math.nan)
         pv, pv_visits = pv_with_visits(root, int(i), size)
-        children.append(ChildStats(format_vertex(int(root.moves[i]), size), visits, winrate,
+        children.append(ChildStats(format_vertex(int(moves[i]), size), visits, winrate,
                                    float(str(root.prior[i])), pv, lower_bound(winrate, visits),
                                    len(children), mean, stdev, pv_visits))
     return children
