@@ -339,6 +339,17 @@ def test_nul_byte() -> None:
     assert only_default(table(b"\0..\n.*.\n...\n:5\n", strict=False))
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
+def test_a_utf16_file_is_named_as_such(encoding: str) -> None:
+    """A tester's UTF-16 file got a bare 'NUL byte' error: its NULs at every
+    other byte (or its byte-order mark) now ask whether it is UTF-16."""
+    data = (EMPTY + ":5\n").encode(encoding)
+    with pytest.raises(PatternSyntaxError, match="NUL byte .*is the file UTF-16 or UTF-32"):
+        PatternDatabase.from_string(data)
+    with pytest.raises(PatternSyntaxError, match="NUL byte in a pattern file$"):
+        PatternDatabase.from_string(EMPTY + ":5 \0near\n")       # a stray NUL: no hint
+
+
 def test_diagram_without_any_colon_line() -> None:
     assert where(EMPTY + ":5\n\n" + ALL_X) == (6, 1)
     assert where("# only a diagram\n" + EMPTY) == (2, 1)

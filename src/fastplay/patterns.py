@@ -454,6 +454,17 @@ def _pieces(data: bytes) -> Iterator[tuple[int, int, bytes]]:
         pos = end
 
 
+def _utf16_hint(data: bytes) -> str:
+    """A hint for a file whose NUL bytes say UTF-16 or UTF-32 (a byte-order
+    mark, or NULs at every other byte of its start), else ``""``."""
+    head = data[:64]
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or (
+            len(head) >= 4 and (head[1::2].count(0) == len(head[1::2])
+                                or head[0::2].count(0) == len(head[0::2]))):
+        return " (is the file UTF-16 or UTF-32? GNU Go reads bytes: save it as ASCII or UTF-8)"
+    return ""
+
+
 def _strict_line_problems(data: bytes) -> dict[int, tuple[int, str]]:
     """Over-long lines, NUL bytes and CRs inside lines, by line number:
     ``{line: (column, message)}``."""
@@ -470,7 +481,7 @@ def _strict_line_problems(data: bytes) -> dict[int, tuple[int, str]]:
         content = raw[:-1] if raw.endswith(b"\r") else raw
         cr = content.find(b"\r")
         if nul >= 0:
-            problems[number] = (nul + 1, "NUL byte in a pattern file")
+            problems[number] = (nul + 1, "NUL byte in a pattern file" + _utf16_hint(data))
         elif len(content) > PIECE_BYTES:
             # Old Mac files end their lines in CR alone: one long line to GNU Go.
             why = (" (its lines end in CR alone; GNU Go ends lines at LF: save the file "

@@ -82,7 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
                 "as in 'fastplay analyze --search' (repeatable)")
     parser.add_argument("--quit-without-waiting", action="store_true",
                         help="when stdin closes, stop the queued positions instead of "
-                             "finishing them")
+                             "finishing them (by default, as KataGo, every query is "
+                             "answered first, however many visits it asked for)")
     return parser
 
 
