@@ -542,8 +542,10 @@ def test_an_engine_that_never_ends_its_answer_fails_in_bounded_time_and_memory()
         flood.send("name")
     assert time.monotonic() - started < 15
     flood.close(quit_first=False, timeout=1)
-    slow = [sys.executable, "-c", "import time\nwhile True:\n print('= x', flush=True)\n"
-            " time.sleep(0.3)"]
+    # (It waits for the command: lines written before it are an error of
+    # their own, which a loaded machine let the referee see first.)
+    slow = [sys.executable, "-c", "import sys, time\nsys.stdin.readline()\nwhile True:\n"
+            " print('= x', flush=True)\n time.sleep(0.3)"]
     trickle = GTPClient(slow, timeout=1.0)
     started = time.monotonic()
     with pytest.raises(EngineTimeoutError, match="within 1 s"):
