@@ -9,6 +9,7 @@ compiles to the same table as GNU Go mode.
 
 from __future__ import annotations
 
+import codecs
 import pickle
 import warnings
 from pathlib import Path
@@ -339,11 +340,14 @@ def test_nul_byte() -> None:
     assert only_default(table(b"\0..\n.*.\n...\n:5\n", strict=False))
 
 
-@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le",
+                                      "utf-32-be"])
 def test_a_utf16_file_is_named_as_such(encoding: str) -> None:
     """A tester's UTF-16 file got a bare 'NUL byte' error: its NULs at every
     other byte (or its byte-order mark) now ask whether it is UTF-16."""
     data = (EMPTY + ":5\n").encode(encoding)
+    with pytest.raises(PatternSyntaxError, match="NUL byte .*is the file UTF-16 or UTF-32"):
+        PatternDatabase.from_string(codecs.BOM_UTF32_BE + EMPTY.encode("utf-32-be"))
     with pytest.raises(PatternSyntaxError, match="NUL byte .*is the file UTF-16 or UTF-32"):
         PatternDatabase.from_string(data)
     with pytest.raises(PatternSyntaxError, match="NUL byte in a pattern file$"):

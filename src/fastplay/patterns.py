@@ -99,6 +99,7 @@ which is what the GNU Go build behind the oracle did.
 
 from __future__ import annotations
 
+import codecs
 import functools
 import hashlib
 import importlib.resources
@@ -458,7 +459,7 @@ def _utf16_hint(data: bytes) -> str:
     """A hint for a file whose NUL bytes say UTF-16 or UTF-32 (a byte-order
     mark, or NULs at every other byte of its start), else ``""``."""
     head = data[:64]
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or (
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)) or (
             len(head) >= 4 and (head[1::2].count(0) == len(head[1::2])
                                 or head[0::2].count(0) == len(head[0::2]))):
         return " (is the file UTF-16 or UTF-32? GNU Go reads bytes: save it as ASCII or UTF-8)"
