@@ -627,7 +627,7 @@ def test_rows_made_when_first_needed() -> None:
     moves, prior = [0, 1, 2, -1], [0.3, 0.3, 0.3, 0.1]
     lean = TreeNode(BLACK, moves, prior)
     core = lean.nbytes
-    assert core == 4 * 3 * 4 + 8 + 8     # rn, rw, prior (float32); allowed and points' bits
+    assert core == 4 * 4 + 8 + 8         # prior (float32); allowed and points' bits
     tree_backup([lean], [0], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
     tree_backup([lean], [1], 2.0, 0.5, 0.5, 0.5, None, 0.0, PARAMS)
     slots = 2 * (2 * 8 + 2)                          # n and w of the two moves reached
@@ -647,17 +647,20 @@ def test_rows_made_when_first_needed() -> None:
     assert lean.stats[:2].tolist() == [[2, 2, 0, 1], [1.25, 0.5, 0, 1]]
     # Where more slots would take more than the four dense rows, the rows
     # are made dense instead: five points with prior playouts (their slots
-    # grown 1, 2, 3, 4, 6), then reached one by one, are 2 x 6 slots of 18
-    # bytes at the fifth, more than 6 moves' 4 rows of 8 bytes.
+    # grown one at a time), then reached one by one, are 5 + 6 slots of 18
+    # bytes at the sixth, more than 6 moves' 4 rows of 8 bytes.  Their
+    # first-play tallies passed the two dense float32 rows at the fifth
+    # move: 5 slots of 10 bytes, more than 6 moves' 2 rows of 4 bytes.
     small = prior_node(BLACK, np.arange(5), np.ones(5), np.full(5, TACTIC_SAVE, np.int8),
                        np.ones(5), 2.0, 3.0, 1.0, 0.1, 0.0)
-    bare = small.nbytes - 6 * 18
-    for i, reached in enumerate((1, 2, 3, 4)):
-        tree_backup([small], [i], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
-        assert small.nbytes == bare + (6 + reached) * 18
-    tree_backup([small], [4], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
+    bare = small.nbytes - 5 * 18
+    assert TreeNode(BLACK, [0, 1, 2, 3, 4, -1], np.ones(6)).nbytes == bare - 2 * 6 * 4
+    for reached in range(1, 6):
+        tree_backup([small], [reached - 1], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
+        assert small.nbytes == bare + (5 + reached) * 18
+    tree_backup([small], [5], 1.0, 1.0, 1.0, 1.0, None, 0.0, PARAMS)
     assert small.nbytes == bare + 4 * 6 * 8
-    assert small.stats[0].tolist() == [1, 1, 1, 1, 1, 0] and small.stats[5, :5].tolist() == [3] * 5
+    assert small.stats[0].tolist() == [1] * 6 and small.stats[5, :5].tolist() == [3] * 5
     # Asked for from Python, a row is made and written through.
     made = TreeNode(BLACK, moves, prior)
     made.pn[2] = 4.0
@@ -725,14 +728,13 @@ def test_slotted_prior_playouts_select_as_dense_rows() -> None:
 
 def _child_bytes(node: TreeNode) -> int:
     """What ``nbytes`` counts for a node's record of its children, made one
-    by one: a list of them, of their number exactly, and an ``int16`` index
-    each, the indices' room grown 2, 6, 14, ... (nothing for a node with
-    none)."""
+    by one: a tuple of them, and an ``int16`` index each, the indices' room
+    grown 2, 6, 14, ... (nothing for a node with none)."""
     made = sum(child is not None for child in node.children)
     room = 0
     while room < made:
         room = 2 * room + 2
-    return sys.getsizeof([None] * made) + 2 * room if made else 0
+    return sys.getsizeof((None,) * made) + 2 * room if made else 0
 
 
 def test_children_take_memory_only_when_made() -> None:
@@ -818,10 +820,11 @@ def test_a_child_s_finaliser_sees_a_whole_record() -> None:
 def test_a_default_search_makes_few_rows() -> None:
     """A one-thread default search on 9x9 makes no ``vl`` and no ``wins`` row
     (no virtual loss; its plain wins are its values) but the root's, which
-    its result reads, so its nodes hold three ``float32`` rows a move, and
-    ``n`` and ``w`` in slots only for the moves reached, ``pn`` and ``pw``
-    for the moves given tactical virtual playouts (a ladder or atari move),
-    but the root's."""
+    its result reads, so its nodes hold the ``float32`` row ``prior``, the
+    first-play tallies in slots (10 bytes a move) or two dense ``float32``
+    rows, and ``n`` and ``w`` in slots only for the moves reached, ``pn``
+    and ``pw`` for the moves given tactical virtual playouts (a ladder or
+    atari move), but the root's."""
     from fastplay.search import MCTS, SearchConfig
 
     search = MCTS(fp.PatternDatabase.builtin("mc_montegnu_classic"),
@@ -834,20 +837,18 @@ def test_a_default_search_makes_few_rows() -> None:
         node = stack.pop()
         kids = node.children
         k, nodes = node.k, nodes + 1
-        # The three core rows, allowed bits and the points' bits; the order (2 bytes a
-        # move, as far as it was taken) once widened; then 8 bytes a move
-        # for each row made (n, w, pn and pw dense: four); the slots (18
-        # bytes each, in two sets, n and w, pn and pw, each's room grown 1,
-        # 2, 3, 4, 6, 8, ...).
-        room = node.nbytes - _child_bytes(node) - k * 3 * 4 - 8 * ((k + 63) // 64) \
+        # The row prior, allowed bits and the points' bits; the first-play
+        # tallies; the order (2 bytes a move, as far as it was taken) once
+        # widened; then 8 bytes a move for each row made (n, w, pn and pw
+        # dense: four); the slots (18 bytes each, in two sets, n and w, pn
+        # and pw, each grown a slot at a time).
+        before, stats = node.nbytes, node.stats
+        node.rn     # dense from now: what the slots took is the difference
+        amaf = before - (node.nbytes - 8 * k)
+        assert amaf == 8 * k or (amaf % 10 == 0 and amaf < 8 * k), amaf
+        room = before - amaf - _child_bytes(node) - k * 4 - 8 * ((k + 63) // 64) \
             - 8 * ((int(node.moves.max()) + 64) // 64)     # the points, ascending: bits
-        stats = node.stats
-        slots = 0
-        for row in (0, 5):
-            slotted, cap = int(np.count_nonzero(stats[row])), 0
-            while cap < slotted:
-                cap += cap // 4 + 1
-            slots += cap
+        slots = sum(int(np.count_nonzero(stats[row])) for row in (0, 5))
         rest = room - (18 * slots if node is not search.root else 0)
         lazy, order = divmod(rest, 8 * k)
         # (The root's n, w and wins were read from Python for the result:

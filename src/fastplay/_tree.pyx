@@ -7,9 +7,9 @@ leaf cost more than the playout itself when written with numpy: a numpy
 call on a 40-element row costs about a microsecond, and a simulation made
 some forty of them.
 
-- ``TreeNode``: one position's edges; statistics and priors in one
-  float64[9, k] block that Python sees as numpy rows and C reads through
-  raw pointers.
+- ``TreeNode``: one position's edges; its statistics and priors, kept
+  compactly (issue 21: slots for the few moves that have some), which
+  Python sees as numpy rows and C reads through raw pointers.
 - ``TreeNode.select``: the PUCT/UCT argmax, its values computed from the
   statistics at each selection (vectorised over a node's moves, or for
   the few a widened node considers).
@@ -125,7 +125,10 @@ cdef extern from *:
 # Zeros for the rows the values leave out (a node has at most one move a point
 # and the pass); a static array, zero from the start.
 cdef double _ZERO_ROW[MAX_SIZE_C * MAX_SIZE_C + 1]
-cdef float _ZERO_ROW_F[MAX_SIZE_C * MAX_SIZE_C + 1]     # the same for the float32 rows
+# The same for the float32 rows: two, as the AMAF rows come (amaf_rows).
+cdef enum:
+    AMAF_ROWS_MAX = 2 * (MAX_SIZE_C * MAX_SIZE_C + 1)
+cdef float _ZERO_ROW_F[AMAF_ROWS_MAX]
 
 
 # The least double that rounds to inf as float32 (FLT_MAX plus half its
@@ -253,23 +256,26 @@ def _real_in(name, value, double low, double high, bounds):
     return number
 
 
-# A node's rows.  Three are one block made with the node (CORE_ROWS x k, in
-# this order).  ``n`` and ``w`` are kept for the moves a back-up has
-# reached only, ``pn`` and ``pw`` for the moves prior playouts were given
-# to, in slots: two sets of pairs of doubles (a 9x9 node of 79 moves has
-# some 4 moves reached and 4 given prior playouts, on average, seldom the
-# same: issue 21), until Python asks for one of the rows: then they become
-# four dense rows (``D``) for good.  Two more rows are made when first
-# written (issue 21: most nodes never need them): ``vl`` at a descent's
-# first virtual loss, and ``wins`` when a back-up's plain wins first differ
-# from its value (until then ``wins`` equals ``w`` to the bit: the same
-# additions from zero).  A row not made reads as zeros (``_ZERO_ROW``).
-# The block also holds the allowed bits and the moves (TreeNode's fields).
+# A node's rows.  ``prior`` is in one block made with the node (``float32``,
+# with the allowed bits and the moves: TreeNode's fields).  ``n`` and ``w``
+# are kept for the moves a back-up has reached only, ``pn`` and ``pw`` for
+# the moves prior playouts were given to, in slots: two sets of pairs of
+# doubles (a 9x9 node of 79 moves has some 4 moves reached and 4 given
+# prior playouts, on average, seldom the same: issue 21), until Python asks
+# for one of the rows: then they become four dense rows (``D``) for good.
+# ``rn`` and ``rw`` (``float32``) are kept in a third set of slots, pairs of
+# floats, for the moves with first-play tallies: a widened node's back-ups
+# add to its first ``width`` + 8 moves by prior only (amaf_plan), so most
+# of a 9x9 tree's nodes keep some 15 of their 80 (issue 21); a node not
+# widened, or Python asking for the rows, makes them two dense rows
+# (``AM``) for good.  Two more rows are made when first written (issue 21:
+# most nodes never need them): ``vl`` at a descent's first virtual loss,
+# and ``wins`` when a back-up's plain wins first differ from its value
+# (until then ``wins`` equals ``w`` to the bit: the same additions from
+# zero).  A row not made reads as zeros (``_ZERO_ROW``).
 cdef enum:
-    ROW_RN = 0      # AMAF first plays
+    ROW_RN = 0      # the AMAF rows (AM, dense: ROW_RN * k + j): first plays,
     ROW_RW = 1      # of which won by the node's colour
-    ROW_PRIOR = 2   # the prior probability
-    CORE_ROWS = 3
     SLOT_N = 0      # a slot's (and the dense block's) statistics, in this order:
     SLOT_W = 1      # playouts, their value,
     SLOT_PN = 2     # prior knowledge as virtual playouts,
@@ -296,12 +302,16 @@ cdef class TreeNode:
     (``[2, k-1]``) and ``r_pass`` their pass column.  All are writable
     views of the node's memory; ``rn``, ``rw``, ``prior`` (and ``r_*``) are
     ``float32`` (issue 21), added to in ``float64`` and rounded once (a
-    relative 6e-8; counts exact up to 2**24).  ``stats`` (``float64[8, k]``, the
+    relative 6e-8; counts exact up to 2**24).  A widened node's back-ups add
+    first-play tallies to its first ``width`` + 8 moves by prior only
+    (:func:`tree_backup`).  ``stats`` (``float64[8, k]``, the
     eight statistics rows in the order above) and ``data`` (``stats`` and
     ``prior``, ``float64[9, k]``) are new arrays, copies.  The rows ``vl``
     and ``wins`` are made when first written, or first asked for from
     Python; ``n``, ``w``, ``pn`` and ``pw`` are kept for the moves reached
-    or given prior playouts only, until one of them is asked for (issue 21;
+    or given prior playouts only, until one of them is asked for, and
+    ``rn`` and ``rw`` for the moves with first-play tallies only, until a
+    back-up adds to every move or one of them is asked for (issue 21;
     ``wins`` is kept apart from ``w`` once a back-up's plain wins differ
     from its value, or ``w`` is asked for).
     ``base`` counts the playouts evaluated here before the node (they went
@@ -325,34 +335,38 @@ cdef class TreeNode:
     Raises:
         ValueError: bad colour, shapes, or moves.
     """
-    cdef readonly int color
-    cdef int RL         # the moves in ``R``
-    cdef list _kids       # the children made, in the order made; None while there are none
+    # (The fields in order of size: a 192-byte object.)
+    cdef tuple _kids      # the children made, in the order made; None while there are none
     cdef int16_t* CI      # their move indices, parallel to ``_kids`` (issue 21: sparse)
-    cdef int nkids, capkids
     cdef double base_
     cdef public double sum_n, sum_w, sum_vl
-    cdef readonly int open
-    cdef readonly int k     # moves, the pass included
-    cdef int64_t max_move
     # One block per node (issue 21): the allowed bits, the points' bits
-    # (node_bits) when the moves are in ascending order, the core rows, and
-    # the moves in any other order.
+    # (node_bits) when the moves are in ascending order, the row ``prior``,
+    # and the moves in any other order.
     cdef uint64_t* A    # allowed flags, one bit a move (ceil(k / 64) words): the block's start
-    cdef float* S       # the core rows (ROW_*), CORE_ROWS x k, float32
-    cdef float* P       # the row ``prior`` in S
-    cdef int16_t* M     # the points (flat indices; the pass, last, is not kept), after S;
-                        # NULL when ascending (the points' bits then: node_move, node_index)
+    cdef float* P       # the row ``prior``, float32
     # The slot sets (SET_*): a block each of ``sets_cap`` slots, a pair of
     # doubles each, then each slot's move index (int16: set_moves); a
     # move's slot is found by a scan.  Two int16 counts each: ``k`` < 2 ** 15.
     cdef double* SB[2]
-    cdef int16_t sets_n[2]
-    cdef int16_t sets_cap[2]
     cdef double* D      # ``n``, ``w``, ``pn``, ``pw`` dense (SLOT_STATS x k): NULL until asked
+    # ``rn`` and ``rw``: ``amaf_cap`` slots, a pair of floats each, then each
+    # slot's move index (int16: amaf_moves); or the dense rows (ROW_* x k)
+    # once ``amaf_cap`` is AMAF_DENSE; NULL while there are none.
+    cdef float* AM
     cdef double* VL     # the lazy rows (LAZY_*): NULL until made
     cdef double* WINS   # NULL while equal to ``w``
     cdef int16_t* R     # the first RL moves by prior, highest first (widening); NULL until needed
+    cdef readonly int16_t color
+    cdef readonly int16_t open
+    cdef readonly int16_t k     # moves, the pass included
+    cdef int16_t max_move
+    cdef uint8_t listed         # the points kept as int16 (node_listed), not as bits
+    cdef int16_t RL         # the moves in ``R``
+    cdef int16_t nkids, capkids
+    cdef int16_t sets_n[2]
+    cdef int16_t sets_cap[2]
+    cdef int16_t amaf_n, amaf_cap
 
     def __init__(self, color, moves, prior, double base=0.0):
         color = _integer(color, "colour code")
@@ -387,6 +401,7 @@ cdef class TreeNode:
         free(self.SB[SET_NW])
         free(self.SB[SET_PK])
         free(self.D)
+        free(self.AM)
         free(self.CI)
         free(self.R)
         free(self.VL)
@@ -436,14 +451,15 @@ cdef class TreeNode:
         cdef double[:, ::1] o = out
         cdef const double* rows[DATA_ROWS]
         cdef const float* narrow[DATA_ROWS]
+        cdef float amaf[AMAF_ROWS_MAX]
         cdef int j
         nw_gather(self, &o[0, 0], &o[1, 0], &o[5, 0], &o[6, 0])
         rows[2] = self.VL if self.VL != NULL else _ZERO_ROW
         rows[7] = self.WINS if self.WINS != NULL else &o[1, 0]
         for r in (2, 7):
             memcpy(&o[r, 0], rows[r], k * sizeof(double))
-        narrow[3] = self.S + ROW_RN * k
-        narrow[4] = self.S + ROW_RW * k
+        narrow[3] = amaf_rows(self, amaf)
+        narrow[4] = narrow[3] + ROW_RW * k
         narrow[8] = self.P
         for r in (3, 4, 8):
             for j in range(k):
@@ -494,12 +510,12 @@ cdef class TreeNode:
     @property
     def rn(self):
         self._check_ready()
-        return self._float_view(self.S + ROW_RN * self.k, 1)
+        return self._float_view(amaf_dense(self) + ROW_RN * self.k, 1)
 
     @property
     def rw(self):
         self._check_ready()
-        return self._float_view(self.S + ROW_RW * self.k, 1)
+        return self._float_view(amaf_dense(self) + ROW_RW * self.k, 1)
 
     @property
     def pn(self):
@@ -519,12 +535,12 @@ cdef class TreeNode:
     @property
     def r_moves(self):
         self._check_ready()
-        return self._float_view(self.S + ROW_RN * self.k, 2)[:, :self.k - 1]
+        return self._float_view(amaf_dense(self) + ROW_RN * self.k, 2)[:, :self.k - 1]
 
     @property
     def r_pass(self):
         self._check_ready()
-        return self._float_view(self.S + ROW_RN * self.k, 2)[:, self.k - 1]
+        return self._float_view(amaf_dense(self) + ROW_RN * self.k, 2)[:, self.k - 1]
 
     def values(self, TreeParams params not None):
         """``float64[k]``, a new array: each move's blended value Q* under
@@ -539,7 +555,8 @@ cdef class TreeNode:
         cdef double e0, e1
         cdef const float* rn
         cdef const float* rw
-        node_value_terms(self, params, &e0, &e1, &rn, &rw)
+        cdef float amaf[AMAF_ROWS_MAX]
+        node_value_terms(self, params, &e0, &e1, &rn, &rw, amaf)
         cdef int k = self.k
         cdef double n[MAX_SIZE_C * MAX_SIZE_C + 1]
         cdef double w[MAX_SIZE_C * MAX_SIZE_C + 1]
@@ -576,14 +593,14 @@ cdef class TreeNode:
     @property
     def nbytes(self):
         """Bytes of memory the node holds besides its Python object (192
-        bytes): its rows (``rn``, ``rw`` and ``prior`` ``float32``, the others
-        ``float64``: the lazy ones once made; ``n`` and ``w``, ``pn`` and
-        ``pw`` as slots (pairs) with their move's index, or dense once asked
-        for), its
-        moves (a bitset of the board's points when they are in ascending
-        order, else ``int16``), allowed bits and widening order (as far as
-        it was taken), and its record of the children made (not the
-        children)."""
+        bytes with its garbage collector's header): its rows (``rn``, ``rw``
+        and ``prior`` ``float32``, the others ``float64``: the lazy ones once
+        made; ``n`` and ``w``, ``pn`` and ``pw``, ``rn`` and ``rw`` as slots
+        (pairs) with their move's index, or dense), its moves (a bitset of
+        the board's points when they are in ascending order, else
+        ``int16``), allowed bits and widening order (as far as it was
+        taken), and its record of the children made (not the children);
+        not the allocator's own bytes (some 8 to 24 a block)."""
         return node_nbytes(self)
 
     @property
@@ -739,7 +756,6 @@ cdef int node_fill(TreeNode self, int color, const int64_t* mv, const double* pr
     self.open = k
     self.base_ = base
     self.sum_n = self.sum_w = self.sum_vl = 0.0
-    self.P = self.S + ROW_PRIOR * k
     for j in range(k):
         self.P[j] = <float>pr[j]
     return 0
@@ -747,7 +763,7 @@ cdef int node_fill(TreeNode self, int color, const int64_t* mv, const double* pr
 
 cdef int node_block(TreeNode self, const int64_t* mv, int k) except -1:
     """The node's block: its allowed bits (all set), the points of ``mv``
-    (``k - 1`` checked points, then the pass), the core rows (zeros).  The
+    (``k - 1`` checked points, then the pass), the row ``prior`` (zeros).  The
     statistics, the moves and the allowed flags in memory of the node's
     own: numpy sees the rows through views whose base is the node, which no
     numpy call can resize or free; the moves are never shown writable (the
@@ -761,19 +777,20 @@ cdef int node_block(TreeNode self, const int64_t* mv, int k) except -1:
     cdef int words = (k + 63) >> 6
     cdef int point_words = point_bit_words(self.max_move) if ascending else 0
     self.A = <uint64_t*>calloc(1, (words + point_words) * sizeof(uint64_t)
-                               + k * CORE_ROWS * sizeof(float)
+                               + k * sizeof(float)
                                + (0 if ascending else (k - 1) * sizeof(int16_t)))
     if self.A == NULL:
         raise MemoryError()
-    self.S = <float*>(self.A + words + point_words)
-    self.M = NULL if ascending else <int16_t*>(self.S + CORE_ROWS * k)
+    self.P = <float*>(self.A + words + point_words)
+    self.listed = not ascending
+    cdef int16_t* listed = <int16_t*>(self.P + k)
     for j in range(k):
         self.A[j >> 6] |= (<uint64_t>1) << (j & 63)
     for j in range(k - 1):
         if ascending:
             self.A[words + (mv[j] >> 6)] |= (<uint64_t>1) << (mv[j] & 63)
         else:
-            self.M[j] = <int16_t>mv[j]
+            listed[j] = <int16_t>mv[j]
     return 0
 
 
@@ -784,8 +801,8 @@ cdef int64_t node_nbytes(TreeNode self):
     cdef int64_t k = self.k, rows = (self.VL != NULL) \
         + (self.WINS != NULL) + SLOT_STATS * (self.D != NULL)
     cdef int64_t total = rows * k * sizeof(double) + ((k + 63) >> 6) * sizeof(uint64_t) \
-        + k * CORE_ROWS * sizeof(float) \
-        + ((k - 1) * sizeof(int16_t) if self.M != NULL
+        + k * sizeof(float) + amaf_nbytes(self) \
+        + ((k - 1) * sizeof(int16_t) if self.listed
            else point_bit_words(self.max_move) * sizeof(uint64_t)) \
         + (self.sets_cap[SET_NW] + self.sets_cap[SET_PK]) \
         * (SLOT_PAIR * sizeof(double) + sizeof(int16_t))
@@ -868,8 +885,15 @@ cdef inline int point_bit_words(int64_t max_move) noexcept:
     return <int>((max_move + 64) >> 6)
 
 
+cdef inline int16_t* node_listed(TreeNode self) noexcept:
+    """The points (flat indices, in move order; the pass, last, is not
+    kept) of a node whose moves are not in ascending order (``listed``):
+    ``int16`` after the row ``prior``."""
+    return <int16_t*>(self.P + self.k)
+
+
 cdef inline const uint64_t* node_bits(TreeNode self) noexcept:
-    """The points' bitset of a node whose moves are ascending (``M`` NULL):
+    """The points' bitset of a node whose moves are ascending (not ``listed``):
     after the allowed bits, ``point_bit_words(max_move)`` words."""
     return self.A + ((self.k + 63) >> 6)
 
@@ -883,8 +907,8 @@ cdef inline int node_move(TreeNode self, int j) noexcept:
     cdef int w = 0, c
     if j == self.k - 1:
         return -1
-    if self.M != NULL:
-        return self.M[j]
+    if self.listed:
+        return node_listed(self)[j]
     words = node_bits(self)
     while True:
         x = words[w]
@@ -903,9 +927,9 @@ cdef inline int node_index(TreeNode self, int point) noexcept:
     """The index of the move at ``point`` (a flat index >= 0), or -1."""
     cdef const uint64_t* words
     cdef int j, w, rank = 0
-    if self.M != NULL:
+    if self.listed:
         for j in range(self.k - 1):
-            if self.M[j] == point:
+            if node_listed(self)[j] == point:
                 return j
         return -1
     if point > self.max_move:
@@ -924,8 +948,8 @@ cdef void node_points(TreeNode self, int16_t* out) noexcept:
     cdef const uint64_t* words
     cdef uint64_t x
     cdef int w, j = 0
-    if self.M != NULL:
-        memcpy(out, self.M, (self.k - 1) * sizeof(int16_t))
+    if self.listed:
+        memcpy(out, node_listed(self), (self.k - 1) * sizeof(int16_t))
         return
     words = node_bits(self)
     for w in range(point_bit_words(self.max_move)):
@@ -940,14 +964,15 @@ cdef int slot_room(TreeNode self, int which, int j) except -1:
     """Make room for move ``j``'s statistics of the set ``which`` (node_add
     may add to them after it): its slot, made (zeros) if it has none, or
     the dense rows once the slots would take more memory than they do.
-    The sets grow by a quarter and one slot (1, 2, 3, 4, 6, 8 ...: a
-    node's slots are few, issue 21)."""
+    The sets grow a slot at a time (a node's slots are few, and most are
+    made early: issue 21; a new block from Python's allocator is a copy of
+    a few dozen bytes)."""
     cdef int s, cap, size = SLOT_PAIR * sizeof(double) + sizeof(int16_t)
     cdef double* block
     if self.D != NULL or set_slot(self, which, j) >= 0:
         return 0
     if self.sets_n[which] == self.sets_cap[which]:
-        cap = self.sets_cap[which] + self.sets_cap[which] // 4 + 1
+        cap = self.sets_cap[which] + 1
         if (cap + self.sets_cap[1 - which]) * size >= SLOT_STATS * self.k * sizeof(double):
             nw_dense(self)
             return 0
@@ -963,6 +988,117 @@ cdef int slot_room(TreeNode self, int which, int j) except -1:
     set_moves(self, which)[s] = <int16_t>j
     self.sets_n[which] += 1
     return 0
+
+
+# The AMAF rows ``rn`` and ``rw``: slots of pairs of floats, or dense.
+
+cdef enum:
+    AMAF_DENSE = -1     # amaf_cap of dense rows
+
+
+cdef inline int16_t* amaf_moves(TreeNode self) noexcept:
+    """Each AMAF slot's move index: after the slots' pairs, in their block."""
+    return <int16_t*>(self.AM + 2 * self.amaf_cap)
+
+
+cdef inline int amaf_slot(TreeNode self, int j, int hint) noexcept:
+    """Move ``j``'s AMAF slot, or -1 for none (slots, not dense): slot
+    ``hint`` first (a back-up adds to the moves in the order it made their
+    slots), then a scan."""
+    cdef const int16_t* sm = amaf_moves(self)
+    cdef int s
+    if 0 <= hint < self.amaf_n and sm[hint] == j:
+        return hint
+    for s in range(self.amaf_n):
+        if sm[s] == j:
+            return s
+    return -1
+
+
+cdef const float* amaf_rows(TreeNode self, float* buf) noexcept:
+    """The rows ``rn`` and ``rw`` (ROW_* x k floats) to read: the dense
+    rows, zeros, or the slots written out into ``buf`` (AMAF_ROWS_MAX
+    floats: a widened node's few, some 600 bytes of stores on 9x9)."""
+    cdef const int16_t* sm
+    cdef int s, k = self.k
+    if self.amaf_cap == AMAF_DENSE:
+        return self.AM
+    if self.amaf_n == 0:
+        return _ZERO_ROW_F
+    memset(buf, 0, 2 * k * sizeof(float))
+    sm = amaf_moves(self)
+    for s in range(self.amaf_n):
+        buf[ROW_RN * k + sm[s]] = self.AM[2 * s]
+        buf[ROW_RW * k + sm[s]] = self.AM[2 * s + 1]
+    return buf
+
+
+cdef float* amaf_dense(TreeNode self) except NULL:
+    """The dense rows ``rn`` and ``rw``, made from the slots if they are
+    not yet (for good: numpy views may point into them)."""
+    cdef float* dense
+    cdef const float* rows
+    if self.amaf_cap != AMAF_DENSE:
+        dense = <float*>malloc(2 * self.k * sizeof(float))
+        if dense == NULL:
+            raise MemoryError()
+        rows = amaf_rows(self, dense)
+        if rows != dense:
+            memcpy(dense, rows, 2 * self.k * sizeof(float))
+        free(self.AM)
+        self.AM, self.amaf_n, self.amaf_cap = dense, 0, AMAF_DENSE
+    return self.AM
+
+
+cdef int amaf_room(TreeNode self, int more) except -1:
+    """Room for ``more`` new AMAF slots (amaf_add may make them after it),
+    or the dense rows once the slots would take as much memory.  The slots
+    grow to what is asked (a back-up asks for its width + 8 moves' at once,
+    and the width grows rarely: at playouts in geometric steps)."""
+    cdef int cap = self.amaf_n + more, size = 2 * sizeof(float) + sizeof(int16_t)
+    cdef float* block
+    if self.amaf_cap == AMAF_DENSE or cap <= self.amaf_cap:
+        return 0
+    if cap * size >= <int>(2 * self.k * sizeof(float)):
+        amaf_dense(self)
+        return 0
+    block = <float*>realloc(self.AM, cap * size)
+    if block == NULL:
+        raise MemoryError()
+    # The move indices follow the pairs of ``cap`` slots now.
+    memmove(block + 2 * cap, block + 2 * self.amaf_cap, self.amaf_n * sizeof(int16_t))
+    self.AM, self.amaf_cap = block, <int16_t>cap
+    return 0
+
+
+cdef inline int amaf_add(TreeNode self, int j, double rn, double rw, int hint) noexcept:
+    """Add ``rn`` and ``rw`` to move ``j``'s AMAF rows (in ``float64``,
+    rounded once; its slot made if it has none: room made before, by
+    amaf_room); returns the slot used (the next ``hint`` of amaf_slot is
+    one more), or ``hint`` for dense rows."""
+    cdef int s, k = self.k
+    cdef float* at
+    if self.amaf_cap == AMAF_DENSE:
+        self.AM[ROW_RN * k + j] += rn
+        self.AM[ROW_RW * k + j] += rw
+        return hint
+    s = amaf_slot(self, j, hint)
+    if s < 0:
+        s = self.amaf_n
+        self.AM[2 * s] = self.AM[2 * s + 1] = 0.0
+        amaf_moves(self)[s] = <int16_t>j
+        self.amaf_n += 1
+    at = self.AM + 2 * s
+    at[0] += rn
+    at[1] += rw
+    return s
+
+
+cdef int64_t amaf_nbytes(TreeNode self) noexcept:
+    """The bytes of the AMAF rows, slots or dense."""
+    if self.amaf_cap == AMAF_DENSE:
+        return 2 * self.k * sizeof(float)
+    return self.amaf_cap * (2 * sizeof(float) + sizeof(int16_t))
 
 
 cdef object kid_get(TreeNode self, int i):
@@ -983,6 +1119,7 @@ cdef int kid_set(TreeNode self, int i, object child) except -1:
     cdef int j, last = self.nkids - 1
     cdef int16_t* grown
     cdef object old = None
+    cdef tuple kids = self._kids
     if child is not None and not isinstance(child, TreeNode):
         raise TypeError(f"a child must be a TreeNode or None, not {type(child).__name__}")
     if child is not None and (<TreeNode>child).color == self.color:
@@ -991,17 +1128,15 @@ cdef int kid_set(TreeNode self, int i, object child) except -1:
         raise ValueError("a child's side to move must be the other colour than its parent's")
     for j in range(self.nkids):
         if self.CI[j] == i:
-            old = self._kids[j]
+            old = kids[j]
             if child is not None:
-                self._kids[j] = child
+                self._kids = kids[:j] + (child,) + kids[j + 1:]
                 return 0
             # Dropped: the last child takes its place.
-            self._kids[j] = self._kids[last]
+            self._kids = None if last == 0 else (kids[:last] if j == last else
+                                                 kids[:j] + (kids[last],) + kids[j + 1:last])
             self.CI[j] = self.CI[last]
-            self._kids.pop()
             self.nkids = last
-            if last == 0:
-                self._kids = None
             return 0
     if child is None:
         return 0
@@ -1010,9 +1145,10 @@ cdef int kid_set(TreeNode self, int i, object child) except -1:
         if grown == NULL:
             raise MemoryError()
         self.CI, self.capkids = grown, 2 * self.capkids + 2
-    # Lists of the children's exact length (an append would leave room for
-    # four at the first child, eight at the second: issue 21).
-    self._kids = [child] if self._kids is None else self._kids + [child]
+    # A tuple of the children (issue 21: a list of one child took 96 bytes
+    # in two blocks, a tuple 48 in one; a node gets its few children one by
+    # one).
+    self._kids = (child,) if kids is None else kids + (child,)
     self.CI[self.nkids] = <int16_t>i
     self.nkids += 1
     return 0
@@ -1022,7 +1158,7 @@ cdef tuple kid_extent(TreeNode root):
     """``TreeNode.extent``: ``(nodes, edges)`` below ``root``, or ``ValueError``
     for a node reached twice."""
     stack, seen = [root], {id(root)}
-    cdef list kids
+    cdef tuple kids
     cdef int64_t edges = 0
     while stack:
         node = <TreeNode?>stack.pop()
@@ -1214,7 +1350,11 @@ cdef int node_rank(TreeNode node, int want) noexcept:
 cdef inline int node_width(TreeNode node, TreeParams p) noexcept:
     """How many allowed moves a widened selection considers: all of
     them (``open``) without widening."""
-    cdef double total = node.sum_n + node.sum_vl
+    return node_width_at(node, p, node.sum_n + node.sum_vl)
+
+
+cdef inline int node_width_at(TreeNode node, TreeParams p, double total) noexcept:
+    """node_width at ``total`` playouts and virtual losses."""
     cdef int lo = 0, hi = node.open - p.widen_base, mid
     if p.widen_base <= 0 or hi <= 0:
         return node.open
@@ -1230,10 +1370,11 @@ cdef inline int node_width(TreeNode node, TreeParams p) noexcept:
 
 
 cdef inline void node_value_terms(TreeNode node, TreeParams p, double* e0, double* e1,
-                                  const float** rn, const float** rw) noexcept:
+                                  const float** rn, const float** rw, float* buf) noexcept:
     """The terms of fp_value and fp_score for ``node`` under ``p`` but the
     rows ``n``, ``w``, ``pn`` and ``pw`` (the node's slots or dense rows:
-    the callers' own; ``pn`` and ``pw`` only with ``p.virtual``)."""
+    the callers' own; ``pn`` and ``pw`` only with ``p.virtual``); ``buf``:
+    AMAF_ROWS_MAX floats for ``rn`` and ``rw`` (amaf_rows)."""
     # With t = 1 + rn / rave_equiv the blend (1 - beta) Q + beta Q~ is
     # (t (w + pw) + rw) / (t (n + pn) + rn): no division by n, so an
     # unvisited move needs no special case.  The TREE_EPS weights give a
@@ -1242,11 +1383,10 @@ cdef inline void node_value_terms(TreeNode node, TreeParams p, double* e0, doubl
     # towards the larger count and changed games).
     # The rows a term left out reads as zeros (fp_value's note).
     cdef double real = node.sum_n
-    cdef int k = node.k
     e0[0] = TREE_EPS
     e1[0] = TREE_EPS * ((node.sum_w / real if real > 0 else 0.5) - p.fpu_reduction)
-    rn[0] = node.S + ROW_RN * k if p.rave else _ZERO_ROW_F
-    rw[0] = node.S + ROW_RW * k if p.rave else _ZERO_ROW_F
+    rn[0] = amaf_rows(node, buf) if p.rave else _ZERO_ROW_F
+    rw[0] = rn[0] + ROW_RW * node.k
 
 
 cdef int node_select(TreeNode node, TreeParams p) noexcept:
@@ -1309,12 +1449,13 @@ cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int lim
     cdef ScoreTerms t
     cdef double scores[MAX_SIZE_C * MAX_SIZE_C + 1]
     cdef int16_t sl[2 * (MAX_SIZE_C * MAX_SIZE_C + 1)]
+    cdef float amaf[AMAF_ROWS_MAX]
     slot_map(node, sl)
     if full:
-        _full_terms(node, p, &t)
+        _full_terms(node, p, &t, amaf)
     else:
         t.c = p.c_puct * sqrt(node.sum_n + 1)
-        node_value_terms(node, p, &t.e0, &t.e1, &t.rn, &t.rw)
+        node_value_terms(node, p, &t.e0, &t.e1, &t.rn, &t.rw, amaf)
         if not widened:
             _scores(node, p, &t, scores, sl)
     for r in range(k):
@@ -1387,9 +1528,13 @@ cdef inline void _stats(TreeNode node, TreeParams p, int j, double* st,
         st[SLOT_PN] = st[SLOT_PW] = 0.0
 
 
-cdef inline void _full_terms(TreeNode node, TreeParams p, ScoreTerms* t) noexcept:
-    """The terms of :func:`_full_score` for ``node``."""
+cdef inline void _full_terms(TreeNode node, TreeParams p, ScoreTerms* t,
+                             float* buf) noexcept:
+    """The terms of :func:`_full_score` for ``node`` (``buf``: as
+    node_value_terms's)."""
     cdef double real = node.sum_n
+    t.rn = amaf_rows(node, buf) if p.rave else _ZERO_ROW_F
+    t.rw = t.rn + ROW_RW * node.k
     t.total = node.sum_n + node.sum_vl
     t.log_total = log(t.total + 1)
     t.parent_q = 0.0
@@ -1403,8 +1548,6 @@ cdef inline double _full_score(TreeNode node, TreeParams p, const ScoreTerms* t,
                                int j, const int16_t* sl) noexcept:
     """Move ``j``'s UCT or PUCT score, virtual loss counting as lost playouts
     (``sl``: the node's slot_map)."""
-    cdef float* S = node.S
-    cdef int k = node.k
     cdef double n, nq, q, ra, beta
     n = mapped_stat(node, sl, j, SLOT_N)
     if node.sum_vl:
@@ -1418,10 +1561,10 @@ cdef inline double _full_score(TreeNode node, TreeParams p, const ScoreTerms* t,
     else:
         q = 0.5 - p.fpu_reduction
     if p.rave:
-        ra = S[ROW_RN * k + j]
+        ra = t.rn[j]
         if ra > 0:
             beta = ra / (ra + nq + ra * nq * (1.0 / p.rave_equiv))
-            q += beta * (S[ROW_RW * k + j] / ra - q)
+            q += beta * (t.rw[j] / ra - q)
     if p.puct:
         return q + node.P[j] * t.c / (1 + n)
     if n > 0:
@@ -1510,32 +1653,36 @@ def inherit_amaf(TreeNode node not None, TreeNode ancestor not None, double cap,
     _inherit(node, ancestor, cap)
 
 
-cdef void _inherit(TreeNode node, TreeNode anc, double cap) noexcept:
+cdef int _inherit(TreeNode node, TreeNode anc, double cap) except -1:
     """inherit_amaf's work: the ancestor's edge of each point through a map
     (moves in any order; each is a flat index below MAX_SIZE_C ** 2, as
-    ``_fill`` checks), the two passes last."""
+    ``_fill`` checks), the two passes last.  Raises MemoryError (nothing
+    changed) when the slots cannot be made."""
     cdef int16_t where[MAX_SIZE_C * MAX_SIZE_C]
     cdef int16_t points[MAX_SIZE_C * MAX_SIZE_C]
-    cdef int k = node.k, ka = anc.k, i, j
+    cdef int16_t pairs[2 * (MAX_SIZE_C * MAX_SIZE_C + 1)]
+    cdef float buf[AMAF_ROWS_MAX]
+    cdef const float* arn = amaf_rows(anc, buf)
+    cdef int k = node.k, ka = anc.k, i, j, m = 0, hint = -1
+    cdef double take, a
     for i in range(MAX_SIZE_C * MAX_SIZE_C):
         where[i] = -1
     node_points(anc, points)
     for j in range(ka - 1):
         where[points[j]] = <int16_t>j
     node_points(node, points)
-    for i in range(k - 1):
-        j = where[points[i]]
-        if j >= 0:
-            _inherit_one(node, anc, i, j, cap)
-    _inherit_one(node, anc, k - 1, ka - 1, cap)      # the two passes
-
-
-cdef inline void _inherit_one(TreeNode node, TreeNode anc, int i, int j, double cap) noexcept:
-    cdef double arn = anc.S[ROW_RN * anc.k + j], take
-    if arn > 0:
-        take = arn if arn < cap else cap
-        node.S[ROW_RN * node.k + i] += take
-        node.S[ROW_RW * node.k + i] += take * (anc.S[ROW_RW * anc.k + j] / arn)
+    for i in range(k):
+        j = where[points[i]] if i < k - 1 else ka - 1       # the two passes last
+        if j >= 0 and arn[j] > 0:
+            pairs[2 * m], pairs[2 * m + 1] = <int16_t>i, <int16_t>j
+            m += 1
+    amaf_room(node, m)
+    for i in range(m):
+        j = pairs[2 * i + 1]
+        a = arn[j]
+        take = a if a < cap else cap
+        hint = amaf_add(node, pairs[2 * i], take, take * (arn[ROW_RW * ka + j] / a), hint + 1)
+    return 0
 
 
 cdef int _priors(const int64_t* pt, const double* rw, const cnp.int8_t* tc, const double* wt,
@@ -1588,9 +1735,8 @@ cdef int _ladder_visits(TreeNode node, const cnp.int8_t* tc, const double* wt,
                         double ladder_visits, Py_ssize_t m) except -1:
     """The tactical virtual playouts of prior_node: ``ladder_visits * wt[j]`` in
     the prior knowledge and the first-play tallies of move ``j``, won unless bad
-    (the rows ``pn`` and ``pw`` are made only for a move with some)."""
-    cdef float* S = node.S
-    cdef int k = node.k
+    (the rows ``pn`` and ``pw``, and the AMAF slots, are made only for a
+    move with some)."""
     cdef double v
     cdef bint won
     cdef Py_ssize_t j
@@ -1601,9 +1747,8 @@ cdef int _ladder_visits(TreeNode node, const cnp.int8_t* tc, const double* wt,
         won = tc[j] != TAC_BAD
         slot_room(node, SET_PK, <int>j)
         node_add(node, <int>j, v, v if won else 0.0, SLOT_PN)
-        S[ROW_RN * k + j] += v
-        if won:
-            S[ROW_RW * k + j] += v
+        amaf_room(node, 1)
+        amaf_add(node, <int>j, v, v if won else 0.0, -1)
     return 0
 
 
@@ -1745,8 +1890,11 @@ def tree_backup(list nodes not None, list path not None, double n, double black_
             :attr:`PlayoutTally.amaf`), which the tree
             moves then join: a tree move precedes every playout move.
         virtual_loss: the virtual loss the descent added, taken back.
-        params: the search's constants (checked; nothing is cached for
-            them any more: the values are computed at selection).
+        params: the search's constants (checked): a widened node (its
+            width at the playouts it has after this back-up) adds the
+            first-play tallies to its ``width`` + 8 moves of highest prior
+            only, the pass their mean; a node not widened to every move, the
+            pass the mean over the others (amaf_plan).
 
     Raises ``ValueError`` for lists of different lengths, an index out of
     range, tallies that do not fit the nodes, or a count that is negative or
@@ -1802,7 +1950,7 @@ def tree_backup(list nodes not None, list path not None, double n, double black_
                 raise MemoryError()
             _amaf_doubles(am, &tallies[0, 0, 0], npts)
         _backup(frozen, idx, depth, n, black_value, black_wins, search_wins, am, npts,
-                virtual_loss)
+                virtual_loss, params)
     finally:
         free(idx)
         free(am)
@@ -1846,8 +1994,8 @@ cdef inline void _amaf_add(float* S, int k, int j, const double* tally, int64_t 
                            double mean, double* s0, double* s1) noexcept:
     """Move ``j``'s first-play tallies (``tally[0]`` first plays, ``tally[3
     * npts]`` of them won: the colour's rows of ``_backup``'s ``am``) added to
-    its AMAF rows (in ``float64``, rounded once), and their share ``mean``
-    to the pass's sums ``s0`` and ``s1``."""
+    its dense AMAF rows ``S`` (in ``float64``, rounded once), and their share
+    ``mean`` to the pass's sums ``s0`` and ``s1``."""
     cdef double g0 = tally[0], g1 = tally[3 * npts]
     S[ROW_RN * k + j] += g0
     S[ROW_RW * k + j] += g1
@@ -1855,16 +2003,94 @@ cdef inline void _amaf_add(float* S, int k, int j, const double* tally, int64_t 
     s1[0] += g1 * mean
 
 
+cdef int amaf_plan(TreeNode node, TreeParams p, double total) noexcept:
+    """How many moves of ``node.R`` a back-up adds first-play tallies to
+    when the node has ``total`` playouts and virtual losses: the ``width``
+    + 8 of highest prior of a widened node (ties in move order: the part of
+    the order a selection reads first), the order taken that far; 0 for
+    every move (a node not widened, or no memory for the order).  The
+    other moves of a widened node are rarely selected: their tallies cost
+    memory (a 9x9 node's two rows were a third of it) for nothing
+    measurable (RESULTS.md, "AMAF rows for part of a widened node's
+    moves": -3 Elo over 595 games, +47 over 104 at 5,000 playouts)."""
+    cdef int width = node_width_at(node, p, total), k = node.k
+    cdef int length = width + 8 if width + 8 < k else k
+    if width >= node.open:
+        return 0
+    if node.RL < length and node_rank(node, length) != 0:
+        return 0
+    return length
+
+
+cdef int amaf_reserve(TreeNode node, TreeParams p, double total) except -1:
+    """Make the AMAF room a back-up's tallies at ``total`` (amaf_plan's)
+    need: the slots of the moves it adds to and of the pass, or the dense
+    rows when it adds to every move."""
+    cdef int length = amaf_plan(node, p, total), r, j, s, hint = -1, more = 1
+    if length == 0:
+        amaf_dense(node)
+        return 0
+    if node.amaf_cap == AMAF_DENSE:
+        return 0
+    for r in range(length):
+        j = node.R[r]
+        s = amaf_slot(node, j, hint + 1)
+        if s >= 0:
+            hint = s
+        elif j != node.k - 1:
+            more += 1           # (``more`` counts the pass's from the start)
+    return amaf_room(node, more)
+
+
+cdef void _amaf_prefix(TreeNode node, int length, const double* tally,
+                       int64_t npts) noexcept:
+    """A widened node's first-play tallies (``tally``: as _amaf_add's, of
+    the node's colour) added to its first ``length`` moves of ``node.R``,
+    and to the pass their mean (amaf_plan; room made by amaf_reserve)."""
+    cdef int r, j, pt, cnt = 0, hint = -1, k = node.k
+    cdef double g0, g1, s0 = 0.0, s1 = 0.0
+    for r in range(length):
+        j = node.R[r]
+        if j == k - 1:
+            continue
+        pt = node_move(node, j)
+        g0 = tally[pt]
+        g1 = tally[3 * npts + pt]
+        hint = amaf_add(node, j, g0, g1, hint + 1)
+        s0 += g0
+        s1 += g1
+        cnt += 1
+    if cnt:
+        amaf_add(node, k - 1, s0 / cnt, s1 / cnt, hint + 1)
+
+
+cdef int _amaf_room(tuple nodes, Py_ssize_t depth, Py_ssize_t d, double n,
+                    double virtual_loss, TreeParams params) except -1:
+    """The AMAF room of the back-up's node ``d``: amaf_reserve at the
+    playouts it will have then (the same sums as _backup's, in the same
+    order), or the dense rows for a node the path holds twice (from
+    Python: its second back-up's plan is not known here)."""
+    cdef TreeNode node = <TreeNode>nodes[d]
+    cdef Py_ssize_t e
+    cdef double vl = node.sum_vl - virtual_loss if virtual_loss and node.VL != NULL \
+        else node.sum_vl
+    for e in range(depth):
+        if e != d and nodes[e] is node:
+            amaf_dense(node)
+            return 0
+    return amaf_reserve(node, params, (node.sum_n + n) + vl)
+
+
 cdef int _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
                  double black_value, double black_wins, double search_wins, double* am,
-                 int64_t npts, double virtual_loss) except -1:
+                 int64_t npts, double virtual_loss, TreeParams params) except -1:
     """tree_backup on checked arguments; ``am``: the first-play tallies as
     doubles, White's wins in White's row, or NULL.  Raises MemoryError only
-    when a node's row ``wins`` or a move's slot must be made (before any
-    change to the nodes)."""
+    when a node's row ``wins``, a move's slot or AMAF room must be made
+    (before any change to the nodes' statistics)."""
     cdef Py_ssize_t d
     cdef TreeNode node
-    cdef int i, j, c, k
+    cdef int i, j, c, k, length
     cdef int64_t move, pt
     cdef double value, wins, s0, s1, mean
     cdef int w
@@ -1877,11 +2103,12 @@ cdef int _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
         if black_value != black_wins and node.WINS == NULL:
             node._lazy(LAZY_WINS)
         slot_room(node, SET_NW, path[d])
+        if am != NULL:
+            _amaf_room(nodes, depth, d, n, virtual_loss, params)
     for d in range(depth - 1, -1, -1):
         node = <TreeNode>nodes[d]
         i = path[d]
         k = node.k
-        S = node.S
         c = node.color
         if virtual_loss and node.VL != NULL:
             node.VL[i] -= virtual_loss
@@ -1898,15 +2125,22 @@ cdef int _backup(tuple nodes, const int* path, Py_ssize_t depth, double n,
                 am[c * npts + move] = n
                 am[(3 + c) * npts + move] = search_wins if c == BLACK_C \
                     else n - search_wins
+            length = amaf_plan(node, params, node.sum_n + node.sum_vl)
+            if length:
+                _amaf_prefix(node, length, am + c * npts, npts)
+                continue
+            # Every move (dense rows: _amaf_room made them).
             # The pass has no first-play tally: left unblended it was
             # compared with moves pulled down to their AMAF values, which
             # run below tree values in the opening, and won the empty
             # board at 1000 playouts.  It takes the mean of the others'.
+            S = node.AM
             mean = 1.0 / (k - 1) if k > 1 else 0.0
             s0 = s1 = 0.0
-            if node.M != NULL:
+            if node.listed:
                 for j in range(k - 1):
-                    _amaf_add(S, k, j, am + c * npts + node.M[j], npts, mean, &s0, &s1)
+                    _amaf_add(S, k, j, am + c * npts + node_listed(node)[j], npts, mean,
+                              &s0, &s1)
             else:
                 # The points in order from their bitset, as node_points.
                 bits = node_bits(node)
@@ -2213,7 +2447,7 @@ def tree_simulate(TreeNode root not None, CoreBoard root_board not None,
                 status = SIMULATE_PYTHON
                 break
             _sim_evaluate(&buf, root, nodes, path, found, engine, tally, scratch, n, key, start,
-                          komi, tromp_taylor, lock, reserved, vl, &counts, replies)
+                          komi, tromp_taylor, lock, reserved, vl, &counts, replies, params)
             _flush_tallies(&buf, hist, child_sums)    # before the lock is let go again
             _count(progress, counts.n, 1, n if reserved else 0)
             asked += n
@@ -2368,7 +2602,7 @@ cdef int _sim_evaluate(SimBuffers* buf, TreeNode root, list nodes, list path, in
                        PlayoutEngine engine, tally, CoreBoard scratch, int64_t n,
                        uint64_t key, int64_t start, double komi, bint tromp_taylor, lock,
                        bint reserved, double vl,
-                       TallyCounts* counts, ReplyTable replies) except -1:
+                       TallyCounts* counts, ReplyTable replies, TreeParams params) except -1:
     """One simulation's playouts from the leaf ``scratch`` and their back-up
     along ``nodes``/``path`` (tree_simulate's; ``found``: D_LEAF or D_STOP,
     where the playouts also count in the base of the node the descent
@@ -2409,7 +2643,7 @@ cdef int _sim_evaluate(SimBuffers* buf, TreeNode root, list nodes, list path, in
         _tally_scores(buf.tallied, buf.k, buf.idx[0] if depth else -1, counts.hist, buf.npts)
     value = <double>counts.black_wins + 0.5 * <double>counts.draws
     _backup(path_nodes, buf.idx, depth, <double>counts.n, value, value, value,
-            buf.am if amaf else NULL, buf.npts, vl)
+            buf.am if amaf else NULL, buf.npts, vl, params)
     if found == D_STOP:
         stopped = _stopped(root, path_nodes, buf.idx, depth)
         stopped.base_ += <double>counts.n
