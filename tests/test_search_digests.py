@@ -35,8 +35,8 @@ Every other digest is still the closed class's search.  Since the tree keeps
 its priors as ``float32`` (issue 21; RESULTS.md, "Rows of float32"), the
 digest hashes each child's prior rounded to ``float32``, so every line was
 recomputed: the old build (``f40c025``) and the new one give the same new
-digests for all of them, so the searches themselves did not change.  Every set searches
-without progressive widening (``widen_base=0``), the default on 9x9 since
+digests for all of them, so the searches themselves did not change.  Every set but
+``widened`` searches without progressive widening (``widen_base=0``), the default on 9x9 since
 the screens of RESULTS.md, "Progressive widening", and on 13x13 since
 "Progressive widening on 13x13": the pinned digests keep showing that
 nothing else moved, and ``test_default_widening`` shows that the new
@@ -71,6 +71,12 @@ for _name in ("default", "uct_norave", "default_x2", "uct_norave_x2", "extras"):
     CONFIGS[f"{_name}_l50"] = {**CONFIGS[_name], "ladder_visits": 50.0}
 for _name in CONFIGS:
     CONFIGS[_name] = {**CONFIGS[_name], "widen_base": 0}
+# The default widening of 9x9 and 13x13, pinned since a widened node's
+# back-ups add first-play tallies to its width + 8 moves of highest prior
+# only (issue 21; RESULTS.md, "AMAF rows for part of a widened node's
+# moves"): the digests of the screened branch (7c9db5e) and of the search
+# whose nodes keep only those tallies.
+CONFIGS["widened"] = {"widen_base": 10}
 
 PINNED = """
 default empty9 8871135e87466e33 eae3f440d57df8d4
@@ -112,6 +118,10 @@ uct_norave_x2_l50 cgos24 16cbdc5c40d8dced 9e08b5045066da33
 uct_norave_x2_l50 opening9 b31d379d5a1a7202 acbd634c11334f42
 extras_l50 cgos24 aaca6d16b23500d6 e6377a9913b464b3
 extras_l50 opening9 f0cc3443fd58147a cda1fb16d0048fa9
+widened empty9 ba6cbd1a03d0676f 7c609a9a2f83fe10
+widened cgos24 9baaf37ab5155400 53bb13737b03f8a5
+widened opening9 6683d7764b7dcab5 1d07030dfb4d8d53
+widened open13 b7b86ab7d5de6acd a526d3d16deef6f8
 """
 
 

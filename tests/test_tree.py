@@ -650,7 +650,8 @@ def test_rows_made_when_first_needed() -> None:
     # grown one at a time), then reached one by one, are 5 + 6 slots of 18
     # bytes at the sixth, more than 6 moves' 4 rows of 8 bytes.  Their
     # first-play tallies passed the two dense float32 rows at the fifth
-    # move: 5 slots of 10 bytes, more than 6 moves' 2 rows of 4 bytes.
+    # move: a bitset word and 5 pairs of 8 bytes, more than 6 moves' 2 rows
+    # of 4 bytes.
     small = prior_node(BLACK, np.arange(5), np.ones(5), np.full(5, TACTIC_SAVE, np.int8),
                        np.ones(5), 2.0, 3.0, 1.0, 0.1, 0.0)
     bare = small.nbytes - 5 * 18
@@ -728,13 +729,10 @@ def test_slotted_prior_playouts_select_as_dense_rows() -> None:
 
 def _child_bytes(node: TreeNode) -> int:
     """What ``nbytes`` counts for a node's record of its children, made one
-    by one: a tuple of them, and an ``int16`` index each, the indices' room
-    grown 2, 6, 14, ... (nothing for a node with none)."""
+    by one: a tuple of them, and an ``int16`` index each (nothing for a
+    node with none)."""
     made = sum(child is not None for child in node.children)
-    room = 0
-    while room < made:
-        room = 2 * room + 2
-    return sys.getsizeof((None,) * made) + 2 * room if made else 0
+    return sys.getsizeof((None,) * made) + 2 * made if made else 0
 
 
 def test_children_take_memory_only_when_made() -> None:
@@ -838,14 +836,16 @@ def test_a_default_search_makes_few_rows() -> None:
         kids = node.children
         k, nodes = node.k, nodes + 1
         # The row prior, allowed bits and the points' bits; the first-play
-        # tallies; the order (2 bytes a move, as far as it was taken) once
-        # widened; then 8 bytes a move for each row made (n, w, pn and pw
-        # dense: four); the slots (18 bytes each, in two sets, n and w, pn
-        # and pw, each grown a slot at a time).
+        # tallies (a bitset and pairs, or dense); the order (2 bytes a
+        # move, as far as it was taken) once widened; then 8 bytes a move
+        # for each row made (n, w, pn and pw dense: four); the slots (18
+        # bytes each, in two sets, n and w, pn and pw, each grown a slot at
+        # a time).
         before, stats = node.nbytes, node.stats
         node.rn     # dense from now: what the slots took is the difference
         amaf = before - (node.nbytes - 8 * k)
-        assert amaf == 8 * k or (amaf % 10 == 0 and amaf < 8 * k), amaf
+        words = (k + 63) // 64       # the pairs' bitset, then 8 bytes a pair
+        assert amaf == 8 * k or (amaf % 8 == 0 and 8 * words <= amaf < 8 * k), amaf
         room = before - amaf - _child_bytes(node) - k * 4 - 8 * ((k + 63) // 64) \
             - 8 * ((int(node.moves.max()) + 64) // 64)     # the points, ascending: bits
         slots = sum(int(np.count_nonzero(stats[row])) for row in (0, 5))

@@ -263,12 +263,12 @@ def _real_in(name, value, double low, double high, bounds):
 # doubles (a 9x9 node of 79 moves has some 4 moves reached and 4 given
 # prior playouts, on average, seldom the same: issue 21), until Python asks
 # for one of the rows: then they become four dense rows (``D``) for good.
-# ``rn`` and ``rw`` (``float32``) are kept in a third set of slots, pairs of
-# floats, for the moves with first-play tallies: a widened node's back-ups
-# add to its first ``width`` + 8 moves by prior only (amaf_plan), so most
-# of a 9x9 tree's nodes keep some 15 of their 80 (issue 21); a node not
-# widened, or Python asking for the rows, makes them two dense rows
-# (``AM``) for good.  Two more rows are made when first written (issue 21:
+# ``rn`` and ``rw`` (``float32``) are kept as pairs of floats for the moves
+# with first-play tallies only, with a bitset of those moves: a widened
+# node's back-ups add to its first ``width`` + 8 moves by prior only
+# (amaf_plan), so most of a 9x9 tree's nodes keep some 24 of their 76
+# (issue 21); a node not widened, or Python asking for the rows, makes
+# them two dense rows (``AM``) for good.  Two more rows are made when first written (issue 21:
 # most nodes never need them): ``vl`` at a descent's first virtual loss,
 # and ``wins`` when a back-up's plain wins first differ from its value
 # (until then ``wins`` equals ``w`` to the bit: the same additions from
@@ -335,7 +335,8 @@ cdef class TreeNode:
     Raises:
         ValueError: bad colour, shapes, or moves.
     """
-    # (The fields in order of size: a 192-byte object.)
+    # (The fields in order of size: a 176-byte object with its collector's
+    # header.)
     cdef tuple _kids      # the children made, in the order made; None while there are none
     cdef int16_t* CI      # their move indices, parallel to ``_kids`` (issue 21: sparse)
     cdef double base_
@@ -344,15 +345,14 @@ cdef class TreeNode:
     # (node_bits) when the moves are in ascending order, the row ``prior``,
     # and the moves in any other order.
     cdef uint64_t* A    # allowed flags, one bit a move (ceil(k / 64) words): the block's start
-    cdef float* P       # the row ``prior``, float32
-    # The slot sets (SET_*): a block each of ``sets_cap`` slots, a pair of
+    # The slot sets (SET_*): a block each of ``sets_n`` slots, a pair of
     # doubles each, then each slot's move index (int16: set_moves); a
     # move's slot is found by a scan.  Two int16 counts each: ``k`` < 2 ** 15.
     cdef double* SB[2]
     cdef double* D      # ``n``, ``w``, ``pn``, ``pw`` dense (SLOT_STATS x k): NULL until asked
-    # ``rn`` and ``rw``: ``amaf_cap`` slots, a pair of floats each, then each
-    # slot's move index (int16: amaf_moves); or the dense rows (ROW_* x k)
-    # once ``amaf_cap`` is AMAF_DENSE; NULL while there are none.
+    # ``rn`` and ``rw``: a bitset of the moves with a pair, then room for
+    # ``amaf_cap`` pairs of floats (amaf_bits, amaf_pairs); or the dense
+    # rows (ROW_* x k) once ``amaf_cap`` is AMAF_DENSE; NULL while none.
     cdef float* AM
     cdef double* VL     # the lazy rows (LAZY_*): NULL until made
     cdef double* WINS   # NULL while equal to ``w``
@@ -363,9 +363,8 @@ cdef class TreeNode:
     cdef int16_t max_move
     cdef uint8_t listed         # the points kept as int16 (node_listed), not as bits
     cdef int16_t RL         # the moves in ``R``
-    cdef int16_t nkids, capkids
+    cdef int16_t nkids
     cdef int16_t sets_n[2]
-    cdef int16_t sets_cap[2]
     cdef int16_t amaf_n, amaf_cap
 
     def __init__(self, color, moves, prior, double base=0.0):
@@ -460,7 +459,7 @@ cdef class TreeNode:
             memcpy(&o[r, 0], rows[r], k * sizeof(double))
         narrow[3] = amaf_rows(self, amaf)
         narrow[4] = narrow[3] + ROW_RW * k
-        narrow[8] = self.P
+        narrow[8] = node_prior(self)
         for r in (3, 4, 8):
             for j in range(k):
                 o[r, j] = narrow[r][j]
@@ -583,7 +582,7 @@ cdef class TreeNode:
     @property
     def prior(self):
         self._check_ready()
-        return self._float_view(self.P, 1)
+        return self._float_view(node_prior(self), 1)
 
     @property
     def points(self):
@@ -592,11 +591,12 @@ cdef class TreeNode:
 
     @property
     def nbytes(self):
-        """Bytes of memory the node holds besides its Python object (192
+        """Bytes of memory the node holds besides its Python object (176
         bytes with its garbage collector's header): its rows (``rn``, ``rw``
         and ``prior`` ``float32``, the others ``float64``: the lazy ones once
-        made; ``n`` and ``w``, ``pn`` and ``pw``, ``rn`` and ``rw`` as slots
-        (pairs) with their move's index, or dense), its moves (a bitset of
+        made; ``n`` and ``w``, ``pn`` and ``pw`` as slots (pairs) with their
+        move's index, ``rn`` and ``rw`` as pairs with a bitset of their
+        moves, or dense), its moves (a bitset of
         the board's points when they are in ascending order, else
         ``int16``), allowed bits and widening order (as far as it was
         taken), and its record of the children made (not the children);
@@ -756,8 +756,9 @@ cdef int node_fill(TreeNode self, int color, const int64_t* mv, const double* pr
     self.open = k
     self.base_ = base
     self.sum_n = self.sum_w = self.sum_vl = 0.0
+    cdef float* prior = node_prior(self)
     for j in range(k):
-        self.P[j] = <float>pr[j]
+        prior[j] = <float>pr[j]
     return 0
 
 
@@ -781,9 +782,8 @@ cdef int node_block(TreeNode self, const int64_t* mv, int k) except -1:
                                + (0 if ascending else (k - 1) * sizeof(int16_t)))
     if self.A == NULL:
         raise MemoryError()
-    self.P = <float*>(self.A + words + point_words)
     self.listed = not ascending
-    cdef int16_t* listed = <int16_t*>(self.P + k)
+    cdef int16_t* listed = <int16_t*>(<float*>(self.A + words + point_words) + k)
     for j in range(k):
         self.A[j >> 6] |= (<uint64_t>1) << (j & 63)
     for j in range(k - 1):
@@ -804,12 +804,12 @@ cdef int64_t node_nbytes(TreeNode self):
         + k * sizeof(float) + amaf_nbytes(self) \
         + ((k - 1) * sizeof(int16_t) if self.listed
            else point_bit_words(self.max_move) * sizeof(uint64_t)) \
-        + (self.sets_cap[SET_NW] + self.sets_cap[SET_PK]) \
+        + (self.sets_n[SET_NW] + self.sets_n[SET_PK]) \
         * (SLOT_PAIR * sizeof(double) + sizeof(int16_t))
     if self.R != NULL:
         total += self.RL * sizeof(int16_t)
     if self._kids is not None:
-        total += sys.getsizeof(self._kids) + self.capkids * sizeof(int16_t)
+        total += sys.getsizeof(self._kids) + self.nkids * sizeof(int16_t)
     return total
 
 
@@ -853,14 +853,14 @@ cdef double* nw_dense(TreeNode self) except NULL:
         for which in range(2):
             free(self.SB[which])
             self.SB[which] = NULL
-            self.sets_n[which] = self.sets_cap[which] = 0
+            self.sets_n[which] = 0
     return self.D
 
 
 cdef inline int16_t* set_moves(TreeNode self, int which) noexcept:
     """Each slot's move index in the set ``which``: after the slots' pairs,
     in their block."""
-    return <int16_t*>(self.SB[which] + SLOT_PAIR * self.sets_cap[which])
+    return <int16_t*>(self.SB[which] + SLOT_PAIR * self.sets_n[which])
 
 
 cdef inline int set_slot(TreeNode self, int which, int j) noexcept:
@@ -885,11 +885,18 @@ cdef inline int point_bit_words(int64_t max_move) noexcept:
     return <int>((max_move + 64) >> 6)
 
 
+cdef inline float* node_prior(TreeNode self) noexcept:
+    """The row ``prior`` (float32): after the allowed bits and the points'
+    bits (none when ``listed``)."""
+    return <float*>(self.A + ((self.k + 63) >> 6)
+                    + (0 if self.listed else point_bit_words(self.max_move)))
+
+
 cdef inline int16_t* node_listed(TreeNode self) noexcept:
     """The points (flat indices, in move order; the pass, last, is not
     kept) of a node whose moves are not in ascending order (``listed``):
     ``int16`` after the row ``prior``."""
-    return <int16_t*>(self.P + self.k)
+    return <int16_t*>(node_prior(self) + self.k)
 
 
 cdef inline const uint64_t* node_bits(TreeNode self) noexcept:
@@ -964,77 +971,86 @@ cdef int slot_room(TreeNode self, int which, int j) except -1:
     """Make room for move ``j``'s statistics of the set ``which`` (node_add
     may add to them after it): its slot, made (zeros) if it has none, or
     the dense rows once the slots would take more memory than they do.
-    The sets grow a slot at a time (a node's slots are few, and most are
-    made early: issue 21; a new block from Python's allocator is a copy of
-    a few dozen bytes)."""
-    cdef int s, cap, size = SLOT_PAIR * sizeof(double) + sizeof(int16_t)
+    The sets grow a slot at a time, each block of its slots exactly (a
+    node's slots are few, and most are made early: issue 21)."""
+    cdef int s = self.sets_n[which], size = SLOT_PAIR * sizeof(double) + sizeof(int16_t)
     cdef double* block
     if self.D != NULL or set_slot(self, which, j) >= 0:
         return 0
-    if self.sets_n[which] == self.sets_cap[which]:
-        cap = self.sets_cap[which] + 1
-        if (cap + self.sets_cap[1 - which]) * size >= SLOT_STATS * self.k * sizeof(double):
-            nw_dense(self)
-            return 0
-        block = <double*>realloc(self.SB[which], cap * size)
-        if block == NULL:
-            raise MemoryError()
-        # The move indices follow the pairs of ``cap`` slots now.
-        memmove(block + SLOT_PAIR * cap, block + SLOT_PAIR * self.sets_cap[which],
-                self.sets_n[which] * sizeof(int16_t))
-        self.SB[which], self.sets_cap[which] = block, <int16_t>cap
-    s = self.sets_n[which]
-    self.SB[which][SLOT_PAIR * s] = self.SB[which][SLOT_PAIR * s + 1] = 0.0
+    if (s + 1 + self.sets_n[1 - which]) * size >= <int>(SLOT_STATS * self.k * sizeof(double)):
+        nw_dense(self)
+        return 0
+    block = <double*>realloc(self.SB[which], (s + 1) * size)
+    if block == NULL:
+        raise MemoryError()
+    # The move indices follow the pairs of s + 1 slots now.
+    memmove(block + SLOT_PAIR * (s + 1), block + SLOT_PAIR * s, s * sizeof(int16_t))
+    self.SB[which] = block
+    self.sets_n[which] = s + 1
+    block[SLOT_PAIR * s] = block[SLOT_PAIR * s + 1] = 0.0
     set_moves(self, which)[s] = <int16_t>j
-    self.sets_n[which] += 1
     return 0
 
 
-# The AMAF rows ``rn`` and ``rw``: slots of pairs of floats, or dense.
+# The AMAF rows ``rn`` and ``rw``: a bitset of the moves that have some
+# (one bit a move, as the allowed bits) and their pairs of floats, in move
+# order (a move's pair: the bits set below its own); or dense.
 
 cdef enum:
     AMAF_DENSE = -1     # amaf_cap of dense rows
 
 
-cdef inline int16_t* amaf_moves(TreeNode self) noexcept:
-    """Each AMAF slot's move index: after the slots' pairs, in their block."""
-    return <int16_t*>(self.AM + 2 * self.amaf_cap)
+cdef inline uint64_t* amaf_bits(TreeNode self) noexcept:
+    """The bitset of the moves with AMAF pairs: the block's start."""
+    return <uint64_t*>self.AM
 
 
-cdef inline int amaf_slot(TreeNode self, int j, int hint) noexcept:
-    """Move ``j``'s AMAF slot, or -1 for none (slots, not dense): slot
-    ``hint`` first (a back-up adds to the moves in the order it made their
-    slots), then a scan."""
-    cdef const int16_t* sm = amaf_moves(self)
-    cdef int s
-    if 0 <= hint < self.amaf_n and sm[hint] == j:
-        return hint
-    for s in range(self.amaf_n):
-        if sm[s] == j:
-            return s
-    return -1
+cdef inline float* amaf_pairs(TreeNode self) noexcept:
+    """The pairs (rn, rw), in move order: after the bitset."""
+    return <float*>(amaf_bits(self) + ((self.k + 63) >> 6))
+
+
+cdef inline bint amaf_has(TreeNode self, int j) noexcept:
+    """Whether move ``j`` has a pair (slots, not dense)."""
+    return self.AM != NULL and (amaf_bits(self)[j >> 6] >> (j & 63)) & 1
+
+
+cdef inline int amaf_slot(TreeNode self, int j) noexcept:
+    """The pairs of the moves before ``j``: its pair's place (slots)."""
+    cdef const uint64_t* bits = amaf_bits(self)
+    cdef int w, s = 0
+    for w in range(j >> 6):
+        s += fp_popcount64(bits[w])
+    return s + fp_popcount64(bits[j >> 6] & (((<uint64_t>1) << (j & 63)) - 1))
 
 
 cdef const float* amaf_rows(TreeNode self, float* buf) noexcept:
     """The rows ``rn`` and ``rw`` (ROW_* x k floats) to read: the dense
-    rows, zeros, or the slots written out into ``buf`` (AMAF_ROWS_MAX
+    rows, zeros, or the pairs written out into ``buf`` (AMAF_ROWS_MAX
     floats: a widened node's few, some 600 bytes of stores on 9x9)."""
-    cdef const int16_t* sm
-    cdef int s, k = self.k
+    cdef const uint64_t* bits
+    cdef const float* pairs
+    cdef uint64_t x
+    cdef int w, j, s = 0, k = self.k
     if self.amaf_cap == AMAF_DENSE:
         return self.AM
     if self.amaf_n == 0:
         return _ZERO_ROW_F
     memset(buf, 0, 2 * k * sizeof(float))
-    sm = amaf_moves(self)
-    for s in range(self.amaf_n):
-        buf[ROW_RN * k + sm[s]] = self.AM[2 * s]
-        buf[ROW_RW * k + sm[s]] = self.AM[2 * s + 1]
+    bits, pairs = amaf_bits(self), amaf_pairs(self)
+    for w in range((k + 63) >> 6):
+        x = bits[w]
+        while x:
+            j = (w << 6) + fp_ctz64(x)
+            x &= x - 1
+            buf[ROW_RN * k + j] = pairs[2 * s]
+            buf[ROW_RW * k + j] = pairs[2 * s + 1]
+            s += 1
     return buf
 
 
 cdef float* amaf_dense(TreeNode self) except NULL:
-    """The dense rows ``rn`` and ``rw``, made from the slots if they are
+    """The dense rows ``rn`` and ``rw``, made from the pairs if they are
     not yet (for good: numpy views may point into them)."""
     cdef float* dense
     cdef const float* rows
@@ -1051,54 +1067,55 @@ cdef float* amaf_dense(TreeNode self) except NULL:
 
 
 cdef int amaf_room(TreeNode self, int more) except -1:
-    """Room for ``more`` new AMAF slots (amaf_add may make them after it),
-    or the dense rows once the slots would take as much memory.  The slots
-    grow to what is asked (a back-up asks for its width + 8 moves' at once,
-    and the width grows rarely: at playouts in geometric steps)."""
-    cdef int cap = self.amaf_n + more, size = 2 * sizeof(float) + sizeof(int16_t)
+    """Room for ``more`` new AMAF pairs (amaf_add may make them after it),
+    or the dense rows once the pairs and their bitset would take as much
+    memory.  The pairs grow to what is asked (a back-up asks for its width
+    + 8 moves' at once, and the width grows rarely: at playouts in
+    geometric steps)."""
+    cdef int cap = self.amaf_n + more, words = (self.k + 63) >> 6
     cdef float* block
     if self.amaf_cap == AMAF_DENSE or cap <= self.amaf_cap:
         return 0
-    if cap * size >= <int>(2 * self.k * sizeof(float)):
+    if (words * 2 + cap * 2) * sizeof(float) >= 2 * self.k * sizeof(float):
         amaf_dense(self)
         return 0
-    block = <float*>realloc(self.AM, cap * size)
+    block = <float*>realloc(self.AM, words * sizeof(uint64_t) + cap * 2 * sizeof(float))
     if block == NULL:
         raise MemoryError()
-    # The move indices follow the pairs of ``cap`` slots now.
-    memmove(block + 2 * cap, block + 2 * self.amaf_cap, self.amaf_n * sizeof(int16_t))
+    if self.AM == NULL:
+        memset(block, 0, words * sizeof(uint64_t))
     self.AM, self.amaf_cap = block, <int16_t>cap
     return 0
 
 
-cdef inline int amaf_add(TreeNode self, int j, double rn, double rw, int hint) noexcept:
+cdef inline void amaf_add(TreeNode self, int j, double rn, double rw) noexcept:
     """Add ``rn`` and ``rw`` to move ``j``'s AMAF rows (in ``float64``,
-    rounded once; its slot made if it has none: room made before, by
-    amaf_room); returns the slot used (the next ``hint`` of amaf_slot is
-    one more), or ``hint`` for dense rows."""
+    rounded once; its pair made if it has none: room made before, by
+    amaf_room)."""
     cdef int s, k = self.k
     cdef float* at
     if self.amaf_cap == AMAF_DENSE:
         self.AM[ROW_RN * k + j] += rn
         self.AM[ROW_RW * k + j] += rw
-        return hint
-    s = amaf_slot(self, j, hint)
-    if s < 0:
-        s = self.amaf_n
-        self.AM[2 * s] = self.AM[2 * s + 1] = 0.0
-        amaf_moves(self)[s] = <int16_t>j
+        return
+    s = amaf_slot(self, j)
+    at = amaf_pairs(self) + 2 * s
+    if not amaf_has(self, j):
+        memmove(at + 2, at, (self.amaf_n - s) * 2 * sizeof(float))
+        at[0] = at[1] = 0.0
+        amaf_bits(self)[j >> 6] |= (<uint64_t>1) << (j & 63)
         self.amaf_n += 1
-    at = self.AM + 2 * s
     at[0] += rn
     at[1] += rw
-    return s
 
 
 cdef int64_t amaf_nbytes(TreeNode self) noexcept:
-    """The bytes of the AMAF rows, slots or dense."""
+    """The bytes of the AMAF rows: dense, or the pairs and their bitset."""
     if self.amaf_cap == AMAF_DENSE:
         return 2 * self.k * sizeof(float)
-    return self.amaf_cap * (2 * sizeof(float) + sizeof(int16_t))
+    if self.AM == NULL:
+        return 0
+    return ((self.k + 63) >> 6) * sizeof(uint64_t) + self.amaf_cap * 2 * sizeof(float)
 
 
 cdef object kid_get(TreeNode self, int i):
@@ -1140,11 +1157,12 @@ cdef int kid_set(TreeNode self, int i, object child) except -1:
             return 0
     if child is None:
         return 0
-    if self.nkids == self.capkids:
-        grown = <int16_t*>realloc(self.CI, (2 * self.capkids + 2) * sizeof(int16_t))
-        if grown == NULL:
-            raise MemoryError()
-        self.CI, self.capkids = grown, 2 * self.capkids + 2
+    # The indices' block of their number (a node gets its few children
+    # one by one; a dropped child's room is kept).
+    grown = <int16_t*>realloc(self.CI, (self.nkids + 1) * sizeof(int16_t))
+    if grown == NULL:
+        raise MemoryError()
+    self.CI = grown
     # A tuple of the children (issue 21: a list of one child took 96 bytes
     # in two blocks, a tuple 48 in one; a node gets its few children one by
     # one).
@@ -1321,24 +1339,25 @@ cdef int node_rank(TreeNode node, int want) noexcept:
     Returns -1 when out of memory (``R`` as it was)."""
     cdef int i, j, n = 0, k = node.k, length = want if want < k else k
     cdef float x
+    cdef const float* P = node_prior(node)
     cdef int16_t* R
     for i in range(k):
-        if node.P[i] != node.P[i]:
+        if P[i] != P[i]:
             length = k
             break
     R = <int16_t*>malloc(length * sizeof(int16_t))
     if R == NULL:
         return -1
     for i in range(k):
-        x = node.P[i]
+        x = P[i]
         if n < length:
             j = n
             n += 1
-        elif node.P[R[length - 1]] < x:
+        elif P[R[length - 1]] < x:
             j = length - 1      # in; the last one out
         else:
             continue            # after the first ``length``
-        while j > 0 and node.P[R[j - 1]] < x:
+        while j > 0 and P[R[j - 1]] < x:
             R[j] = R[j - 1]
             j -= 1
         R[j] = <int16_t>i
@@ -1419,6 +1438,7 @@ cdef struct ScoreTerms:
     double total, parent_q, log_total   # the formulas in full
     const float* rn
     const float* rw
+    const float* prior
     const double* VL
 
 
@@ -1451,6 +1471,7 @@ cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int lim
     cdef int16_t sl[2 * (MAX_SIZE_C * MAX_SIZE_C + 1)]
     cdef float amaf[AMAF_ROWS_MAX]
     slot_map(node, sl)
+    t.prior = node_prior(node)
     if full:
         _full_terms(node, p, &t, amaf)
     else:
@@ -1464,7 +1485,7 @@ cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int lim
                 break
             return RANKED_OUT
         j = order[r] if widened else r
-        if widened and seen >= limit and (not p.widen_ties or node.P[j] != cut):
+        if widened and seen >= limit and (not p.widen_ties or t.prior[j] != cut):
             break
         if not node_allowed(node, j):
             continue
@@ -1474,7 +1495,7 @@ cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int lim
             # fp_score of move j on rows that start at j (the same values).
             _stats(node, p, j, st, sl)
             score = fp_score(0, st + SLOT_N, st + SLOT_W, st + SLOT_PN, st + SLOT_PW,
-                             t.rn + j, t.rw + j, node.P + j, p.inv_equiv, t.e0, t.e1, t.c)
+                             t.rn + j, t.rw + j, t.prior + j, p.inv_equiv, t.e0, t.e1, t.c)
         else:
             score = scores[j]
         if best < 0 or score > top:
@@ -1482,7 +1503,7 @@ cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int lim
         if widened:
             seen += 1
             if seen == limit:
-                cut = node.P[j]
+                cut = t.prior[j]
     return best
 
 
@@ -1500,10 +1521,10 @@ cdef inline void _scores(TreeNode node, TreeParams p, const ScoreTerms* t,
     if D != NULL:
         if p.virtual:
             pn, pw = D + SLOT_PN * k, D + SLOT_PW * k
-        fp_scores(k, D + SLOT_N * k, D + SLOT_W * k, pn, pw, t.rn, t.rw, node.P, scores,
+        fp_scores(k, D + SLOT_N * k, D + SLOT_W * k, pn, pw, t.rn, t.rw, t.prior, scores,
                   p.inv_equiv, t.e0, t.e1, t.c)
         return
-    fp_scores(k, _ZERO_ROW, _ZERO_ROW, _ZERO_ROW, _ZERO_ROW, t.rn, t.rw, node.P, scores,
+    fp_scores(k, _ZERO_ROW, _ZERO_ROW, _ZERO_ROW, _ZERO_ROW, t.rn, t.rw, t.prior, scores,
               p.inv_equiv, t.e0, t.e1, t.c)
     # Without prior playouts (``virtual`` off) the moves with ``pn`` only
     # keep their scores of zeros; a move in both sets is scored twice alike.
@@ -1512,7 +1533,7 @@ cdef inline void _scores(TreeNode node, TreeParams p, const ScoreTerms* t,
             j = set_moves(node, which)[s]
             _stats(node, p, j, st, sl)
             scores[j] = fp_score(0, st + SLOT_N, st + SLOT_W, st + SLOT_PN, st + SLOT_PW,
-                                 t.rn + j, t.rw + j, node.P + j, p.inv_equiv, t.e0, t.e1,
+                                 t.rn + j, t.rw + j, t.prior + j, p.inv_equiv, t.e0, t.e1,
                                  t.c)
 
 
@@ -1566,10 +1587,10 @@ cdef inline double _full_score(TreeNode node, TreeParams p, const ScoreTerms* t,
             beta = ra / (ra + nq + ra * nq * (1.0 / p.rave_equiv))
             q += beta * (t.rw[j] / ra - q)
     if p.puct:
-        return q + node.P[j] * t.c / (1 + n)
+        return q + t.prior[j] * t.c / (1 + n)
     if n > 0:
         return q + p.c_uct * sqrt(t.log_total / n)
-    return 1e6 + node.P[j]    # unvisited moves first, in prior order
+    return 1e6 + t.prior[j]    # unvisited moves first, in prior order
 
 
 def prior_node(int color, points, raw, tactics, weight, double ladder_prior,
@@ -1663,7 +1684,7 @@ cdef int _inherit(TreeNode node, TreeNode anc, double cap) except -1:
     cdef int16_t pairs[2 * (MAX_SIZE_C * MAX_SIZE_C + 1)]
     cdef float buf[AMAF_ROWS_MAX]
     cdef const float* arn = amaf_rows(anc, buf)
-    cdef int k = node.k, ka = anc.k, i, j, m = 0, hint = -1
+    cdef int k = node.k, ka = anc.k, i, j, m = 0
     cdef double take, a
     for i in range(MAX_SIZE_C * MAX_SIZE_C):
         where[i] = -1
@@ -1681,7 +1702,7 @@ cdef int _inherit(TreeNode node, TreeNode anc, double cap) except -1:
         j = pairs[2 * i + 1]
         a = arn[j]
         take = a if a < cap else cap
-        hint = amaf_add(node, pairs[2 * i], take, take * (arn[ROW_RW * ka + j] / a), hint + 1)
+        amaf_add(node, pairs[2 * i], take, take * (arn[ROW_RW * ka + j] / a))
     return 0
 
 
@@ -1748,7 +1769,7 @@ cdef int _ladder_visits(TreeNode node, const cnp.int8_t* tc, const double* wt,
         slot_room(node, SET_PK, <int>j)
         node_add(node, <int>j, v, v if won else 0.0, SLOT_PN)
         amaf_room(node, 1)
-        amaf_add(node, <int>j, v, v if won else 0.0, -1)
+        amaf_add(node, <int>j, v, v if won else 0.0)
     return 0
 
 
@@ -2026,7 +2047,7 @@ cdef int amaf_reserve(TreeNode node, TreeParams p, double total) except -1:
     """Make the AMAF room a back-up's tallies at ``total`` (amaf_plan's)
     need: the slots of the moves it adds to and of the pass, or the dense
     rows when it adds to every move."""
-    cdef int length = amaf_plan(node, p, total), r, j, s, hint = -1, more = 1
+    cdef int length = amaf_plan(node, p, total), r, j, more = 0
     if length == 0:
         amaf_dense(node)
         return 0
@@ -2034,12 +2055,8 @@ cdef int amaf_reserve(TreeNode node, TreeParams p, double total) except -1:
         return 0
     for r in range(length):
         j = node.R[r]
-        s = amaf_slot(node, j, hint + 1)
-        if s >= 0:
-            hint = s
-        elif j != node.k - 1:
-            more += 1           # (``more`` counts the pass's from the start)
-    return amaf_room(node, more)
+        more += j != node.k - 1 and not amaf_has(node, j)
+    return amaf_room(node, more + (not amaf_has(node, node.k - 1)))
 
 
 cdef void _amaf_prefix(TreeNode node, int length, const double* tally,
@@ -2047,7 +2064,7 @@ cdef void _amaf_prefix(TreeNode node, int length, const double* tally,
     """A widened node's first-play tallies (``tally``: as _amaf_add's, of
     the node's colour) added to its first ``length`` moves of ``node.R``,
     and to the pass their mean (amaf_plan; room made by amaf_reserve)."""
-    cdef int r, j, pt, cnt = 0, hint = -1, k = node.k
+    cdef int r, j, pt, cnt = 0, k = node.k
     cdef double g0, g1, s0 = 0.0, s1 = 0.0
     for r in range(length):
         j = node.R[r]
@@ -2056,12 +2073,12 @@ cdef void _amaf_prefix(TreeNode node, int length, const double* tally,
         pt = node_move(node, j)
         g0 = tally[pt]
         g1 = tally[3 * npts + pt]
-        hint = amaf_add(node, j, g0, g1, hint + 1)
+        amaf_add(node, j, g0, g1)
         s0 += g0
         s1 += g1
         cnt += 1
     if cnt:
-        amaf_add(node, k - 1, s0 / cnt, s1 / cnt, hint + 1)
+        amaf_add(node, k - 1, s0 / cnt, s1 / cnt)
 
 
 cdef int _amaf_room(tuple nodes, Py_ssize_t depth, Py_ssize_t d, double n,
