@@ -198,11 +198,13 @@ def test_a_widened_search_keeps_few_amaf_slots() -> None:
 
     search = MCTS(fp.PatternDatabase.builtin("mc_montegnu_classic"), seed=2)
     search.run(fp.Board(9), playouts=3000)
-    stack, kept, moves = [search.tree.root], 0, 0
+    root = search.tree.root
+    assert root is not None
+    stack, kept, moves = [root], 0, 0
     while stack:
         node = stack.pop()
         stack.extend(c for c in node.children if c is not None)
-        if node.k > 30 and node is not search.tree.root:
+        if node.k > 30 and node is not root:
             before = node.nbytes
             node.rn
             # The pairs (8 bytes a move, after a bitset) from what the

@@ -1024,6 +1024,17 @@ cdef inline int amaf_slot(TreeNode self, int j) noexcept:
     return s + fp_popcount64(bits[j >> 6] & (((<uint64_t>1) << (j & 63)) - 1))
 
 
+cdef inline void amaf_pair(TreeNode self, int j, float* out) noexcept:
+    """Move ``j``'s pair (rn, rw) into ``out``, zeros without one (pairs,
+    not dense)."""
+    cdef const float* at
+    if amaf_has(self, j):
+        at = amaf_pairs(self) + 2 * amaf_slot(self, j)
+        out[0], out[1] = at[0], at[1]
+    else:
+        out[0] = out[1] = 0.0
+
+
 cdef const float* amaf_rows(TreeNode self, float* buf) noexcept:
     """The rows ``rn`` and ``rw`` (ROW_* x k floats) to read: the dense
     rows, zeros, or the pairs written out into ``buf`` (AMAF_ROWS_MAX
@@ -1393,7 +1404,9 @@ cdef inline void node_value_terms(TreeNode node, TreeParams p, double* e0, doubl
     """The terms of fp_value and fp_score for ``node`` under ``p`` but the
     rows ``n``, ``w``, ``pn`` and ``pw`` (the node's slots or dense rows:
     the callers' own; ``pn`` and ``pw`` only with ``p.virtual``); ``buf``:
-    AMAF_ROWS_MAX floats for ``rn`` and ``rw`` (amaf_rows)."""
+    AMAF_ROWS_MAX floats for ``rn`` and ``rw`` (amaf_rows), or NULL: then
+    ``rn`` and ``rw`` are NULL for AMAF pairs (the caller reads each move's:
+    amaf_pair) and the dense rows or zeros otherwise."""
     # With t = 1 + rn / rave_equiv the blend (1 - beta) Q + beta Q~ is
     # (t (w + pw) + rw) / (t (n + pn) + rn): no division by n, so an
     # unvisited move needs no special case.  The TREE_EPS weights give a
@@ -1404,6 +1417,9 @@ cdef inline void node_value_terms(TreeNode node, TreeParams p, double* e0, doubl
     cdef double real = node.sum_n
     e0[0] = TREE_EPS
     e1[0] = TREE_EPS * ((node.sum_w / real if real > 0 else 0.5) - p.fpu_reduction)
+    if p.rave and buf == NULL and node.amaf_cap != AMAF_DENSE and node.amaf_n:
+        rn[0] = rw[0] = NULL
+        return
     rn[0] = amaf_rows(node, buf) if p.rave else _ZERO_ROW_F
     rw[0] = rn[0] + ROW_RW * node.k
 
@@ -1470,13 +1486,18 @@ cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int lim
     cdef double scores[MAX_SIZE_C * MAX_SIZE_C + 1]
     cdef int16_t sl[2 * (MAX_SIZE_C * MAX_SIZE_C + 1)]
     cdef float amaf[AMAF_ROWS_MAX]
+    cdef float pair[2]
+    cdef const float* ar
+    cdef const float* aw
     slot_map(node, sl)
     t.prior = node_prior(node)
     if full:
         _full_terms(node, p, &t, amaf)
     else:
         t.c = p.c_puct * sqrt(node.sum_n + 1)
-        node_value_terms(node, p, &t.e0, &t.e1, &t.rn, &t.rw, amaf)
+        # A widened selection reads the AMAF pairs of its few moves one by
+        # one (amaf_pair), not the rows written out.
+        node_value_terms(node, p, &t.e0, &t.e1, &t.rn, &t.rw, NULL if widened else amaf)
         if not widened:
             _scores(node, p, &t, scores, sl)
     for r in range(k):
@@ -1494,8 +1515,13 @@ cdef inline int _best(TreeNode node, TreeParams p, const int16_t* order, int lim
         elif widened:
             # fp_score of move j on rows that start at j (the same values).
             _stats(node, p, j, st, sl)
+            if t.rn == NULL:
+                amaf_pair(node, j, pair)
+                ar, aw = pair, pair + 1
+            else:
+                ar, aw = t.rn + j, t.rw + j
             score = fp_score(0, st + SLOT_N, st + SLOT_W, st + SLOT_PN, st + SLOT_PW,
-                             t.rn + j, t.rw + j, t.prior + j, p.inv_equiv, t.e0, t.e1, t.c)
+                             ar, aw, t.prior + j, p.inv_equiv, t.e0, t.e1, t.c)
         else:
             score = scores[j]
         if best < 0 or score > top:
@@ -2063,22 +2089,68 @@ cdef void _amaf_prefix(TreeNode node, int length, const double* tally,
                        int64_t npts) noexcept:
     """A widened node's first-play tallies (``tally``: as _amaf_add's, of
     the node's colour) added to its first ``length`` moves of ``node.R``,
-    and to the pass their mean (amaf_plan; room made by amaf_reserve)."""
-    cdef int r, j, pt, cnt = 0, k = node.k
-    cdef double g0, g1, s0 = 0.0, s1 = 0.0
+    and to the pass their mean (amaf_plan; room made by amaf_reserve).
+    The moves are marked, their pairs made, then visited in move order:
+    their points from the bitset as _backup's loop walks them and each
+    pair's place counted along, not found one by one (the select of a
+    point and the popcount of a place cost some 40 instructions a move)."""
+    cdef uint64_t member[(MAX_SIZE_C * MAX_SIZE_C + 64) >> 6]
+    cdef int r, j, w, cnt = 0, k = node.k, words = (k + 63) >> 6
+    cdef int place = 0
+    cdef double sums[2]
+    cdef const int16_t* order = node.R
+    cdef const uint64_t* bits
+    cdef uint64_t x
+    cdef bint dense = node.amaf_cap == AMAF_DENSE
+    memset(member, 0, words * sizeof(uint64_t))
     for r in range(length):
-        j = node.R[r]
-        if j == k - 1:
-            continue
-        pt = node_move(node, j)
+        j = order[r]
+        if j != k - 1:
+            member[j >> 6] |= (<uint64_t>1) << (j & 63)
+            cnt += 1
+            if not dense and not amaf_has(node, j):
+                amaf_add(node, j, 0.0, 0.0)         # its pair, zeros
+    if not cnt:
+        return
+    sums[0] = sums[1] = 0.0
+    if node.listed:
+        for j in range(k - 1):
+            _prefix_one(node, j, node_listed(node)[j], member, tally, npts, dense, &place,
+                        sums)
+    else:
+        bits, j = node_bits(node), 0
+        for w in range(point_bit_words(node.max_move)):
+            x = bits[w]
+            while x:
+                _prefix_one(node, j, (w << 6) + fp_ctz64(x), member, tally, npts, dense,
+                            &place, sums)
+                x &= x - 1
+                j += 1
+    amaf_add(node, k - 1, sums[0] / cnt, sums[1] / cnt)
+
+
+cdef inline void _prefix_one(TreeNode node, int j, int pt, const uint64_t* member,
+                             const double* tally, int64_t npts, bint dense, int* place,
+                             double* sums) noexcept:
+    """_amaf_prefix's visit of move ``j`` at point ``pt``: its tallies added
+    if it is marked; ``place``: the pairs of the moves before it (counted
+    on)."""
+    cdef double g0, g1
+    cdef float* at
+    cdef bint has = not dense and (amaf_bits(node)[j >> 6] >> (j & 63)) & 1
+    if (member[j >> 6] >> (j & 63)) & 1:
         g0 = tally[pt]
         g1 = tally[3 * npts + pt]
-        amaf_add(node, j, g0, g1)
-        s0 += g0
-        s1 += g1
-        cnt += 1
-    if cnt:
-        amaf_add(node, k - 1, s0 / cnt, s1 / cnt)
+        if dense:
+            node.AM[ROW_RN * node.k + j] += g0
+            node.AM[ROW_RW * node.k + j] += g1
+        else:
+            at = amaf_pairs(node) + 2 * place[0]
+            at[0] += g0
+            at[1] += g1
+        sums[0] += g0
+        sums[1] += g1
+    place[0] += has
 
 
 cdef int _amaf_room(tuple nodes, Py_ssize_t depth, Py_ssize_t d, double n,

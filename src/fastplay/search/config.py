@@ -63,19 +63,22 @@ DEFAULT_PLAYOUTS = 5000
 #: A node's bytes as the tree's budget (``max_memory``) estimates them:
 #: ``NODE_BYTES`` for the node (its Python object, allocations, the record
 #: of its children, the slots of ``n`` and ``w`` for the moves reached and of
-#: ``pn`` and ``pw`` for the moves given prior playouts, the widening order
-#: as far as it was read, the bitset of its points) and ``EDGE_BYTES`` for
-#: each of its ``k`` moves (three ``float32`` rows: the two AMAF rows and
-#: the prior; the allowed bit).  A least-squares line through the resident
-#: size of default one-thread searches, their edges counted exactly
-#: (``fuzz/soak_tree.py``, 2026-12-07, twenty-first session: 609 bytes a 3x3
-#: node of 3.4 moves, 664 on 5x5 (18.6), 1,494 on 9x9 (76.0), 1,225 in a
-#: 9x9 middle game (49.9), 5,438 on 19x19 (359.3)) is 491 + 13.8 k.  A row
-#: made later adds 8 bytes a move: ``vl`` with threads, ``wins`` with an
-#: evaluator's mix; the four slotted rows made dense (the root, the nodes a
-#: result's principal variations read) 32; 33 leaves room for the first
-#: two.  700 and 38 before the node's layout was packed, 700 and 50 while
-#: the three rows were ``float64`` (RESULTS.md, "Soak and endings").
+#: ``pn`` and ``pw`` for the moves given prior playouts, a widened node's AMAF
+#: pairs, the widening order as far as it was read, the bitset of its
+#: points) and ``EDGE_BYTES`` for each of its ``k`` moves (the ``float32``
+#: prior; the two ``float32`` AMAF rows of a node not widened; the allowed
+#: bit).  A least-squares line through the resident size of default
+#: one-thread searches, their edges counted exactly (``fuzz/soak_tree.py``,
+#: 2026-12-07, twenty-second session: 511 bytes a 3x3 node of 3.4 moves, 617
+#: on 5x5 (18.6), 1,071 on 9x9 (75.8), 994 in a 9x9 middle game (50.3),
+#: 5,424 on 19x19 (359.3)) is 289 + 14.1 k; the widened 9x9 nodes sit well
+#: under it (1,071 against 1,360).  A row made later adds 8 bytes a move:
+#: ``vl`` with threads, ``wins`` with an evaluator's mix; the four slotted
+#: rows made dense (the root, the nodes a result's principal variations
+#: read) 32; 33 leaves room for the first two.  500 a node still covers the
+#: 3x3 node (612 estimated); 700 and 38 before the node's layout was
+#: packed, 700 and 50 while the three rows were ``float64`` (RESULTS.md,
+#: "Soak and endings").
 NODE_BYTES = 500
 EDGE_BYTES = 33
 
