@@ -907,6 +907,8 @@ def test_what_a_tester_found_at_the_tree_s_edges() -> None:
         tree_backup([node], [0], 1.0, float("inf"), -float("inf"), 0.0, None, 0.0, PARAMS)
     with pytest.raises(RuntimeError, match="initialised"):
         TreeNode.__new__(TreeNode).select(PARAMS)
+    with pytest.raises(RuntimeError, match="initialised"):    # a tester: IndexError
+        TreeNode.__new__(TreeNode).forbid(0)
     assert TreeNode.__new__(TreeNode).nbytes == 0      # nothing held (a tester: 8)
     with pytest.raises(ValueError, match="flat indices"):    # not the pass, wrapped
         TreeNode(BLACK, np.array([3, 4, 2**64 - 1], np.uint64), [0.3, 0.3, 0.4])

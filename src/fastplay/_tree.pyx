@@ -679,6 +679,7 @@ cdef class TreeNode:
     def forbid(self, i):
         """Never select move ``i`` again (illegal, superko, or no pass in the
         opening); a negative ``i`` counts from the end, as in numpy."""
+        self._check_ready()
         self._forbid(self._py_index(i))
 
     cdef int _py_index(self, i) except -1:
