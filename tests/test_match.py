@@ -529,6 +529,7 @@ def test_canadian_byo_yomi_saves_a_slow_engine(stubs) -> None:
     assert game.clock_left[6][0] == 1.0 and game.to_sgf().count(b"OB[") == 2
 
 
+@pytest.mark.resident_memory
 def test_an_engine_that_never_ends_its_answer_fails_in_bounded_time_and_memory() -> None:
     """A tester's engine printing '=' for ever (or one line a second) kept a
     referee waiting for good, its memory growing: the time limit is for the

@@ -22,6 +22,7 @@ def test_ctrl_c_and_end_of_input_end_the_engine_cleanly(capsys: pytest.CaptureFi
     assert "6 endings, 0 problems" in capsys.readouterr().out
 
 
+@pytest.mark.resident_memory
 def test_a_short_gtp_session_keeps_its_memory(capsys: pytest.CaptureFixture[str]) -> None:
     assert soak_gtp.main(["soak", "--moves", "300", "--warmup", "100", "--playouts", "20",
                           "--ponder-seconds", "0.02"]) == 0
