@@ -113,7 +113,8 @@ class ReferenceSpec:
 #: them (or a bundled benchmark, which records none) searches with that.
 OPTIONS_SINCE: dict[str, Any] = {"ancestor_amaf": 0.0, "criticality": 0.0,
                                  "criticality_depth": 0, "widen_base": 0, "widen_visits": 40.0,
-                                 "widen_factor": 1.4, "reply_visits": 0.0, "widen_ties": None}
+                                 "widen_factor": 1.4, "reply_visits": 0.0, "widen_ties": None,
+                                 "nakade_prior": 1.0}
 
 
 def completed_search(search: dict[str, Any]) -> dict[str, Any]:

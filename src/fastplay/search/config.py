@@ -167,7 +167,7 @@ def _bounded(name: str, value: Any, low: float, high: float) -> float:
 _REAL_BOUNDS: dict[str, tuple[float, float]] = {
     "c_uct": (0.0, 1e6), "fpu_reduction": (-1.0, 1.0),
     "even_visits": (0.0, 1e12), "pattern_visits": (0.0, 1e12), "score_weight": (0.0, 0.999),
-    "fight_prior": (1e-6, 1e6), "ladder_prior": (1.0, 1e6), "ladder_visits": (0.0, 1e12),
+    "fight_prior": (1e-6, 1e6), "nakade_prior": (1e-6, 1e6), "ladder_prior": (1.0, 1e6), "ladder_visits": (0.0, 1e12),
     "rave_equiv": (1e-3, 1e12), "dynamic_komi": (0.0, 10.0), "mix": (0.0, 1.0),
     "ancestor_amaf": (0.0, 1e12), "criticality": (0.0, 1e3),
     "widen_visits": (1.0, 1e12), "widen_factor": (1.001, 100.0), "reply_visits": (0.0, 1e12),
@@ -270,6 +270,9 @@ class SearchConfig:
         book: play the one-position book (E5 on the empty 9x9 board).
         fight_prior: factor on the weight of the liberties of strings with
             one or two liberties (1 = off).
+        nakade_prior: factor on the weight of the vital point of a small
+            eye space, either side's move (:func:`fastplay.life.nakade_points`;
+            1 = off).
         ladder_prior, ladder_visits: the ladder reader's prior factor on a
             save or capture (its inverse on a bad move) and virtual
             playouts, won or lost; they apply to a user prior too (1 and 0
@@ -335,6 +338,7 @@ class SearchConfig:
     score_weight: float = 0.0
     book: bool = True
     fight_prior: float = 1.0
+    nakade_prior: float = 1.0
     ladder_prior: float = LADDER_PRIOR
     ladder_visits: float = LADDER_VISITS
     race_reading: bool = False

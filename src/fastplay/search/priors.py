@@ -35,6 +35,7 @@ import numpy.typing as npt
 from fastplay._core import TACTIC_NONE, PlayoutEngine, TreeNode, TreeParams
 from fastplay._core import expansion_moves, inherit_amaf, make_node, prior_node
 from fastplay.board import Board
+from fastplay.life import nakade_points
 from fastplay.patterns import geometry_table
 from fastplay.prior import LearnedPrior, load_prior
 from fastplay.search.config import SearchConfig
@@ -254,10 +255,10 @@ class NodeMaker:
 
     def _builtin_weights(self) -> bool:
         """Whether :func:`make_node` makes the node's priors: no user prior,
-        fight factor, race reading or stakes."""
+        fight or nakade factor, race reading or stakes."""
         config = self.config
         return self.user_prior is None and config.fight_prior == 1.0 \
-            and not config.race_reading and config.stake_stones <= 0
+            and config.nakade_prior == 1.0 and not config.race_reading and config.stake_stones <= 0
 
     def _lean(self) -> bool:
         """Whether a node is :func:`make_node`'s alone: the built-in weights
@@ -279,7 +280,7 @@ class NodeMaker:
     def _compiled(self, board: Board, base: float, recent: tuple[int, int] | None,
                   release: bool = False) -> TreeNode | None:
         """The node from the core's :func:`make_node` in one call, where the
-        options ask for nothing else (no user prior, fight factor, race
+        options ask for nothing else (no user prior, fight or nakade factor, race
         reading or stakes); ``None`` otherwise."""
         if not self._builtin_weights():
             return None
@@ -291,12 +292,14 @@ class NodeMaker:
 
     def _assembled(self, board: Board, base: float, recent: tuple[int, int] | None
                    ) -> TreeNode:
-        """The node from its parts: weights, fight factor, tactics, priors."""
+        """The node from its parts: weights, fight and nakade factors, tactics, priors."""
         config = self.config
         color = board.to_move_code
         points, raw, power, pass_prior = self._weights(board, color, recent)
         if config.fight_prior != 1.0:
             raw *= np.where(fight_points(board)[points], config.fight_prior, 1.0)
+        if config.nakade_prior != 1.0:
+            raw *= np.where(nakade_points(board)[points], config.nakade_prior, 1.0)
         tactics = weight = None
         if self._tactical():
             tactics, weight = self._tactics(board, color, points)

@@ -1,0 +1,102 @@
+"""The vital points of small eye spaces (``fastplay.life.nakade_points``) and
+the search option ``nakade_prior`` that raises their prior."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fastplay as fp
+from fastplay.life import nakade_points
+from fastplay.mcts import MCTS
+from test_mcts import board_from_ascii, db  # noqa: F401 - the fixture
+
+# Each eye space drawn as its empty points ('.') in a 5x5 board of Black
+# stones, and the vital point expected ('*', an empty point too), if any.
+SHAPES = {
+    "straight three": ("XXXXX", "X.*.X", "XXXXX", "XXXXX", "XXXXX"),
+    "bent three": ("XXXXX", "X.*XX", "XX.XX", "XXXXX", "XXXXX"),
+    "pyramid four": ("XXXXX", "X.*.X", "XX.XX", "XXXXX", "XXXXX"),
+    "bulky five": ("XXXXX", "X..XX", "X*.XX", "X.XXX", "XXXXX"),
+    "crossed five": ("XX.XX", "X.*.X", "XX.XX", "XXXXX", "XXXXX"),
+    "rabbity six": ("XXXXX", "XX.XX", "X.*.X", "XX..X", "XXXXX"),
+    "corner three": (".*.XX", "XXXXX", "XXXXX", "XXXXX", "XXXXX"),
+    "straight four": ("XXXXX", "X....", "XXXXX", "XXXXX", "XXXXX"),
+    "bent four": ("XXXXX", "X...X", "XXX.X", "XXXXX", "XXXXX"),
+    "square four": ("XXXXX", "X..XX", "X..XX", "XXXXX", "XXXXX"),
+    "rectangular six": ("XXXXX", "X...X", "X...X", "XXXXX", "XXXXX"),
+    "straight five": ("X....", ".XXXX", "XXXXX", "XXXXX", "XXXXX"),
+    "two points": ("XXXXX", "X..XX", "XXXXX", "XXXXX", "XXXXX"),
+}
+
+
+def _board(rows: tuple[str, ...]) -> fp.Board:
+    return board_from_ascii("\n".join(" ".join(row.replace("*", ".")) for row in rows))
+
+
+def _vital(rows: tuple[str, ...]) -> set[int]:
+    return {r * len(rows) + c for r, row in enumerate(rows) for c, ch in enumerate(row)
+            if ch == "*"}
+
+
+@pytest.mark.parametrize("name", SHAPES)
+def test_the_vital_point_of_each_eye_shape(name: str) -> None:
+    """Killable shapes have one vital point; living shapes (two points with
+    the most neighbours inside) and spaces of fewer than three points none."""
+    rows = SHAPES[name]
+    found = set(np.flatnonzero(nakade_points(_board(rows))).tolist())
+    assert found == _vital(rows)
+
+
+def test_an_eye_space_bordered_by_both_colours_has_none() -> None:
+    """A region that touches a White stone is no one's eye space; nor is a
+    region of seven points or more (the open board)."""
+    rows = ("XXXXX", "X.O.X", "XX.XX", "XXXXX", "XXXXX")
+    assert not nakade_points(board_from_ascii("\n".join(" ".join(r) for r in rows))).any()
+    assert not nakade_points(fp.Board(9)).any()
+    seven = ("XXXXX", "X...X", "X....", "XXXXX", "XXXXX")
+    assert not nakade_points(_board(seven)).any()
+
+
+def test_nakade_points_on_a_real_position() -> None:
+    """White's corner straight three and Black's open side on a 9x9 board:
+    the middle of the three is the only vital point."""
+    board = board_from_ascii("""
+        . . . X O . . . .
+        X X X X O . . . .
+        O O O O O . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . O O O
+        . . . . . . O . .
+        . . . . . . O . .
+        . . . . . . O . .
+    """)
+    assert [fp.format_vertex(int(i), 9) for i in np.flatnonzero(nakade_points(board))] \
+        == ["B9"]
+
+
+def test_nakade_prior_multiplies_the_vital_points_weight(db: fp.PatternDatabase) -> None:
+    """``nakade_prior`` multiplies the weight of the vital point before the
+    prior is formed (power 1 with the learned prior); other moves keep
+    their ratios."""
+    board = board_from_ascii("""
+        . . . X O . . . .
+        X X X X O . . . .
+        O O O O O . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+    """, to_move="W")
+    plain = MCTS(db, seed=1).expand(board)
+    raised = MCTS(db, seed=1, nakade_prior=5.0).expand(board)
+    assert np.array_equal(plain.moves, raised.moves)
+    vital = fp.parse_vertex("B9", 9)
+    at = int(np.flatnonzero(plain.moves == vital)[0])
+    ratio = raised.prior[:-1] / plain.prior[:-1]
+    others = np.delete(ratio, at)
+    assert np.allclose(ratio[at] / others.mean(), 5.0)
+    assert np.allclose(others, others[0])
