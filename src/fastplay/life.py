@@ -192,9 +192,9 @@ def nakade_points(board: Board) -> npt.NDArray[np.bool_]:
         for point in region:
             seen[point] = True
         if len(region) in NAKADE_SIZES and len(border) == 1:
-            point = _vital_point(region, around)
-            if point is not None:
-                vital[point] = True
+            centre = _vital_point(region, around)
+            if centre is not None:
+                vital[centre] = True
     return vital
 
 
