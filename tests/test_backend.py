@@ -34,6 +34,7 @@ import numpy as np
 import pytest
 
 from conftest import subprocess_env
+from procstat import alive
 from fastplay.backend import (RAY_INSTALL_HINT, BackendError, LocalBackend, RayBackend,
                               derive_seed, get_backend)
 
@@ -76,15 +77,6 @@ def _exit_on_negative(n: int) -> int:
     if n < 0:
         os._exit(3)
     return 2 * n
-
-
-def _gone(pid: int) -> bool:
-    """Whether process ``pid`` has exited (a zombie counts as gone)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return True
-    return stat.rpartition(")")[2].split()[0] in ("Z", "X")
 
 
 def _worker_pids(backend: LocalBackend) -> list[int]:
@@ -209,12 +201,12 @@ def test_local_early_stop_and_close() -> None:
         pids = _worker_pids(backend)
         break  # the abandoned generator is closed, and the work queued dropped with its executor
     assert backend._executor is None
-    assert pids and all(_gone(pid) for pid in pids)  # terminated and joined
+    assert pids and all(not alive(pid) for pid in pids)  # terminated and joined
     with _deadline(60):
         for _ in backend.map(time.sleep, [0, 0, 30, 30, 30, 30, 30]):
             pids = _worker_pids(backend)
             break  # tasks running are terminated at once, not waited for
-    assert all(_gone(pid) for pid in pids)
+    assert all(not alive(pid) for pid in pids)
     assert list(backend.map(derive_seed, TASKS)) == EXPECTED
     backend.close()
     backend.close()
@@ -229,7 +221,7 @@ def test_local_close_during_a_map() -> None:
         next(results)
         pids = _worker_pids(backend)
         backend.close()  # the map still open: its workers are terminated, not waited for
-    assert all(_gone(pid) for pid in pids)
+    assert all(not alive(pid) for pid in pids)
     got, error = _consume(results)
     assert got in ([], [None])  # task 1 (no sleep) may have been done
     assert str(error) in (f"task {len(got) + 1} was {what}: the backend was closed"
@@ -270,7 +262,7 @@ def test_local_keyboard_interrupt_leaves_no_workers(where: str) -> None:
             child.kill()
     assert "KeyboardInterrupt" in stderr
     assert child.returncode != 0
-    assert all(_gone(pid) for pid in pids)
+    assert all(not alive(pid) for pid in pids)
 
 
 # -- get_backend -------------------------------------------------------------

@@ -5,7 +5,6 @@ opening book's time."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -17,6 +16,7 @@ import fastplay as fp
 from fastplay.gtp import GTPEngine
 from fastplay.search import MCTS
 from fastplay.search.decide import BOOK_VISITS
+from procstat import alive, processes
 
 ENGINE = [sys.executable, "-m", "fastplay", "gtp"]
 
@@ -25,30 +25,6 @@ def answers(engine: GTPEngine, line: str) -> str:
     response = engine.respond(line.encode())
     assert isinstance(response, str)
     return response
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().split()[2] != "Z"
-    except FileNotFoundError:
-        return False
-
-
-def children_of(pid: int) -> list[int]:
-    """The processes whose parent is ``pid``, from ``/proc`` (no ``pgrep``:
-    under the sanitizer run's preloaded ASan runtime ``pgrep`` hangs)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as stat:
-                    # The parent is the second field after the name's ")".
-                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        found.append(int(entry))
-            except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
-                continue
-    return found
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="poll on a pipe: Linux")
@@ -131,7 +107,7 @@ def test_a_terminated_match_stops_its_engines() -> None:
     deadline = time.monotonic() + 60
     while len(children) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)
-        children = children_of(referee.pid)
+        children = processes(1, referee.pid)
     assert len(children) == 2
     time.sleep(1.0)                          # a genmove under way
     referee.send_signal(signal.SIGTERM)

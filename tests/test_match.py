@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_path
+from procstat import processes
 from fastplay import cli
 from fastplay.cli import UserError, main
 from fastplay.match_clock import TimeControl
@@ -621,19 +622,6 @@ def test_an_engine_that_exits_is_quoted_and_its_stderr_never_blocks() -> None:
         GTPClient(["true"], stderr="everything")
 
 
-def _living_in_group(group: int) -> list[int]:
-    """The processes of process group ``group`` that are not zombies (Linux's /proc)."""
-    living = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == group and fields[0] != "Z":
-            living.append(int(stat.parent.name))
-    return living
-
-
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux's /proc")
 def test_an_engine_s_own_processes_end_with_it(stubs, tmp_path: Path) -> None:
     """A wrapper that starts a helper process left one running per engine
@@ -653,10 +641,10 @@ def test_an_engine_s_own_processes_end_with_it(stubs, tmp_path: Path) -> None:
             break
         time.sleep(0.05)
     group = client.process.pid
-    assert len(_living_in_group(group)) == 2           # the engine and its helper
+    assert len(processes(2, group)) == 2           # the engine and its helper
     client.close()
     time.sleep(0.2)
-    assert _living_in_group(group) == []
+    assert processes(2, group) == []
 
 
 def test_the_records_folder_is_checked_before_any_game(stubs, tmp_path: Path,
