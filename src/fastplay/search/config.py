@@ -167,7 +167,8 @@ def _bounded(name: str, value: Any, low: float, high: float) -> float:
 _REAL_BOUNDS: dict[str, tuple[float, float]] = {
     "c_uct": (0.0, 1e6), "fpu_reduction": (-1.0, 1.0),
     "even_visits": (0.0, 1e12), "pattern_visits": (0.0, 1e12), "score_weight": (0.0, 0.999),
-    "fight_prior": (1e-6, 1e6), "nakade_prior": (1e-6, 1e6), "ladder_prior": (1.0, 1e6), "ladder_visits": (0.0, 1e12),
+    "fight_prior": (1e-6, 1e6), "nakade_prior": (1e-6, 1e6), "ladder_prior": (1.0, 1e6),
+    "ladder_visits": (0.0, 1e12),
     "rave_equiv": (1e-3, 1e12), "dynamic_komi": (0.0, 10.0), "mix": (0.0, 1.0),
     "ancestor_amaf": (0.0, 1e12), "criticality": (0.0, 1e3),
     "widen_visits": (1.0, 1e12), "widen_factor": (1.001, 100.0), "reply_visits": (0.0, 1e12),
