@@ -10,6 +10,7 @@ import fastplay as fp
 from fastplay.life import nakade_points
 from fastplay.mcts import MCTS
 from test_mcts import board_from_ascii, db  # noqa: F401 - the fixture
+from test_tactics import random_game
 
 # Each eye space drawn as its empty points ('.') in a 5x5 board of Black
 # stones, and the vital point expected ('*', an empty point too), if any.
@@ -74,6 +75,51 @@ def test_nakade_points_on_a_real_position() -> None:
     """)
     assert [fp.format_vertex(int(i), 9) for i in np.flatnonzero(nakade_points(board))] \
         == ["B9"]
+
+
+def _reference(board: fp.Board) -> set[int]:
+    """The rule of nakade_points written plainly (flood fill of each empty
+    region over the numpy grid), to check the core's reading against."""
+    grid, size = board.to_numpy(), board.size
+    seen: set[tuple[int, int]] = set()
+    vital: set[int] = set()
+    for start in zip(*np.nonzero(grid == 0)):
+        if start in seen:
+            continue
+        region, border, todo = [], set(), [start]
+        seen.add(start)
+        while todo:
+            r, c = todo.pop()
+            region.append((r, c))
+            for q in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                if 0 <= q[0] < size and 0 <= q[1] < size:
+                    if grid[q]:
+                        border.add(int(grid[q]))
+                    elif q not in seen:
+                        seen.add(q)
+                        todo.append(q)
+        if 3 <= len(region) <= 6 and len(border) == 1:
+            inside = set(region)
+            counts = [sum((r + dr, c + dc) in inside
+                          for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))) for r, c in region]
+            if counts.count(max(counts)) == 1:
+                r, c = region[counts.index(max(counts))]
+                vital.add(int(r * size + c))
+    return vital
+
+
+def test_nakade_points_agree_with_the_rule_on_random_games() -> None:
+    """On random games of every size the core's reading marks exactly the
+    points the plainly written rule does (and some games have some)."""
+    rng = np.random.default_rng(23)
+    marked = 0
+    for size in (2, 3, 5, 7, 9, 13, 19, 25):
+        for _ in range(12):
+            board = random_game(size, rng, suicide=False, most=1.2)
+            found = set(np.flatnonzero(nakade_points(board)).tolist())
+            assert found == _reference(board)
+            marked += len(found)
+    assert marked >= 10
 
 
 def test_nakade_prior_multiplies_the_vital_points_weight(db: fp.PatternDatabase) -> None:

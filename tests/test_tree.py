@@ -485,8 +485,10 @@ def test_expansion_moves_multiplies_factor_rows() -> None:
 def test_make_node_equals_its_parts() -> None:
     """make_node gives, to the bit, the node prior_node makes from
     expansion_moves, the engine's move values and tactics_flat's codes (the
-    search's two built-in weight sources, with and without tactics)."""
-    from fastplay._core import make_node
+    search's two built-in weight sources, with and without tactics), and with
+    a ``nakade`` factor the node from those weights times it at nakade_flat's
+    vital points (as the search's assembled path forms them)."""
+    from fastplay._core import make_node, nakade_flat
     from fastplay.prior import load_prior
     from fastplay.search.priors import _learned
 
@@ -499,9 +501,14 @@ def test_make_node_equals_its_parts() -> None:
                                 move_number=m) for m in (0, 5, 24, 60)]
     boards += [random_game(size, rng, suicide=bool(size % 2), most=1.1)
                for size in (2, 5, 9, 13, 19, 25) for _ in range(2)]
-    checked = 0
+    three = fp.Board(9)       # Black's straight three A9-C9: vital point B9
+    for move in "A8 E5 B8 E6 C8 E7 D8 E8 D9 E9".split():
+        three.play(move)
+    boards.append(three)
+    checked = marked = 0
     for board in boards:
         color = board.to_move_code
+        vital = nakade_flat(board)
         sources = [(engine_db, LINE_PRIOR[1], LINE_PRIOR[2], (), 0.5)]
         if board.size == 9:
             sources.append((learned[1], 1.0, 1.0, learned[0].factor_rows(9, 40, 30), 1.0))
@@ -509,20 +516,25 @@ def test_make_node_equals_its_parts() -> None:
             points, raw = expansion_moves(board, color, engine.move_values(board), line1, line2,
                                           rows)
             codes = board.tactics_flat(color)[points]
-            for tactical in (False, True):
+            marked += int(vital[points].any())
+            for tactical, nakade in ((False, 1.0), (True, 1.0), (True, 5.0)):
                 tactics = codes if tactical else None
                 weight = (codes != 0).astype(np.float64) if tactical else None
-                want = prior_node(color, points, raw, tactics, weight, 10.0, 50.0, power, 0.01,
-                                  3.0)
+                want = prior_node(color, points, raw * np.where(vital[points], nakade, 1.0),
+                                  tactics, weight, 10.0, 50.0, power, 0.01, 3.0)
                 for release in (False, True):   # the GIL let go: the same node
                     got = make_node(board, engine, line1, line2, rows, tactical, 10.0, 50.0,
-                                    power, 0.01, 3.0, release)
+                                    power, 0.01, 3.0, release, nakade=nakade)
                     assert got.color == want.color and got.base == want.base
                     assert got.moves.tolist() == want.moves.tolist()
                     assert got.data.tobytes() == want.data.tobytes()
                     assert not got.moves.flags.writeable
                     checked += 1
-    assert checked >= 80
+    assert checked >= 120 and marked >= 2
+    for nakade in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="nakade"):
+            make_node(fp.Board(9), engine_db, 1.0, 1.0, (), True, 10.0, 50.0, 1.0, 0.01, 0.0,
+                      nakade=nakade)
     with pytest.raises(ValueError):
         make_node(fp.Board(9), engine_db, 0.0, 1.0, (), True, 10.0, 50.0, 1.0, 0.01, 0.0)
     with pytest.raises(ValueError):

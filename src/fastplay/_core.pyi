@@ -52,3 +52,4 @@ from fastplay._tree import tree_backup as tree_backup
 from fastplay._tree import tree_descend as tree_descend
 from fastplay._tree import tree_simulate as tree_simulate
 from fastplay._tree import true_eyes as true_eyes
+from fastplay._tree import nakade_flat as nakade_flat

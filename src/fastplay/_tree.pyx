@@ -2867,6 +2867,88 @@ cdef inline bint true_eye(const uint8_t* color, int W, int p, int own) noexcept 
     return bad == 0 or (bad == 1 and off == 0)
 
 
+cdef enum:
+    NAKADE_MIN = 3      # eye spaces nakade_marks reads: 3 to NAKADE_MAX points
+    NAKADE_MAX = 6
+
+
+cdef int nakade_marks(const uint8_t* color, int W, int size, uint8_t* out) noexcept nogil:
+    """Mark in ``out`` (``size * size`` flat points, zeroed by the caller)
+    the vital point of each small eye space; returns how many.
+
+    An eye space: an orthogonally connected region of NAKADE_MIN to
+    NAKADE_MAX empty points whose neighbours are stones of one colour only.
+    Its vital point: the one point with the most neighbours in the region,
+    when no other has as many (fastplay.life.nakade_points gives the shapes).
+    """
+    cdef uint8_t seen[(MAX_SIZE_C + 2) * (MAX_SIZE_C + 2)]
+    cdef int stack[MAX_SIZE_C * MAX_SIZE_C]
+    cdef int region[NAKADE_MAX]
+    cdef int i, p, q, r, d, c, n, top, border, marks = 0
+    cdef int steps[4]
+    steps[0], steps[1], steps[2], steps[3] = -W, W, -1, 1
+    memset(seen, 0, W * W)
+    for i in range(size * size):
+        p = (i // size + 1) * W + i % size + 1
+        if color[p] != EMPTY_C or seen[p]:
+            continue
+        # Flood the whole region (so that no part of a large one is read
+        # again), keeping its first NAKADE_MAX points and its border colours.
+        seen[p] = 1
+        stack[0], top, n, border = p, 1, 0, 0
+        while top:
+            top -= 1
+            q = stack[top]
+            if n < NAKADE_MAX:
+                region[n] = q
+            n += 1
+            for d in range(4):
+                r = q + steps[d]
+                c = color[r]
+                if c == EMPTY_C:
+                    if not seen[r]:
+                        seen[r] = 1
+                        stack[top] = r
+                        top += 1
+                elif c != OFF_C:
+                    border |= 1 << c
+        if NAKADE_MIN <= n <= NAKADE_MAX and (border == 1 << WHITE_C or border == 1 << BLACK_C):
+            q = _vital_point(region, n, W)
+            if q >= 0:
+                out[(q // W - 1) * size + q % W - 1] = 1
+                marks += 1
+    return marks
+
+
+cdef int _vital_point(const int* region, int n, int W) noexcept nogil:
+    """The point of ``region`` (``n`` padded points) with the most neighbours
+    in it, or -1 when two or more share the most."""
+    cdef int j, k, d, count, most = -1, at = -1, ties = 0
+    for j in range(n):
+        count = 0
+        for k in range(n):
+            d = region[k] - region[j]
+            count += d == W or d == -W or d == 1 or d == -1
+        if count > most:
+            most, at, ties = count, region[j], 1
+        elif count == most:
+            ties += 1
+    return at if ties == 1 else -1
+
+
+def nakade_flat(CoreBoard board not None):
+    """``bool[size*size]``: the vital points of the board's small eye spaces
+    (:func:`fastplay.life.nakade_points`, which documents the rule).
+    Raises ``RuntimeError`` for a board not initialised."""
+    if board.st.block == NULL:
+        raise RuntimeError("the board was not initialised")
+    cdef int size = board.st.size
+    out = np.zeros(size * size, dtype=np.bool_)
+    cdef uint8_t[::1] o = out.view(np.uint8)
+    nakade_marks(board.st.color, board.st.W, size, &o[0])
+    return out
+
+
 def true_eyes(grid, int sign):
     """Empty points that are true one-point eyes of a colour (``bool[size, size]``).
 
@@ -2994,7 +3076,7 @@ cdef int _candidates(CoreBoard board, int color, const uint32_t* v, double line1
 def make_node(CoreBoard board not None, PlayoutEngine engine not None, double line1,
               double line2, factors, bint tactical, double ladder_prior, double ladder_visits,
               double prior_power, double pass_prior, double base, bint release=False,
-              TreeParams params=None, bint opening_pass=False):
+              TreeParams params=None, bint opening_pass=False, double nakade=1.0):
     """A new node for ``board``'s side to move, as ``prior_node(color,
     *expansion_moves(board, color, engine.move_values(board), line1, line2,
     factors), tactics, weight, ...)`` makes it, where (when ``tactical``)
@@ -3009,6 +3091,9 @@ def make_node(CoreBoard board not None, PlayoutEngine engine not None, double li
     a quarter of the points hold stones (the search's opening rule,
     :meth:`fastplay.search.priors.NodeMaker.expand`).  ``params``: checked
     when given (the values they select with are computed at selection).
+    ``nakade``: factor on the weight of the vital points of small eye spaces
+    (:func:`nakade_flat`), applied after ``expansion_moves``'s weights, as
+    the search option ``nakade_prior`` does (1: none).
 
     Raises as those functions do, and ``RuntimeError`` for a board or
     ``params`` not initialised, or when reading a factor row re-initialises
@@ -3022,6 +3107,8 @@ def make_node(CoreBoard board not None, PlayoutEngine engine not None, double li
     cdef int size = board.st.size, npts = size * size, color, m, j
     if not (0.0 < line1 < INFINITY and 0.0 < line2 < INFINITY):
         raise ValueError("line1 and line2 must be positive and finite")
+    if not 0.0 < nakade < INFINITY:
+        raise ValueError("nakade must be positive and finite")
     rows = _factor_rows(factors, size, npts)
     _check_unchanged(board, size)
     color = board.mover()
@@ -3034,6 +3121,8 @@ def make_node(CoreBoard board not None, PlayoutEngine engine not None, double li
     cdef double pr[MAX_SIZE_C * MAX_SIZE_C + 1]
     engine.values_into(board, values)
     m = _candidates(board, color, values, line1, line2, rows, pt, raw)
+    if nakade != 1.0:
+        _nakade_weights(board, pt, raw, m, nakade)
     if tactical:
         memset(codes, 0, npts)
         tactics_codes(&board.st, color, board.allows_suicide(), codes, NULL, release)
@@ -3049,6 +3138,18 @@ def make_node(CoreBoard board not None, PlayoutEngine engine not None, double li
     if opening_pass and m and board.st.passes == 0 and _stones(&board.st) < npts // 4:
         node._forbid(m)
     return node
+
+
+cdef void _nakade_weights(CoreBoard board, const int64_t* pt, double* raw, int m,
+                          double nakade) noexcept:
+    """``raw`` of the candidates ``pt`` at vital points (nakade_marks) times ``nakade``."""
+    cdef uint8_t marks[MAX_SIZE_C * MAX_SIZE_C]
+    cdef int j
+    memset(marks, 0, board.st.size * board.st.size)
+    if nakade_marks(board.st.color, board.st.W, board.st.size, marks):
+        for j in range(m):
+            if marks[pt[j]]:
+                raw[j] *= nakade
 
 
 cdef int _stones(const BoardState* b) noexcept:

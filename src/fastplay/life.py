@@ -7,21 +7,14 @@ board-level readers before they trust the playouts' ownership.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import numpy.typing as npt
 
-from fastplay._core import BLACK, WHITE, true_eyes
+from fastplay._core import BLACK, WHITE, nakade_flat, true_eyes
 from fastplay.board import Board
 
 __all__ = ["eye_mask", "in_seki", "seki_mask", "strings", "dead_strings", "string_status",
-           "nakade_points", "NAKADE_SIZES"]
-
-#: Sizes of the eye spaces :func:`nakade_points` reads: the killable shapes
-#: (straight and bent three, pyramid four, bulky and crossed five, rabbity
-#: six) are all of 3 to 6 points.
-NAKADE_SIZES = range(3, 7)
+           "nakade_points"]
 
 
 def eye_mask(grid: npt.NDArray[np.int8], color: int) -> npt.NDArray[np.bool_]:
@@ -168,64 +161,18 @@ def _region_touches(grid: npt.NDArray[np.int8], size: int, start: int, color: in
 def nakade_points(board: Board) -> npt.NDArray[np.bool_]:
     """``bool[size*size]``: the vital point of each small enclosed eye space.
 
-    An eye space is a region of empty points (orthogonally connected) of
-    :data:`NAKADE_SIZES` points whose neighbours outside it are stones of one
-    colour only.  Its vital point is the point with the most neighbours
-    inside the region when exactly one point has that most: the middle of a
-    straight or bent three, the centre of a pyramid four or crossed five,
-    the inner corner of a bulky five, the centre of a rabbity six.  Shapes
-    with two such points (straight and bent four, a square, a two-by-three
-    rectangle, straight five) live whoever plays first, and get none.  The
-    shape rule of nakade (e.g. Pachi's ``nakade_point`` and the "eye shape"
-    chapter of GNU Go's documentation); the defender plays the point to make
-    two eyes, the attacker to leave one, and random playouts miss both.
+    An eye space is a region of empty points (orthogonally connected) of 3
+    to 6 points whose neighbours outside it are stones of one colour only.
+    Its vital point is the point with the most neighbours inside the region
+    when exactly one point has that most: the middle of a straight or bent
+    three, the centre of a pyramid four or crossed five, the inner corner of
+    a bulky five, the centre of a rabbity six.  Shapes with two such points
+    (straight and bent four, a square, a two-by-three rectangle, straight
+    five) live whoever plays first, and get none.  The shape rule of nakade
+    (e.g. Pachi's ``nakade_point`` and the "eye shape" chapter of GNU Go's
+    documentation); the defender plays the point to make two eyes, the
+    attacker to leave one, and random playouts miss both.  Read by the
+    core (:func:`fastplay._core.nakade_flat`), as the search's node maker
+    reads it for the option ``nakade_prior``.
     """
-    size = board.size
-    grid = board.to_numpy().ravel().tolist()
-    around = _neighbour_lists(size)
-    vital = np.zeros(size * size, dtype=bool)
-    seen = [value != 0 for value in grid]
-    for start in range(size * size):
-        if seen[start]:
-            continue
-        region, border = _empty_region(grid, around, start, NAKADE_SIZES.stop)
-        for point in region:
-            seen[point] = True
-        if len(region) in NAKADE_SIZES and len(border) == 1:
-            centre = _vital_point(region, around)
-            if centre is not None:
-                vital[centre] = True
-    return vital
-
-
-@functools.cache
-def _neighbour_lists(size: int) -> tuple[tuple[int, ...], ...]:
-    """The orthogonal neighbours of each flat point of a ``size`` board."""
-    return tuple(tuple(_neighbours(point, size)) for point in range(size * size))
-
-
-def _empty_region(grid: list[int], around: tuple[tuple[int, ...], ...], start: int,
-                  limit: int) -> tuple[list[int], set[int]]:
-    """The empty region of ``start`` (its points, up to ``limit`` of them:
-    a larger region is cut short) and the colours of the stones around it."""
-    region, border, stack = [start], set(), [start]
-    inside = {start}
-    while stack and len(region) < limit:
-        for neighbour in around[stack.pop()]:
-            value = grid[neighbour]
-            if value:
-                border.add(value)
-            elif neighbour not in inside:
-                inside.add(neighbour)
-                region.append(neighbour)
-                stack.append(neighbour)
-    return region, border
-
-
-def _vital_point(region: list[int], around: tuple[tuple[int, ...], ...]) -> int | None:
-    """The one point of ``region`` with the most neighbours in it, or ``None``
-    when several share the most."""
-    inside = set(region)
-    counts = [sum(n in inside for n in around[p]) for p in region]
-    most = max(counts)
-    return region[counts.index(most)] if counts.count(most) == 1 else None
+    return nakade_flat(board)

@@ -199,7 +199,8 @@ class NodeMaker:
             engine, line1, line2, factors, power = self._sources(board, recent)
             made: TreeNode = make_node(board, engine, line1, line2, factors, self._tactical(),
                                        config.ladder_prior, config.ladder_visits, power,
-                                       config.pass_prior, base, release, params, True)
+                                       config.pass_prior, base, release, params, True,
+                                       config.nakade_prior)
             self._critical(made, depth)
             return made
         node = self._compiled(board, base, recent, release)
@@ -255,10 +256,10 @@ class NodeMaker:
 
     def _builtin_weights(self) -> bool:
         """Whether :func:`make_node` makes the node's priors: no user prior,
-        fight or nakade factor, race reading or stakes."""
+        fight factor, race reading or stakes."""
         config = self.config
         return self.user_prior is None and config.fight_prior == 1.0 \
-            and config.nakade_prior == 1.0 and not config.race_reading and config.stake_stones <= 0
+            and not config.race_reading and config.stake_stones <= 0
 
     def _lean(self) -> bool:
         """Whether a node is :func:`make_node`'s alone: the built-in weights
@@ -280,7 +281,7 @@ class NodeMaker:
     def _compiled(self, board: Board, base: float, recent: tuple[int, int] | None,
                   release: bool = False) -> TreeNode | None:
         """The node from the core's :func:`make_node` in one call, where the
-        options ask for nothing else (no user prior, fight or nakade factor, race
+        options ask for nothing else (no user prior, fight factor, race
         reading or stakes); ``None`` otherwise."""
         if not self._builtin_weights():
             return None
@@ -288,7 +289,7 @@ class NodeMaker:
         points_engine, line1, line2, factors, power = self._sources(board, recent)
         return make_node(board, points_engine, line1, line2, factors, self._tactical(),
                          config.ladder_prior, config.ladder_visits, power, config.pass_prior,
-                         base, release)
+                         base, release, nakade=config.nakade_prior)
 
     def _assembled(self, board: Board, base: float, recent: tuple[int, int] | None
                    ) -> TreeNode:
