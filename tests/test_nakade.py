@@ -9,6 +9,7 @@ import pytest
 import fastplay as fp
 from fastplay.life import nakade_points
 from fastplay.mcts import MCTS
+from fastplay.search import SearchConfig
 from test_mcts import board_from_ascii, db  # noqa: F401 - the fixture
 from test_tactics import random_game
 
@@ -137,12 +138,32 @@ def test_nakade_prior_multiplies_the_vital_points_weight(db: fp.PatternDatabase)
         . . . . . . . . .
         . . . . . . . . .
     """, to_move="W")
-    plain = MCTS(db, seed=1).expand(board)
-    raised = MCTS(db, seed=1, nakade_prior=5.0).expand(board)
+    plain = MCTS(db, seed=1, nakade_prior=1.0).expand(board)
+    raised = MCTS(db, seed=1, nakade_prior=3.0).expand(board)
     assert np.array_equal(plain.moves, raised.moves)
     vital = fp.parse_vertex("B9", 9)
     at = int(np.flatnonzero(plain.moves == vital)[0])
     ratio = raised.prior[:-1] / plain.prior[:-1]
     others = np.delete(ratio, at)
-    assert np.allclose(ratio[at] / others.mean(), 5.0)
+    assert np.allclose(ratio[at] / others.mean(), 3.0)
     assert np.allclose(others, others[0])
+
+
+@pytest.mark.parametrize("size, default", [(9, 5.0), (13, 1.0), (19, 1.0), (7, 1.0)])
+def test_the_default_nakade_prior_is_the_board_size_s(db: fp.PatternDatabase, size: int,
+                                                       default: float) -> None:
+    """``nakade_prior=None`` is ``NAKADE_PRIOR_BY_SIZE``'s factor (5 on 9x9,
+    from the matches) and 1 elsewhere: the node of the factor given, and not
+    that of the other one, on a board with Black's straight three in the
+    corner."""
+    board = fp.Board(size, komi=7.5)
+    for move in "A{0} E2 B{0} E3 C{0} E4 D{0} E5 D{1} E6".format(size - 1, size).split():
+        board.play(move)
+    assert nakade_points(board)[1]                      # B<size>, the middle of A-C
+    other = 1.0 if default != 1.0 else 5.0
+
+    def priors(**options: float) -> bytes:
+        return bytes(MCTS(db, seed=1, **options).expand(board).data.tobytes())
+
+    assert priors() == priors(nakade_prior=default) != priors(nakade_prior=other)
+    assert SearchConfig().nakade_for(size) == default

@@ -127,9 +127,9 @@ def recorded_search(size: int) -> dict[str, Any]:
     """The options of a reference search on a board of ``size``, as today's
     defaults set them: every :class:`fastplay.search.SearchConfig` option but
     ``prior_table`` (the spec's ``prior``), no resignation, no book, and the
-    expansion threshold, exploration constant and widening resolved for the
-    size (``max(EXPAND_FLOOR, 2 leaf batches)``, ``SearchConfig.puct_for``,
-    ``SearchConfig.widen_for``), so
+    expansion threshold, exploration constant, widening and nakade factor
+    resolved for the size (``max(EXPAND_FLOOR, 2 leaf batches)``,
+    ``SearchConfig.puct_for``, ``widen_for``, ``nakade_for``), so
     that a later change of the default rule leaves the references alone.
     Plain JSON values."""
     from fastplay.search import SearchConfig
@@ -142,6 +142,7 @@ def recorded_search(size: int) -> dict[str, Any]:
     options["expand_threshold"] = default_expand_threshold(leaf_batch(None, 1, size))
     options["c_puct"] = config.puct_for(size)      # the size's, resolved as the threshold
     options["widen_base"] = config.widen_for(size)
+    options["nakade_prior"] = config.nakade_for(size)
     return options
 
 

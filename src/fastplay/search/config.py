@@ -21,7 +21,8 @@ from fastplay._equality import fields_equal
 from fastplay.asciinum import ascii_float, ascii_int
 from fastplay.shown import quoted, shown_value
 
-__all__ = ["SearchConfig", "C_PUCT", "C_PUCT_BY_SIZE", "WIDEN_BASE_BY_SIZE", "C_UCT",
+__all__ = ["SearchConfig", "C_PUCT", "C_PUCT_BY_SIZE", "WIDEN_BASE_BY_SIZE",
+           "NAKADE_PRIOR_BY_SIZE", "C_UCT",
            "DEFAULT_BATCH", "DEFAULT_PLAYOUTS", "MAX_BATCH", "LADDER_PRIOR", "LADDER_VISITS",
            "EDGE_BYTES", "NODE_BYTES", "EXPAND_FLOOR", "default_expand_threshold", "option_names",
            "parse_option"]
@@ -40,6 +41,10 @@ C_PUCT_BY_SIZE: dict[int, float] = {13: 0.7}
 #: not 0, no widening (9x9: RESULTS.md, "Progressive widening"; 13x13:
 #: "Progressive widening on 13x13").
 WIDEN_BASE_BY_SIZE: dict[int, int] = {9: 10, 13: 10}
+
+#: ``nakade_prior`` per board size where the default (``nakade_prior=None``)
+#: is not 1, none (9x9: RESULTS.md, "Nakade vital points in the tree's prior").
+NAKADE_PRIOR_BY_SIZE: dict[int, float] = {9: 5.0}
 
 #: Playouts per leaf and search thread when ``batch`` is ``None`` (the choice
 #: of 1 per leaf: RESULTS.md, "Where the search's constants come from").
@@ -167,8 +172,7 @@ def _bounded(name: str, value: Any, low: float, high: float) -> float:
 _REAL_BOUNDS: dict[str, tuple[float, float]] = {
     "c_uct": (0.0, 1e6), "fpu_reduction": (-1.0, 1.0),
     "even_visits": (0.0, 1e12), "pattern_visits": (0.0, 1e12), "score_weight": (0.0, 0.999),
-    "fight_prior": (1e-6, 1e6), "nakade_prior": (1e-6, 1e6), "ladder_prior": (1.0, 1e6),
-    "ladder_visits": (0.0, 1e12),
+    "fight_prior": (1e-6, 1e6), "ladder_prior": (1.0, 1e6), "ladder_visits": (0.0, 1e12),
     "rave_equiv": (1e-3, 1e12), "dynamic_komi": (0.0, 10.0), "mix": (0.0, 1.0),
     "ancestor_amaf": (0.0, 1e12), "criticality": (0.0, 1e3),
     "widen_visits": (1.0, 1e12), "widen_factor": (1.001, 100.0), "reply_visits": (0.0, 1e12),
@@ -273,7 +277,8 @@ class SearchConfig:
             one or two liberties (1 = off).
         nakade_prior: factor on the weight of the vital point of a small
             eye space, either side's move (:func:`fastplay.life.nakade_points`;
-            1 = off).
+            1 = off); ``None`` (the default) is the board size's
+            (:data:`NAKADE_PRIOR_BY_SIZE`, else 1: :meth:`nakade_for`).
         ladder_prior, ladder_visits: the ladder reader's prior factor on a
             save or capture (its inverse on a bad move) and virtual
             playouts, won or lost; they apply to a user prior too (1 and 0
@@ -339,7 +344,7 @@ class SearchConfig:
     score_weight: float = 0.0
     book: bool = True
     fight_prior: float = 1.0
-    nakade_prior: float = 1.0
+    nakade_prior: float | None = None
     ladder_prior: float = LADDER_PRIOR
     ladder_visits: float = LADDER_VISITS
     race_reading: bool = False
@@ -381,6 +386,8 @@ class SearchConfig:
             set_(self, "c_puct", _bounded("c_puct", self.c_puct, 0.0, 1e6))
         if self.widen_base is not None:
             set_(self, "widen_base", _integer("widen_base", self.widen_base, 0, 10**6))
+        if self.nakade_prior is not None:
+            set_(self, "nakade_prior", _bounded("nakade_prior", self.nakade_prior, 1e-6, 1e6))
         if self.widen_ties is not None:
             if not isinstance(self.widen_ties, (bool, np.bool_)):
                 raise TypeError(f"widen_ties must be True, False or None (true, false or "
@@ -411,6 +418,13 @@ class SearchConfig:
         if self.widen_base is not None:
             return self.widen_base
         return WIDEN_BASE_BY_SIZE.get(size, 0)
+
+    def nakade_for(self, size: int) -> float:
+        """The factor on vital points' priors on a board of ``size``:
+        ``nakade_prior``, or the size's default when it is ``None``."""
+        if self.nakade_prior is not None:
+            return self.nakade_prior
+        return NAKADE_PRIOR_BY_SIZE.get(size, 1.0)
 
     @property
     def virtual(self) -> bool:

@@ -200,7 +200,7 @@ class NodeMaker:
             made: TreeNode = make_node(board, engine, line1, line2, factors, self._tactical(),
                                        config.ladder_prior, config.ladder_visits, power,
                                        config.pass_prior, base, release, params, True,
-                                       config.nakade_prior)
+                                       config.nakade_for(board.size))
             self._critical(made, depth)
             return made
         node = self._compiled(board, base, recent, release)
@@ -289,7 +289,7 @@ class NodeMaker:
         points_engine, line1, line2, factors, power = self._sources(board, recent)
         return make_node(board, points_engine, line1, line2, factors, self._tactical(),
                          config.ladder_prior, config.ladder_visits, power, config.pass_prior,
-                         base, release, nakade=config.nakade_prior)
+                         base, release, nakade=config.nakade_for(board.size))
 
     def _assembled(self, board: Board, base: float, recent: tuple[int, int] | None
                    ) -> TreeNode:
@@ -299,8 +299,9 @@ class NodeMaker:
         points, raw, power, pass_prior = self._weights(board, color, recent)
         if config.fight_prior != 1.0:
             raw *= np.where(fight_points(board)[points], config.fight_prior, 1.0)
-        if config.nakade_prior != 1.0:
-            raw *= np.where(nakade_points(board)[points], config.nakade_prior, 1.0)
+        nakade = config.nakade_for(board.size)
+        if nakade != 1.0:
+            raw *= np.where(nakade_points(board)[points], nakade, 1.0)
         tactics = weight = None
         if self._tactical():
             tactics, weight = self._tactics(board, color, points)
