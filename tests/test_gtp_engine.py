@@ -692,6 +692,15 @@ def test_undo_empty_history(engine: GTPEngine) -> None:
     assert fails(engine, "undo") == "cannot undo"
 
 
+def test_undo_with_a_count_is_refused_and_takes_nothing_back(engine: GTPEngine) -> None:
+    """GTP's ``undo`` has no argument: ``undo 2`` answered "=" and took back
+    one move (a tester); the count is ``gg-undo``'s."""
+    ok(engine, "play b d4")
+    ok(engine, "play w e5")
+    assert fails(engine, "undo 2") == "undo takes no arguments (gg-undo N takes back N moves)"
+    assert len(engine.board.history) == 2
+
+
 # -- a whole game --------------------------------------------------------------------
 
 

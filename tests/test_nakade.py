@@ -56,6 +56,8 @@ def test_an_eye_space_bordered_by_both_colours_has_none() -> None:
     rows = ("XXXXX", "X.O.X", "XX.XX", "XXXXX", "XXXXX")
     assert not nakade_points(board_from_ascii("\n".join(" ".join(r) for r in rows))).any()
     assert not nakade_points(fp.Board(9)).any()
+    with pytest.raises(TypeError, match="CoreBoard"):
+        nakade_points(np.zeros((9, 9)))  # type: ignore[arg-type]
     seven = ("XXXXX", "X...X", "X....", "XXXXX", "XXXXX")
     assert not nakade_points(_board(seven)).any()
 

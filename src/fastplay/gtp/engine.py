@@ -268,6 +268,9 @@ class GTPEngine:
         return ""
 
     def _cmd_undo(self, args: Sequence[str]) -> str:
+        if args:
+            # ``undo 2`` answered "=" and took back one move (a tester).
+            raise GTPError("undo takes no arguments (gg-undo N takes back N moves)")
         try:
             self.board.undo()
         except IndexError:
