@@ -1043,12 +1043,14 @@ def test_inherit_amaf_refuses_bad_arguments():
 def test_make_node_refuses_what_was_not_initialised():
     """make_node: a board or TreeParams made without __init__ is an error, not
     a node of colour 0 (a tester's finding)."""
-    from fastplay._core import CoreBoard, make_node
+    from fastplay._core import CoreBoard, make_node, nakade_flat
     from fastplay.montecarlo import playout_engine
     engine = playout_engine(fp.PatternDatabase.builtin("mc_montegnu_classic"))
     for board in (CoreBoard.__new__(CoreBoard), fp.Board.__new__(fp.Board)):
         with pytest.raises(RuntimeError, match="board was not initialised"):
             make_node(board, engine, 1.0, 1.0, (), True, 10.0, 50.0, 1.0, 0.01, 0.0)
+        with pytest.raises(RuntimeError, match="board was not initialised"):
+            nakade_flat(board)
     with pytest.raises(RuntimeError, match="TreeParams was not initialised"):
         make_node(fp.Board(9), engine, 1.0, 1.0, (), True, 10.0, 50.0, 1.0, 0.01, 0.0,
                   params=TreeParams.__new__(TreeParams), opening_pass=True)

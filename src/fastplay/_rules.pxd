@@ -98,6 +98,8 @@ cdef uint64_t hash_after(BoardState* b, int p, int c, bint allow_suicide) noexce
 cdef int string_other_lib(BoardState* b, int h, int p) noexcept nogil
 cdef bint would_be_suicide(BoardState* b, int p, int c) noexcept nogil
 cdef void q_add_libs(QSet* q, BoardState* b, int h) noexcept nogil
+cdef int empty_region(const BoardState* b, int p, uint8_t* seen, int16_t* stack,
+                      int16_t* region, int* reach) noexcept nogil
 cdef void tromp_taylor_owner(BoardState* b, cnp.int8_t* owner, int* nb, int* nw) noexcept nogil
 
 # -- local contexts (spec 4.3) ---------------------------------------------

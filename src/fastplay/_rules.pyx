@@ -575,9 +575,38 @@ cdef int exact_liberties(BoardState* b, int p, int d, const int* nh, int nn) noe
     return cnt
 
 
+cdef int empty_region(const BoardState* b, int p, uint8_t* seen, int16_t* stack,
+                      int16_t* region, int* reach) noexcept nogil:
+    """Flood the empty region of the padded point ``p`` (empty, not yet in
+    ``seen``): its points into ``region`` (``stack`` is the walk's room; both
+    MAX_PTS long), each marked in ``seen``; returns how many.  ``reach``
+    gets the colours of the stones around it: 1 Black, 2 White (both: 3)."""
+    cdef int top = 1, n = 0, q, d, k
+    stack[0] = <int16_t>p
+    seen[p] = 1
+    reach[0] = 0
+    while top:
+        top -= 1
+        q = stack[top]
+        region[n] = <int16_t>q
+        n += 1
+        for d in range(4):
+            k = q + b.nbr[d]
+            if b.color[k] == EMPTY_C:
+                if not seen[k]:
+                    seen[k] = 1
+                    stack[top] = <int16_t>k
+                    top += 1
+            elif b.color[k] == BLACK_C:
+                reach[0] |= 1
+            elif b.color[k] == WHITE_C:
+                reach[0] |= 2
+    return n
+
+
 cdef void tromp_taylor_owner(BoardState* b, cnp.int8_t* owner, int* nb, int* nw) noexcept nogil:
     """Owner per on-board point (row-major): stones, and empty regions reaching one colour."""
-    cdef int W = b.W, size = b.size, p, q, d, k, top, reach, i, j
+    cdef int W = b.W, size = b.size, p, q, k, reach, i, j
     cdef int16_t stack[MAX_PTS]
     cdef int16_t region[MAX_PTS]
     cdef uint8_t seen[MAX_PTS]
@@ -596,28 +625,7 @@ cdef void tromp_taylor_owner(BoardState* b, cnp.int8_t* owner, int* nb, int* nw)
                 owner[i * size + j] = -1
                 nw[0] += 1
             elif not seen[p]:
-                reach = 0
-                top = 0
-                nregion = 0
-                stack[top] = p
-                top += 1
-                seen[p] = 1
-                while top:
-                    top -= 1
-                    q = stack[top]
-                    region[nregion] = q
-                    nregion += 1
-                    for d in range(4):
-                        k = q + b.nbr[d]
-                        if b.color[k] == EMPTY_C:
-                            if not seen[k]:
-                                seen[k] = 1
-                                stack[top] = k
-                                top += 1
-                        elif b.color[k] == BLACK_C:
-                            reach |= 1
-                        elif b.color[k] == WHITE_C:
-                            reach |= 2
+                nregion = empty_region(b, p, seen, stack, region, &reach)
                 val = 1 if reach == 1 else (-1 if reach == 2 else 0)
                 for k in range(nregion):
                     q = region[k]

@@ -2872,47 +2872,27 @@ cdef enum:
     NAKADE_MAX = 6
 
 
-cdef int nakade_marks(const uint8_t* color, int W, int size, uint8_t* out) noexcept nogil:
+cdef int nakade_marks(const BoardState* b, uint8_t* out) noexcept nogil:
     """Mark in ``out`` (``size * size`` flat points, zeroed by the caller)
     the vital point of each small eye space; returns how many.
 
     An eye space: an orthogonally connected region of NAKADE_MIN to
-    NAKADE_MAX empty points whose neighbours are stones of one colour only.
-    Its vital point: the one point with the most neighbours in the region,
-    when no other has as many (fastplay.life.nakade_points gives the shapes).
+    NAKADE_MAX empty points whose neighbours are stones of one colour only
+    (empty_region).  Its vital point: the one point with the most neighbours
+    in the region, when no other has as many (fastplay.life.nakade_points
+    gives the shapes).
     """
-    cdef uint8_t seen[(MAX_SIZE_C + 2) * (MAX_SIZE_C + 2)]
-    cdef int stack[MAX_SIZE_C * MAX_SIZE_C]
-    cdef int region[NAKADE_MAX]
-    cdef int i, p, q, r, d, c, n, top, border, marks = 0
-    cdef int steps[4]
-    steps[0], steps[1], steps[2], steps[3] = -W, W, -1, 1
+    cdef uint8_t seen[MAX_PTS]
+    cdef int16_t stack[MAX_PTS]
+    cdef int16_t region[MAX_PTS]
+    cdef int i, p, q, n, reach, size = b.size, W = b.W, marks = 0
     memset(seen, 0, W * W)
     for i in range(size * size):
         p = (i // size + 1) * W + i % size + 1
-        if color[p] != EMPTY_C or seen[p]:
+        if b.color[p] != EMPTY_C or seen[p]:
             continue
-        # Flood the whole region (so that no part of a large one is read
-        # again), keeping its first NAKADE_MAX points and its border colours.
-        seen[p] = 1
-        stack[0], top, n, border = p, 1, 0, 0
-        while top:
-            top -= 1
-            q = stack[top]
-            if n < NAKADE_MAX:
-                region[n] = q
-            n += 1
-            for d in range(4):
-                r = q + steps[d]
-                c = color[r]
-                if c == EMPTY_C:
-                    if not seen[r]:
-                        seen[r] = 1
-                        stack[top] = r
-                        top += 1
-                elif c != OFF_C:
-                    border |= 1 << c
-        if NAKADE_MIN <= n <= NAKADE_MAX and (border == 1 << WHITE_C or border == 1 << BLACK_C):
+        n = empty_region(b, p, seen, stack, region, &reach)
+        if NAKADE_MIN <= n <= NAKADE_MAX and (reach == 1 or reach == 2):
             q = _vital_point(region, n, W)
             if q >= 0:
                 out[(q // W - 1) * size + q % W - 1] = 1
@@ -2920,7 +2900,7 @@ cdef int nakade_marks(const uint8_t* color, int W, int size, uint8_t* out) noexc
     return marks
 
 
-cdef int _vital_point(const int* region, int n, int W) noexcept nogil:
+cdef int _vital_point(const int16_t* region, int n, int W) noexcept nogil:
     """The point of ``region`` (``n`` padded points) with the most neighbours
     in it, or -1 when two or more share the most."""
     cdef int j, k, d, count, most = -1, at = -1, ties = 0
@@ -2945,7 +2925,7 @@ def nakade_flat(CoreBoard board not None):
     cdef int size = board.st.size
     out = np.zeros(size * size, dtype=np.bool_)
     cdef uint8_t[::1] o = out.view(np.uint8)
-    nakade_marks(board.st.color, board.st.W, size, &o[0])
+    nakade_marks(&board.st, &o[0])
     return out
 
 
@@ -3146,7 +3126,7 @@ cdef void _nakade_weights(CoreBoard board, const int64_t* pt, double* raw, int m
     cdef uint8_t marks[MAX_SIZE_C * MAX_SIZE_C]
     cdef int j
     memset(marks, 0, board.st.size * board.st.size)
-    if nakade_marks(board.st.color, board.st.W, board.st.size, marks):
+    if nakade_marks(&board.st, marks):
         for j in range(m):
             if marks[pt[j]]:
                 raw[j] *= nakade
