@@ -519,8 +519,48 @@ cdef class Position:
     def _copy_extra(self, source):
         """Hook for subclasses to copy their own attributes in :meth:`copy`."""
 
-    def __getstate__(self):
-        raise TypeError("pickle a Board through board.to_sgf(); core state is not picklable")
+    def __reduce__(self):
+        """Pickle the exact state: position, rules, side to move, history, undo
+        stack and positional-superko record (a scratch board stays one), as
+        :meth:`copy` copies it.  A subclass adds its own attributes
+        (:meth:`fastplay.Board.__reduce__`).  The pickle holds the core's
+        layout, so it loads only in the same fastplay version
+        (:func:`_unpickle_position`); SGF (``to_sgf``) carries a game across
+        versions.  Raises ``TypeError`` for a board whose ``__init__`` never ran."""
+        if self.st.block == NULL:
+            raise TypeError("a board whose __init__ did not run cannot be pickled")
+        core = (self.st.size, self.komi, self._superko, self._suicide, self._scratch,
+                self._last_color, self._last_index, self._snapshot(), list(self._snapshots),
+                list(self._moves), list(self._hashes), dict(self._hash_count))
+        return (_unpickle_position, (type(self), _layout_tag(), core))
+
+
+def _layout_tag():
+    """What a pickled board's core state depends on: the fastplay version."""
+    from fastplay import __version__
+    return f"fastplay {__version__}"
+
+
+def _unpickle_position(cls, layout, tuple core):
+    """A board of class ``cls`` from :meth:`Position.__reduce__`'s ``core``.
+
+    Raises ``ValueError`` when the pickle comes from another fastplay
+    version (``layout``) or its state does not fit the board's size."""
+    if layout != _layout_tag():
+        raise ValueError(f"this board was pickled by {layout}, and this is {_layout_tag()}: "
+                         "carry games between versions as SGF (Board.to_sgf)")
+    cdef Position b = cls.__new__(cls)
+    size, komi, superko, suicide, scratch, last_color, last_index, snap = core[:8]
+    check_size(size)
+    b._reset(size)
+    if not isinstance(snap[0], bytes) or len(snap[0]) != b.st.blocksize:
+        raise ValueError(f"the pickled state does not fit a {size}x{size} board")
+    b.komi = checked_komi(komi)
+    b._superko, b._suicide, b._scratch = superko, suicide, scratch
+    b._last_color, b._last_index = last_color, last_index
+    b._restore(snap)
+    b._snapshots, b._moves, b._hashes, b._hash_count = core[8:]
+    return b
 
 
 cdef class CoreBoard(Position):

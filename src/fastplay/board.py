@@ -17,7 +17,7 @@ import copy
 import os
 import re
 from collections.abc import Iterable
-from typing import Union
+from typing import Any, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -478,6 +478,13 @@ class Board(CoreBoard):
         for name, value in _slot_values(self):
             setattr(new, name, value)
         return new
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle the board exactly (:meth:`CoreBoard.__reduce__`: the same
+        fastplay version loads it) with the instance's attributes
+        (:attr:`sgf_properties`, a subclass's, ``__slots__`` too)."""
+        rebuild, args = super().__reduce__()
+        return rebuild, args, (dict(self.__dict__), dict(_slot_values(self)))
 
     def __deepcopy__(self, memo: dict[int, object]) -> Board:
         """:meth:`copy`, with the instance's attributes deep-copied."""

@@ -9,10 +9,9 @@ carries a UCI engine's ``info`` lines.
 
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -92,13 +91,9 @@ class _TopMoves:
     """What a result and a snapshot share: the first child's line, a
     picture of the position with the top moves, and pickling.
 
-    A result pickles (to return it from a process pool, or to save it) with
-    its ``position`` as SGF text and its rules (a :class:`~fastplay.Board`
-    itself does not pickle): the unpickled position is
-    ``Board.from_sgf(position.to_sgf(), superko=..., suicide=...)``, the same
-    stones, side to move and moves (a subclass's own attributes are not
-    kept).  :func:`copy.deepcopy` copies the position exactly
-    (:meth:`Board.copy`).
+    A result pickles (to return it from a process pool, or to save it) and
+    deep-copies with its ``position`` exact (:meth:`Board.__reduce__`,
+    :meth:`Board.__deepcopy__`).
     """
 
     best_move: str
@@ -120,40 +115,6 @@ class _TopMoves:
         from fastplay.svg import search_result
 
         return search_result(self.position, self)
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        if self.position is not None:
-            state["position"] = _PickledPosition(self.position.to_sgf(),
-                                                 self.position.superko, self.position.suicide)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        position = state.get("position")
-        if isinstance(position, _PickledPosition):
-            state = {**state, "position": position.board()}
-        self.__dict__.update(state)
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
-        copied = object.__new__(self.__class__)
-        memo[id(self)] = copied
-        copied.__dict__.update({name: copy.deepcopy(value, memo)
-                                for name, value in self.__dict__.items()})
-        return copied
-
-
-@dataclass(frozen=True)
-class _PickledPosition:
-    """A result's position in its pickle: SGF text and the rules SGF does not hold."""
-
-    sgf: str
-    superko: bool
-    suicide: bool
-
-    def board(self) -> Board:
-        from fastplay.board import Board
-
-        return Board.from_sgf(self.sgf, superko=self.superko, suicide=self.suicide)
 
 
 @dataclass(frozen=True)
