@@ -50,8 +50,9 @@ def test_results_compare_equal_from_one_seed(db: fp.PatternDatabase, board: fp.B
 
 
 def test_results_pickle_with_their_position(db: fp.PatternDatabase, board: fp.Board) -> None:
-    """A result held a Board, which refuses pickling: a process pool could
-    not return one."""
+    """A result holds its Board (a tester found that a process pool could
+    not return one when Boards refused pickling); the position comes back
+    exact, rules and history included."""
     result = MCTS(db, seed=1).run(board, visits=200)
     back = pickle.loads(pickle.dumps(result))
     assert back == result and type(back) is type(result)
