@@ -113,12 +113,15 @@ def in_seki(board: Board, point: int) -> bool:
         return False
     enemies = {int(board.string_indices(n)[0]) for stone in board.string_indices(point)
                for n in _neighbours(int(stone), size) if grid[n] == -own}
+    # A liberty's empty region reaches its string; it is an eye of that
+    # colour when it reaches no other (Tromp-Taylor's owner).
+    owner = board.area_owner().ravel()
     for enemy in enemies:
         enemy_libs = {int(i) for i in board.string_liberty_indices(enemy)}
         shared = libs & enemy_libs
         if (shared
-                and all(not _region_touches(grid, size, lib, -own) for lib in libs - shared)
-                and all(not _region_touches(grid, size, lib, own) for lib in enemy_libs - shared)
+                and all(owner[lib] == own for lib in libs - shared)
+                and all(owner[lib] == -own for lib in enemy_libs - shared)
                 and all(_self_atari(board, lib, own) and _self_atari(board, lib, -own)
                         for lib in shared)):
             return True
@@ -141,21 +144,6 @@ def _neighbours(point: int, size: int) -> list[int]:
     row, col = divmod(point, size)
     return [r * size + c for r, c in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1))
             if 0 <= r < size and 0 <= c < size]
-
-
-def _region_touches(grid: npt.NDArray[np.int8], size: int, start: int, color: int) -> bool:
-    """Whether the empty region containing ``start`` borders a stone of ``color``."""
-    stack, seen = [start], {start}
-    while stack:
-        for neighbour in _neighbours(stack.pop(), size):
-            if neighbour in seen:
-                continue
-            if grid[neighbour] == color:
-                return True
-            if grid[neighbour] == 0:
-                seen.add(neighbour)
-                stack.append(neighbour)
-    return False
 
 
 def nakade_points(board: Board) -> npt.NDArray[np.bool_]:
