@@ -101,6 +101,7 @@ def test_a_pickle_of_another_version_or_size_is_refused() -> None:
     board = _random_game(9, 20, 7)
     rebuild, (cls, layout, core), extra = board.__reduce__()
     assert rebuild is _unpickle_position
+    assert layout.startswith(f"fastplay {fp.__version__} (core ")
     with pytest.raises(ValueError, match="pickled by fastplay 0.0.0-other"):
         _unpickle_position(cls, "fastplay 0.0.0-other", core)
     with pytest.raises(ValueError, match="does not fit a 13x13 board"):

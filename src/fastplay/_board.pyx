@@ -11,6 +11,8 @@ from libc.stdint cimport uint8_t, int16_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
 
+import hashlib
+
 import numpy as np
 cimport numpy as cnp
 
@@ -524,8 +526,8 @@ cdef class Position:
         stack and positional-superko record (a scratch board stays one), as
         :meth:`copy` copies it.  A subclass adds its own attributes
         (:meth:`fastplay.Board.__reduce__`).  The pickle holds the core's
-        layout, so it loads only in the same fastplay version
-        (:func:`_unpickle_position`); SGF (``to_sgf``) carries a game across
+        memory, so it loads only in a fastplay of the same version and core
+        layout (:func:`_layout_tag`); SGF (``to_sgf``) carries a game across
         versions.  Raises ``TypeError`` for a board whose ``__init__`` never ran."""
         if self.st.block == NULL:
             raise TypeError("a board whose __init__ did not run cannot be pickled")
@@ -535,17 +537,35 @@ cdef class Position:
         return (_unpickle_position, (type(self), _layout_tag(), core))
 
 
+_LAYOUT_TAG = None
+
+
 def _layout_tag():
-    """What a pickled board's core state depends on: the fastplay version."""
-    from fastplay import __version__
-    return f"fastplay {__version__}"
+    """What a pickled board's core state depends on: the fastplay version and
+    the core's layout, as a digest of the state of two small games (a
+    build that lays out or fills the position differently gives another)."""
+    global _LAYOUT_TAG
+    if _LAYOUT_TAG is None:
+        from fastplay import __version__
+        digest = hashlib.sha256()
+        for size in (5, 19):
+            game = Position(size)
+            for v, color in ((1, BLACK_C), (0, WHITE_C), (size, BLACK_C)):   # a capture
+                game.play_index(v, color)
+            snap = game._snapshot()
+            digest.update(repr((size, snap[1:8])).encode())
+            digest.update(snap[0])
+            digest.update(snap[8])
+        _LAYOUT_TAG = f"fastplay {__version__} (core {digest.hexdigest()[:16]})"
+    return _LAYOUT_TAG
 
 
 def _unpickle_position(cls, layout, tuple core):
     """A board of class ``cls`` from :meth:`Position.__reduce__`'s ``core``.
 
     Raises ``ValueError`` when the pickle comes from another fastplay
-    version (``layout``) or its state does not fit the board's size."""
+    version or core layout (``layout``, :func:`_layout_tag`) or its state
+    does not fit the board's size."""
     if layout != _layout_tag():
         raise ValueError(f"this board was pickled by {layout}, and this is {_layout_tag()}: "
                          "carry games between versions as SGF (Board.to_sgf)")

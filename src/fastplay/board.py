@@ -480,8 +480,8 @@ class Board(CoreBoard):
         return new
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickle the board exactly (:meth:`CoreBoard.__reduce__`: the same
-        fastplay version loads it) with the instance's attributes
+        """Pickle the board exactly (:meth:`CoreBoard.__reduce__`: a fastplay
+        of the same version and core layout loads it) with the instance's attributes
         (:attr:`sgf_properties`, a subclass's, ``__slots__`` too)."""
         rebuild, args = super().__reduce__()
         return rebuild, args, (dict(self.__dict__), dict(_slot_values(self)))
