@@ -8,20 +8,10 @@ import numpy as np
 
 from fastplay import diagram, format_vertex, parse_vertex
 from fastplay.life import in_seki, seki_mask
+from test_mcts import SEKI
 
-# Top edge: White A6-B6-B7 (eye A7) and Black C6-F6-D7-F7 (eye E7) share
-# the liberty C7 (tests/test_mcts.py's SEKI).
-SEKI = """
-. O . X . X O
-O O X X X X O
-X X O O O O O
-. X O . O O .
-X X O O O O O
-. X O O . O O
-X X O O O O .
-"""
-
-# The same with White at F7: Black's other liberty E7 now touches a White
+# SEKI (tests/test_mcts.py): top edge, White A6-B6-B7 (eye A7) and Black
+# C6-F6-D7-F7 (eye E7) share the liberty C7.  NOT_SEKI: the same with White at F7: Black's other liberty E7 now touches a White
 # stone, so it is no eye, though a move at C7 is still self-atari for both.
 # Asked from either string, the eye test alone says no.
 NOT_SEKI = SEKI.replace(". O . X . X O", ". O . X . O O", 1)
