@@ -64,6 +64,9 @@ cdef class Position:
     cdef void _load_into(self, Position target)
     cdef object _last_move(self)
     cdef int _set_last(self, object last) except -1
+    cdef tuple _stones(self)
+    cdef int _set_state(self, tuple now) except -1
+    cdef int _set_scratch(self, tuple extra) except -1
 
 
 cdef class CoreBoard(Position):

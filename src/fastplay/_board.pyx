@@ -11,8 +11,6 @@ from libc.stdint cimport uint8_t, int16_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
 
-import hashlib
-
 import numpy as np
 cimport numpy as cnp
 
@@ -522,64 +520,108 @@ cdef class Position:
         """Hook for subclasses to copy their own attributes in :meth:`copy`."""
 
     def __reduce__(self):
-        """Pickle the exact state: position, rules, side to move, history, undo
-        stack and positional-superko record (a scratch board stays one), as
-        :meth:`copy` copies it.  A subclass adds its own attributes
-        (:meth:`fastplay.Board.__reduce__`).  The pickle holds the core's
-        memory, so it loads only in a fastplay of the same version and core
-        layout (:func:`_layout_tag`); SGF (``to_sgf``) carries a game across
-        versions.  Raises ``TypeError`` for a board whose ``__init__`` never ran."""
+        """Pickle the board as what it is made of: its rules, the position its
+        history starts from (stones, side to move, ko), the moves since, and
+        the side to move and ko now; a scratch board (:meth:`copy` with
+        ``history=False``) its position, captures, passes, last move and
+        update set instead of moves.  Loading replays the moves through the
+        rules (:func:`_unpickle_position`), so the history, undo stack and
+        positional-superko record are rebuilt exactly, and a corrupted
+        pickle raises ``ValueError`` (an illegal move:
+        :class:`IllegalMoveError`) or ``TypeError`` instead of loading a
+        broken board.  A subclass adds its own attributes
+        (:meth:`fastplay.Board.__reduce__`).  Raises ``TypeError`` for a
+        board whose ``__init__`` never ran."""
         if self.st.block == NULL:
             raise TypeError("a board whose __init__ did not run cannot be pickled")
-        core = (self.st.size, self.komi, self._superko, self._suicide, self._scratch,
-                self._last_color, self._last_index, self._snapshot(), list(self._snapshots),
-                list(self._moves), list(self._hashes), dict(self._hash_count))
-        return (_unpickle_position, (type(self), _layout_tag(), core))
+        cdef Position start = self
+        if not self._scratch:
+            start = self.copy()
+            while start._moves:
+                start.undo()
+        rules = (self.st.size, self.komi, bool(self._superko), bool(self._suicide))
+        now = (self._to_move, self.ko_index, self.st.ko_color)
+        extra = None
+        if self._scratch:
+            extra = (self._last_color, self._last_index,
+                     [self.flat(self.q.pts[k]) for k in range(self.q.n)],
+                     self.st.captures[WHITE_C], self.st.captures[BLACK_C], self.st.passes)
+        return (_unpickle_position, (type(self), _PICKLE_FORMAT, rules, start._stones(),
+                                     (start._to_move, start.ko_index, start.st.ko_color),
+                                     list(self._moves), now, extra))
+
+    cdef tuple _stones(self):
+        """(Black's flat indices, White's), board order."""
+        cdef int i, c, n = self.st.size * self.st.size
+        black, white = [], []
+        for i in range(n):
+            c = self.st.color[self.pad(i)]
+            if c == BLACK_C:
+                black.append(i)
+            elif c == WHITE_C:
+                white.append(i)
+        return black, white
+
+    cdef int _set_state(self, tuple now) except -1:
+        """Side to move and ko point (flat index or -1, its colour) from a pickle."""
+        to_move, ko, ko_color = now
+        self.set_to_move(to_move)
+        if ko >= 0:
+            self.set_ko_index(ko, ko_color)
+        else:
+            self.st.ko = 0
+            self.st.ko_color = 0
+        return 0
+
+    cdef int _set_scratch(self, tuple extra) except -1:
+        """A scratch board's last move, update set, captures and passes from a pickle."""
+        last_color, last_index, qpts, cap_w, cap_b, passes = extra
+        cdef int n = self.st.size * self.st.size, k
+        if last_color not in (0, WHITE_C, BLACK_C) or not -1 <= last_index < n:
+            raise ValueError("the pickled last move is not a move of this board")
+        if len(qpts) > n or any(not 0 <= v < n for v in qpts):
+            raise ValueError("the pickled update set is not a set of this board's points")
+        if min(cap_w, cap_b, passes) < 0 or max(cap_w, cap_b, passes) > 1 << 30:
+            raise ValueError("the pickled captures or passes are out of range")
+        self._scratch = True
+        self._set_last((last_color, last_index) if last_color else None)
+        q_reset(self.q)
+        for k in range(len(qpts)):
+            self.q.pts[k] = <int16_t>self.pad(qpts[k])
+        self.q.n = len(qpts)
+        self.st.captures[WHITE_C], self.st.captures[BLACK_C] = cap_w, cap_b
+        self.st.passes = passes
+        return 0
 
 
-_LAYOUT_TAG = None
+#: The layout of a pickled board (Position.__reduce__).
+_PICKLE_FORMAT = 1
 
 
-def _layout_tag():
-    """What a pickled board's core state depends on: the fastplay version and
-    the core's layout, as a digest of the state of two small games (a
-    build that lays out or fills the position differently gives another)."""
-    global _LAYOUT_TAG
-    if _LAYOUT_TAG is None:
-        from fastplay import __version__
-        digest = hashlib.sha256()
-        for size in (5, 19):
-            game = Position(size)
-            for v, color in ((1, BLACK_C), (0, WHITE_C), (size, BLACK_C)):   # a capture
-                game.play_index(v, color)
-            snap = game._snapshot()
-            digest.update(repr((size, snap[1:8])).encode())
-            digest.update(snap[0])
-            digest.update(snap[8])
-        _LAYOUT_TAG = f"fastplay {__version__} (core {digest.hexdigest()[:16]})"
-    return _LAYOUT_TAG
+def _unpickle_position(cls, fmt, tuple rules, tuple stones, tuple start, list moves,
+                       tuple now, extra):
+    """A board of class ``cls`` from :meth:`Position.__reduce__`'s parts: the
+    rules, the starting stones and state, the moves (replayed through the
+    rules), the state now, and a scratch board's extras.
 
-
-def _unpickle_position(cls, layout, tuple core):
-    """A board of class ``cls`` from :meth:`Position.__reduce__`'s ``core``.
-
-    Raises ``ValueError`` when the pickle comes from another fastplay
-    version or core layout (``layout``, :func:`_layout_tag`) or its state
-    does not fit the board's size."""
-    if layout != _layout_tag():
-        raise ValueError(f"this board was pickled by {layout}, and this is {_layout_tag()}: "
-                         "carry games between versions as SGF (Board.to_sgf)")
+    Raises ``ValueError`` for another ``fmt`` or parts that make no board
+    (:class:`IllegalMoveError` for a move against the rules), ``TypeError``
+    for parts of the wrong type."""
+    if fmt != _PICKLE_FORMAT:
+        raise ValueError(f"this board was pickled in format {fmt!r}; this fastplay reads "
+                         f"format {_PICKLE_FORMAT}: carry games between versions as SGF")
     cdef Position b = cls.__new__(cls)
-    size, komi, superko, suicide, scratch, last_color, last_index, snap = core[:8]
-    check_size(size)
-    b._reset(size)
-    if not isinstance(snap[0], bytes) or len(snap[0]) != b.st.blocksize:
-        raise ValueError(f"the pickled state does not fit a {size}x{size} board")
-    b.komi = checked_komi(komi)
-    b._superko, b._suicide, b._scratch = superko, suicide, scratch
-    b._last_color, b._last_index = last_color, last_index
-    b._restore(snap)
-    b._snapshots, b._moves, b._hashes, b._hash_count = core[8:]
+    size, komi, superko, suicide = rules
+    Position.__init__(b, size, komi, superko, suicide)
+    b.setup_indices(*stones)
+    b._set_state(start)
+    for color, v in moves:
+        b.play_index(v, color)
+    b._set_state(now)
+    if extra is not None:
+        if moves:
+            raise ValueError("a pickled scratch board has no moves")
+        b._set_scratch(extra)
     return b
 
 

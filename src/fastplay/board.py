@@ -155,6 +155,8 @@ def _slot_values(board: Board) -> list[tuple[str, object]]:
     for cls in type(board).__mro__:
         slots = cls.__dict__.get("__slots__", ())
         for name in (slots,) if isinstance(slots, str) else slots:
+            if name.startswith("__") and not name.endswith("__"):
+                name = f"_{cls.__name__.lstrip('_')}{name}"     # a private slot's mangled name
             if name not in ("__dict__", "__weakref__") and hasattr(board, name):
                 out.append((name, getattr(board, name)))
     return out
@@ -480,8 +482,8 @@ class Board(CoreBoard):
         return new
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickle the board exactly (:meth:`CoreBoard.__reduce__`: a fastplay
-        of the same version and core layout loads it) with the instance's attributes
+        """Pickle the board exactly (:meth:`CoreBoard.__reduce__`: its moves
+        replayed through the rules when loaded) with the instance's attributes
         (:attr:`sgf_properties`, a subclass's, ``__slots__`` too)."""
         rebuild, args = super().__reduce__()
         return rebuild, args, (dict(self.__dict__), dict(_slot_values(self)))
