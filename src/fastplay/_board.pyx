@@ -566,11 +566,7 @@ cdef class Position:
         """Side to move and ko point (flat index or -1, its colour) from a pickle."""
         to_move, ko, ko_color = now
         self.set_to_move(to_move)
-        if ko >= 0:
-            self.set_ko_index(ko, ko_color)
-        else:
-            self.st.ko = 0
-            self.st.ko_color = 0
+        self.set_ko_index(ko, ko_color if ko >= 0 else to_move)     # -1 clears it
         return 0
 
     cdef int _set_scratch(self, tuple extra) except -1:
