@@ -5,8 +5,9 @@ enemy stone), and no safe move on a shared one."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from fastplay import diagram, format_vertex, parse_vertex
+from fastplay import InvalidVertexError, diagram, format_vertex, parse_vertex
 from fastplay.life import in_seki, seki_mask
 from test_mcts import SEKI
 
@@ -35,3 +36,11 @@ def test_a_liberty_region_that_reaches_the_enemy_is_no_eye() -> None:
     board = diagram.parse(NOT_SEKI, to_move="B")
     assert not in_seki(board, _index(7, "C6")) and not in_seki(board, _index(7, "A6"))
     assert not seki_mask(board).any()
+
+
+def test_a_point_off_the_board_or_the_pass_is_a_bad_vertex() -> None:
+    board = diagram.parse(SEKI, to_move="B")
+    for point in (49, 200, -5, -1, 1.5):
+        with pytest.raises(InvalidVertexError):
+            in_seki(board, point)  # type: ignore[arg-type]
+    assert not in_seki(board, _index(7, "D4"))      # an empty point has no string

@@ -104,13 +104,18 @@ def in_seki(board: Board, point: int) -> bool:
     string in atari without capturing.  Neither side can then approach, so
     both live, even though random playouts, where someone always plays there
     first, report one of them as captured.
+
+    Raises:
+        InvalidVertexError: ``point`` is the pass, off the board or not an
+            integer (as :meth:`Board.string_liberty_indices`, which reads it
+            first).
     """
-    grid = board.to_numpy().ravel()
-    size = board.size
-    own = int(grid[point])
     libs = {int(i) for i in board.string_liberty_indices(point)}
     if not libs:
         return False
+    grid = board.to_numpy().ravel()
+    size = board.size
+    own = int(grid[point])
     enemies = {int(board.string_indices(n)[0]) for stone in board.string_indices(point)
                for n in _neighbours(int(stone), size) if grid[n] == -own}
     # A liberty's empty region reaches its string; it is an eye of that
