@@ -31,6 +31,7 @@ import numpy as np
 from fastplay.argtypes import positive_int
 from fastplay.prior import MoveSamples, collect_samples, fit, record_files, records_report
 from fastplay.sgf import SGFError
+from fastplay.shapes import SHAPE_RADIUS_MAX
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -45,6 +46,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--holdout", type=positive_int, default=5,
                         help="every N-th game is held out for the report (default 5)")
     parser.add_argument("--iterations", type=positive_int, default=60)
+    parser.add_argument("--shape-radius", type=int, default=0, metavar="R",
+                        help="fit large patterns too: diamonds of radius 2..R around a move "
+                        "(fastplay.shapes; R in 2..5, default 0: none)")
+    parser.add_argument("--shape-min-count", type=positive_int, default=3, metavar="N",
+                        help="keep a large pattern played at least N times (default 3)")
     parser.add_argument("--out", help="refit on every game and save the model here (.npz)")
     return parser
 
@@ -59,10 +65,11 @@ def _collect(parser: argparse.ArgumentParser, args: argparse.Namespace
         try:
             files = record_files(args.sources, Path(scratch))
             samples = collect_samples(files, args.player, args.size, skipped=skipped, cut=cut,
-                                      left_out=left_out)
-            extra = collect_samples([], args.player, args.size)
+                                      left_out=left_out, shape_radius=args.shape_radius)
+            extra = collect_samples([], args.player, args.size, shape_radius=args.shape_radius)
             for size in args.also:
-                extra = extra.concat(collect_samples(files, args.player, size, skipped=[]))
+                extra = extra.concat(collect_samples(files, args.player, size, skipped=[],
+                                                     shape_radius=args.shape_radius))
         except (OSError, EOFError, SGFError, tarfile.TarError) as exc:
             parser.error(str(exc) or type(exc).__name__)
     for line in records_report(skipped, cut, left_out):
@@ -78,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.holdout < 2:
         parser.error("--holdout must be at least 2")
+    if args.shape_radius and not 2 <= args.shape_radius <= SHAPE_RADIUS_MAX:
+        parser.error(f"--shape-radius must be 0 or in 2..{SHAPE_RADIUS_MAX}")
     if any(size == args.size or not 2 <= size <= 25 for size in args.also):
         parser.error("--also takes other board sizes in 2..25")
     if args.out is not None:
@@ -93,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(samples)} moves ({len(train)} to fit, {len(held)} held out)"
           + (f", and {len(extra)} moves on {', '.join(map(str, args.also))}" if args.also else ""))
     if len(train) and len(held):
-        model = fit(train.concat(extra), args.iterations)
+        model = fit(train.concat(extra), args.iterations, shape_min_count=args.shape_min_count)
         rows = [("uniform", np.ones(len(held.index))),
                 ("playout values ** 0.5", np.maximum(held.values, 1e-9) ** 0.5),
                 ("learned", model.strength(held))]
@@ -103,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:24s} {loglik:9.3f} {100 * top1:5.1f}%")
     if args.out:
         every = samples.concat(extra)
-        fit(every, args.iterations).save(args.out)
+        fit(every, args.iterations, shape_min_count=args.shape_min_count).save(args.out)
         print(f"saved {args.out} (fitted on all {len(every)} moves)")
     return 0
 

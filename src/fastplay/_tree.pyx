@@ -45,6 +45,7 @@ from fastplay._tactics cimport TAC_BAD, TAC_NONE, tactics_codes
 from fastplay._arrays cimport _view
 from fastplay._playout cimport PlayoutEngine, TallyCounts, run_komi
 from fastplay._playout import MAX_FIRST
+from fastplay._rng cimport splitmix64
 
 cnp.import_array()
 
@@ -2927,6 +2928,111 @@ def nakade_flat(CoreBoard board not None):
     cdef uint8_t[::1] o = out.view(np.uint8)
     nakade_marks(&board.st, &o[0])
     return out
+
+
+cdef enum:
+    SHAPE_RADIUS_MAX_C = 5  # shape_hashes reads diamonds of radius 2..SHAPE_RADIUS_MAX_C
+    SHAPE_POINTS_MAX = 60   # points of the largest: 2 r (r + 1)
+
+
+# The diamond's points by distance (|dx| + |dy|), then row, then column, and
+# one 64-bit key per (point, what is on it: empty, the mover's stone, the
+# opponent's, off the board), from a fixed seed: the same hashes in every
+# process, so saved priors read the same everywhere.
+cdef int _SHAPE_DX[8][SHAPE_POINTS_MAX]     # [symmetry][point]
+cdef int _SHAPE_DY[8][SHAPE_POINTS_MAX]
+cdef int _SHAPE_END[SHAPE_RADIUS_MAX_C + 1]
+cdef uint64_t _SHAPE_KEY[SHAPE_POINTS_MAX][4]
+
+
+cdef void _shape_init() noexcept:
+    cdef int d, dx, dy, k = 0, v, t
+    cdef uint64_t s = 0x7368617065730000    # "shapes"
+    _SHAPE_END[0] = 0
+    for d in range(1, SHAPE_RADIUS_MAX_C + 1):
+        for dx in range(-d, d + 1):
+            for dy in range(-d, d + 1):
+                if abs(dx) + abs(dy) == d:
+                    # The 8 symmetries: swap the axes or not, then negate either.
+                    for t in range(8):
+                        _SHAPE_DX[t][k] = (dx if t < 4 else dy) * (-1 if t & 1 else 1)
+                        _SHAPE_DY[t][k] = (dy if t < 4 else dx) * (-1 if t & 2 else 1)
+                    k += 1
+        _SHAPE_END[d] = k
+    for k in range(SHAPE_POINTS_MAX):
+        for v in range(4):
+            _SHAPE_KEY[k][v] = splitmix64(&s)
+
+
+_shape_init()
+
+SHAPE_RADIUS_MAX = SHAPE_RADIUS_MAX_C
+
+
+def shape_hashes(CoreBoard board not None, int color, int radius):
+    """Hashes of the diamond-shaped patterns around every point, the largest
+    of radius ``radius``: ``uint64[radius - 1, size*size]``, row ``r - 2``
+    the patterns of radius ``r`` (the points within Manhattan distance ``r``,
+    centre excluded: 12 points at radius 2, 24 at 3, 40 at 4, 60 at 5).
+
+    Each point of the diamond holds one of four things relative to
+    ``color``, the mover: empty, the mover's stone, the opponent's stone,
+    off the board.  A pattern's hash is the least over the 8 symmetries of
+    the square of the XOR of one fixed 64-bit key per (diamond point, what
+    is on it), so the 8 rotations and reflections of a pattern hash the
+    same and two patterns differ in hash except by a 64-bit collision (the
+    large patterns of Coulom 2007, section 2.2, and Stern, Herbrich and
+    Graepel 2006).  Occupied points get hash 0.
+
+    Raises ``ValueError`` for a colour that is not WHITE or BLACK or a
+    ``radius`` outside 2..5, ``RuntimeError`` for a board not initialised.
+    """
+    board.check_color(color)
+    if not 2 <= radius <= SHAPE_RADIUS_MAX_C:
+        raise ValueError(f"radius must be in 2..{SHAPE_RADIUS_MAX_C}, not {radius}")
+    if board.st.block == NULL:
+        raise RuntimeError("the board was not initialised")
+    cdef int size = board.st.size, npts = size * size
+    out = np.zeros((radius - 1, npts), dtype=np.uint64)
+    cdef uint64_t[:, ::1] o = out
+    _shape_rows(&board.st, color, radius, &o[0, 0], npts)
+    return out
+
+
+cdef void _shape_rows(const BoardState* b, int color, int radius, uint64_t* out,
+                      int npts) noexcept:
+    """shape_hashes' work: row ``r - 2`` of ``out`` (``npts`` a row) for radius ``r``."""
+    cdef int size = b.size, W = b.W, i, row, col, s, k, x, y, t, r, v
+    cdef uint8_t what[4]
+    cdef uint64_t h[8]
+    cdef uint64_t best
+    what[EMPTY_C] = 0
+    what[color] = 1
+    what[3 - color] = 2
+    what[OFF_C] = 3
+    for i in range(npts):
+        row = i // size
+        col = i % size
+        if b.color[(row + 1) * W + col + 1] != EMPTY_C:
+            continue
+        for s in range(8):
+            h[s] = 0
+        for r in range(1, radius + 1):
+            for s in range(8):
+                for k in range(_SHAPE_END[r - 1], _SHAPE_END[r]):
+                    x = row + _SHAPE_DX[s][k]
+                    y = col + _SHAPE_DY[s][k]
+                    if <unsigned>x < <unsigned>size and <unsigned>y < <unsigned>size:
+                        v = what[b.color[(x + 1) * W + y + 1]]
+                    else:
+                        v = 3
+                    h[s] ^= _SHAPE_KEY[k][v]
+            if r >= 2:
+                best = h[0]
+                for s in range(1, 8):
+                    if h[s] < best:
+                        best = h[s]
+                out[(r - 2) * npts + i] = best
 
 
 def true_eyes(grid, int sign):

@@ -19,6 +19,10 @@ context (:func:`fastplay.patterns.local_contexts`):
   measure ``dx + dy + max(dx, dy)`` (2..16, 17 for farther; 0 when there is
   no such move or it was a pass).
 
+A seventh group is optional: the move's large pattern, the largest of its
+diamond-shaped neighbourhoods of radius 2 to ``R`` that the training moves
+played often enough (:mod:`fastplay.shapes`; Coulom 2007, section 2.2).
+
 The probability that the player chooses move ``m`` is ``gamma(m) / sum of
 gamma(m')`` over the legal moves, ``gamma(m)`` the product of its features'
 strengths.  The strengths are fitted by minorization-maximization (Coulom
@@ -47,6 +51,7 @@ from fastplay._checks import is_integer
 from fastplay._equality import fields_equal
 from fastplay._threads import signals_blocked
 from fastplay.inputfile import read_input
+from fastplay.shapes import SHAPE_RADIUS_MAX, ShapeTable, shape_hashes
 from fastplay.shown import quoted, shown_value
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; imported lazily at run time
@@ -162,6 +167,9 @@ class MoveSamples:
             (the default prior's raw weight), for comparison.
         line, last, before: ``int64[k]``, the candidates' line and distance
             buckets (:func:`distance_buckets`).
+        shapes: ``uint64[k, R - 1]``, the candidates' large-pattern hashes
+            at radius 2..R (:func:`fastplay.shapes.shape_hashes`), or
+            ``None`` when they were not collected.
     """
 
     __eq__ = fields_equal
@@ -174,6 +182,7 @@ class MoveSamples:
     line: npt.NDArray[np.int64]
     last: npt.NDArray[np.int64]
     before: npt.NDArray[np.int64]
+    shapes: npt.NDArray[np.uint64] | None = None
 
     def __len__(self) -> int:
         return len(self.chosen)
@@ -186,18 +195,21 @@ class MoveSamples:
         return MoveSamples(
             self.index[per_candidate], np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
             self.chosen[keep], self.game[keep], self.values[per_candidate],
-            self.line[per_candidate], self.last[per_candidate], self.before[per_candidate])
+            self.line[per_candidate], self.last[per_candidate], self.before[per_candidate],
+            None if self.shapes is None else self.shapes[per_candidate])
 
     def concat(self, other: MoveSamples) -> MoveSamples:
         """These positions, then ``other``'s (its games numbered after these)."""
         first = int(self.game.max()) + 1 if len(self) else 0
+        values, line, last, before = (np.concatenate([getattr(self, k), getattr(other, k)])
+                                      for k in ("values", "line", "last", "before"))
         return MoveSamples(
             np.concatenate([self.index, other.index]),
             np.concatenate([self.offsets, other.offsets[1:] + self.offsets[-1]]),
             np.concatenate([self.chosen, other.chosen]),
-            np.concatenate([self.game, other.game + first]),
-            *(np.concatenate([getattr(self, k), getattr(other, k)])
-              for k in ("values", "line", "last", "before")))
+            np.concatenate([self.game, other.game + first]), values, line, last, before,
+            None if self.shapes is None or other.shapes is None
+            else np.concatenate([self.shapes, other.shapes]))
 
     def log_likelihood(self, strength: npt.ArrayLike) -> tuple[float, float]:
         """Mean log-probability (nats) of the chosen moves and the top-1 rate.
@@ -223,7 +235,7 @@ class MoveSamples:
 def collect_samples(games: Iterable[str | os.PathLike[str]], player: str | None,
                     size: int = 9, db: PatternDatabase | None = None,
                     skipped: list[str] | None = None, cut: list[str] | None = None,
-                    left_out: list[str] | None = None) -> MoveSamples:
+                    left_out: list[str] | None = None, shape_radius: int = 0) -> MoveSamples:
     """The moves of ``player`` in SGF game records, with their legal alternatives.
 
     Args:
@@ -247,6 +259,8 @@ def collect_samples(games: Iterable[str | os.PathLike[str]], player: str | None,
             the filters above leave out (``on 13x13``, ``with handicap``,
             ``with setup stones``, ``no player named like 'X'``, ``both
             players named like 'X'``).
+        shape_radius: collect the candidates' large-pattern hashes up to
+            this radius (2..``SHAPE_RADIUS_MAX``; 0: none).
 
     Returns:
         :class:`MoveSamples`; passes, and moves the record plays on a point
@@ -262,7 +276,9 @@ def collect_samples(games: Iterable[str | os.PathLike[str]], player: str | None,
 
     if db is None:
         db = PatternDatabase.builtin("mc_montegnu_classic")
-    builder = _SampleBuilder(db)
+    if shape_radius != 0 and not 2 <= shape_radius <= SHAPE_RADIUS_MAX:
+        raise ValueError(f"shape_radius must be 0 or in 2..{SHAPE_RADIUS_MAX}, not {shape_radius}")
+    builder = _SampleBuilder(db, shape_radius)
     games_read = 0
     for path in games:
         try:
@@ -453,10 +469,11 @@ def _replay_game(builder: _SampleBuilder, size: int, ours: str, moves: list[_Rec
 class _SampleBuilder:
     """The columns of a :class:`MoveSamples`, grown one position at a time."""
 
-    def __init__(self, db: PatternDatabase) -> None:
+    def __init__(self, db: PatternDatabase, shape_radius: int = 0) -> None:
         self.db = db
+        self.shape_radius = shape_radius
         self.columns: dict[str, list[np.ndarray]] = {
-            k: [] for k in ("index", "values", "line", "last", "before")}
+            k: [] for k in ("index", "values", "line", "last", "before", "shapes")}
         self.offsets = [0]
         self.chosen: list[int] = []
         self.game_of: list[int] = []
@@ -478,6 +495,9 @@ class _SampleBuilder:
         self.columns["line"].append(line)
         self.columns["last"].append(last_bucket)
         self.columns["before"].append(before_bucket)
+        if self.shape_radius:
+            hashes = shape_hashes(board, board.to_move_code, self.shape_radius)
+            self.columns["shapes"].append(hashes[:, legal].T)
         self.offsets.append(self.offsets[-1] + len(legal))
         self.chosen.append(int(place[0]))
         self.game_of.append(game)
@@ -485,11 +505,14 @@ class _SampleBuilder:
     def build(self) -> MoveSamples:
         """The positions added so far."""
         joined = {k: np.concatenate(v) if v else np.zeros(0) for k, v in self.columns.items()}
+        shapes = None
+        if self.shape_radius:
+            shapes = joined["shapes"].astype(np.uint64).reshape(-1, self.shape_radius - 1)
         return MoveSamples(
             joined["index"].astype(np.int64), np.asarray(self.offsets, np.int64),
             np.asarray(self.chosen, np.int64), np.asarray(self.game_of, np.int64),
             joined["values"].astype(np.float64), joined["line"].astype(np.int64),
-            joined["last"].astype(np.int64), joined["before"].astype(np.int64))
+            joined["last"].astype(np.int64), joined["before"].astype(np.int64), shapes)
 
 
 @dataclass(frozen=True)
@@ -501,6 +524,8 @@ class LearnedPrior:
             (read with the core's ``move_values``).
         line, last, before: ``float64[5]``, ``float64[18]``, ``float64[18]``,
             factors by line and distance bucket (all 1 for a bare table).
+        shapes: the large patterns' strengths (:mod:`fastplay.shapes`), or
+            ``None``.
     """
 
     __eq__ = fields_equal
@@ -509,6 +534,7 @@ class LearnedPrior:
     line: npt.NDArray[np.float64]
     last: npt.NDArray[np.float64]
     before: npt.NDArray[np.float64]
+    shapes: ShapeTable | None = None
     # Per board size: the factors of every point, by line and by the point
     # of the last move / the move before it (row n*n: none).  A search asks
     # at every new node; three lookups cost a third of the bucketing.
@@ -517,8 +543,18 @@ class LearnedPrior:
 
     @property
     def has_factors(self) -> bool:
-        """Whether any line or distance factor differs from 1."""
-        return bool(np.any(self.line != 1) or np.any(self.last != 1) or np.any(self.before != 1))
+        """Whether any line or distance factor differs from 1, or there are large patterns."""
+        return bool(np.any(self.line != 1) or np.any(self.last != 1) or np.any(self.before != 1)
+                    or self.shapes is not None)
+
+    def shape_row(self, board: Board) -> npt.NDArray[np.float64] | None:
+        """``float64[size*size]``: the strength of the large pattern of every
+        point for ``board``'s side to move, in [STRENGTH_MIN, STRENGTH_MAX]
+        (``None`` without large patterns)."""
+        if self.shapes is None:
+            return None
+        hashes = shape_hashes(board, board.to_move_code, self.shapes.radius)
+        return self.shapes.row(hashes)
 
     def factor_rows(self, size: int, last: int, before: int
                     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64],
@@ -560,6 +596,7 @@ class PriorModel:
         line: ``float64[5]``, strength of each line bucket.
         last, before: ``float64[18]``, strength of each distance bucket to
             the last move and to the move before it.
+        shapes: the kept large patterns and their strengths, or ``None``.
     """
 
     __eq__ = fields_equal
@@ -570,6 +607,7 @@ class PriorModel:
     line: npt.NDArray[np.float64]
     last: npt.NDArray[np.float64]
     before: npt.NDArray[np.float64]
+    shapes: ShapeTable | None = None
 
     @classmethod
     def neutral(cls) -> PriorModel:
@@ -585,9 +623,15 @@ class PriorModel:
         # and indexing with that as Any.
         geometry: npt.NDArray[np.int64] = i >> 8
         properties: npt.NDArray[np.int64] = i & 255
-        return (self.geometry[geometry] * self.properties[properties] * self.cells[i]
-                * self.line[samples.line] * self.last[samples.last]
-                * self.before[samples.before])
+        out = (self.geometry[geometry] * self.properties[properties] * self.cells[i]
+               * self.line[samples.line] * self.last[samples.last]
+               * self.before[samples.before])
+        if self.shapes is not None:
+            if samples.shapes is None:
+                raise ValueError("the model has large patterns and the samples none "
+                                 "(collect_samples(..., shape_radius=R))")
+            out *= self.shapes.gamma[self.shapes.labels(samples.shapes)]
+        return out
 
     def table(self) -> npt.NDArray[np.uint32]:
         """The pattern groups as a table: ``uint32[1108, 256]``, median cell 1000, at least 1."""
@@ -598,7 +642,8 @@ class PriorModel:
 
     def prior(self) -> LearnedPrior:
         """The search's form of this model."""
-        return LearnedPrior(self.table(), self.line.copy(), self.last.copy(), self.before.copy())
+        return LearnedPrior(self.table(), self.line.copy(), self.last.copy(), self.before.copy(),
+                            self.shapes)
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write an ``.npz`` file that :func:`load_prior` reads (cells other than 1
@@ -610,14 +655,22 @@ class PriorModel:
         seen = np.flatnonzero(self.cells != 1.0)
         # Through a file object: numpy would append ".npz" to a bare path.
         with open(path, "wb") as out:
-            np.savez_compressed(out, geometry=self.geometry, properties=self.properties,
-                                cell_index=seen.astype(np.int32), cell_strength=self.cells[seen],
-                                line=self.line, last=self.last, before=self.before)
+            arrays: dict[str, Any] = dict(
+                geometry=self.geometry, properties=self.properties,
+                cell_index=seen.astype(np.int32), cell_strength=self.cells[seen],
+                line=self.line, last=self.last, before=self.before)
+            if self.shapes is not None:
+                arrays.update(
+                    shape_counts=np.array([len(h) for h in self.shapes.hashes], np.int64),
+                    shape_hashes=np.concatenate(self.shapes.hashes).astype(np.uint64),
+                    shape_strength=self.shapes.gamma)
+            np.savez_compressed(out, **arrays)
 
 
-def fit(samples: MoveSamples, iterations: int = 60, *, pattern_only: bool = False
-        ) -> PriorModel:
-    """Fit the six feature groups to ``samples`` by minorization-maximization.
+def fit(samples: MoveSamples, iterations: int = 60, *, pattern_only: bool = False,
+        shape_min_count: int = 3) -> PriorModel:
+    """Fit the feature groups to ``samples`` by minorization-maximization: six,
+    and a seventh, the large patterns, when the samples have their hashes.
 
     Args:
         samples: the chosen moves and their alternatives.
@@ -627,6 +680,10 @@ def fit(samples: MoveSamples, iterations: int = 60, *, pattern_only: bool = Fals
         pattern_only: fit the three pattern groups alone (line and distance
             strengths stay 1): a model a pattern table can hold, as GNU Go's
             playout policy is (:mod:`fastplay.tune`).
+        shape_min_count: a large pattern is kept when the samples' chosen
+            moves have it at least this often (:meth:`ShapeTable.select`;
+            the held-out comparison in ``benchmarks/RESULTS.md``, "Large
+            patterns in the 9x9 prior", chose 3).
 
     Returns:
         :class:`PriorModel`.
@@ -640,11 +697,18 @@ def fit(samples: MoveSamples, iterations: int = 60, *, pattern_only: bool = Fals
         raise ValueError(f"iterations must be at least 1, not {iterations}")
     idx = samples.index
     pos = np.repeat(np.arange(len(samples)), np.diff(samples.offsets))
-    keys = (idx >> 8, idx & 255, idx, samples.line, samples.last, samples.before)
+    keys = [idx >> 8, idx & 255, idx, samples.line, samples.last, samples.before]
     neutral = PriorModel.neutral()
     gammas = [np.ones_like(g) for g in (neutral.geometry, neutral.properties, neutral.cells,
                                         neutral.line, neutral.last, neutral.before)]
     picked = samples.offsets[:-1] + samples.chosen
+    shapes = None
+    if samples.shapes is not None and not pattern_only:
+        played = np.zeros(len(idx), dtype=bool)
+        played[picked] = True
+        shapes = ShapeTable.select(samples.shapes, played, shape_min_count)
+        keys.append(shapes.labels(samples.shapes))
+        gammas.append(shapes.gamma.copy())
     wins = [np.bincount(k[picked], minlength=len(g)) for k, g in zip(keys, gammas)]
     for _ in range(iterations):
         for group in range(3 if pattern_only else len(gammas)):
@@ -657,7 +721,10 @@ def fit(samples: MoveSamples, iterations: int = 60, *, pattern_only: bool = Fals
                                       minlength=len(gammas[group]))
             g = gammas[group]
             gammas[group] = (wins[group] + 1.0) / (denominator + 2.0 / (g + 1.0))
-    return PriorModel(*gammas)
+    if shapes is not None:
+        shapes = ShapeTable(shapes.hashes, gammas.pop())
+    geometry, properties, cells, line, last, before = gammas
+    return PriorModel(geometry, properties, cells, line, last, before, shapes)
 
 
 def _exists(name: str) -> bool:
@@ -793,6 +860,7 @@ def _read_file(path: Path) -> LearnedPrior:
             arrays = {k: raw[k].astype(np.float64) for k in shapes}
             cells = raw["cell_index"].astype(np.int64)
             strengths = raw["cell_strength"].astype(np.float64)
+            large = {k: np.asarray(data[k]) for k in _SHAPE_KEYS if k in data.files}
     except FileNotFoundError:
         raise
     except _NotArchive:
@@ -816,5 +884,31 @@ def _read_file(path: Path) -> LearnedPrior:
     model = PriorModel.neutral()
     model.cells[cells] = strengths
     model = PriorModel(arrays["geometry"], arrays["properties"], model.cells, arrays["line"],
-                       arrays["last"], arrays["before"])
+                       arrays["last"], arrays["before"], _shape_table(path, large))
     return model.prior()
+
+
+#: The arrays of a saved prior's large patterns (:meth:`PriorModel.save`).
+_SHAPE_KEYS = ("shape_counts", "shape_hashes", "shape_strength")
+
+
+def _shape_table(path: Path, large: dict[str, np.ndarray]) -> ShapeTable | None:
+    """The large patterns of a prior file, checked (``None`` if it has none)."""
+    if not large:
+        return None
+    bad = f"{path}: not a prior saved by PriorModel.save (its large patterns: "
+    if set(large) != set(_SHAPE_KEYS):
+        raise ValueError(bad + "an array is missing)")
+    counts, hashes, gamma = (large[k] for k in _SHAPE_KEYS)
+    if counts.dtype.kind not in "iu" or hashes.dtype != np.uint64 \
+            or gamma.dtype.kind not in "iuf" or counts.ndim != 1 or hashes.ndim != 1 \
+            or not 1 <= len(counts) <= SHAPE_RADIUS_MAX - 1 or counts.min() < 0 \
+            or int(counts.sum()) != len(hashes) or gamma.shape != (1 + len(hashes),):
+        raise ValueError(bad + "wrong types or shapes)")
+    gamma = gamma.astype(np.float64)
+    if not np.all((gamma >= STRENGTH_MIN) & (gamma <= STRENGTH_MAX)):
+        raise ValueError(bad + f"strengths must be in [{STRENGTH_MIN:g}, {STRENGTH_MAX:g}])")
+    parts = np.split(hashes, np.cumsum(counts)[:-1])
+    if any(np.any(h[1:] <= h[:-1]) for h in parts):
+        raise ValueError(bad + "hashes not sorted or given twice)")
+    return ShapeTable(tuple(parts), gamma)

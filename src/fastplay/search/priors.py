@@ -37,7 +37,7 @@ from fastplay._core import expansion_moves, inherit_amaf, make_node, prior_node
 from fastplay.board import Board
 from fastplay.life import nakade_points
 from fastplay.patterns import geometry_table
-from fastplay.prior import LearnedPrior, load_prior
+from fastplay.prior import STRENGTH_MAX, STRENGTH_MIN, LearnedPrior, load_prior
 from fastplay.search.config import SearchConfig
 from fastplay.search.criticality import RootCriticality
 from fastplay.search.decide import in_opening, wins_by_passing
@@ -334,9 +334,14 @@ class NodeMaker:
         if learned is None:
             return self.engine, LINE_PRIOR[1], LINE_PRIOR[2], (), power
         # The learned prior has its own line factors: no bare-edge malus.
+        if not learned[2]:
+            return learned[1], 1.0, 1.0, (), power
         rows = learned[0].factor_rows(board.size, *(recent if recent is not None
-                                                    else recent_moves(board))) \
-            if learned[2] else ()
+                                                    else recent_moves(board)))
+        shape = learned[0].shape_row(board)
+        if shape is not None:
+            # The large patterns join the line factors (at most three rows).
+            rows = (np.clip(rows[0] * shape, STRENGTH_MIN, STRENGTH_MAX), rows[1], rows[2])
         return learned[1], 1.0, 1.0, rows, power
 
     def _weights(self, board: Board, color: int, recent: tuple[int, int] | None
