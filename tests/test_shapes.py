@@ -131,6 +131,9 @@ def test_samples_carry_the_hashes_and_a_fit_keeps_their_strengths(tmp_path: Path
         model.strength(plain)
     with pytest.raises(ValueError, match="shape_radius"):
         collect_samples([game], None, shape_radius=1)
+    for other in (plain, collect_samples([game], None, shape_radius=4)):
+        with pytest.raises(ValueError, match="concatenate"):
+            samples.concat(other)
 
 
 def test_a_prior_with_large_patterns_saves_loads_and_steers_the_search(tmp_path: Path) -> None:

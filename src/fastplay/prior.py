@@ -199,7 +199,17 @@ class MoveSamples:
             None if self.shapes is None else self.shapes[per_candidate])
 
     def concat(self, other: MoveSamples) -> MoveSamples:
-        """These positions, then ``other``'s (its games numbered after these)."""
+        """These positions, then ``other``'s (its games numbered after these).
+
+        Raises:
+            ValueError: one has large-pattern hashes and the other none, or
+                of another radius.
+        """
+        if (self.shapes is None) != (other.shapes is None) or (
+                self.shapes is not None and other.shapes is not None
+                and self.shapes.shape[1] != other.shapes.shape[1]):
+            raise ValueError("samples with and without large-pattern hashes (or of two radii) "
+                             "do not concatenate")
         first = int(self.game.max()) + 1 if len(self) else 0
         values, line, last, before = (np.concatenate([getattr(self, k), getattr(other, k)])
                                       for k in ("values", "line", "last", "before"))
