@@ -450,6 +450,12 @@ def test_train_prior_script_fits_and_saves(tmp_path: Path,
     text = capsys.readouterr().out
     assert "6 games" in text and "learned" in text and "playout values" in text
     assert load_prior(str(out)).table.shape == (1108, 256)
+    assert load_prior(str(out)).shapes is None
+    assert _train_prior().main([str(games), "--player", "GNU Go", "--holdout", "3",
+                                "--iterations", "5", "--shape-radius", "3",
+                                "--shape-min-count", "2", "--out", str(out)]) == 0
+    shapes = load_prior(str(out)).shapes
+    assert shapes is not None and shapes.radius == 3 and len(shapes.hashes[0])
 
 
 @pytest.mark.parametrize("args, message", [
@@ -459,6 +465,9 @@ def test_train_prior_script_fits_and_saves(tmp_path: Path,
     (["GAMES", "--player", "nobody"], "no moves"),
     (["GAMES", "--player", "x", "--holdout", "1"], "holdout"),
     (["GAMES", "--player", "x", "--iterations", "0"], "iterations"),
+    (["GAMES", "--player", "x", "--shape-radius", "1"], "--shape-radius"),
+    (["GAMES", "--player", "x", "--shape-radius", "6"], "--shape-radius"),
+    (["GAMES", "--player", "x", "--shape-min-count", "0"], "--shape-min-count"),
 ])
 def test_train_prior_script_usage_errors(tmp_path: Path, args: list[str], message: str,
                                          capsys: pytest.CaptureFixture[str]) -> None:
