@@ -190,3 +190,36 @@ def test_samples_without_hashes_fit_as_before(tmp_path: Path) -> None:
     assert fit(samples, 5).shapes is None
     assert MoveSamples(zeros, np.zeros(1, np.int64), zeros, zeros, np.zeros(0), zeros, zeros,
                        zeros).shapes is None
+
+
+def test_the_cores_cached_labels_equal_the_tables_on_every_point() -> None:
+    """ShapeIndex (through ShapeTable.row) reads a cache keyed by each point's
+    unrotated hash: its labels must be the table's, on boards it has met
+    (cache hits, the rotated boards' shapes too) and not."""
+    rng = np.random.default_rng(3)
+    grids = [_random_grid(size, rng) for size in (7, 9, 9, 13)]
+    boards = [_board(g) for g in grids] + [_board(np.ascontiguousarray(np.rot90(g)))
+                                          for g in grids]
+    rows = [shape_hashes(b, c, 4) for b in boards for c in (BLACK, WHITE)]
+    every = np.concatenate([r.T for r in rows])
+    # Keep about half the shapes seen, of every radius.
+    table = ShapeTable.select(every, rng.random(len(every)) < 0.5, 1)
+    table = ShapeTable(table.hashes, rng.uniform(0.5, 2.0, len(table.gamma)))
+    for _ in range(2):
+        for board, colour in [(b, c) for b in boards for c in (BLACK, WHITE)]:
+            board.set_to_move(colour)
+            empty = board.to_numpy().ravel() == 0
+            want = table.labels(shape_hashes(board, colour, 4).T)
+            got = table._index.labels(board, colour)
+            np.testing.assert_array_equal(got[empty], want[empty])
+            assert (got[~empty] == -1).all()
+            np.testing.assert_array_equal(table.row(board)[empty], table.gamma[want[empty]])
+    assert {int(x) for x in table._index.labels(boards[1], BLACK)} - {-1, 0}
+    # The table pickles with its index, and labels the same afterwards.
+    import pickle
+    again = pickle.loads(pickle.dumps(table))
+    assert again == table
+    np.testing.assert_array_equal(again._index.labels(boards[2], WHITE),
+                                  table._index.labels(boards[2], WHITE))
+    with pytest.raises(ValueError, match="sorted"):
+        ShapeTable((np.array([5, 3], np.uint64),), np.ones(3))._index

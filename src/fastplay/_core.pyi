@@ -54,4 +54,5 @@ from fastplay._tree import tree_simulate as tree_simulate
 from fastplay._tree import true_eyes as true_eyes
 from fastplay._tree import nakade_flat as nakade_flat
 from fastplay._tree import shape_hashes as shape_hashes
+from fastplay._tree import ShapeIndex as ShapeIndex
 from fastplay._tree import SHAPE_RADIUS_MAX as SHAPE_RADIUS_MAX

@@ -24,7 +24,7 @@ from fastplay._playout import (PlayoutEngine, PlayoutTally, rng_stream, seed_key
                                default_max_moves)
 from fastplay._tree import (TreeParams, TreeNode, ChildSlots, SearchCounts, prior_node, tree_descend, tree_backup,
                             tree_simulate, true_eyes, expansion_moves, make_node, inherit_amaf,
-                            nakade_flat, shape_hashes, SHAPE_RADIUS_MAX,
+                            nakade_flat, shape_hashes, SHAPE_RADIUS_MAX, ShapeIndex,
                             ReplyTable, reply_prior,
                             DESCEND_LEAF,
                             DESCEND_END, DESCEND_EXPAND, DESCEND_STOP, SIMULATE_DONE,

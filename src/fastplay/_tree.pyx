@@ -3002,37 +3002,216 @@ def shape_hashes(CoreBoard board not None, int color, int radius):
 cdef void _shape_rows(const BoardState* b, int color, int radius, uint64_t* out,
                       int npts) noexcept:
     """shape_hashes' work: row ``r - 2`` of ``out`` (``npts`` a row) for radius ``r``."""
-    cdef int size = b.size, W = b.W, i, row, col, s, k, x, y, t, r, v
+    cdef int size = b.size, i, r
     cdef uint8_t what[4]
-    cdef uint64_t h[8]
-    cdef uint64_t best
+    cdef uint64_t canon[SHAPE_RADIUS_MAX_C]
     what[EMPTY_C] = 0
     what[color] = 1
     what[3 - color] = 2
     what[OFF_C] = 3
     for i in range(npts):
-        row = i // size
-        col = i % size
-        if b.color[(row + 1) * W + col + 1] != EMPTY_C:
+        if b.color[(i // size + 1) * b.W + i % size + 1] != EMPTY_C:
             continue
+        _shape_point(b, what, i // size, i % size, radius, canon)
+        for r in range(radius - 1):
+            out[r * npts + i] = canon[r]
+
+
+cdef void _shape_point(const BoardState* b, const uint8_t* what, int row, int col, int radius,
+                       uint64_t* canon) noexcept:
+    """The canonical hashes of the diamonds of radius 2..``radius`` at (row,
+    col) into ``canon[0..radius-2]``: each the least over the 8 symmetries."""
+    cdef int size = b.size, W = b.W, s, k, x, y, r, v
+    cdef uint64_t h[8]
+    cdef uint64_t best
+    for s in range(8):
+        h[s] = 0
+    for r in range(1, radius + 1):
         for s in range(8):
-            h[s] = 0
-        for r in range(1, radius + 1):
-            for s in range(8):
-                for k in range(_SHAPE_END[r - 1], _SHAPE_END[r]):
-                    x = row + _SHAPE_DX[s][k]
-                    y = col + _SHAPE_DY[s][k]
-                    if <unsigned>x < <unsigned>size and <unsigned>y < <unsigned>size:
-                        v = what[b.color[(x + 1) * W + y + 1]]
-                    else:
-                        v = 3
-                    h[s] ^= _SHAPE_KEY[k][v]
-            if r >= 2:
-                best = h[0]
-                for s in range(1, 8):
-                    if h[s] < best:
-                        best = h[s]
-                out[(r - 2) * npts + i] = best
+            for k in range(_SHAPE_END[r - 1], _SHAPE_END[r]):
+                x = row + _SHAPE_DX[s][k]
+                y = col + _SHAPE_DY[s][k]
+                if <unsigned>x < <unsigned>size and <unsigned>y < <unsigned>size:
+                    v = what[b.color[(x + 1) * W + y + 1]]
+                else:
+                    v = 3
+                h[s] ^= _SHAPE_KEY[k][v]
+        if r >= 2:
+            best = h[0]
+            for s in range(1, 8):
+                if h[s] < best:
+                    best = h[s]
+            canon[r - 2] = best
+
+
+cdef enum:
+    SHAPE_CACHE_BITS = 16   # ShapeIndex's cache: 2**16 patterns seen
+
+
+cdef uint64_t _shape_identity(const BoardState* b, int row, int col, const uint8_t* what,
+                              int radius) noexcept:
+    """The hash of the radius-``radius`` diamond at (row, col) as it lies (no
+    symmetry): it names the whole pattern, so ShapeIndex caches by it."""
+    cdef int k, x, y, v, size = b.size
+    cdef uint64_t h = 0
+    for k in range(_SHAPE_END[radius]):
+        x = row + _SHAPE_DX[0][k]
+        y = col + _SHAPE_DY[0][k]
+        if <unsigned>x < <unsigned>size and <unsigned>y < <unsigned>size:
+            v = what[b.color[(x + 1) * b.W + y + 1]]
+        else:
+            v = 3
+        h ^= _SHAPE_KEY[k][v]
+    return h
+
+
+cdef class ShapeIndex:
+    """The kept large patterns of a prior (fastplay.shapes.ShapeTable), for
+    labelling a board's points fast: ``labels(board, color)`` equals
+    ``ShapeTable.labels`` of ``shape_hashes(board, color, radius)``, read
+    through a cache keyed by each point's unrotated hash (a search meets
+    the same shapes at node after node), so that most points cost one pass
+    over their diamond instead of eight.
+
+    ``hashes``: one sorted ``uint64`` array of distinct hashes per radius,
+    radius 2 first (at most SHAPE_RADIUS_MAX - 1 of them); ``gamma``: the
+    strength of each label, ``float64[1 + total]``, positive and finite.
+    Raises ``ValueError`` otherwise.
+    """
+
+    cdef readonly int radius
+    cdef list _kept
+    cdef object _gamma
+    cdef const double* _g
+    cdef const uint64_t* _keys[SHAPE_RADIUS_MAX_C]
+    cdef int64_t _count[SHAPE_RADIUS_MAX_C]
+    cdef int64_t _start[SHAPE_RADIUS_MAX_C]
+    cdef uint64_t* _cache_key
+    cdef int32_t* _cache_label
+
+    def __cinit__(self, hashes, gamma):
+        cdef int r
+        cdef const uint64_t[::1] view
+        cdef const double[::1] gview
+        self._cache_key = NULL
+        self._cache_label = NULL
+        kept = [np.ascontiguousarray(h, dtype=np.uint64) for h in hashes]
+        if not 1 <= len(kept) <= SHAPE_RADIUS_MAX_C - 1 or any(
+                h.ndim != 1 or np.any(h[1:] <= h[:-1]) for h in kept):
+            raise ValueError("hashes: 1 to 4 sorted uint64 arrays of distinct hashes")
+        strengths = np.array(gamma, dtype=np.float64).ravel()
+        if len(strengths) != 1 + sum(len(h) for h in kept) \
+                or not np.all((strengths > 0) & (strengths < INFINITY)):
+            raise ValueError("gamma: one positive, finite strength per label")
+        strengths.setflags(write=False)
+        self._gamma = strengths
+        gview = strengths
+        self._g = &gview[0]
+        self.radius = len(kept) + 1
+        self._kept = kept
+        start = 1
+        for r in range(len(kept)):
+            self._count[r] = len(kept[r])
+            self._start[r] = start
+            start += len(kept[r])
+            if len(kept[r]):
+                view = kept[r]
+                self._keys[r] = &view[0]
+            else:
+                self._keys[r] = NULL
+        self._cache_key = <uint64_t*>malloc(sizeof(uint64_t) << SHAPE_CACHE_BITS)
+        self._cache_label = <int32_t*>malloc(sizeof(int32_t) << SHAPE_CACHE_BITS)
+        if self._cache_key == NULL or self._cache_label == NULL:
+            raise MemoryError()
+        for r in range(1 << SHAPE_CACHE_BITS):
+            self._cache_label[r] = -1
+
+    def __dealloc__(self):
+        free(self._cache_key)
+        free(self._cache_label)
+
+    def __reduce__(self):
+        return ShapeIndex, (tuple(self._kept), self._gamma)
+
+    def factors(self, CoreBoard board not None, int color, row):
+        """``float64[size*size]``: ``row`` (``float64[size*size]``, a learned
+        prior's line factors) times the strength of each empty point's label,
+        clipped to [1e-6, 1e6] (the bounds of a factor row, ``expansion_moves``);
+        ``row`` as it is on stones.  Raises as :meth:`labels`, and
+        ``ValueError`` for a row of another length."""
+        board.check_color(color)
+        if board.st.block == NULL:
+            raise RuntimeError("the board was not initialised")
+        cdef int npts = board.st.size * board.st.size, i
+        cdef const double[::1] base = np.ascontiguousarray(row, dtype=np.float64)
+        if base.shape[0] != npts:
+            raise ValueError(f"row must have {npts} entries, not {base.shape[0]}")
+        labels = np.empty(npts, dtype=np.int64)
+        cdef int64_t[::1] lab = labels
+        self._labels(&board.st, color, &lab[0])
+        out = np.empty(npts, dtype=np.float64)
+        cdef double[::1] o = out
+        cdef double x
+        for i in range(npts):
+            x = base[i] * self._g[lab[i]] if lab[i] >= 0 else base[i]
+            o[i] = 1e-6 if x < 1e-6 else (1e6 if x > 1e6 else x)
+        return out
+
+    def labels(self, CoreBoard board not None, int color):
+        """``int64[size*size]``: each empty point's label (0: no kept
+        pattern; else 1 + its place among the kept patterns, radius 2's
+        first), -1 on a stone.  Raises as :func:`shape_hashes`."""
+        board.check_color(color)
+        if board.st.block == NULL:
+            raise RuntimeError("the board was not initialised")
+        cdef int npts = board.st.size * board.st.size
+        out = np.empty(npts, dtype=np.int64)
+        cdef int64_t[::1] o = out
+        self._labels(&board.st, color, &o[0])
+        return out
+
+    cdef void _labels(self, const BoardState* b, int color, int64_t* out) noexcept:
+        cdef int size = b.size, W = b.W, i, row, col
+        cdef uint8_t what[4]
+        cdef uint64_t h
+        cdef uint64_t canon[SHAPE_RADIUS_MAX_C]
+        cdef size_t slot
+        what[EMPTY_C] = 0
+        what[color] = 1
+        what[3 - color] = 2
+        what[OFF_C] = 3
+        for i in range(size * size):
+            row = i // size
+            col = i % size
+            if b.color[(row + 1) * W + col + 1] != EMPTY_C:
+                out[i] = -1
+                continue
+            h = _shape_identity(b, row, col, what, self.radius)
+            slot = <size_t>(h ^ (h >> 29)) & ((1 << SHAPE_CACHE_BITS) - 1)
+            if self._cache_label[slot] >= 0 and self._cache_key[slot] == h:
+                out[i] = self._cache_label[slot]
+                continue
+            _shape_point(b, what, row, col, self.radius, canon)
+            out[i] = self._label(canon)
+            self._cache_key[slot] = h
+            self._cache_label[slot] = <int32_t>out[i]
+
+    cdef int64_t _label(self, const uint64_t* canon) noexcept:
+        """The label of a point whose canonical hashes (radius 2 first) are ``canon``."""
+        cdef int r
+        cdef int64_t lo, hi, mid
+        for r in range(self.radius - 2, -1, -1):
+            lo = 0
+            hi = self._count[r]
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if self._keys[r][mid] < canon[r]:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo < self._count[r] and self._keys[r][lo] == canon[r]:
+                return self._start[r] + lo
+        return 0
 
 
 def true_eyes(grid, int sign):

@@ -557,14 +557,13 @@ class LearnedPrior:
         return bool(np.any(self.line != 1) or np.any(self.last != 1) or np.any(self.before != 1)
                     or self.shapes is not None)
 
-    def shape_row(self, board: Board) -> npt.NDArray[np.float64] | None:
+    def shape_row(self, board: Board, base: npt.ArrayLike | None = None
+                  ) -> npt.NDArray[np.float64] | None:
         """``float64[size*size]``: the strength of the large pattern of every
-        point for ``board``'s side to move, in [STRENGTH_MIN, STRENGTH_MAX]
-        (``None`` without large patterns)."""
-        if self.shapes is None:
-            return None
-        hashes = shape_hashes(board, board.to_move_code, self.shapes.radius)
-        return self.shapes.row(hashes)
+        point for ``board``'s side to move, times ``base``, in
+        [STRENGTH_MIN, STRENGTH_MAX] (:meth:`ShapeTable.row`; ``None``
+        without large patterns)."""
+        return None if self.shapes is None else self.shapes.row(board, base)
 
     def factor_rows(self, size: int, last: int, before: int
                     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64],

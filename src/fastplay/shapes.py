@@ -18,15 +18,21 @@ strength of a move none of whose shapes was kept.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from fastplay._core import SHAPE_RADIUS_MAX, shape_hashes
+from fastplay._core import SHAPE_RADIUS_MAX, ShapeIndex, shape_hashes
 from fastplay._equality import fields_equal
 
 __all__ = ["ShapeTable", "SHAPE_RADIUS_MAX", "shape_hashes"]
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from fastplay.board import Board
 
 
 @dataclass(frozen=True)
@@ -92,8 +98,22 @@ class ShapeTable:
             start += len(kept)
         return out
 
-    def row(self, hashes: npt.NDArray[np.uint64]) -> npt.NDArray[np.float64]:
-        """``float64[npts]``: the strength of every point's shape, from
-        :func:`shape_hashes`' ``uint64[R' - 1, npts]`` (``R'`` at least
-        :attr:`radius`)."""
-        return self.gamma[self.labels(hashes.T)]
+    @functools.cached_property
+    def _index(self) -> ShapeIndex:
+        """The core's labeller of these patterns (made on first use; it keeps
+        a cache of the shapes it has met)."""
+        return ShapeIndex(self.hashes, self.gamma)
+
+    def row(self, board: Board, base: npt.ArrayLike | None = None) -> npt.NDArray[np.float64]:
+        """``float64[size*size]``: the strength of the shape of every empty
+        point for ``board``'s side to move, ``gamma[labels(shape_hashes(board,
+        to_move, radius).T)]``, times ``base`` (``float64[size*size]``,
+        default 1; a stone's entry stays ``base``'s), clipped to [1e-6, 1e6]:
+        from the core in one pass.
+
+        Raises:
+            ValueError: a ``base`` of another length.
+        """
+        if base is None:
+            base = np.ones(board.size * board.size)
+        return self._index.factors(board, board.to_move_code, base)

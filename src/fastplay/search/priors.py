@@ -37,7 +37,7 @@ from fastplay._core import expansion_moves, inherit_amaf, make_node, prior_node
 from fastplay.board import Board
 from fastplay.life import nakade_points
 from fastplay.patterns import geometry_table
-from fastplay.prior import STRENGTH_MAX, STRENGTH_MIN, LearnedPrior, load_prior
+from fastplay.prior import LearnedPrior, load_prior
 from fastplay.search.config import SearchConfig
 from fastplay.search.criticality import RootCriticality
 from fastplay.search.decide import in_opening, wins_by_passing
@@ -338,10 +338,10 @@ class NodeMaker:
             return learned[1], 1.0, 1.0, (), power
         rows = learned[0].factor_rows(board.size, *(recent if recent is not None
                                                     else recent_moves(board)))
-        shape = learned[0].shape_row(board)
-        if shape is not None:
-            # The large patterns join the line factors (at most three rows).
-            rows = (np.clip(rows[0] * shape, STRENGTH_MIN, STRENGTH_MAX), rows[1], rows[2])
+        # The large patterns join the line factors (at most three rows).
+        shaped = learned[0].shape_row(board, rows[0])
+        if shaped is not None:
+            rows = (shaped, rows[1], rows[2])
         return learned[1], 1.0, 1.0, rows, power
 
     def _weights(self, board: Board, color: int, recent: tuple[int, int] | None
