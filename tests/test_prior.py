@@ -168,6 +168,10 @@ def test_bundled_prior_loads() -> None:
     assert prior.table.min() >= 1 and prior.has_factors
     # Moves next to the last one are likelier than far ones (Coulom 2007, table 1).
     assert prior.last[2] > 1.2 * prior.last[17]
+    assert prior.shapes is None
+    shaped = load_prior("gnugo9x9_shapes")
+    assert shaped.shapes is not None and shaped.shapes.radius == 4
+    assert all(len(h) > 1000 for h in shaped.shapes.hashes[:2])
 
 
 @pytest.mark.parametrize("source, message", [
@@ -362,8 +366,8 @@ def test_search_priors_follow_the_table(size: int) -> None:
     auto = _root_priors(MCTS(db, seed=1), board)
     values = _root_priors(MCTS(db, seed=1, prior_table=None), board)
     learned = {name: _root_priors(MCTS(db, seed=1, prior_table=name), board)
-               for name in ("gnugo9x9", "gnugo13x13", "gnugo19x19")}
-    own = {9: "gnugo9x9", 13: "gnugo13x13", 19: "gnugo19x19"}.get(size)
+               for name in ("gnugo9x9", "gnugo9x9_shapes", "gnugo13x13", "gnugo19x19")}
+    own = {9: "gnugo9x9_shapes", 13: "gnugo13x13", 19: "gnugo19x19"}.get(size)
     assert auto == (values if own is None else learned[own])
     assert all(auto != priors for name, priors in learned.items() if name != own)
     if own is not None:

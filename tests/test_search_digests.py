@@ -41,7 +41,13 @@ the screens of RESULTS.md, "Progressive widening", and on 13x13 since
 "Progressive widening on 13x13": the pinned digests keep showing that
 nothing else moved, and ``test_default_widening`` shows that the new
 default is exactly ``widen_base=10`` on 9x9 and 13x13 and no widening on
-19x19.
+19x19.  Since 9x9's default prior became ``gnugo9x9_shapes`` (the learned
+prior with large patterns; RESULTS.md, "Large patterns in the 9x9 prior"),
+every 9x9 search of a set that names no prior is given the old
+``gnugo9x9`` (``_options``), and all its digests stayed: the new prior
+changed nothing else.  The ``shapes`` set pins the new default's 9x9
+searches, and ``test_default_prior_on_9x9`` shows that the default is
+exactly that prior.
 """
 
 from __future__ import annotations
@@ -77,6 +83,8 @@ for _name in CONFIGS:
 # moves"): the digests of the screened branch (7c9db5e) and of the search
 # whose nodes keep only those tallies.
 CONFIGS["widened"] = {"widen_base": 10}
+# 9x9's default since the large patterns: the default search, widening and all.
+CONFIGS["shapes"] = {"widen_base": 10, "prior_table": "gnugo9x9_shapes"}
 
 PINNED = """
 default empty9 8871135e87466e33 eae3f440d57df8d4
@@ -122,6 +130,9 @@ widened empty9 ba6cbd1a03d0676f 7c609a9a2f83fe10
 widened cgos24 9baaf37ab5155400 53bb13737b03f8a5
 widened opening9 6683d7764b7dcab5 1d07030dfb4d8d53
 widened open13 b7b86ab7d5de6acd a526d3d16deef6f8
+shapes empty9 6a29fbf4fde8ba80 8b4743c7040838dc
+shapes cgos24 7f34c6230c64f20b 0f4be980f9a6b757
+shapes opening9 79b221bb41b8708f 91b5bd5cb7b8d71c
 """
 
 
@@ -139,6 +150,14 @@ def _position(name: str) -> fp.Board:
     for move in moves:
         board.play(move)
     return board
+
+
+def _options(config: str, size: int) -> dict[str, Any]:
+    """The options of a pinned set; on 9x9 the old default prior unless the set names one."""
+    options = CONFIGS[config]
+    if size == 9 and "prior_table" not in options:
+        options = {**options, "prior_table": "gnugo9x9"}
+    return options
 
 
 def _digest(result: SearchResult) -> str:
@@ -161,7 +180,7 @@ def db() -> fp.PatternDatabase:
 def test_seeded_search_is_unchanged(db: fp.PatternDatabase, config: str, position: str,
                                     first: str, second: str) -> None:
     board = _position(position)
-    search = MCTS(db, SearchConfig(**CONFIGS[config]), threads=1, seed=7)
+    search = MCTS(db, SearchConfig(**_options(config, board.size)), threads=1, seed=7)
     result = search.run(board, playouts=1500)
     assert _digest(result) == first
     board.play(result.best_move if result.best_move != "resign" else "pass")
@@ -220,3 +239,14 @@ def test_default_widening(db: fp.PatternDatabase, size: int) -> None:
     base = WIDEN_BASE_BY_SIZE.get(size, 0)
     assert default == _default_digest(db, board, 1500, widen_base=base)
     assert default != _default_digest(db, board, 1500, widen_base=10 - base)
+
+
+def test_default_prior_on_9x9(db: fp.PatternDatabase) -> None:
+    """The default prior on 9x9 is the bundled prior with large patterns
+    (``AUTO_PRIORS``): the same search as ``gnugo9x9_shapes`` given, not the
+    same as the old ``gnugo9x9``."""
+    board = fp.Board(9, komi=7.5)
+    board.play("C3")
+    default = _default_digest(db, board, 1000)
+    assert default == _default_digest(db, board, 1000, prior_table="gnugo9x9_shapes")
+    assert default != _default_digest(db, board, 1000, prior_table="gnugo9x9")

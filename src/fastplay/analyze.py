@@ -124,7 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="random seed (default 1; with one thread the output is reproducible)")
     parser.add_argument("--prior", default="auto", metavar="NAME|FILE|none",
                         help="the tree's move prior: 'auto' (default: learned on 9x9, "
-                             "13x13, 19x19), gnugo9x9, gnugo13x13, gnugo19x19, a .npz file "
+                             "13x13, 19x19), gnugo9x9_shapes, gnugo9x9, gnugo13x13, gnugo19x19, "
+                             "a .npz file "
                              "from benchmarks/train_prior.py, or 'none'")
     add_database_and_search_flags(
         parser, "a search option of fastplay.search.SearchConfig, as in 'fastplay gtp "

@@ -105,7 +105,8 @@ def _add_search_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--prior", default="auto", metavar="NAME|FILE|none",
                         help="the tree's move prior: 'auto' (default: the learned prior of "
                              "the size on 9x9, 13x13 and 19x19, the playout values elsewhere), "
-                             "a learned prior's name (gnugo9x9, gnugo13x13, gnugo19x19) or "
+                             "a learned prior's name (gnugo9x9_shapes, gnugo9x9, gnugo13x13, "
+                             "gnugo19x19) or "
                              ".npz file (benchmarks/train_prior.py), used as given on any "
                              "size (its features are local), or 'none' (the playout values)")
     parser.add_argument("--playouts", type=playout_count, metavar="N",

@@ -3,8 +3,9 @@
 The playouts must keep GNU Go's policy (spec §6), so every pattern value
 stays GNU Go's; the tree's prior is free.  A learned prior predicts GNU Go's
 moves far better than the playout values do (held-out figures:
-``benchmarks/RESULTS.md``, "A learned prior"; ``benchmarks/train_prior.py``
-reproduces the bundled ``"gnugo9x9"``, fitted on every position).
+``benchmarks/RESULTS.md``, "A learned prior" and "Large patterns in the 9x9
+prior"; ``benchmarks/train_prior.py`` reproduces the bundled priors, fitted
+on every position: ``"gnugo9x9_shapes"`` with ``--shape-radius 4``).
 
 Model: the generalised Bradley-Terry model of Coulom, "Computing Elo ratings
 of move patterns in the game of Go", ICGA Journal 30(4), 2007.  A legal move
@@ -70,7 +71,7 @@ DISTANCES = 18   # distance buckets: 0 (no such move), 2..16, 17 (farther)
 
 #: Learned priors shipped with fastplay: name -> file in ``fastplay/data``.
 BUNDLED = {"gnugo9x9": "prior_gnugo9x9.npz", "gnugo13x13": "prior_gnugo13x13.npz",
-           "gnugo19x19": "prior_gnugo19x19.npz"}
+           "gnugo19x19": "prior_gnugo19x19.npz", "gnugo9x9_shapes": "prior_gnugo9x9_shapes.npz"}
 
 # A table's median cell is scaled to this value: integers with three digits
 # of resolution below the median and room above it (the largest learned

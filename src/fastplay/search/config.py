@@ -291,9 +291,9 @@ class SearchConfig:
         dynamic_komi: points by which the komi against the searching side
             moves after each search (Baudis 2011; 0 = off).
         prior_table: the weights of the built-in prior: ``"auto"`` (the
-            bundled learned prior of the board size, ``gnugo9x9``,
-            ``gnugo13x13`` or ``gnugo19x19``, the playout values on other
-            sizes), ``None`` (the playout values), or anything
+            bundled learned prior of the board size, ``gnugo9x9_shapes``
+            (with large patterns), ``gnugo13x13`` or ``gnugo19x19``, the
+            playout values on other sizes), ``None`` (the playout values), or anything
             :func:`fastplay.prior.load_prior` takes.
         opponent_prior: the prior table of the nodes where the opponent of
             the searching side (the root's mover) is to move, in any form

@@ -68,7 +68,8 @@ LINE_PRIOR = {1: 0.1, 2: 0.5}
 
 #: The bundled learned prior ``prior_table="auto"`` uses on each board size
 #: (:data:`fastplay.prior.BUNDLED`); other sizes keep the playout values.
-AUTO_PRIORS = {9: "gnugo9x9", 13: "gnugo13x13", 19: "gnugo19x19"}
+#: 9x9's has large patterns (RESULTS.md, "Large patterns in the 9x9 prior").
+AUTO_PRIORS = {9: "gnugo9x9_shapes", 13: "gnugo13x13", 19: "gnugo19x19"}
 
 #: Smallest relative weight a candidate keeps under a user prior (the core
 #: needs positive weights): a zero is ``max * MIN_USER_WEIGHT``.
