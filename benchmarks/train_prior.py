@@ -49,8 +49,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--shape-radius", type=int, default=0, metavar="R",
                         help="fit large patterns too: diamonds of radius 2..R around a move "
                         "(fastplay.shapes; R in 2..5, default 0: none)")
-    parser.add_argument("--shape-min-count", type=positive_int, default=3, metavar="N",
-                        help="keep a large pattern played at least N times (default 3)")
+    parser.add_argument("--shape-min-count", type=positive_int, metavar="N",
+                        help="with --shape-radius: keep a large pattern played at least N "
+                        "times (default 3)")
     parser.add_argument("--out", help="refit on every game and save the model here (.npz)")
     return parser
 
@@ -87,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--holdout must be at least 2")
     if args.shape_radius and not 2 <= args.shape_radius <= SHAPE_RADIUS_MAX:
         parser.error(f"--shape-radius must be 0 or in 2..{SHAPE_RADIUS_MAX}")
+    if args.shape_min_count is not None and not args.shape_radius:
+        parser.error("--shape-min-count needs --shape-radius")
+    if args.shape_min_count is None:
+        args.shape_min_count = 3
     if any(size == args.size or not 2 <= size <= 25 for size in args.also):
         parser.error("--also takes other board sizes in 2..25")
     if args.out is not None:

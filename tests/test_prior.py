@@ -471,7 +471,9 @@ def test_train_prior_script_fits_and_saves(tmp_path: Path,
     (["GAMES", "--player", "x", "--iterations", "0"], "iterations"),
     (["GAMES", "--player", "x", "--shape-radius", "1"], "--shape-radius"),
     (["GAMES", "--player", "x", "--shape-radius", "6"], "--shape-radius"),
-    (["GAMES", "--player", "x", "--shape-min-count", "0"], "--shape-min-count"),
+    (["GAMES", "--player", "x", "--shape-radius", "3", "--shape-min-count", "0"],
+     "--shape-min-count"),
+    (["GAMES", "--player", "x", "--shape-min-count", "5"], "needs --shape-radius"),
 ])
 def test_train_prior_script_usage_errors(tmp_path: Path, args: list[str], message: str,
                                          capsys: pytest.CaptureFixture[str]) -> None:

@@ -84,6 +84,38 @@ def test_shape_hashes_refuses_bad_arguments() -> None:
             shape_hashes(board, BLACK, radius)
     with pytest.raises(ValueError):
         shape_hashes(board, 0, 3)
+    for colour, radius in ((BLACK, 3.9), (2.7, 3)):
+        with pytest.raises(TypeError):
+            shape_hashes(board, colour, radius)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("hashes, gamma", [
+    ((np.array([1.5, 2.7]),), np.ones(3)),                    # float hashes
+    ((np.array([-1, 2]),), np.ones(3)),                       # negative
+    ((np.array([1, 2], np.uint64),), np.array(["1"] * 3)),    # strings
+    ((np.array([1, 2], np.uint64),), np.ones((1, 3))),        # 2-d
+    ((np.array([1, 2], np.uint64),), np.array([1.0, np.nan, 1.0])),
+    ((np.array([2, 1], np.uint64),), np.ones(3)),             # unsorted
+    ((np.array([1, 2], np.uint64),), np.ones(2)),             # a strength short
+    (tuple(np.array([1], np.uint64) for _ in range(5)), np.ones(6)),
+])
+def test_a_table_is_checked_when_made(hashes: tuple[np.ndarray, ...], gamma: np.ndarray) -> None:
+    with pytest.raises(ValueError):
+        ShapeTable(hashes, gamma)
+
+
+def test_a_table_keeps_read_only_copies_and_refuses_a_bad_base_row() -> None:
+    hashes, gamma = np.array([3, 9], np.uint64), np.array([1.0, 2.0, 4.0])
+    table = ShapeTable((hashes,), gamma)
+    gamma[:] = 7.0
+    hashes[0] = 10
+    assert table.gamma.tolist() == [1.0, 2.0, 4.0] and table.hashes[0].tolist() == [3, 9]
+    with pytest.raises(ValueError):
+        table.gamma[0] = 5.0
+    board = fastplay.Board(9)
+    for bad in (np.full(81, np.nan), np.zeros(81), -np.ones(81), np.ones(80)):
+        with pytest.raises(ValueError, match="row"):
+            table.row(board, bad)
 
 
 def test_the_table_keeps_played_patterns_and_labels_the_largest() -> None:
@@ -168,6 +200,11 @@ def test_a_prior_with_large_patterns_saves_loads_and_steers_the_search(tmp_path:
     (lambda a: a.update(shape_strength=a["shape_strength"] * 0), "strengths"),
     (lambda a: a.update(shape_counts=a["shape_counts"] + 1), "shapes"),
     (lambda a: a.update(shape_hashes=a["shape_hashes"].astype(np.int64)), "shapes"),
+    # Counts whose int64 sum wraps round to the number of hashes (a tester's file).
+    (lambda a: a.update(shape_counts=np.array([2**63 - 1, 2**63 - 1, len(a["shape_hashes"]) + 2],
+                                              np.int64)), "shapes"),
+    (lambda a: a.update(shape_counts=np.array([2**64 - 1, 1], np.uint64),
+                        shape_hashes=np.zeros(0, np.uint64), shape_strength=np.ones(1)), "shapes"),
 ])
 def test_a_tampered_large_pattern_table_is_refused(tmp_path: Path, change: object,
                                                     message: str) -> None:

@@ -2969,7 +2969,7 @@ _shape_init()
 SHAPE_RADIUS_MAX = SHAPE_RADIUS_MAX_C
 
 
-def shape_hashes(CoreBoard board not None, int color, int radius):
+def shape_hashes(CoreBoard board not None, color, radius):
     """Hashes of the diamond-shaped patterns around every point, the largest
     of radius ``radius``: ``uint64[radius - 1, size*size]``, row ``r - 2``
     the patterns of radius ``r`` (the points within Manhattan distance ``r``,
@@ -2985,8 +2985,11 @@ def shape_hashes(CoreBoard board not None, int color, int radius):
     Graepel 2006).  Occupied points get hash 0.
 
     Raises ``ValueError`` for a colour that is not WHITE or BLACK or a
-    ``radius`` outside 2..5, ``RuntimeError`` for a board not initialised.
+    ``radius`` outside 2..5, ``TypeError`` for either not an integer,
+    ``RuntimeError`` for a board not initialised.
     """
+    color = operator.index(color)
+    radius = operator.index(radius)
     board.check_color(color)
     if not 2 <= radius <= SHAPE_RADIUS_MAX_C:
         raise ValueError(f"radius must be in 2..{SHAPE_RADIUS_MAX_C}, not {radius}")
@@ -3095,11 +3098,19 @@ cdef class ShapeIndex:
         cdef const double[::1] gview
         self._cache_key = NULL
         self._cache_label = NULL
-        kept = [np.ascontiguousarray(h, dtype=np.uint64) for h in hashes]
-        if not 1 <= len(kept) <= SHAPE_RADIUS_MAX_C - 1 or any(
-                h.ndim != 1 or np.any(h[1:] <= h[:-1]) for h in kept):
+        given = [np.asarray(h) for h in hashes]
+        if not 1 <= len(given) <= SHAPE_RADIUS_MAX_C - 1 or any(
+                h.ndim != 1 or h.dtype.kind not in "iu" or (h.size and h.min() < 0)
+                for h in given):
             raise ValueError("hashes: 1 to 4 sorted uint64 arrays of distinct hashes")
-        strengths = np.array(gamma, dtype=np.float64).ravel()
+        # Copies: the core reads them by pointer, whatever the caller does later.
+        kept = [np.array(h, dtype=np.uint64) for h in given]
+        if any(np.any(h[1:] <= h[:-1]) for h in kept):
+            raise ValueError("hashes: 1 to 4 sorted uint64 arrays of distinct hashes")
+        strengths = np.asarray(gamma)
+        if strengths.ndim != 1 or strengths.dtype.kind not in "iuf":
+            raise ValueError("gamma: one positive, finite strength per label")
+        strengths = np.array(strengths, dtype=np.float64)
         if len(strengths) != 1 + sum(len(h) for h in kept) \
                 or not np.all((strengths > 0) & (strengths < INFINITY)):
             raise ValueError("gamma: one positive, finite strength per label")
@@ -3138,7 +3149,8 @@ cdef class ShapeIndex:
         prior's line factors) times the strength of each empty point's label,
         clipped to [1e-6, 1e6] (the bounds of a factor row, ``expansion_moves``);
         ``row`` as it is on stones.  Raises as :meth:`labels`, and
-        ``ValueError`` for a row of another length."""
+        ``ValueError`` for a row of another length or with a value that is
+        not positive and finite."""
         board.check_color(color)
         if board.st.block == NULL:
             raise RuntimeError("the board was not initialised")
@@ -3153,6 +3165,8 @@ cdef class ShapeIndex:
         cdef double[::1] o = out
         cdef double x
         for i in range(npts):
+            if not 0.0 < base[i] < INFINITY:
+                raise ValueError("row must hold positive, finite factors")
             x = base[i] * self._g[lab[i]] if lab[i] >= 0 else base[i]
             o[i] = 1e-6 if x < 1e-6 else (1e6 if x > 1e6 else x)
         return out

@@ -910,10 +910,12 @@ def _shape_table(path: Path, large: dict[str, np.ndarray]) -> ShapeTable | None:
     if set(large) != set(_SHAPE_KEYS):
         raise ValueError(bad + "an array is missing)")
     counts, hashes, gamma = (large[k] for k in _SHAPE_KEYS)
+    # Each count checked before they are summed (a sum of int64s wraps round).
     if counts.dtype.kind not in "iu" or hashes.dtype != np.uint64 \
             or gamma.dtype.kind not in "iuf" or counts.ndim != 1 or hashes.ndim != 1 \
-            or not 1 <= len(counts) <= SHAPE_RADIUS_MAX - 1 or counts.min() < 0 \
-            or int(counts.sum()) != len(hashes) or gamma.shape != (1 + len(hashes),):
+            or not 1 <= len(counts) <= SHAPE_RADIUS_MAX - 1 \
+            or any(not 0 <= int(c) <= len(hashes) for c in counts) \
+            or sum(int(c) for c in counts) != len(hashes) or gamma.shape != (1 + len(hashes),):
         raise ValueError(bad + "wrong types or shapes)")
     gamma = gamma.astype(np.float64)
     if not np.all((gamma >= STRENGTH_MIN) & (gamma <= STRENGTH_MAX)):

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,6 +51,24 @@ class ShapeTable:
 
     hashes: tuple[npt.NDArray[np.uint64], ...]
     gamma: npt.NDArray[np.float64]
+
+    def __post_init__(self) -> None:
+        """Check the table (the core's :class:`ShapeIndex` does, and is kept
+        for :meth:`row`) and keep read-only copies of its arrays, so that
+        :meth:`labels` and :meth:`row` always read the same table.
+
+        Raises:
+            ValueError: not 1 to 4 radii of sorted, distinct non-negative
+                integer hashes, or not one positive, finite strength per label.
+        """
+        index = ShapeIndex(self.hashes, self.gamma)
+        hashes = tuple(np.array(h, dtype=np.uint64) for h in self.hashes)
+        gamma = np.array(self.gamma, dtype=np.float64)
+        for array in (*hashes, gamma):
+            array.setflags(write=False)
+        object.__setattr__(self, "hashes", hashes)
+        object.__setattr__(self, "gamma", gamma)
+        self.__dict__["_index"] = index
 
     @property
     def radius(self) -> int:
@@ -98,11 +115,15 @@ class ShapeTable:
             start += len(kept)
         return out
 
-    @functools.cached_property
+    @property
     def _index(self) -> ShapeIndex:
-        """The core's labeller of these patterns (made on first use; it keeps
-        a cache of the shapes it has met)."""
-        return ShapeIndex(self.hashes, self.gamma)
+        """The core's labeller of these patterns (it keeps a cache of the
+        shapes it has met); made by ``__post_init__``, or again after
+        unpickling."""
+        index = self.__dict__.get("_index")
+        if index is None:
+            index = self.__dict__["_index"] = ShapeIndex(self.hashes, self.gamma)
+        return index
 
     def row(self, board: Board, base: npt.ArrayLike | None = None) -> npt.NDArray[np.float64]:
         """``float64[size*size]``: the strength of the shape of every empty
