@@ -18,9 +18,8 @@ strength of a move none of whose shapes was kept.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -118,11 +117,9 @@ class ShapeTable:
     @property
     def _index(self) -> ShapeIndex:
         """The core's labeller of these patterns (it keeps a cache of the
-        shapes it has met); made by ``__post_init__``, or again after
-        unpickling."""
-        index = self.__dict__.get("_index")
-        if index is None:
-            index = self.__dict__["_index"] = ShapeIndex(self.hashes, self.gamma)
+        shapes it has met), made by ``__post_init__``; pickles and copies
+        carry it."""
+        index: ShapeIndex = self.__dict__["_index"]
         return index
 
     def row(self, board: Board, base: npt.ArrayLike | None = None) -> npt.NDArray[np.float64]:
@@ -133,7 +130,8 @@ class ShapeTable:
         from the core in one pass.
 
         Raises:
-            ValueError: a ``base`` of another length.
+            ValueError: a ``base`` of another length, or with a value that is
+                not positive and finite.
         """
         if base is None:
             base = np.ones(board.size * board.size)
