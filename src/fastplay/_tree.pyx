@@ -2969,6 +2969,15 @@ _shape_init()
 SHAPE_RADIUS_MAX = SHAPE_RADIUS_MAX_C
 
 
+cdef int _check_board(CoreBoard board, int color) except -1:
+    """ValueError for a colour that is not WHITE or BLACK, RuntimeError for a
+    board not initialised."""
+    board.check_color(color)
+    if board.st.block == NULL:
+        raise RuntimeError("the board was not initialised")
+    return 0
+
+
 def shape_hashes(CoreBoard board not None, color, radius):
     """Hashes of the diamond-shaped patterns around every point, the largest
     of radius ``radius``: ``uint64[radius - 1, size*size]``, row ``r - 2``
@@ -2990,16 +2999,30 @@ def shape_hashes(CoreBoard board not None, color, radius):
     """
     color = operator.index(color)
     radius = operator.index(radius)
-    board.check_color(color)
+    _check_board(board, color)
     if not 2 <= radius <= SHAPE_RADIUS_MAX_C:
         raise ValueError(f"radius must be in 2..{SHAPE_RADIUS_MAX_C}, not {radius}")
-    if board.st.block == NULL:
-        raise RuntimeError("the board was not initialised")
     cdef int size = board.st.size, npts = size * size
     out = np.zeros((radius - 1, npts), dtype=np.uint64)
     cdef uint64_t[:, ::1] o = out
     _shape_rows(&board.st, color, radius, &o[0, 0], npts)
     return out
+
+
+cdef inline void _shape_what(uint8_t* what, int color) noexcept:
+    """What a diamond point holds, by its colour code, for ``color`` to move:
+    0 empty, 1 the mover's stone, 2 the opponent's, 3 off the board."""
+    what[EMPTY_C] = 0
+    what[color] = 1
+    what[3 - color] = 2
+    what[OFF_C] = 3
+
+
+cdef inline int _shape_value(const BoardState* b, const uint8_t* what, int x, int y) noexcept:
+    """What the point (row x, column y) holds (:func:`_shape_what`); 3 off the board."""
+    if <unsigned>x < <unsigned>b.size and <unsigned>y < <unsigned>b.size:
+        return what[b.color[(x + 1) * b.W + y + 1]]
+    return 3
 
 
 cdef void _shape_rows(const BoardState* b, int color, int radius, uint64_t* out,
@@ -3008,10 +3031,7 @@ cdef void _shape_rows(const BoardState* b, int color, int radius, uint64_t* out,
     cdef int size = b.size, i, r
     cdef uint8_t what[4]
     cdef uint64_t canon[SHAPE_RADIUS_MAX_C]
-    what[EMPTY_C] = 0
-    what[color] = 1
-    what[3 - color] = 2
-    what[OFF_C] = 3
+    _shape_what(what, color)
     for i in range(npts):
         if b.color[(i // size + 1) * b.W + i % size + 1] != EMPTY_C:
             continue
@@ -3024,7 +3044,7 @@ cdef void _shape_point(const BoardState* b, const uint8_t* what, int row, int co
                        uint64_t* canon) noexcept:
     """The canonical hashes of the diamonds of radius 2..``radius`` at (row,
     col) into ``canon[0..radius-2]``: each the least over the 8 symmetries."""
-    cdef int size = b.size, W = b.W, s, k, x, y, r, v
+    cdef int s, k, r
     cdef uint64_t h[8]
     cdef uint64_t best
     for s in range(8):
@@ -3032,13 +3052,8 @@ cdef void _shape_point(const BoardState* b, const uint8_t* what, int row, int co
     for r in range(1, radius + 1):
         for s in range(8):
             for k in range(_SHAPE_END[r - 1], _SHAPE_END[r]):
-                x = row + _SHAPE_DX[s][k]
-                y = col + _SHAPE_DY[s][k]
-                if <unsigned>x < <unsigned>size and <unsigned>y < <unsigned>size:
-                    v = what[b.color[(x + 1) * W + y + 1]]
-                else:
-                    v = 3
-                h[s] ^= _SHAPE_KEY[k][v]
+                h[s] ^= _SHAPE_KEY[k][_shape_value(b, what, row + _SHAPE_DX[s][k],
+                                                   col + _SHAPE_DY[s][k])]
         if r >= 2:
             best = h[0]
             for s in range(1, 8):
@@ -3055,16 +3070,10 @@ cdef uint64_t _shape_identity(const BoardState* b, int row, int col, const uint8
                               int radius) noexcept:
     """The hash of the radius-``radius`` diamond at (row, col) as it lies (no
     symmetry): it names the whole pattern, so ShapeIndex caches by it."""
-    cdef int k, x, y, v, size = b.size
+    cdef int k
     cdef uint64_t h = 0
     for k in range(_SHAPE_END[radius]):
-        x = row + _SHAPE_DX[0][k]
-        y = col + _SHAPE_DY[0][k]
-        if <unsigned>x < <unsigned>size and <unsigned>y < <unsigned>size:
-            v = what[b.color[(x + 1) * b.W + y + 1]]
-        else:
-            v = 3
-        h ^= _SHAPE_KEY[k][v]
+        h ^= _SHAPE_KEY[k][_shape_value(b, what, row + _SHAPE_DX[0][k], col + _SHAPE_DY[0][k])]
     return h
 
 
@@ -3151,16 +3160,13 @@ cdef class ShapeIndex:
         ``row`` as it is on stones.  Raises as :meth:`labels`, and
         ``ValueError`` for a row of another length or with a value that is
         not positive and finite."""
-        board.check_color(color)
-        if board.st.block == NULL:
-            raise RuntimeError("the board was not initialised")
+        _check_board(board, color)
         cdef int npts = board.st.size * board.st.size, i
         cdef const double[::1] base = np.ascontiguousarray(row, dtype=np.float64)
         if base.shape[0] != npts:
             raise ValueError(f"row must have {npts} entries, not {base.shape[0]}")
-        labels = np.empty(npts, dtype=np.int64)
-        cdef int64_t[::1] lab = labels
-        self._labels(&board.st, color, &lab[0])
+        cdef int64_t lab[MAX_SIZE_C * MAX_SIZE_C]
+        self._labels(&board.st, color, lab)
         out = np.empty(npts, dtype=np.float64)
         cdef double[::1] o = out
         cdef double x
@@ -3175,13 +3181,29 @@ cdef class ShapeIndex:
         """``int64[size*size]``: each empty point's label (0: no kept
         pattern; else 1 + its place among the kept patterns, radius 2's
         first), -1 on a stone.  Raises as :func:`shape_hashes`."""
-        board.check_color(color)
-        if board.st.block == NULL:
-            raise RuntimeError("the board was not initialised")
+        _check_board(board, color)
         cdef int npts = board.st.size * board.st.size
         out = np.empty(npts, dtype=np.int64)
         cdef int64_t[::1] o = out
         self._labels(&board.st, color, &o[0])
+        return out
+
+    def label_hashes(self, shapes):
+        """``int64[k]``: the label of each of ``k`` moves whose canonical
+        hashes at radius 2..R' are ``shapes`` (``uint64[k, R' - 1]``, R' at
+        least :attr:`radius`, as :func:`shape_hashes` gives them transposed):
+        its largest kept pattern's, 0 for none.  Raises ``ValueError`` for
+        another shape or dtype."""
+        given = np.asarray(shapes)
+        if given.ndim != 2 or given.shape[1] < self.radius - 1 or given.dtype.kind not in "iu":
+            raise ValueError(f"shapes must be uint64[k, {self.radius - 1}] or wider")
+        cdef const uint64_t[:, ::1] s = np.ascontiguousarray(given[:, :self.radius - 1],
+                                                             dtype=np.uint64)
+        out = np.zeros(s.shape[0], dtype=np.int64)
+        cdef int64_t[::1] o = out
+        cdef Py_ssize_t j
+        for j in range(s.shape[0]):
+            o[j] = self._label(&s[j, 0])
         return out
 
     cdef void _labels(self, const BoardState* b, int color, int64_t* out) noexcept:
@@ -3190,10 +3212,7 @@ cdef class ShapeIndex:
         cdef uint64_t h
         cdef uint64_t canon[SHAPE_RADIUS_MAX_C]
         cdef size_t slot
-        what[EMPTY_C] = 0
-        what[color] = 1
-        what[3 - color] = 2
-        what[OFF_C] = 3
+        _shape_what(what, color)
         for i in range(size * size):
             row = i // size
             col = i % size

@@ -921,6 +921,7 @@ def _shape_table(path: Path, large: dict[str, np.ndarray]) -> ShapeTable | None:
     if not np.all((gamma >= STRENGTH_MIN) & (gamma <= STRENGTH_MAX)):
         raise ValueError(bad + f"strengths must be in [{STRENGTH_MIN:g}, {STRENGTH_MAX:g}])")
     parts = np.split(hashes, np.cumsum(counts)[:-1])
-    if any(np.any(h[1:] <= h[:-1]) for h in parts):
-        raise ValueError(bad + "hashes not sorted or given twice)")
-    return ShapeTable(tuple(parts), gamma)
+    try:
+        return ShapeTable(tuple(parts), gamma)     # checks the hashes: sorted, distinct
+    except ValueError as exc:
+        raise ValueError(bad + f"{exc})") from None

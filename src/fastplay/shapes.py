@@ -101,18 +101,13 @@ class ShapeTable:
     def labels(self, shapes: npt.NDArray[np.uint64]) -> npt.NDArray[np.int64]:
         """``int64[k]``: the label of each of ``k`` moves' shapes
         (``uint64[k, R' - 1]``, ``R'`` at least :attr:`radius`): its largest
-        kept pattern's, 0 for none."""
-        if shapes.ndim != 2 or shapes.shape[1] < len(self.hashes):
-            raise ValueError(f"shapes must be uint64[k, {len(self.hashes)}] or wider")
-        out = np.zeros(shapes.shape[0], dtype=np.int64)
-        start = 1
-        for column, kept in zip(shapes.T, self.hashes):
-            if len(kept):
-                place = np.minimum(np.searchsorted(kept, column), len(kept) - 1)
-                hit = kept[place] == column
-                out[hit] = start + place[hit]
-            start += len(kept)
-        return out
+        kept pattern's, 0 for none (the core's rule, as the search reads it:
+        :meth:`ShapeIndex.label_hashes`).
+
+        Raises:
+            ValueError: another shape, or not integers.
+        """
+        return self._index.label_hashes(shapes)
 
     @property
     def _index(self) -> ShapeIndex:
